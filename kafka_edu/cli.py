@@ -1,0 +1,139 @@
+"""`kafka-edu`: the command line (Kafka's bin/ scripts, plus the cluster runner)."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import threading
+from pathlib import Path
+
+from rich.console import Console
+
+console = Console()
+
+
+def server_start(args: list[str]) -> int:
+    """kafka-server-start.sh: `kafka-edu server-start config/server.properties [--override k=v ...]`."""
+    from kafka_edu.kafka import main
+    if not args or args[0] in ("-h", "--help"):
+        console.print("USAGE: kafka-edu server-start server.properties [--override property=value]*")
+        return 1
+    return main(args)
+
+
+def zookeeper_start(options: argparse.Namespace) -> int:
+    from kafka_edu.zk.zookeeper_server import ZooKeeperServer
+    server = ZooKeeperServer(Path(options.data_dir), options.port)
+    stopped = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stopped.set())
+    server.start()
+    try:
+        server.wait_ready()
+        console.print(f"ZooKeeper ready on [bold]{server.connect_string}[/] (data in {server.data_dir})")
+        while not stopped.wait(0.5):
+            if server.process.poll() is not None:
+                console.print(f"[red]ZooKeeper exited with code {server.process.returncode}[/]")
+                return 1
+    finally:
+        server.stop()
+    return 0
+
+
+def cluster(options: argparse.Namespace) -> int:
+    from kafka_edu.cluster.report import print_startup_summary, print_status
+    from kafka_edu.cluster.runner import ClusterRunner
+    traces = Path(options.traces)
+    if options.verb == "up":
+        with console.status(f"Starting ZooKeeper and {options.brokers} brokers..."):
+            runner = ClusterRunner.up(options.brokers, traces, options.zookeeper, options.override)
+        manifest = runner.run.read_manifest()
+        print_startup_summary(runner.run.path)
+        console.print(f"run directory: [bold]{runner.run.path}[/]")
+        console.print(f"bootstrap servers: [bold]{manifest['bootstrap_servers']}[/]")
+        return 0
+    runner = ClusterRunner.open(Path(options.run) if options.run else None, traces)
+    if options.verb == "status":
+        print_status(runner.status())
+    elif options.verb == "down":
+        with console.status("Stopping brokers (controlled shutdown) and ZooKeeper..."):
+            runner.down()
+        console.print(f"stopped run {runner.run.run_id}")
+    else:
+        if options.id is None:
+            console.print(f"cluster {options.verb} needs a broker id")
+            return 2
+        if options.verb == "start":
+            runner.start(options.id)
+            runner.wait_for_state(options.id, "RunningAsBroker", 90)
+        else:
+            getattr(runner, options.verb)(options.id)
+        print_status(runner.status())
+    return 0
+
+
+def demo(options: argparse.Namespace) -> int:
+    """The README's main command until the TUI lands: a traced cluster and its startup, step by step."""
+    from kafka_edu.cluster.report import print_startup_summary
+    from kafka_edu.cluster.runner import ClusterRunner
+    with console.status(f"Starting ZooKeeper and {options.brokers} brokers..."):
+        runner = ClusterRunner.up(options.brokers, Path(options.traces))
+    try:
+        print_startup_summary(runner.run.path)
+        manifest = runner.run.read_manifest()
+        console.print(f"\nrun directory: [bold]{runner.run.path}[/]\nbootstrap servers: "
+                      f"[bold]{manifest['bootstrap_servers']}[/]\nThe cluster runs until Ctrl-C.")
+        stopped = threading.Event()
+        signal.signal(signal.SIGINT, lambda *_: stopped.set())
+        signal.signal(signal.SIGTERM, lambda *_: stopped.set())
+        stopped.wait()
+    finally:
+        with console.status("Stopping the cluster..."):
+            runner.down()
+    console.print(f"stopped; traces are in {runner.run.path}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="kafka-edu", description="An instrumented Python port of the Kafka broker.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("server-start", help="start one broker: server-start server.properties [--override k=v]",
+                   add_help=False)
+    zk = sub.add_parser("zookeeper-start", help="run a real ZooKeeper 3.8 in the foreground")
+    zk.add_argument("--data-dir", default="/tmp/kafka-edu-zookeeper")
+    zk.add_argument("--port", type=int, default=2181)
+    cl = sub.add_parser("cluster", help="a traced cluster of broker processes: up | down | status | "
+                                        "start|stop|kill ID")
+    cl.add_argument("verb", choices=["up", "down", "status", "start", "stop", "kill"])
+    cl.add_argument("id", nargs="?", type=int)
+    cl.add_argument("--brokers", type=int, default=3)
+    cl.add_argument("--mode", choices=["zk"], default="zk")
+    cl.add_argument("--zookeeper", help="use this ZooKeeper instead of starting one")
+    cl.add_argument("--override", action="append", default=[], metavar="k=v", help="a broker property for all")
+    cl.add_argument("--run", help="run directory (default: the newest)")
+    cl.add_argument("--traces", default="traces")
+    dm = sub.add_parser("demo", help="start a traced cluster, show its startup, keep it running until Ctrl-C")
+    dm.add_argument("--brokers", type=int, default=3)
+    dm.add_argument("--traces", default="traces")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] == "server-start":
+        return server_start(argv[1:])  # Kafka's own argument grammar, parsed by Kafka.getPropsFromArgs
+    options = build_parser().parse_args(argv)
+    try:
+        if options.command == "zookeeper-start":
+            return zookeeper_start(options)
+        if options.command == "cluster":
+            return cluster(options)
+        return demo(options)
+    except Exception as e:
+        console.print(f"[red]kafka-edu: {type(e).__name__}: {e}[/]")
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,122 @@
+"""Port of core/src/main/scala/kafka/Kafka.scala (Kafka 1.0.2): `kafka-server-start.sh` lands here."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import signal
+import sys
+import threading
+from pathlib import Path
+
+from kafka_edu.cluster.run_directory import RunDirectory
+from kafka_edu.common.config_def import ConfigException
+from kafka_edu.server.broker_metadata_checkpoint import load_props
+from kafka_edu.server.kafka_server_startable import KafkaServerStartable
+from kafka_edu.tracing import event, setup_tracing, span, step
+from kafka_edu.utils.kafka_logging import configure_logging
+
+log = logging.getLogger("kafka.Kafka")
+
+
+def get_props_from_args(args: list[str]) -> dict[str, str]:
+    with step("LC.main.1", {"kafka.args": args}):
+        parser = argparse.ArgumentParser(prog="kafka-edu server-start", add_help=False)
+        parser.add_argument("server_properties")
+        parser.add_argument("--override", action="append", default=[], metavar="property=value")
+        options, non_option = parser.parse_known_args(args)
+        if non_option:
+            raise ConfigException("Found non argument parameters: " + ",".join(non_option))
+        try:
+            props = load_props(Path(options.server_properties))
+        except OSError as e:
+            raise ConfigException(f"Cannot read {options.server_properties}: {e.strerror}") from e
+        props.update(parse_key_value_args(options.override))
+        return props
+
+
+def parse_key_value_args(args: list[str]) -> dict[str, str]:
+    """CommandLineUtils.parseKeyValueArgs: `k=v` pairs; a pair without `=` is an error."""
+    pairs = {}
+    for arg in args:
+        key, sep, value = arg.partition("=")
+        if not sep:
+            raise ConfigException(f"Invalid command line properties: {arg}")
+        pairs[key.strip()] = value.strip()
+    return pairs
+
+
+def instance_id_for(args: list[str]) -> str:
+    """The process's `service.instance.id`, known before the config is parsed: `broker-<id>` when an id is given."""
+    broker_id = None
+    for i, arg in enumerate(args[:-1]):
+        if arg == "--override" and args[i + 1].startswith("broker.id="):
+            broker_id = args[i + 1].split("=", 1)[1].strip()
+    if broker_id is None and args:
+        try:
+            broker_id = load_props(Path(args[0])).get("broker.id")
+        except OSError:
+            pass
+    if broker_id is None or not broker_id.isdigit():
+        return f"broker-pid{os.getpid()}"  # the id comes from ZooKeeper or meta.properties at LC.startup.06
+    return f"broker-{broker_id}"
+
+
+class ShutdownHook:
+    """The JVM shutdown hook: SIGTERM/SIGINT start a `kafka-shutdown-hook` thread that runs `shutdown()`,
+    and the process does not exit before that thread has finished (the JVM waits for its hooks)."""
+
+    def __init__(self, kafka_server_startable: KafkaServerStartable) -> None:
+        self.thread = threading.Thread(target=kafka_server_startable.shutdown, name="kafka-shutdown-hook")
+
+    def register(self) -> None:
+        signal.signal(signal.SIGTERM, self.on_signal)
+        signal.signal(signal.SIGINT, self.on_signal)
+
+    def on_signal(self, signum: int, _frame: object) -> None:
+        log.info("Terminating process due to signal %s", signal.Signals(signum).name)
+        if not self.thread.is_alive() and self.thread.ident is None:
+            self.thread.start()
+
+    def join(self) -> None:
+        if self.thread.ident is not None:
+            self.thread.join()
+
+
+def main(args: list[str]) -> int:
+    """Kafka.main: parse, build, hook, start, wait. Exit 0 after a clean shutdown, 1 after a fatal error."""
+    configure_logging()
+    run = RunDirectory.from_environment()
+    instance_id = instance_id_for(args)
+    tracing = setup_tracing(instance_id, run.run_id, "zk", run.path)
+    exit_code = 0
+    try:
+        with span("Kafka.main", {"kafka.run.dir": str(run.path)}, root=True) as main_span:
+            server_props = get_props_from_args(args)
+            kafka_server_startable = KafkaServerStartable.from_props(server_props)
+            shutdown_hook = ShutdownHook(kafka_server_startable)
+            with step("LC.main.3"):
+                shutdown_hook.register()
+                event("LC.main.3", "shutdown.hook.registered", {"signals": ["SIGTERM", "SIGINT"]})
+            kafka_server_startable.startup()
+            with step("LC.main.5", root=True, links=[main_span.get_span_context()]):
+                kafka_server_startable.await_shutdown()
+            shutdown_hook.join()
+    except SystemExit as e:  # a failed startup, already shut down
+        exit_code = 1
+        _report_fatal(e.__cause__ or e)
+    except Exception as e:
+        exit_code = 1
+        _report_fatal(e)
+    finally:
+        tracing.shutdown()
+        run.write_exit_record(instance_id, exit_code, tracing.dropped)
+    return exit_code
+
+
+def _report_fatal(e: BaseException) -> None:
+    """One line naming Kafka's exception and the problem, on stderr and in the log."""
+    line = f"{type(e).__name__}: {e}".splitlines()[0]
+    log.critical(line)
+    print(f"kafka-edu: {line}", file=sys.stderr)

@@ -1,0 +1,745 @@
+"""Port of core/src/main/scala/kafka/log/Log.scala (Kafka 1.0.2), without producer state and leader epochs."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import re
+import shutil
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
+
+from kafka_edu.common.errors import IllegalArgumentException, KafkaException
+from kafka_edu.log.file_records import (
+    MAGIC_VALUE_V2,
+    NO_TIMESTAMP,
+    CorruptRecordException,
+    FileRecords,
+    InvalidRecordException,
+    MemoryRecords,
+)
+from kafka_edu.log.log_config import LogConfig
+from kafka_edu.log.log_segment import (
+    INDEX_FILE_SUFFIX,
+    INT_MAX,
+    LOG_FILE_SUFFIX,
+    TIME_INDEX_FILE_SUFFIX,
+    LogOffsetMetadata,
+    LogSegment,
+    log_file,
+    offset_index_file,
+    system_time_ms,
+    time_index_file,
+)
+from kafka_edu.log.offset_index import InvalidOffsetException, OffsetIndex
+from kafka_edu.log.time_index import TimeIndex
+
+if TYPE_CHECKING:
+    from kafka_edu.server.log_dir_failure_channel import LogDirFailureChannel
+    from kafka_edu.utils.kafka_scheduler import KafkaScheduler
+
+logger = logging.getLogger(__name__)
+
+
+class KafkaStorageException(KafkaException):
+    """A disk operation failed; the broker takes the log directory offline (error KAFKA_STORAGE_ERROR)."""
+
+
+class OffsetOutOfRangeException(KafkaException):
+    """A fetch asked for an offset outside [log start offset, log end offset] (error OFFSET_OUT_OF_RANGE)."""
+
+
+class RecordTooLargeException(KafkaException):
+    """A batch is larger than max.message.bytes (error MESSAGE_TOO_LARGE)."""
+
+
+class RecordBatchTooLargeException(KafkaException):
+    """The appended batches are larger than segment.bytes (error RECORD_LIST_TOO_LARGE)."""
+
+
+class OffsetsOutOfOrderException(KafkaException):
+    """A follower append whose offsets do not increase."""
+
+
+class UnexpectedAppendOffsetException(KafkaException):
+    """A follower append that starts below the log end offset."""
+
+
+class TopicPartition(NamedTuple):
+    """org.apache.kafka.common.TopicPartition."""
+
+    topic: str
+    partition: int
+
+    def __str__(self) -> str:
+        return f"{self.topic}-{self.partition}"
+
+
+@dataclass
+class LogAppendInfo:
+    """What an append learned about its batches (codec and processing stats are not ported)."""
+
+    first_offset: int
+    last_offset: int
+    max_timestamp: int
+    offset_of_max_timestamp: int
+    log_append_time: int
+    log_start_offset: int
+    shallow_count: int
+    valid_bytes: int
+    offsets_monotonic: bool
+
+
+class Log:
+    """An append-only log of one partition: segments keyed by base offset, the last one taking appends."""
+
+    LogFileSuffix = LOG_FILE_SUFFIX
+    IndexFileSuffix = INDEX_FILE_SUFFIX
+    TimeIndexFileSuffix = TIME_INDEX_FILE_SUFFIX
+    DeletedFileSuffix = ".deleted"
+    CleanedFileSuffix = ".cleaned"
+    SwapFileSuffix = ".swap"
+    # Written in the log dir (the parent of each partition dir) by LogManager after a clean shutdown.
+    CleanShutdownFile = ".kafka_cleanshutdown"
+    DeleteDirSuffix = "-delete"
+    DeleteDirPattern = re.compile(r"^(\S+)-(\S+)\.(\S+)" + re.escape(DeleteDirSuffix) + "$")
+    UnknownLogStartOffset = -1
+
+    def __init__(self, dir: str | os.PathLike[str], config: LogConfig, log_start_offset: int = 0,
+                 recovery_point: int = 0, scheduler: KafkaScheduler | None = None,
+                 time_ms: Callable[[], int] = system_time_ms,
+                 log_dir_failure_channel: LogDirFailureChannel | None = None) -> None:
+        """Open the partition directory `dir` (named topic-partition) and load or recover its segments.
+
+        Without a scheduler, delayed work (flush after roll, deleting segment files) runs at once.
+        """
+        self.dir = Path(dir)
+        self.config = config
+        self.topic_partition = Log.parse_topic_partition_name(self.dir)
+        self._log_start_offset = log_start_offset
+        # The first offset not yet known to be fsynced; recovery starts from its segment.
+        self._recovery_point = recovery_point
+        self._scheduler = scheduler
+        self._log_dir_failure_channel = log_dir_failure_channel
+        self._time_ms = time_ms
+        self._log_ident = f"[Log partition={self.topic_partition}, dir={self.dir.parent}] "
+        # Guards every change to the segments and offsets; reads go without it.
+        self._lock = threading.RLock()
+        # Set once the index files are unmapped; after that no disk I/O is allowed.
+        self._is_memory_mapped_buffer_closed = False
+        self._last_flushed_time = time_ms()
+        # base offset -> segment, sorted; the last one is the active segment. Kafka uses a ConcurrentSkipListMap;
+        # here every change builds a new dict, so readers without the lock never see one change under them.
+        self._segments: dict[int, LogSegment] = {}
+        # The log end offset with its segment and byte position.
+        self._next_offset_metadata = LogOffsetMetadata(0)
+
+        start_ms = time_ms()
+        self.dir.mkdir(parents=True, exist_ok=True)
+        next_offset = self._load_segments()
+        self._next_offset_metadata = LogOffsetMetadata(next_offset, self.active_segment.base_offset,
+                                                       self.active_segment.size)
+        self._log_start_offset = max(self._log_start_offset, self.log_segments()[0].base_offset)
+        self._info(f"Completed load of log with {self.number_of_segments} segments, log start offset "
+                   f"{self._log_start_offset} and log end offset {self.log_end_offset} in {time_ms() - start_ms} ms")
+
+    # ---- properties ----
+
+    @property
+    def name(self) -> str:
+        return self.dir.name
+
+    @property
+    def log_start_offset(self) -> int:
+        return self._log_start_offset
+
+    @property
+    def recovery_point(self) -> int:
+        return self._recovery_point
+
+    @property
+    def log_end_offset_metadata(self) -> LogOffsetMetadata:
+        return self._next_offset_metadata
+
+    @property
+    def log_end_offset(self) -> int:
+        """The offset the next appended record will get (LEO)."""
+        return self._next_offset_metadata.message_offset
+
+    @property
+    def size(self) -> int:
+        return sum(segment.size for segment in self.log_segments())
+
+    @property
+    def number_of_segments(self) -> int:
+        return len(self._segments)
+
+    @property
+    def active_segment(self) -> LogSegment:
+        segments = self._segments
+        return segments[next(reversed(segments))]
+
+    @property
+    def unflushed_messages(self) -> int:
+        return self.log_end_offset - self._recovery_point
+
+    @property
+    def last_flush_time(self) -> int:
+        return self._last_flushed_time
+
+    # ---- loading ----
+
+    def _remove_temp_files_and_collect_swap_files(self) -> set[Path]:
+        """First pass over the directory: delete leftovers of interrupted deletes and cleanings."""
+        swap_files: set[Path] = set()
+        for file in self.dir.iterdir():
+            if not file.is_file():
+                continue
+            if not os.access(file, os.R_OK):
+                raise OSError(f"Could not read file {file}")
+            filename = file.name
+            if filename.endswith(Log.DeletedFileSuffix) or filename.endswith(Log.CleanedFileSuffix):
+                file.unlink(missing_ok=True)
+            elif filename.endswith(Log.SwapFileSuffix):
+                # A crash mid-swap: an index is simply rebuilt, a log is swapped in by complete_swap_operations.
+                base_file = file.with_name(filename[: -len(Log.SwapFileSuffix)])
+                if Log._is_index_file(base_file):
+                    file.unlink(missing_ok=True)
+                elif Log._is_log_file(base_file):
+                    offset = Log.offset_from_file(base_file)
+                    offset_index_file(self.dir, offset).unlink(missing_ok=True)
+                    time_index_file(self.dir, offset).unlink(missing_ok=True)
+                    swap_files.add(file)
+        return swap_files
+
+    def _load_segment_files(self) -> None:
+        """Second pass: open a segment per .log file, rebuilding any index that is missing or fails its check."""
+        for file in sorted(self.dir.iterdir(), key=lambda f: f.name):
+            if not file.is_file():
+                continue
+            if Log._is_index_file(file):
+                offset = Log.offset_from_file(file)
+                if not log_file(self.dir, offset).exists():
+                    logger.warning("%sFound an orphaned index file %s with no log file", self._log_ident, file)
+                    file.unlink(missing_ok=True)
+            elif Log._is_log_file(file):
+                start_offset = Log.offset_from_file(file)
+                index_file = offset_index_file(self.dir, start_offset)
+                time_idx_file = time_index_file(self.dir, start_offset)
+                index_file_exists = index_file.exists()
+                time_index_file_exists = time_idx_file.exists()
+                segment = LogSegment.open(self.dir, start_offset, self.config.index_interval_bytes,
+                                          self.config.segment_index_bytes, self.config.random_segment_jitter(),
+                                          self._time_ms)
+                if index_file_exists:
+                    try:
+                        segment.index.sanity_check()
+                        # A time index created just now is full-size zeros; an empty one is what it should be.
+                        if not time_index_file_exists:
+                            segment.time_index.resize(0)
+                        segment.time_index.sanity_check()
+                    except IllegalArgumentException as e:
+                        # Kafka deletes both files first; recover() empties and refills them, to the same effect.
+                        logger.warning("%sFound a corrupted index file due to %s. Rebuilding %s and %s",
+                                       self._log_ident, e, time_idx_file, index_file)
+                        self._recover_segment(segment)
+                else:
+                    logger.error("%sCould not find offset index file for log file %s, rebuilding index...",
+                                 self._log_ident, segment.log.file)
+                    self._recover_segment(segment)
+                self.add_segment(segment)
+
+    def _recover_segment(self, segment: LogSegment) -> int:
+        with self._lock:
+            return segment.recover()
+
+    def _complete_swap_operations(self, swap_files: set[Path]) -> None:
+        """Finish a swap the log cleaner started: the .swap log replaces the segments it covers."""
+        for swap_file in swap_files:
+            log_path = swap_file.with_name(swap_file.name[: -len(Log.SwapFileSuffix)])
+            start_offset = Log.offset_from_file(log_path)
+            index = OffsetIndex(offset_index_file(self.dir, start_offset, Log.SwapFileSuffix), start_offset,
+                                self.config.segment_index_bytes)
+            time_index = TimeIndex(time_index_file(self.dir, start_offset, Log.SwapFileSuffix), start_offset,
+                                   self.config.segment_index_bytes)
+            swap_segment = LogSegment(FileRecords.open(swap_file), index, time_index, start_offset,
+                                      self.config.index_interval_bytes, self.config.random_segment_jitter(),
+                                      self._time_ms)
+            self._info(f"Found log file {swap_file} from interrupted swap operation, repairing.")
+            self._recover_segment(swap_segment)
+            old_segments = self.log_segments(swap_segment.base_offset, swap_segment.next_offset())
+            self.replace_segments(swap_segment, old_segments, is_recovered_swap_file=True)
+
+    def _load_segments(self) -> int:
+        """Load segments from disk and return the log end offset."""
+        swap_files = self._remove_temp_files_and_collect_swap_files()
+        self._load_segment_files()
+        self._complete_swap_operations(swap_files)
+        if not self._segments:
+            # An empty directory: start with one empty segment at offset 0.
+            self.add_segment(LogSegment.open(self.dir, 0, self.config.index_interval_bytes,
+                                             self.config.segment_index_bytes, self.config.random_segment_jitter(),
+                                             self._time_ms))
+            return 0
+        if not str(self.dir).endswith(Log.DeleteDirSuffix):
+            next_offset = self._recover_log()
+            # The active segment's indexes were trimmed at close; give them room again.
+            self.active_segment.index.resize(self.config.segment_index_bytes)
+            self.active_segment.time_index.resize(self.config.segment_index_bytes)
+            return next_offset
+        return 0
+
+    def _update_log_end_offset(self, message_offset: int) -> None:
+        self._next_offset_metadata = LogOffsetMetadata(message_offset, self.active_segment.base_offset,
+                                                       self.active_segment.size)
+
+    def _recover_log(self) -> int:
+        """After an unclean shutdown, re-check every segment from the recovery point; return the next offset."""
+        if not self._has_clean_shutdown_file():
+            unflushed = iter(self.log_segments(self._recovery_point, 2**63 - 1))
+            for segment in unflushed:
+                self._info(f"Recovering unflushed segment {segment.base_offset}")
+                try:
+                    truncated_bytes = self._recover_segment(segment)
+                except InvalidOffsetException:
+                    self._warn(f"Found invalid offset during recovery. Deleting the corrupt segment and creating "
+                               f"an empty one with starting offset {segment.base_offset}")
+                    truncated_bytes = segment.truncate_to(segment.base_offset)
+                if truncated_bytes > 0:
+                    # Everything after a corrupt batch is suspect: drop all later segments.
+                    self._warn(f"Corruption found in segment {segment.base_offset}, truncating to offset "
+                               f"{segment.next_offset()}")
+                    for later in unflushed:
+                        self._delete_segment(later)
+        self._recovery_point = self.active_segment.next_offset()
+        return self._recovery_point
+
+    def _has_clean_shutdown_file(self) -> bool:
+        return (self.dir.parent / Log.CleanShutdownFile).exists()
+
+    def close(self) -> None:
+        """Close every segment: trim indexes and fsync. The clean-shutdown marker is LogManager's job."""
+        logger.debug("%sClosing log", self._log_ident)
+        with self._lock:
+            self._check_if_memory_mapped_buffer_closed()
+            with self._maybe_handle_io_exception(f"Error while renaming dir for {self.topic_partition} "
+                                                 f"in dir {self.dir.parent}"):
+                for segment in self.log_segments():
+                    segment.close()
+
+    def close_handlers(self) -> None:
+        with self._lock:
+            for segment in self.log_segments():
+                segment.close_handlers()
+            self._is_memory_mapped_buffer_closed = True
+
+    # ---- append ----
+
+    def append_as_leader(self, records: bytes | bytearray, leader_epoch: int) -> LogAppendInfo:
+        return self.append(records, assign_offsets=True, leader_epoch=leader_epoch)
+
+    def append_as_follower(self, records: bytes | bytearray) -> LogAppendInfo:
+        return self.append(records, assign_offsets=False)
+
+    def append(self, records: bytes | bytearray, assign_offsets: bool = True, leader_epoch: int = -1) -> LogAppendInfo:
+        """Validate the batches, give them offsets (on the leader), roll if needed and write them.
+
+        A leader append counts as a client append (isFromClient) and a follower append does not.
+        """
+        is_from_client = assign_offsets
+        memory_records = MemoryRecords(records)
+        with self._maybe_handle_io_exception(f"Error while appending records to {self.topic_partition} "
+                                             f"in dir {self.dir.parent}"):
+            append_info = self._analyze_and_validate_records(memory_records, is_from_client)
+            if append_info.shallow_count == 0:
+                return append_info
+            valid_records = self._trim_invalid_bytes(memory_records, append_info)
+
+            with self._lock:
+                self._check_if_memory_mapped_buffer_closed()
+                if assign_offsets:
+                    # LogValidator, uncompressed v2 in place: stamp offsets and the leader epoch, keep the CRC.
+                    offset = self._next_offset_metadata.message_offset
+                    append_info.first_offset = offset
+                    max_timestamp, offset_of_max_timestamp = NO_TIMESTAMP, -1
+                    for batch in valid_records.batches():
+                        offset += batch.record_count
+                        batch.set_last_offset(offset - 1)
+                        batch.set_partition_leader_epoch(leader_epoch)
+                        if batch.max_timestamp > max_timestamp:
+                            max_timestamp, offset_of_max_timestamp = batch.max_timestamp, offset - 1
+                    append_info.max_timestamp = max_timestamp
+                    append_info.offset_of_max_timestamp = offset_of_max_timestamp
+                    append_info.last_offset = offset - 1
+                else:
+                    if not append_info.offsets_monotonic:
+                        raise OffsetsOutOfOrderException(
+                            f"Out of order offsets found in append to {self.topic_partition}: "
+                            f"{[batch.last_offset for batch in valid_records.batches()]}")
+                    if append_info.first_offset < self._next_offset_metadata.message_offset:
+                        raise UnexpectedAppendOffsetException(
+                            f"Unexpected offset in append to {self.topic_partition}. First offset "
+                            f"{append_info.first_offset} is less than the next offset "
+                            f"{self._next_offset_metadata.message_offset}. Last offset in append: "
+                            f"{append_info.last_offset}. Log start offset = {self._log_start_offset}")
+
+                if valid_records.size_in_bytes() > self.config.segment_bytes:
+                    raise RecordBatchTooLargeException(
+                        f"Message batch size is {valid_records.size_in_bytes()} bytes which exceeds the maximum "
+                        f"configured segment size of {self.config.segment_bytes}.")
+
+                segment = self._maybe_roll(valid_records.size_in_bytes(), append_info.max_timestamp,
+                                           append_info.last_offset)
+                segment.append(append_info.first_offset, append_info.last_offset, append_info.max_timestamp,
+                               append_info.offset_of_max_timestamp, valid_records)
+                self._update_log_end_offset(append_info.last_offset + 1)
+                logger.debug("%sAppended message set with last offset %d, first offset %d, next offset %d",
+                             self._log_ident, append_info.last_offset, append_info.first_offset,
+                             self.log_end_offset)
+                if self.unflushed_messages >= self.config.flush_interval_messages:
+                    self.flush()
+                return append_info
+
+    def _analyze_and_validate_records(self, records: MemoryRecords, is_from_client: bool) -> LogAppendInfo:
+        """Check each batch (offset 0 from clients, size, CRC) and collect offsets, timestamps and sizes."""
+        shallow_message_count = 0
+        valid_bytes_count = 0
+        first_offset = -1
+        last_offset = -1
+        monotonic = True
+        max_timestamp = NO_TIMESTAMP
+        offset_of_max_timestamp = -1
+        for batch in records.batches():
+            if batch.magic >= MAGIC_VALUE_V2 and is_from_client and batch.base_offset != 0:
+                raise InvalidRecordException(
+                    f"The baseOffset of the record batch should be 0, but it is {batch.base_offset}")
+            if first_offset < 0:
+                first_offset = batch.base_offset
+            if last_offset >= batch.last_offset:
+                monotonic = False
+            last_offset = batch.last_offset
+            batch_size = batch.size_in_bytes
+            if batch_size > self.config.max_message_bytes:
+                raise RecordTooLargeException(
+                    f"The record batch size is {batch_size} bytes which exceeds the maximum configured value "
+                    f"of {self.config.max_message_bytes}.")
+            batch.ensure_valid()
+            if batch.max_timestamp > max_timestamp:
+                max_timestamp = batch.max_timestamp
+                offset_of_max_timestamp = last_offset
+            shallow_message_count += 1
+            valid_bytes_count += batch_size
+        return LogAppendInfo(first_offset, last_offset, max_timestamp, offset_of_max_timestamp, NO_TIMESTAMP,
+                             self._log_start_offset, shallow_message_count, valid_bytes_count, monotonic)
+
+    @staticmethod
+    def _trim_invalid_bytes(records: MemoryRecords, info: LogAppendInfo) -> MemoryRecords:
+        """Drop a partial batch at the end of the request."""
+        valid_bytes = info.valid_bytes
+        if valid_bytes < 0:
+            raise CorruptRecordException(f"Illegal length of message set {valid_bytes}")
+        if valid_bytes == records.size_in_bytes():
+            return records
+        return MemoryRecords(records.buffer[:valid_bytes])
+
+    # ---- read ----
+
+    def read(self, start_offset: int, max_length: int, max_offset: int | None = None,
+             min_one_message: bool = False) -> bytes:
+        """Bytes of the log from the batch holding `start_offset`, at most `max_length` of them.
+
+        As in Kafka the last batch may be cut short by `max_length`; clients ignore such a partial batch.
+        `min_one_message` returns the first batch whole even when it is larger than `max_length`.
+        """
+        with self._maybe_handle_io_exception(f"Exception while reading from {self.topic_partition} "
+                                             f"in dir {self.dir.parent}"):
+            # No lock: take one consistent snapshot of the end of the log.
+            current_next_offset_metadata = self._next_offset_metadata
+            next_offset = current_next_offset_metadata.message_offset
+            if start_offset == next_offset:
+                return b""
+            segments = self._segments
+            base_offset = max((base for base in segments if base <= start_offset), default=None)
+            if start_offset > next_offset or base_offset is None or start_offset < self._log_start_offset:
+                raise OffsetOutOfRangeException(
+                    f"Request for offset {start_offset} but we only have log segments in the range "
+                    f"{self._log_start_offset} to {next_offset}.")
+            # Read from the segment holding the offset; if it has nothing at or above it, try the next ones.
+            while base_offset is not None:
+                segment = segments[base_offset]
+                if base_offset == next(reversed(segments)):
+                    # Do not expose bytes appended after the snapshot above.
+                    max_position = current_next_offset_metadata.relative_position_in_segment
+                    if current_next_offset_metadata.segment_base_offset != base_offset:
+                        max_position = segment.size  # a roll happened since the snapshot
+                else:
+                    max_position = segment.size
+                fetch_info = segment.read(start_offset, max_offset, max_length, max_position, min_one_message)
+                if fetch_info is not None:
+                    return fetch_info.records_bytes()
+                base_offset = min((base for base in segments if base > base_offset), default=None)
+            # All offsets at or above start_offset were deleted: nothing to return.
+            return b""
+
+    # ---- roll ----
+
+    def _maybe_roll(self, messages_size: int, max_timestamp_in_messages: int,
+                    max_offset_in_messages: int) -> LogSegment:
+        """Roll when the segment is full by bytes, by age, or its indexes are full; return the active segment."""
+        segment = self.active_segment
+        now = self._time_ms()
+        reached_roll_ms = (segment.time_waited_for_roll(now, max_timestamp_in_messages)
+                           > self.config.segment_ms - segment.roll_jitter_ms)
+        if (segment.size > self.config.segment_bytes - messages_size
+                or (segment.size > 0 and reached_roll_ms)
+                or segment.index.is_full() or segment.time_index.is_full()
+                or not segment.can_convert_to_relative_offset(max_offset_in_messages)):
+            logger.debug("%sRolling new log segment (log_size = %d/%d, offset_index_size = %d/%d, "
+                         "time_index_size = %d/%d)", self._log_ident, segment.size, self.config.segment_bytes,
+                         segment.index.entries, segment.index.max_entries,
+                         segment.time_index.entries, segment.time_index.max_entries)
+            # max offset - INT_MAX is a safe lower bound for the first offset without reading the batches.
+            return self.roll(max_offset_in_messages - INT_MAX)
+        return segment
+
+    def roll(self, expected_next_offset: int = 0) -> LogSegment:
+        """Start a new active segment at the log end offset; the old one gets trimmed indexes and a flush."""
+        with self._maybe_handle_io_exception(f"Error while rolling log segment for {self.topic_partition} "
+                                             f"in dir {self.dir.parent}"):
+            start = self._time_ms()
+            with self._lock:
+                self._check_if_memory_mapped_buffer_closed()
+                new_offset = max(expected_next_offset, self.log_end_offset)
+                for file in (log_file(self.dir, new_offset), offset_index_file(self.dir, new_offset),
+                             time_index_file(self.dir, new_offset)):
+                    if file.exists():
+                        self._warn(f"Newly rolled segment file {file.name} already exists; deleting it first")
+                        file.unlink()
+                if self._segments:
+                    seg = self.active_segment
+                    seg.on_become_inactive_segment()
+                    seg.index.trim_to_valid_size()
+                    seg.time_index.trim_to_valid_size()
+                    seg.log.trim()
+                segment = LogSegment.open(self.dir, new_offset, self.config.index_interval_bytes,
+                                          self.config.segment_index_bytes, self.config.random_segment_jitter(),
+                                          self._time_ms)
+                if self.add_segment(segment) is not None:
+                    raise KafkaException(f"Trying to roll a new log segment for topic partition {self.name} with "
+                                         f"start offset {new_offset} while it already exists.")
+                # Same log end offset, now in the new segment at position 0.
+                self._update_log_end_offset(self._next_offset_metadata.message_offset)
+                self._schedule("flush-log", lambda: self.flush(new_offset))
+                self._info(f"Rolled new log segment at offset {new_offset} in {self._time_ms() - start} ms.")
+                return segment
+
+    # ---- flush ----
+
+    def flush(self, offset: int | None = None) -> None:
+        """fsync the segments holding offsets below `offset` (default: everything) and move the recovery point."""
+        if offset is None:
+            offset = self.log_end_offset
+        with self._maybe_handle_io_exception(f"Error while flushing log for {self.topic_partition} in dir "
+                                             f"{self.dir.parent} with offset {offset}"):
+            if offset <= self._recovery_point:
+                return
+            logger.debug("%sFlushing log up to offset %d, last flushed: %d, unflushed: %d", self._log_ident,
+                         offset, self._last_flushed_time, self.unflushed_messages)
+            for segment in self.log_segments(self._recovery_point, offset):
+                segment.flush()
+            with self._lock:
+                self._check_if_memory_mapped_buffer_closed()
+                if offset > self._recovery_point:
+                    self._recovery_point = offset
+                    self._last_flushed_time = self._time_ms()
+
+    # ---- delete and truncate ----
+
+    def delete(self) -> None:
+        """Delete every segment and the partition directory now."""
+        with self._maybe_handle_io_exception(f"Error while deleting log for {self.topic_partition} "
+                                             f"in dir {self.dir.parent}"):
+            with self._lock:
+                self._check_if_memory_mapped_buffer_closed()
+                for segment in self.log_segments():
+                    segment.delete()
+                self._segments = {}
+                shutil.rmtree(self.dir, ignore_errors=True)
+                self._is_memory_mapped_buffer_closed = True
+
+    def truncate_to(self, target_offset: int) -> bool:
+        """Remove everything at or above `target_offset` (a follower catching up with a new leader)."""
+        with self._maybe_handle_io_exception(f"Error while truncating log to offset {target_offset} for "
+                                             f"{self.topic_partition} in dir {self.dir.parent}"):
+            if target_offset < 0:
+                raise IllegalArgumentException(f"Cannot truncate partition {self.topic_partition} to a negative offset "
+                                 f"({target_offset}).")
+            if target_offset >= self.log_end_offset:
+                self._info(f"Truncating to {target_offset} has no effect as the largest offset in the log is "
+                           f"{self.log_end_offset - 1}")
+                return False
+            self._info(f"Truncating to offset {target_offset}")
+            with self._lock:
+                self._check_if_memory_mapped_buffer_closed()
+                if self.log_segments()[0].base_offset > target_offset:
+                    self.truncate_fully_and_start_at(target_offset)
+                else:
+                    for segment in [s for s in self.log_segments() if s.base_offset > target_offset]:
+                        self._delete_segment(segment)
+                    self.active_segment.truncate_to(target_offset)
+                    self._update_log_end_offset(target_offset)
+                    self._recovery_point = min(target_offset, self._recovery_point)
+                    self._log_start_offset = min(target_offset, self._log_start_offset)
+                return True
+
+    def truncate_fully_and_start_at(self, new_offset: int) -> None:
+        """Delete all segments and start empty at `new_offset`."""
+        with self._maybe_handle_io_exception(f"Error while truncating the entire log for {self.topic_partition} "
+                                             f"in dir {self.dir.parent}"):
+            with self._lock:
+                self._check_if_memory_mapped_buffer_closed()
+                for segment in self.log_segments():
+                    self._delete_segment(segment)
+                self.add_segment(LogSegment.open(self.dir, new_offset, self.config.index_interval_bytes,
+                                                 self.config.segment_index_bytes,
+                                                 self.config.random_segment_jitter(), self._time_ms))
+                self._update_log_end_offset(new_offset)
+                self._recovery_point = min(new_offset, self._recovery_point)
+                self._log_start_offset = new_offset
+
+    # ---- segments ----
+
+    def log_segments(self, from_offset: int | None = None, to_offset: int | None = None) -> list[LogSegment]:
+        """All segments oldest first; with bounds, those from the one holding `from_offset` to below `to_offset`."""
+        with self._lock:
+            if from_offset is None or to_offset is None:
+                return list(self._segments.values())
+            # Start at the segment holding from_offset (the greatest base offset <= it), if any.
+            floor = max((base for base in self._segments if base <= from_offset), default=-1)
+            return [s for base, s in self._segments.items() if floor <= base < to_offset]
+
+    def add_segment(self, segment: LogSegment) -> LogSegment | None:
+        """Insert (or replace) the segment at its base offset; return the one it replaced."""
+        with self._lock:
+            previous = self._segments.get(segment.base_offset)
+            self._segments = dict(sorted({**self._segments, segment.base_offset: segment}.items()))
+            return previous
+
+    def _remove_segment(self, base_offset: int) -> None:
+        with self._lock:
+            self._segments = {base: s for base, s in self._segments.items() if base != base_offset}
+
+    def _delete_segment(self, segment: LogSegment) -> None:
+        """Unlist the segment now so reads stop finding it; its files go later (async delete)."""
+        self._info(f"Scheduling log segment [baseOffset {segment.base_offset}, size {segment.size}] for deletion.")
+        with self._lock:
+            self._remove_segment(segment.base_offset)
+            self._async_delete_segment(segment)
+
+    def _async_delete_segment(self, segment: LogSegment) -> None:
+        # Renaming first means a crash before the delete leaves .deleted files, which the next load removes.
+        segment.change_file_suffixes("", Log.DeletedFileSuffix)
+
+        def delete_seg() -> None:
+            self._info(f"Deleting segment {segment.base_offset}")
+            with self._maybe_handle_io_exception(f"Error while deleting segments for {self.topic_partition} "
+                                                 f"in dir {self.dir.parent}"):
+                segment.delete()
+
+        self._schedule("delete-file", delete_seg, self.config.file_delete_delay_ms)
+
+    def replace_segments(self, new_segment: LogSegment, old_segments: list[LogSegment],
+                         is_recovered_swap_file: bool = False) -> None:
+        """Swap `new_segment` in for `old_segments` so that a crash at any point can be completed on load."""
+        with self._lock:
+            self._check_if_memory_mapped_buffer_closed()
+            if not is_recovered_swap_file:
+                new_segment.change_file_suffixes(Log.CleanedFileSuffix, Log.SwapFileSuffix)
+            self.add_segment(new_segment)
+            for seg in old_segments:
+                if seg.base_offset != new_segment.base_offset:
+                    self._remove_segment(seg.base_offset)
+                self._async_delete_segment(seg)
+            new_segment.change_file_suffixes(Log.SwapFileSuffix, "")
+
+    # ---- helpers ----
+
+    def _schedule(self, name: str, fun: Callable[[], None], delay_ms: int = 0) -> None:
+        if self._scheduler is not None:
+            self._scheduler.schedule(name, fun, delay=delay_ms)
+        else:
+            fun()  # no scheduler (tests, tools): do the work now
+
+    def _check_if_memory_mapped_buffer_closed(self) -> None:
+        if self._is_memory_mapped_buffer_closed:
+            raise KafkaStorageException(f"The memory mapped buffer for log of {self.topic_partition} is already closed")
+
+    @contextlib.contextmanager
+    def _maybe_handle_io_exception(self, msg: str) -> Iterator[None]:
+        """An OSError takes the whole log directory offline and surfaces as KafkaStorageException."""
+        try:
+            yield
+        except OSError as e:
+            if self._log_dir_failure_channel is not None:
+                self._log_dir_failure_channel.maybe_add_offline_log_dir(str(self.dir.parent), msg, e)
+            raise KafkaStorageException(msg) from e
+
+    def _info(self, msg: str) -> None:
+        logger.info("%s%s", self._log_ident, msg)
+
+    def _warn(self, msg: str) -> None:
+        logger.warning("%s%s", self._log_ident, msg)
+
+    def __repr__(self) -> str:
+        return f"Log({self.dir})"
+
+    # ---- static helpers (object Log) ----
+
+    @staticmethod
+    def offset_from_file(file: Path) -> int:
+        return int(file.name[: file.name.index(".")])
+
+    @staticmethod
+    def log_delete_dir_name(log_name: str) -> str:
+        import uuid
+
+        return f"{log_name}.{uuid.uuid4().hex}{Log.DeleteDirSuffix}"
+
+    @staticmethod
+    def parse_topic_partition_name(dir: str | os.PathLike[str] | None) -> TopicPartition:
+        """topic-partition (or topic-partition.uniqueId-delete) -> TopicPartition, else KafkaException."""
+        if dir is None:
+            raise KafkaException("dir should not be null")
+        path = Path(dir)
+
+        def exception() -> KafkaException:
+            return KafkaException(
+                f"Found directory {path.resolve()}, '{path.name}' is not in the form of topic-partition or "
+                "topic-partition.uniqueId-delete (if marked for deletion).\n"
+                "Kafka's log directories (and children) should only contain Kafka topic data.")
+
+        dir_name = path.name
+        if not dir_name or "-" not in dir_name:
+            raise exception()
+        if dir_name.endswith(Log.DeleteDirSuffix) and not Log.DeleteDirPattern.match(dir_name):
+            raise exception()
+        name = dir_name[: dir_name.rindex(".")] if dir_name.endswith(Log.DeleteDirSuffix) else dir_name
+        index = name.rindex("-")
+        topic, partition_string = name[:index], name[index + 1:]
+        if not topic or not partition_string:
+            raise exception()
+        if not re.fullmatch(r"[+-]?\d+", partition_string) or not -(2**31) <= int(partition_string) < 2**31:
+            raise exception()  # what Integer.parseInt would reject
+        return TopicPartition(topic, int(partition_string))
+
+    @staticmethod
+    def _is_index_file(file: Path) -> bool:
+        return file.name.endswith(Log.IndexFileSuffix) or file.name.endswith(Log.TimeIndexFileSuffix)
+
+    @staticmethod
+    def _is_log_file(file: Path) -> bool:
+        return file.name.endswith(Log.LogFileSuffix)

@@ -1,0 +1,341 @@
+"""Port of core/src/main/scala/kafka/server/KafkaServer.scala (Kafka 1.0.2)."""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from kafka_edu.common.errors import (
+    GenerateBrokerIdException,
+    IllegalStateException,
+    InconsistentBrokerIdException,
+    KafkaException,
+)
+from kafka_edu.log.log_config import LogConfig
+from kafka_edu.log.log_manager import LogManager
+from kafka_edu.network.socket_server import SocketServer
+from kafka_edu.server.broker_metadata_checkpoint import BrokerMetadata, BrokerMetadataCheckpoint
+from kafka_edu.server.broker_states import BrokerState, BrokerStates
+from kafka_edu.server.broker_topic_stats import BrokerTopicStats
+from kafka_edu.server.dynamic_config_manager import DynamicConfigManager, TopicConfigHandler
+from kafka_edu.server.kafka_config import KafkaConfig
+from kafka_edu.server.kafka_healthcheck import KafkaHealthcheck
+from kafka_edu.server.log_dir_failure_channel import LogDirFailureChannel
+from kafka_edu.server.metadata_cache import MetadataCache
+from kafka_edu.tracing import event, set_attributes, set_process_attribute, span, step
+from kafka_edu.utils.concurrent import AtomicBoolean, CountDownLatch
+from kafka_edu.utils.core_utils import generate_uuid_as_base64, swallow
+from kafka_edu.utils.kafka_logging import Logging
+from kafka_edu.utils.kafka_scheduler import KafkaScheduler
+from kafka_edu.utils.zk_utils import ZkUtils
+
+
+class SecurityException(Exception):
+    """java.lang.SecurityException."""
+
+
+class KafkaServer:
+    """The lifecycle of one broker: `startup` brings every component up in order, `shutdown` takes them down."""
+
+    def __init__(self, config: KafkaConfig) -> None:
+        self.config = config
+        self.log = Logging("kafka.server.KafkaServer")
+        self.startup_complete = AtomicBoolean(False)
+        self.is_shutting_down = AtomicBoolean(False)
+        self.is_starting_up = AtomicBoolean(False)
+        self.shutdown_latch = CountDownLatch(1)
+
+        self.broker_state = BrokerState()
+        self.kafka_scheduler = KafkaScheduler(config.background_threads)
+        self.zk_utils: ZkUtils | None = None
+        self.log_dir_failure_channel: LogDirFailureChannel | None = None
+        self.log_manager: LogManager | None = None
+        self.metadata_cache: MetadataCache | None = None
+        self.socket_server: SocketServer | None = None
+        self.authorizer: Any = None
+        self.dynamic_config_manager: DynamicConfigManager | None = None
+        self.kafka_healthcheck: KafkaHealthcheck | None = None
+        self.broker_topic_stats: BrokerTopicStats | None = None
+
+        self.broker_meta_props_file = "meta.properties"
+        self.broker_metadata_checkpoints = {
+            log_dir: BrokerMetadataCheckpoint(Path(log_dir) / self.broker_meta_props_file)
+            for log_dir in config.log_dirs}
+        self.cluster_id: str | None = None
+
+    # -- startup --------------------------------------------------------------------------------------------------
+
+    def startup(self) -> None:
+        with step("LC.main.4", root=True):
+            try:
+                self.log.info("starting")
+                with step("LC.startup.01"):
+                    if self.is_shutting_down.get():
+                        raise IllegalStateException("Kafka server is still shutting down, cannot re-start!")
+                    if self.startup_complete.get():
+                        return
+                    can_startup = self.is_starting_up.compare_and_set(False, True)
+                if can_startup:
+                    self.broker_state.new_state(BrokerStates.Starting, "LC.startup.02")
+
+                    with step("LC.startup.03", {"kafka.scheduler.threads": self.config.background_threads}):
+                        self.kafka_scheduler.startup()
+
+                    with step("LC.startup.04", {"kafka.zk.connect": self.config.zk_connect}):
+                        self.zk_utils = self.init_zk()
+
+                    with step("LC.startup.05"):
+                        self.cluster_id = self.get_or_generate_cluster_id(self.zk_utils)
+                        set_attributes({"kafka.cluster.id": self.cluster_id})
+                    self.log.info("Cluster ID = %s", self.cluster_id)
+
+                    with step("LC.startup.06"):
+                        broker_id, initial_offline_dirs = self.get_broker_id_and_offline_dirs()
+                        self.config.broker_id = broker_id
+                        set_process_attribute("kafka.broker.id", broker_id)
+                        set_attributes({"kafka.broker.id": broker_id, "kafka.log.offline_dirs": initial_offline_dirs})
+                    self.log.log_ident = f"[KafkaServer id={broker_id}] "
+
+                    with step("LC.startup.07"):
+                        # No metrics reporters here (Kafka's are JMX); the stats and the failure channel are real.
+                        self.broker_topic_stats = BrokerTopicStats()
+                        self.log_dir_failure_channel = LogDirFailureChannel(len(self.config.log_dirs))
+
+                    with step("LC.startup.08", {"kafka.log.dirs": self.config.log_dirs}):
+                        self.log_manager = self.create_log_manager(initial_offline_dirs)
+                        self.log_manager.startup()
+
+                    with step("LC.startup.09"):
+                        self.metadata_cache = MetadataCache(self.config.broker_id)
+
+                    # Acceptors bind now so the bound ports are known; processors wait until the end of startup.
+                    with step("LC.startup.10", {"kafka.listeners": [e.connection_string()
+                                                                    for e in self.config.listeners]}):
+                        self.socket_server = SocketServer(self.config)
+                        self.socket_server.startup(startup_processors=False)
+
+                    with step("LC.startup.16", {"kafka.authorizer": self.config.authorizer_class_name or ""}):
+                        self.authorizer = self.create_authorizer()
+
+                    with step("LC.startup.19"):
+                        self.dynamic_config_manager = DynamicConfigManager(
+                            self.zk_utils, {"topics": TopicConfigHandler(self.apply_topic_config)})
+                        self.dynamic_config_manager.startup()
+
+                    # Tell everyone we are alive: listeners with port 0 are registered with the port actually bound.
+                    listeners = [e if e.port != 0 else _with_port(e, self.socket_server.bound_port(e.listener_name))
+                                 for e in self.config.advertised_listeners]
+                    with step("LC.startup.20", {"kafka.endpoints": [e.connection_string() for e in listeners]}):
+                        self.kafka_healthcheck = KafkaHealthcheck(self.config.broker_id, listeners, self.zk_utils,
+                                                                  self.config.rack)
+                        self.kafka_healthcheck.startup()
+
+                    # Only once the id is registered is it safe to make it permanent on disk.
+                    with step("LC.startup.21"):
+                        self.checkpoint_broker_id(self.config.broker_id)
+
+                    with step("LC.startup.22"):
+                        self.socket_server.start_processors()
+
+                    self.broker_state.new_state(BrokerStates.RunningAsBroker, "LC.startup.23")
+
+                    with step("LC.startup.24"):
+                        self.shutdown_latch = CountDownLatch(1)
+                        self.startup_complete.set(True)
+                        self.is_starting_up.set(False)
+                    self.log.info("started")
+            except BaseException as e:
+                self.log.critical("Fatal error during KafkaServer startup. Prepare to shutdown: %s: %s",
+                                  type(e).__name__, e)
+                event("LC.startup.err", "startup.fatal", {"exception.type": type(e).__name__,
+                                                          "exception.message": str(e)})
+                self.is_starting_up.set(False)
+                self.shutdown()
+                raise
+
+    def init_zk(self) -> ZkUtils:
+        self.log.info("Connecting to zookeeper on %s", self.config.zk_connect)
+        zk_connect = self.config.zk_connect
+        chroot_index = zk_connect.find("/")
+        chroot = zk_connect[chroot_index:] if chroot_index > 0 else None
+        if self.config.zk_enable_secure_acls:
+            # There is no JAAS login here, so secure ACLs can never be verified.
+            raise SecurityException("zookeeper.set.acl is true, but the verification of the JAAS login file failed.")
+        if chroot is not None:
+            zk_client_for_chroot_creation = ZkUtils.with_metrics(zk_connect[:chroot_index],
+                                                                 self.config.zk_session_timeout_ms,
+                                                                 self.config.zk_connection_timeout_ms)
+            zk_client_for_chroot_creation.make_sure_persistent_path_exists(chroot)
+            self.log.info("Created zookeeper path %s", chroot)
+            zk_client_for_chroot_creation.close()
+        zk_utils = ZkUtils.with_metrics(zk_connect, self.config.zk_session_timeout_ms,
+                                        self.config.zk_connection_timeout_ms)
+        zk_utils.setup_common_paths()
+        return zk_utils
+
+    def get_or_generate_cluster_id(self, zk_utils: ZkUtils) -> str:
+        return zk_utils.get_cluster_id() or zk_utils.create_or_get_cluster_id(generate_uuid_as_base64())
+
+    def get_broker_id_and_offline_dirs(self) -> tuple[int, list[str]]:
+        """The broker id from config, meta.properties or ZooKeeper, checked for agreement; and unreadable dirs."""
+        broker_id = self.config.broker_id
+        broker_id_set: set[int] = set()
+        offline_dirs: list[str] = []
+        for log_dir in self.config.log_dirs:
+            try:
+                broker_metadata = self.broker_metadata_checkpoints[log_dir].read()
+                if broker_metadata is not None:
+                    broker_id_set.add(broker_metadata.broker_id)
+            except OSError as e:
+                offline_dirs.append(log_dir)
+                self.log.error("Fail to read %s under log directory %s: %s", self.broker_meta_props_file, log_dir, e)
+
+        if len(broker_id_set) > 1:
+            raise InconsistentBrokerIdException(
+                "Failed to match broker.id across log.dirs. This could happen if multiple brokers shared a log "
+                f"directory (log.dirs) or partial data was manually copied from another broker. Found "
+                f"{sorted(broker_id_set)}")
+        elif broker_id >= 0 and len(broker_id_set) == 1 and next(iter(broker_id_set)) != broker_id:
+            raise InconsistentBrokerIdException(
+                f"Configured broker.id {broker_id} doesn't match stored broker.id {next(iter(broker_id_set))} in "
+                "meta.properties. If you moved your data, make sure your configured broker.id matches. If you intend "
+                "to create a new broker, you should remove all data in your data directories (log.dirs).")
+        elif not broker_id_set and broker_id < 0 and self.config.broker_id_generation_enable:
+            broker_id = self.generate_broker_id()
+            set_attributes({"kafka.broker.id.source": "zookeeper"})
+        elif len(broker_id_set) == 1:
+            broker_id = next(iter(broker_id_set))
+            set_attributes({"kafka.broker.id.source": "meta.properties"})
+        else:
+            set_attributes({"kafka.broker.id.source": "config"})
+        return broker_id, offline_dirs
+
+    def generate_broker_id(self) -> int:
+        try:
+            return self.zk_utils.get_broker_sequence_id(self.config.max_reserved_broker_id)
+        except Exception as e:
+            self.log.error("Failed to generate broker.id due to %s", e)
+            raise GenerateBrokerIdException("Failed to generate broker.id") from e
+
+    def checkpoint_broker_id(self, broker_id: int) -> None:
+        log_dirs_without_meta_props = [
+            log_dir for log_dir in self.config.log_dirs
+            if self.log_manager.is_log_dir_online(log_dir) and self.broker_metadata_checkpoints[log_dir].read() is None]
+        for log_dir in log_dirs_without_meta_props:
+            self.broker_metadata_checkpoints[log_dir].write(BrokerMetadata(broker_id))
+        set_attributes({"kafka.log.dirs.checkpointed": log_dirs_without_meta_props})
+
+    def create_log_manager(self, initial_offline_dirs: list[str]) -> LogManager:
+        """LogManager.apply: the default log config from the broker's, each topic's overrides from ZooKeeper."""
+        default_config = LogConfig.from_props(copy_kafka_config_to_log(self.config))
+        topic_configs = {topic: LogConfig.from_props({**copy_kafka_config_to_log(self.config), **overrides})
+                         for topic, overrides in self.fetch_all_topic_configs().items()}
+        return LogManager(
+            log_dirs=[Path(d) for d in self.config.log_dirs], initial_offline_dirs=[Path(d) for d in
+                                                                                    initial_offline_dirs],
+            topic_configs=topic_configs, default_config=default_config,
+            io_threads=self.config.num_recovery_threads_per_data_dir,
+            flush_check_ms=self.config.log_flush_scheduler_interval_ms,
+            flush_recovery_offset_checkpoint_ms=self.config.log_flush_offset_checkpoint_interval_ms,
+            flush_start_offset_checkpoint_ms=self.config.log_flush_start_offset_checkpoint_interval_ms,
+            retention_check_ms=self.config.log_cleanup_interval_ms, scheduler=self.kafka_scheduler,
+            broker_state=self.broker_state, log_dir_failure_channel=self.log_dir_failure_channel)
+
+    def fetch_all_topic_configs(self) -> dict[str, dict[str, str]]:
+        manager = DynamicConfigManager(self.zk_utils, {})
+        return {topic: manager.fetch_entity_config("topics", topic)
+                for topic in self.zk_utils.get_children("/config/topics")}
+
+    def apply_topic_config(self, topic: str, overrides: dict[str, str]) -> None:
+        """TopicConfigHandler: new overrides from ZooKeeper replace the config of that topic's logs."""
+        config = LogConfig.from_props({**copy_kafka_config_to_log(self.config), **overrides})
+        self.log_manager.topic_configs[topic] = config
+        for (log_topic, _), log in list(self.log_manager.logs.items()):
+            if log_topic == topic:
+                log.config = config
+
+    def create_authorizer(self) -> Any:
+        """`authorizer.class.name` names a Python class here (module.Class), configured with the raw properties."""
+        name = self.config.authorizer_class_name
+        if not name:
+            return None
+        module_name, _, class_name = name.rpartition(".")
+        try:
+            authorizer = getattr(importlib.import_module(module_name), class_name)()
+        except (ImportError, AttributeError, ValueError) as e:
+            raise KafkaException(f"Class {name} cannot be found") from e
+        authorizer.configure(self.config.originals())
+        return authorizer
+
+    # -- shutdown -------------------------------------------------------------------------------------------------
+
+    def shutdown(self) -> None:
+        with span("KafkaServer.shutdown"):
+            try:
+                self.log.info("shutting down")
+                with step("LC.shutdown.01"):
+                    if self.is_starting_up.get():
+                        raise IllegalStateException("Kafka server is still starting up, cannot shut down!")
+                    # The latch is checked first: it is updated last, so a concurrent call cannot shut down twice.
+                    proceed = self.shutdown_latch.count > 0 and self.is_shutting_down.compare_and_set(False, True)
+                if proceed:
+                    self.broker_state.new_state(BrokerStates.BrokerShuttingDown, "LC.shutdown.03")
+                    if self.kafka_healthcheck is not None:
+                        with swallow(self.log), step("LC.shutdown.04"):
+                            self.kafka_healthcheck.shutdown()
+                    # Stop taking connections and requests now; the socket server itself closes near the end.
+                    if self.socket_server is not None:
+                        with swallow(self.log), step("LC.shutdown.05"):
+                            self.socket_server.stop_processing_requests()
+                    with swallow(self.log), step("LC.shutdown.07"):
+                        self.kafka_scheduler.shutdown()
+                    if self.log_manager is not None:
+                        with swallow(self.log), step("LC.shutdown.14"):
+                            self.log_manager.shutdown()
+                    if self.zk_utils is not None:
+                        with swallow(self.log), step("LC.shutdown.16"):
+                            self.zk_utils.close()
+                    if self.socket_server is not None:
+                        with swallow(self.log), step("LC.shutdown.18"):
+                            self.socket_server.shutdown()
+                    if self.broker_topic_stats is not None:
+                        with swallow(self.log), step("LC.shutdown.19"):
+                            self.broker_topic_stats.close()
+                    self.broker_state.new_state(BrokerStates.NotRunning, "LC.shutdown.20")
+                    with step("LC.shutdown.21"):
+                        self.startup_complete.set(False)
+                        self.is_shutting_down.set(False)
+                        self.shutdown_latch.count_down()
+                    self.log.info("shut down completed")
+            except BaseException as e:
+                self.log.critical("Fatal error during KafkaServer shutdown: %s: %s", type(e).__name__, e)
+                self.is_shutting_down.set(False)
+                raise
+
+    def await_shutdown(self) -> None:
+        self.shutdown_latch.await_()
+
+    def bound_port(self, listener_name: str = "PLAINTEXT") -> int:
+        return self.socket_server.bound_port(listener_name)
+
+
+def _with_port(end_point: Any, port: int) -> Any:
+    return replace(end_point, port=port)
+
+
+def copy_kafka_config_to_log(config: KafkaConfig) -> dict[str, Any]:
+    """The broker-wide `log.*` settings under their topic-level names: the defaults every log starts from."""
+    return {
+        "segment.bytes": config.log_segment_bytes,
+        "segment.ms": config.log_roll_time_millis,
+        "segment.index.bytes": config.log_index_size_max_bytes,
+        "flush.messages": config.log_flush_interval_messages,
+        "flush.ms": config.log_flush_interval_ms,
+        "retention.bytes": config.log_retention_bytes,
+        "retention.ms": config.log_retention_time_millis,
+        "max.message.bytes": config.message_max_bytes,
+        "index.interval.bytes": config.log_index_interval_bytes,
+        "file.delete.delay.ms": config.log_delete_delay_ms,
+    }

@@ -1,0 +1,15 @@
+"""Tracing for kafka-edu: the only package that knows OpenTelemetry (see shared/TRACING.md)."""
+
+from kafka_edu.tracing.provider import current_tracing, set_process_attribute, setup_tracing
+from kafka_edu.tracing.step import current_span_context, event, set_attributes, span, step
+
+__all__ = [
+    "current_span_context",
+    "current_tracing",
+    "event",
+    "set_attributes",
+    "set_process_attribute",
+    "setup_tracing",
+    "span",
+    "step",
+]

@@ -1,0 +1,87 @@
+"""The FIDELITY.md rows this port emits: step id -> span name and the Kafka file the step lives in.
+
+This table is the one place that ties a step id to Kafka's source; ported code only names the id.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+KAFKA_1_0_2 = "1.0.2"
+KAFKA_3_9 = "3.9"
+
+_SERVER = "core/src/main/scala/kafka/server/"
+_KAFKA = "core/src/main/scala/kafka/Kafka.scala"
+_KAFKA_SERVER = _SERVER + "KafkaServer.scala"
+_BROKER_STATES = _SERVER + "BrokerStates.scala"
+_SCHEDULER = "core/src/main/scala/kafka/utils/KafkaScheduler.scala"
+_ZK_UTILS = "core/src/main/scala/kafka/utils/ZkUtils.scala"
+_LOG_MANAGER = "core/src/main/scala/kafka/log/LogManager.scala"
+_SOCKET_SERVER = "core/src/main/scala/kafka/network/SocketServer.scala"
+
+
+@dataclass(frozen=True)
+class Step:
+    """One FIDELITY row: the span it becomes and where its original lives."""
+
+    span_name: str
+    origin_file: str
+    version: str = KAFKA_1_0_2
+
+    @property
+    def origin_symbol(self) -> str:
+        return self.span_name.split("#", 1)[0]
+
+
+STEPS: dict[str, Step] = {
+    # kafka.Kafka.main
+    "LC.main.1": Step("Kafka.getPropsFromArgs", _KAFKA),
+    "LC.main.2": Step("KafkaServerStartable.fromProps", _SERVER + "KafkaServerStartable.scala"),
+    "LC.main.3": Step("Kafka.main#shutdownHook", _KAFKA),  # the span registering the hook carries the event
+    "LC.main.4": Step("KafkaServer.startup", _KAFKA_SERVER),
+    "LC.main.5": Step("KafkaServer.awaitShutdown", _KAFKA_SERVER),
+    # KafkaServer.startup
+    "LC.startup.01": Step("KafkaServer.startup#guard", _KAFKA_SERVER),
+    "LC.startup.02": Step("BrokerState.newState", _BROKER_STATES),
+    "LC.startup.03": Step("KafkaScheduler.startup", _SCHEDULER),
+    "LC.startup.04": Step("KafkaServer.initZk", _KAFKA_SERVER),
+    "LC.startup.05": Step("KafkaServer.getOrGenerateClusterId", _KAFKA_SERVER),
+    "LC.startup.06": Step("KafkaServer.getBrokerIdAndOfflineDirs", _KAFKA_SERVER),
+    "LC.startup.07": Step("KafkaServer.startup#metrics", _KAFKA_SERVER),
+    "LC.startup.08": Step("LogManager.startup", _LOG_MANAGER),
+    "LC.startup.09": Step("MetadataCache.<init>", _SERVER + "MetadataCache.scala"),
+    "LC.startup.10": Step("SocketServer.startup", _SOCKET_SERVER),
+    "LC.startup.16": Step("KafkaServer.startup#authorizer", _KAFKA_SERVER),
+    "LC.startup.19": Step("DynamicConfigManager.startup", _SERVER + "DynamicConfigManager.scala"),
+    "LC.startup.20": Step("KafkaHealthcheck.startup", _SERVER + "KafkaHealthcheck.scala"),
+    "LC.startup.21": Step("KafkaServer.checkpointBrokerId", _KAFKA_SERVER),
+    "LC.startup.22": Step("SocketServer.startProcessors", _SOCKET_SERVER),
+    "LC.startup.23": Step("BrokerState.newState", _BROKER_STATES),
+    "LC.startup.24": Step("KafkaServer.startup#complete", _KAFKA_SERVER),
+    "LC.startup.err": Step("KafkaServer.startup#fatal", _KAFKA_SERVER),  # an event on the startup span
+    # KafkaServer.shutdown, numbered in 1.0.2 order (steps of components not built yet are absent)
+    "LC.shutdown.01": Step("KafkaServer.shutdown#guard", _KAFKA_SERVER),
+    "LC.shutdown.03": Step("BrokerState.newState", _BROKER_STATES),
+    "LC.shutdown.04": Step("KafkaHealthcheck.shutdown", _SERVER + "KafkaHealthcheck.scala"),
+    "LC.shutdown.05": Step("SocketServer.stopProcessingRequests", _SOCKET_SERVER),
+    "LC.shutdown.07": Step("KafkaScheduler.shutdown", _SCHEDULER),
+    "LC.shutdown.14": Step("LogManager.shutdown", _LOG_MANAGER),
+    "LC.shutdown.16": Step("ZkUtils.close", _ZK_UTILS),
+    "LC.shutdown.18": Step("SocketServer.shutdown", _SOCKET_SERVER),
+    "LC.shutdown.19": Step("KafkaServer.shutdown#metrics", _KAFKA_SERVER),
+    "LC.shutdown.20": Step("BrokerState.newState", _BROKER_STATES),
+    "LC.shutdown.21": Step("KafkaServer.shutdown#complete", _KAFKA_SERVER),
+}
+
+# Spans for Kafka symbols that are not FIDELITY rows themselves but show inside one (no kafka.step).
+SYMBOLS: dict[str, str] = {
+    "BrokerState.newState": _BROKER_STATES,
+    "KafkaServer.shutdown": _KAFKA_SERVER,
+    "KafkaHealthcheck.register": _SERVER + "KafkaHealthcheck.scala",
+    "KafkaHealthcheck.SessionExpireListener.handleNewSession": _SERVER + "KafkaHealthcheck.scala",
+    "Kafka.main": _KAFKA,
+    "LogManager.loadLogs": _LOG_MANAGER,
+    "LogManager.loadLog": _LOG_MANAGER,
+    "ZkUtils.setupCommonPaths": _ZK_UTILS,
+    "ZkUtils.getBrokerSequenceId": _ZK_UTILS,
+}

@@ -1,0 +1,46 @@
+"""The two java.util.concurrent types KafkaServer's lifecycle is built on: AtomicBoolean and CountDownLatch."""
+
+from __future__ import annotations
+
+import threading
+
+
+class AtomicBoolean:
+    def __init__(self, value: bool = False) -> None:
+        self._value = value
+        self._lock = threading.Lock()
+
+    def get(self) -> bool:
+        return self._value
+
+    def set(self, value: bool) -> None:
+        with self._lock:
+            self._value = value
+
+    def compare_and_set(self, expect: bool, update: bool) -> bool:
+        with self._lock:
+            if self._value != expect:
+                return False
+            self._value = update
+            return True
+
+
+class CountDownLatch:
+    def __init__(self, count: int) -> None:
+        self._count = count
+        self._cond = threading.Condition()
+
+    @property
+    def count(self) -> int:
+        return self._count
+
+    def count_down(self) -> None:
+        with self._cond:
+            if self._count > 0:
+                self._count -= 1
+                if self._count == 0:
+                    self._cond.notify_all()
+
+    def await_(self, timeout: float | None = None) -> bool:
+        with self._cond:
+            return self._cond.wait_for(lambda: self._count == 0, timeout)

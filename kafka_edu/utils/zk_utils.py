@@ -1,0 +1,238 @@
+"""Port of core/src/main/scala/kafka/utils/ZkUtils.scala (Kafka 1.0.2) over kazoo, for the paths the broker uses."""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from kazoo.client import KazooClient, KazooState
+from kazoo.exceptions import NodeExistsError, NoNodeError
+from kazoo.handlers.threading import KazooTimeoutError
+
+from kafka_edu.common.errors import KafkaException, ZkNodeExistsException, ZkTimeoutException
+from kafka_edu.tracing import span
+
+log = logging.getLogger("kafka.utils.ZkUtils")
+
+ADMIN_PATH = "/admin"
+BROKERS_PATH = "/brokers"
+CLUSTER_ID_PATH = "/cluster/id"
+CONSUMERS_PATH = "/consumers"
+CONTROLLER_PATH = "/controller"
+CONTROLLER_EPOCH_PATH = "/controller_epoch"
+BROKER_IDS_PATH = BROKERS_PATH + "/ids"
+BROKER_TOPICS_PATH = BROKERS_PATH + "/topics"
+BROKER_SEQUENCE_ID_PATH = BROKERS_PATH + "/seqid"
+CONFIG_PATH = "/config"
+CONFIG_CHANGES_PATH = CONFIG_PATH + "/changes"
+DELETE_TOPICS_PATH = ADMIN_PATH + "/delete_topics"
+REASSIGN_PARTITIONS_PATH = ADMIN_PATH + "/reassign_partitions"
+PREFERRED_REPLICA_LEADER_ELECTION_PATH = ADMIN_PATH + "/preferred_replica_election"
+ISR_CHANGE_NOTIFICATION_PATH = "/isr_change_notification"
+LOG_DIR_EVENT_NOTIFICATION_PATH = "/log_dir_event_notification"
+PRODUCER_ID_BLOCK_PATH = "/latest_producer_id_block"
+
+
+def get_entity_config_root_path(entity_type: str) -> str:
+    return f"{CONFIG_PATH}/{entity_type}"
+
+
+# The persistent paths every broker makes sure of at startup, in 1.0.2's order.
+PERSISTENT_ZK_PATHS = (
+    CONSUMERS_PATH,
+    BROKER_IDS_PATH,
+    BROKER_TOPICS_PATH,
+    CONFIG_CHANGES_PATH,
+    get_entity_config_root_path("topics"),
+    get_entity_config_root_path("clients"),
+    DELETE_TOPICS_PATH,
+    BROKER_SEQUENCE_ID_PATH,
+    ISR_CHANGE_NOTIFICATION_PATH,
+    PRODUCER_ID_BLOCK_PATH,
+    LOG_DIR_EVENT_NOTIFICATION_PATH,
+)
+
+
+class ZkStateListener:
+    """IZkStateListener: told when a new session replaces an expired one."""
+
+    def handle_new_session(self) -> None:
+        raise NotImplementedError
+
+    def handle_session_establishment_error(self, error: Exception) -> None:
+        log.error("Could not establish session with zookeeper: %s", error)
+
+
+class ZkUtils:
+    """The broker's ZooKeeper session (ZkClient in 1.0.2, kazoo here) and the znode layouts Kafka uses."""
+
+    def __init__(self, zk_connect: str, session_timeout_ms: int, connection_timeout_ms: int,
+                 is_secure: bool = False) -> None:
+        self.zk_connect = zk_connect
+        self.is_secure = is_secure
+        self.zk_client = KazooClient(hosts=zk_connect, timeout=session_timeout_ms / 1000)
+        self._state_listeners: list[ZkStateListener] = []
+        self._session_lost = False
+        self.zk_client.add_listener(self._on_state_change)
+        try:
+            self.zk_client.start(timeout=connection_timeout_ms / 1000)
+        except KazooTimeoutError:
+            self.zk_client.stop()
+            self.zk_client.close()
+            raise ZkTimeoutException(
+                f"Unable to connect to zookeeper server '{zk_connect}' with timeout of {connection_timeout_ms} ms"
+            ) from None
+
+    @classmethod
+    def with_metrics(cls, zk_connect: str, session_timeout: int, connection_timeout: int,
+                     is_zk_security_enabled: bool = False) -> ZkUtils:
+        return cls(zk_connect, session_timeout, connection_timeout, is_zk_security_enabled)
+
+    # -- session --------------------------------------------------------------------------------------------------
+
+    def subscribe_state_changes(self, listener: ZkStateListener) -> None:
+        self._state_listeners.append(listener)
+
+    def unsubscribe_state_changes(self, listener: ZkStateListener) -> None:
+        if listener in self._state_listeners:
+            self._state_listeners.remove(listener)
+
+    def _on_state_change(self, state: str) -> None:
+        # kazoo calls this on its own connection thread, which must not block: hand the work to a new thread.
+        if state == KazooState.LOST:
+            self._session_lost = True
+        elif state == KazooState.CONNECTED and self._session_lost:
+            self._session_lost = False
+            threading.Thread(target=self._fire_new_session, name="zk-new-session", daemon=True).start()
+
+    def _fire_new_session(self) -> None:
+        for listener in list(self._state_listeners):
+            try:
+                listener.handle_new_session()
+            except Exception as e:  # the listener's failure must not stop the others
+                listener.handle_session_establishment_error(e)
+
+    @property
+    def session_id(self) -> int:
+        return self.zk_client.client_id[0] if self.zk_client.client_id else 0
+
+    def close(self) -> None:
+        # Closing the session deletes this broker's ephemeral znodes at once.
+        self.zk_client.stop()
+        self.zk_client.close()
+
+    # -- generic znode helpers ------------------------------------------------------------------------------------
+
+    def make_sure_persistent_path_exists(self, path: str) -> None:
+        self.zk_client.ensure_path(path)
+
+    def setup_common_paths(self) -> None:
+        with span("ZkUtils.setupCommonPaths", {"kafka.zk.paths": list(PERSISTENT_ZK_PATHS)}):
+            for path in PERSISTENT_ZK_PATHS:
+                self.make_sure_persistent_path_exists(path)
+
+    def read_data_maybe_null(self, path: str) -> tuple[str | None, Any]:
+        try:
+            data, stat = self.zk_client.get(path)
+        except NoNodeError:
+            return None, None
+        return (data.decode() if data is not None else None), stat
+
+    def path_exists(self, path: str) -> bool:
+        return self.zk_client.exists(path) is not None
+
+    def get_children(self, path: str) -> list[str]:
+        try:
+            return self.zk_client.get_children(path)
+        except NoNodeError:
+            return []
+
+    # -- cluster id -----------------------------------------------------------------------------------------------
+
+    def get_cluster_id(self) -> str | None:
+        data, _ = self.read_data_maybe_null(CLUSTER_ID_PATH)
+        return json.loads(data)["id"] if data else None
+
+    def create_or_get_cluster_id(self, proposed_cluster_id: str) -> str:
+        try:
+            self.zk_client.create(CLUSTER_ID_PATH, _to_json({"version": "1", "id": proposed_cluster_id}).encode(),
+                                  makepath=True)
+            return proposed_cluster_id
+        except NodeExistsError:
+            cluster_id = self.get_cluster_id()
+            if cluster_id is None:
+                raise KafkaException("Failed to get cluster id from Zookeeper. This can only happen if /cluster/id is "
+                                     "deleted from Zookeeper.") from None
+            return cluster_id
+
+    # -- broker ids and registration ------------------------------------------------------------------------------
+
+    def get_sequence_id(self, path: str) -> int:
+        """Bump a znode's data version and return it: ZooKeeper as an atomic counter."""
+        try:
+            return self.zk_client.set(path, b"", -1).version
+        except NoNodeError:
+            self.make_sure_persistent_path_exists(path)
+            return self.zk_client.set(path, b"", -1).version
+
+    def get_broker_sequence_id(self, max_reserved_broker_id: int) -> int:
+        with span("ZkUtils.getBrokerSequenceId", {"kafka.zk.path": BROKER_SEQUENCE_ID_PATH}):
+            return self.get_sequence_id(BROKER_SEQUENCE_ID_PATH) + max_reserved_broker_id
+
+    def register_broker_in_zk(self, broker_id: int, host: str | None, port: int, advertised_endpoints: Sequence[Any],
+                              jmx_port: int, rack: str | None) -> None:
+        broker_id_path = f"{BROKER_IDS_PATH}/{broker_id}"
+        broker_info = broker_to_json(4, host, port, advertised_endpoints, jmx_port, rack)
+        self._register_broker_in_zk(broker_id_path, broker_info)
+        log.info("Registered broker %d at path %s with addresses: %s", broker_id, broker_id_path,
+                 ",".join(e.connection_string() for e in advertised_endpoints))
+
+    def _register_broker_in_zk(self, broker_id_path: str, broker_info: str) -> None:
+        try:
+            self._create_checked_ephemeral(broker_id_path, broker_info)
+        except ZkNodeExistsException:
+            raise KafkaException(
+                f"A broker is already registered on the path {broker_id_path}. This probably indicates that you "
+                "either have configured a brokerid that is already in use, or else you have shutdown this broker and "
+                "restarted it faster than the zookeeper timeout so it appears to be re-registering.") from None
+
+    def _create_checked_ephemeral(self, path: str, data: str) -> None:
+        """ZKCheckedEphemeral: an ephemeral znode that may already exist only if this very session owns it."""
+        try:
+            self.zk_client.create(path, data.encode(), ephemeral=True, makepath=True)
+        except NodeExistsError:
+            stat = self.zk_client.exists(path)
+            if stat is None:  # deleted in between: the old owner's session just ended
+                self.zk_client.create(path, data.encode(), ephemeral=True, makepath=True)
+            elif stat.ephemeralOwner != self.session_id:
+                raise ZkNodeExistsException(path) from None
+
+    def get_broker_info(self, broker_id: int) -> dict[str, Any] | None:
+        data, _ = self.read_data_maybe_null(f"{BROKER_IDS_PATH}/{broker_id}")
+        return json.loads(data) if data else None
+
+
+def _to_json(obj: dict[str, Any]) -> str:
+    return json.dumps(obj, separators=(",", ":"))
+
+
+def broker_to_json(version: int, host: str | None, port: int, advertised_endpoints: Sequence[Any], jmx_port: int,
+                   rack: str | None) -> str:
+    """kafka.cluster.Broker's znode layout (version 4 since 0.10.0)."""
+    info: dict[str, Any] = {
+        "version": version,
+        "host": host,
+        "port": port,
+        "endpoints": [e.connection_string() for e in advertised_endpoints],
+        "jmx_port": jmx_port,
+        "timestamp": str(int(time.time() * 1000)),
+    }
+    if version >= 4:
+        info["listener_security_protocol_map"] = {e.listener_name: e.security_protocol for e in advertised_endpoints}
+    if rack is not None and version >= 3:
+        info["rack"] = rack
+    return _to_json(info)
