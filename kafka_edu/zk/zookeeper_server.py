@@ -72,8 +72,9 @@ class ZooKeeperServer:
 
     def start(self, new_session: bool = False) -> int:
         """Start the server; returns its pid. `new_session` detaches it from our process group (runner use)."""
+        command = self.command()  # writes the config, creating the data dir
         log = open(self.log_file, "ab")
-        self.process = subprocess.Popen(self.command(), stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+        self.process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                         start_new_session=new_session)
         log.close()
         return self.process.pid
