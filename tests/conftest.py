@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 from kazoo.client import KazooClient
 
-from kafka_edu.cluster.processes import free_port, process_alive, stop_process
+from kafka_edu.cluster.processes import free_port, stop_process
 from kafka_edu.cluster.run_directory import RUN_DIR_ENV, RUN_ID_ENV
+from kafka_edu.server.broker_metadata_checkpoint import load_props
 from kafka_edu.tracing.query import Spans, load_run
 from kafka_edu.zk.zookeeper_server import ZooKeeperServer
 
@@ -30,6 +31,11 @@ def wait_until(condition: Callable[[], object], timeout_s: float = 30.0, what: s
             return result
         time.sleep(0.05)
     raise AssertionError(f"timed out after {timeout_s} s waiting for {what}")
+
+
+def meta_broker_id(log_dir: Path) -> int | None:
+    meta = log_dir / "meta.properties"
+    return int(load_props(meta)["broker.id"]) if meta.exists() else None
 
 
 class ZooKeeper:
@@ -144,13 +150,3 @@ def brokers(tmp_path: Path, zookeeper: ZooKeeper) -> Iterator[Callable[..., Brok
     yield make
     for broker in made:
         broker.cleanup()
-
-
-@pytest.fixture
-def reap() -> Iterator[list[int]]:
-    """Pids a test started outside the fixtures; killed at the end whatever happens."""
-    pids: list[int] = []
-    yield pids
-    for pid in pids:
-        if process_alive(pid):
-            stop_process(pid, 10)

@@ -11,7 +11,6 @@ import os
 import threading
 from pathlib import Path
 
-from opentelemetry import trace
 from opentelemetry.exporter.otlp.json.file import FileSpanExporter
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor, TracerProvider
@@ -125,7 +124,6 @@ def setup_tracing(instance_id: str, run_id: str, mode: str = "zk", run_dir: Path
         provider.add_span_processor(StartPublisher(run_dir / f"{instance_id}.starts.jsonl"))
         batch = CountingBatchSpanProcessor(FileSpanExporter(span_file))
         provider.add_span_processor(batch)
-    trace.set_tracer_provider(provider)
     _current = Tracing(provider, process_attributes, batch, memory, span_file)
     return _current
 

@@ -5,24 +5,17 @@ from __future__ import annotations
 import json
 import os
 import signal
-from pathlib import Path
 
-from conftest import wait_until
+from conftest import meta_broker_id, wait_until
 
 from kafka_edu.log.file_records import build_batch
 from kafka_edu.log.log import Log
 from kafka_edu.log.log_config import LogConfig
-from kafka_edu.server.broker_metadata_checkpoint import load_props
 
 STARTUP_ORDER = ["LC.startup.01", "LC.startup.02", "LC.startup.03", "LC.startup.04", "LC.startup.05",
                  "LC.startup.06", "LC.startup.07", "LC.startup.08", "LC.startup.09", "LC.startup.10",
                  "LC.startup.16", "LC.startup.19", "LC.startup.20", "LC.startup.21", "LC.startup.22",
                  "LC.startup.23", "LC.startup.24"]
-
-
-def meta_broker_id(log_dir: Path) -> int | None:
-    meta = log_dir / "meta.properties"
-    return int(load_props(meta)["broker.id"]) if meta.exists() else None
 
 
 def test_startup_runs_kafkas_steps_in_order_and_registers_the_broker(brokers, zookeeper, tmp_path):

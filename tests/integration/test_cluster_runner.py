@@ -1,0 +1,76 @@
+"""`kafka-edu cluster ...`: a run directory with ZooKeeper and broker processes, and its manifest."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import REPO
+
+from kafka_edu.cluster.processes import process_alive
+from kafka_edu.tracing.query import load_run
+
+STEP_KEYS = ("kafka.origin.file", "kafka.origin.symbol", "kafka.origin.version", "code.function.name",
+             "code.file.path", "code.line.number")
+
+
+def cli(*args: str, traces: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "kafka_edu.cli", "cluster", *args, "--traces", str(traces)],
+                          capture_output=True, text=True, timeout=180, cwd=REPO)
+
+
+@pytest.fixture
+def cluster(tmp_path):
+    traces = tmp_path / "traces"
+    up = cli("up", "--brokers", "2", traces=traces)
+    run_dirs = list(traces.glob("*/manifest.json"))
+    try:
+        assert up.returncode == 0, up.stdout + up.stderr
+        yield run_dirs[0].parent, traces
+    finally:
+        if run_dirs:
+            cli("down", traces=traces)
+            manifest = json.loads(run_dirs[0].read_text())
+            assert not any(p["pid"] and process_alive(p["pid"]) for p in manifest["processes"])
+
+
+def test_cluster_up_status_stop_start_down(cluster):
+    run_dir, traces = cluster
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    assert manifest["mode"] == "zk" and manifest["run_id"] == run_dir.name
+    brokers = [p for p in manifest["processes"] if p["role"] == "broker"]
+    assert [p["state"] for p in brokers] == ["RunningAsBroker", "RunningAsBroker"]
+    assert manifest["bootstrap_servers"] == ",".join(f"127.0.0.1:{p['port']}" for p in brokers)
+    assert manifest["zookeeper_connect"].startswith("127.0.0.1:")
+
+    status = cli("status", traces=traces)
+    assert status.returncode == 0 and status.stdout.count("RunningAsBroker") == 2
+
+    assert cli("stop", "1", traces=traces).returncode == 0
+    stopped = json.loads((run_dir / "manifest.json").read_text())
+    assert [p["state"] for p in stopped["processes"] if p["role"] == "broker"] == ["RunningAsBroker", "NotRunning"]
+    restart = cli("start", "1", traces=traces)
+    assert restart.returncode == 0, restart.stdout
+
+    assert cli("down", traces=traces).returncode == 0
+    final = json.loads((run_dir / "manifest.json").read_text())
+    assert final["stopped_at"] and final["dropped_spans"] == {"broker-0": 0, "broker-1": 0}
+
+    spans = load_run(run_dir)
+    for s in spans:
+        assert len(s.trace_id) == 32 and len(s.span_id) == 16 and s.end_ns >= s.start_ns
+        assert {"service.name", "service.instance.id", "kafka.run.id", "kafka.mode"} <= s.resource.keys()
+        assert s.resource["kafka.run.id"] == run_dir.name
+        if s.step:
+            assert all(k in s.attributes for k in STEP_KEYS), s.name
+    ids = {(s.trace_id, s.span_id) for s in spans}
+    assert all((s.trace_id, s.parent_id) in ids for s in spans if s.parent_id)
+    # broker 1 started twice: two startup traces, and the second one found its clean-shutdown marker
+    startups = spans.where(step="LC.main.4", instance="broker-1")
+    assert len(startups) == 2
+    second_states = [s.attributes["kafka.broker.state.to"]
+                     for s in spans.where(name="BrokerState.newState", trace_id=startups.last().trace_id)]
+    assert second_states == ["Starting", "RunningAsBroker"]
