@@ -291,6 +291,9 @@ class KafkaServer:
                             self.socket_server.stop_processing_requests()
                     with swallow(self.log), step("LC.shutdown.07"):
                         self.kafka_scheduler.shutdown()
+                    if self.authorizer is not None:
+                        with swallow(self.log), step("LC.shutdown.09"):
+                            self.authorizer.close()
                     if self.log_manager is not None:
                         with swallow(self.log), step("LC.shutdown.14"):
                             self.log_manager.shutdown()

@@ -58,13 +58,13 @@ STEPS: dict[str, Step] = {
     "LC.startup.22": Step("SocketServer.startProcessors", _SOCKET_SERVER),
     "LC.startup.23": Step("BrokerState.newState", _BROKER_STATES),
     "LC.startup.24": Step("KafkaServer.startup#complete", _KAFKA_SERVER),
-    "LC.startup.err": Step("KafkaServer.startup#fatal", _KAFKA_SERVER),  # an event on the startup span
     # KafkaServer.shutdown, numbered in 1.0.2 order (steps of components not built yet are absent)
     "LC.shutdown.01": Step("KafkaServer.shutdown#guard", _KAFKA_SERVER),
     "LC.shutdown.03": Step("BrokerState.newState", _BROKER_STATES),
     "LC.shutdown.04": Step("KafkaHealthcheck.shutdown", _SERVER + "KafkaHealthcheck.scala"),
     "LC.shutdown.05": Step("SocketServer.stopProcessingRequests", _SOCKET_SERVER),
     "LC.shutdown.07": Step("KafkaScheduler.shutdown", _SCHEDULER),
+    "LC.shutdown.09": Step("Authorizer.close", _KAFKA_SERVER),
     "LC.shutdown.14": Step("LogManager.shutdown", _LOG_MANAGER),
     "LC.shutdown.16": Step("ZkUtils.close", _ZK_UTILS),
     "LC.shutdown.18": Step("SocketServer.shutdown", _SOCKET_SERVER),
