@@ -19,13 +19,15 @@ STARTUP_ORDER = ["LC.startup.01", "LC.startup.02", "LC.startup.03", "LC.startup.
 
 
 def test_startup_runs_kafkas_steps_in_order_and_registers_the_broker(brokers, zookeeper, tmp_path):
-    broker = brokers("b0", broker_id="0").start().wait_running()
+    broker = brokers("b0", broker_id="0", broker_rack="rack-a").start().wait_running()
 
     registration = json.loads(zookeeper.client.get("/brokers/ids/0")[0])
     port = int(broker.props["listeners"].rsplit(":", 1)[1])
     assert registration["version"] == 4 and registration["host"] == "127.0.0.1" and registration["port"] == port
     assert registration["endpoints"] == [f"PLAINTEXT://127.0.0.1:{port}"]
     assert registration["jmx_port"] == -1 and int(registration["timestamp"]) > 0
+    assert registration["rack"] == "rack-a"
+    assert registration["listener_security_protocol_map"] == {"PLAINTEXT": "PLAINTEXT"}
     for path in ("/brokers/ids", "/brokers/topics", "/brokers/seqid", "/config/changes", "/config/topics",
                  "/admin/delete_topics", "/isr_change_notification", "/latest_producer_id_block", "/cluster/id"):
         assert zookeeper.exists(path), path
