@@ -1,0 +1,132 @@
+"""The APIs this broker speaks and their kio 0.5.0 schema versions: org.apache.kafka.common.protocol.ApiKeys (3.9)."""
+
+from __future__ import annotations
+
+import enum
+import functools
+import importlib
+from collections.abc import Iterable
+from typing import Any
+
+from kio.index import load_request_schema, load_response_schema
+from kio.schema.index import api_key_map, schema_name_map
+
+
+class ApiKeys(enum.IntEnum):
+    """One member per API; the value is the wire api key. `supported` is what the broker advertises."""
+
+    id: int
+    api_name: str
+    oldest_version: int
+    latest_version: int
+    first_flexible_version: int | None
+    supported: tuple[int, int]
+
+    def __new__(cls, api_key: int, api_name: str) -> ApiKeys:
+        member = int.__new__(cls, api_key)
+        member._value_ = api_key
+        member.id = api_key
+        member.api_name = api_name
+        versions = sorted(schema_name_map[api_key_map[api_key]])
+        member.oldest_version, member.latest_version = versions[0], versions[-1]
+        flexible = [v for v in versions if load_request_schema(api_key, v).__flexible__]
+        member.first_flexible_version = flexible[0] if flexible else None
+        member.supported = (versions[0], versions[-1])
+        return member
+
+    PRODUCE = 0, "Produce"
+    FETCH = 1, "Fetch"
+    LIST_OFFSETS = 2, "ListOffsets"
+    METADATA = 3, "Metadata"
+    LEADER_AND_ISR = 4, "LeaderAndIsr"
+    STOP_REPLICA = 5, "StopReplica"
+    UPDATE_METADATA = 6, "UpdateMetadata"
+    CONTROLLED_SHUTDOWN = 7, "ControlledShutdown"
+    OFFSET_COMMIT = 8, "OffsetCommit"
+    OFFSET_FETCH = 9, "OffsetFetch"
+    FIND_COORDINATOR = 10, "FindCoordinator"
+    JOIN_GROUP = 11, "JoinGroup"
+    HEARTBEAT = 12, "Heartbeat"
+    LEAVE_GROUP = 13, "LeaveGroup"
+    SYNC_GROUP = 14, "SyncGroup"
+    DESCRIBE_GROUPS = 15, "DescribeGroups"
+    LIST_GROUPS = 16, "ListGroups"
+    API_VERSIONS = 18, "ApiVersions"
+    CREATE_TOPICS = 19, "CreateTopics"
+    DELETE_TOPICS = 20, "DeleteTopics"
+    INIT_PRODUCER_ID = 22, "InitProducerId"
+    DESCRIBE_CONFIGS = 32, "DescribeConfigs"
+    DELETE_GROUPS = 42, "DeleteGroups"
+
+    @classmethod
+    def for_key(cls, api_key: int) -> ApiKeys:
+        """Raises ValueError for a key this broker does not implement (Kafka: IllegalArgumentException)."""
+        return cls(api_key)
+
+    @classmethod
+    def has_key(cls, api_key: int) -> bool:
+        return api_key in cls._value2member_map_
+
+    def set_supported(self, min_version: int, max_version: int) -> None:
+        """Narrow the advertised range; it must stay inside what kio has schemas for."""
+        if not self.oldest_version <= min_version <= max_version <= self.latest_version:
+            raise ValueError(f"{self.api_name}: [{min_version}, {max_version}] is outside kio's "
+                             f"[{self.oldest_version}, {self.latest_version}]")
+        self.supported = (min_version, max_version)
+
+    def reset_supported(self) -> None:
+        self.supported = (self.oldest_version, self.latest_version)
+
+    def has_schema(self, version: int) -> bool:
+        return self.oldest_version <= version <= self.latest_version
+
+    def is_supported(self, version: int) -> bool:
+        return self.supported[0] <= version <= self.supported[1]
+
+    def is_flexible(self, version: int) -> bool:
+        return self.first_flexible_version is not None and version >= self.first_flexible_version
+
+    def request_header_version(self, version: int) -> int:
+        """Header v0 only for ControlledShutdown v0 (it predates client ids), v2 once flexible, else v1."""
+        if self is ApiKeys.CONTROLLED_SHUTDOWN and version == 0:
+            return 0
+        return 2 if self.is_flexible(version) else 1
+
+    def response_header_version(self, version: int) -> int:
+        """ApiVersions answers with header v0 at every version, so a client can always read the error code."""
+        if self is ApiKeys.API_VERSIONS:
+            return 0
+        return 1 if self.is_flexible(version) else 0
+
+    def request_schema(self, version: int) -> type[Any]:
+        return _request_schema(self.id, version)
+
+    def response_schema(self, version: int) -> type[Any]:
+        return _response_schema(self.id, version)
+
+
+@functools.cache
+def _request_schema(api_key: int, version: int) -> type[Any]:
+    return load_request_schema(api_key, version)
+
+
+@functools.cache
+def _response_schema(api_key: int, version: int) -> type[Any]:
+    return load_response_schema(api_key, version)
+
+
+def supported_versions(apis: Iterable[ApiKeys] = ApiKeys) -> list[tuple[int, int, int]]:
+    """(api_key, min_version, max_version) for each API, from the supported ranges."""
+    return [(api.id, *api.supported) for api in apis]
+
+
+def api_version_entries(response_version: int = 3, apis: Iterable[ApiKeys] = ApiKeys) -> tuple[Any, ...]:
+    """The `api_keys` of an ApiVersionsResponse of the given version, built with kio's ApiVersion of that version."""
+    entry = _api_version_entry_type(response_version)
+    return tuple(entry(api_key=k, min_version=lo, max_version=hi) for k, lo, hi in supported_versions(apis))
+
+
+@functools.cache
+def _api_version_entry_type(response_version: int) -> type[Any]:
+    module = ApiKeys.API_VERSIONS.response_schema(response_version).__module__
+    return importlib.import_module(module).ApiVersion
