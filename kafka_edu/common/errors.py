@@ -36,3 +36,206 @@ class ZkTimeoutException(ZkException):
 
 class ZkNodeExistsException(ZkException):
     pass
+
+
+# --- org.apache.kafka.common.errors: the exceptions a response carries as an error code (Kafka 1.0.2). ---
+# The protocol layer maps an exception to its code by the exact class name, so each name is Kafka's.
+
+
+class ApiException(KafkaException):
+    """org.apache.kafka.common.errors.ApiException: an error the broker reports to the client in a response."""
+
+
+class RetriableException(ApiException):
+    """A transient error: the client may retry the same request."""
+
+
+class InvalidMetadataException(RetriableException):
+    """The client's metadata is stale; it refreshes it before retrying."""
+
+
+class AuthorizationException(ApiException):
+    pass
+
+
+class CorruptRecordException(RetriableException):
+    """A batch failed its size or CRC check (CORRUPT_MESSAGE)."""
+
+
+class InvalidRecordException(CorruptRecordException):
+    """A batch is malformed; in 1.0.2 a subclass of CorruptRecordException, so recovery catches both."""
+
+
+class KafkaStorageException(InvalidMetadataException):
+    """A disk operation failed; the broker takes the log directory offline (KAFKA_STORAGE_ERROR)."""
+
+
+class OffsetOutOfRangeException(RetriableException):
+    """A fetch asked for an offset outside [log start offset, log end offset] (OFFSET_OUT_OF_RANGE)."""
+
+
+class RecordTooLargeException(ApiException):
+    """A batch is larger than max.message.bytes (MESSAGE_TOO_LARGE)."""
+
+
+class RecordBatchTooLargeException(ApiException):
+    """The appended batches are larger than segment.bytes (RECORD_LIST_TOO_LARGE)."""
+
+
+class InvalidTimestampException(ApiException):
+    """A record timestamp is out of range or a producer set LogAppendTime (INVALID_TIMESTAMP)."""
+
+
+class OutOfOrderSequenceException(ApiException):
+    """An idempotent producer's sequence number has a gap (OUT_OF_ORDER_SEQUENCE_NUMBER)."""
+
+
+class DuplicateSequenceException(ApiException):
+    """DUPLICATE_SEQUENCE_NUMBER; 1.0.2 answers a duplicate with the original offsets instead of this."""
+
+
+class UnknownProducerIdException(OutOfOrderSequenceException):
+    """The broker has no state for this producer id and the batch does not start at sequence 0 (UNKNOWN_PRODUCER_ID)."""
+
+
+class ProducerFencedException(ApiException):
+    """A batch carries an older producer epoch than the broker has seen (INVALID_PRODUCER_EPOCH in 1.0.2)."""
+
+
+class InvalidProducerEpochException(ApiException):
+    pass
+
+
+class InvalidTxnStateException(ApiException):
+    """A non-transactional write while the producer has a transaction open (INVALID_TXN_STATE)."""
+
+
+class TransactionCoordinatorFencedException(ApiException):
+    """A transaction marker from a coordinator with an older epoch (TRANSACTION_COORDINATOR_FENCED)."""
+
+
+class UnsupportedForMessageFormatException(ApiException):
+    """The request needs a message format the partition does not use (UNSUPPORTED_FOR_MESSAGE_FORMAT)."""
+
+
+class UnsupportedCompressionTypeException(ApiException):
+    """A batch uses a compression codec the broker cannot read (UNSUPPORTED_COMPRESSION_TYPE)."""
+
+
+class NotLeaderForPartitionException(InvalidMetadataException):
+    """This broker is not the leader of the partition (NOT_LEADER_FOR_PARTITION, code 6)."""
+
+
+class UnknownTopicOrPartitionException(InvalidMetadataException):
+    pass
+
+
+class LeaderNotAvailableException(InvalidMetadataException):
+    pass
+
+
+class InvalidTopicException(ApiException):
+    pass
+
+
+class InvalidRequiredAcksException(ApiException):
+    pass
+
+
+class NotEnoughReplicasException(RetriableException):
+    pass
+
+
+class NotEnoughReplicasAfterAppendException(RetriableException):
+    pass
+
+
+class InvalidPartitionsException(ApiException):
+    pass
+
+
+class InvalidReplicationFactorException(ApiException):
+    pass
+
+
+class TopicExistsException(ApiException):
+    pass
+
+
+class PolicyViolationException(ApiException):
+    pass
+
+
+class InvalidRequestException(ApiException):
+    pass
+
+
+class UnsupportedVersionException(ApiException):
+    pass
+
+
+class TimeoutException(RetriableException):
+    """org.apache.kafka.common.errors.TimeoutException: the class 1.0.2 maps to REQUEST_TIMED_OUT (code 7)."""
+
+
+class RequestTimedOutException(RetriableException):
+    """kafka.common.RequestTimedOutException (REQUEST_TIMED_OUT)."""
+
+
+class NotControllerException(RetriableException):
+    pass
+
+
+class ControllerMovedException(ApiException):
+    """The class 1.0.2 maps to STALE_CONTROLLER_EPOCH (code 11)."""
+
+
+class StaleControllerEpochException(ApiException):
+    """kafka.common.StaleControllerEpochException (STALE_CONTROLLER_EPOCH)."""
+
+
+class CoordinatorNotAvailableException(RetriableException):
+    pass
+
+
+class NotCoordinatorException(RetriableException):
+    pass
+
+
+class ClusterAuthorizationException(AuthorizationException):
+    pass
+
+
+class TopicAuthorizationException(AuthorizationException):
+    pass
+
+
+class InvalidConfigurationException(ApiException):
+    pass
+
+
+class ReplicaNotAvailableException(ApiException):
+    pass
+
+
+class BrokerNotAvailableException(ApiException):
+    pass
+
+
+class UnknownServerException(ApiException):
+    pass
+
+
+# --- kafka.common (core): log-layer errors with no error code of their own (UNKNOWN_SERVER_ERROR on the wire). ---
+
+
+class InvalidOffsetException(KafkaException):
+    """An index was asked to hold an offset it cannot (kafka.common.InvalidOffsetException)."""
+
+
+class OffsetsOutOfOrderException(KafkaException):
+    """A follower append whose offsets do not increase."""
+
+
+class UnexpectedAppendOffsetException(KafkaException):
+    """A follower append that starts below the log end offset."""

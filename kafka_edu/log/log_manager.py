@@ -5,6 +5,8 @@ from __future__ import annotations
 import fcntl
 import logging
 import os
+import shutil
+import threading
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -68,6 +70,7 @@ class LogManager:
         self.broker_state = broker_state
         self.log_dir_failure_channel = log_dir_failure_channel
         self.logs: dict[tuple[str, int], Log] = {}
+        self._log_creation_or_deletion_lock = threading.RLock()
         self._live_log_dirs = self.create_and_validate_log_dirs(self.log_dirs, [Path(d).absolute()
                                                                                 for d in initial_offline_dirs])
         self.dir_locks = self.lock_log_dirs(self.live_log_dirs)
@@ -129,7 +132,13 @@ class LogManager:
         topic_partition = Log.parse_topic_partition_name(log_dir)
         config = self.topic_configs.get(topic_partition[0], self.default_config)
         current = Log(log_dir, config, log_start_offset=log_start_offsets.get(topic_partition, 0),
-                      recovery_point=recovery_points.get(topic_partition, 0))
+                      recovery_point=recovery_points.get(topic_partition, 0), scheduler=self.scheduler,
+                      log_dir_failure_channel=self.log_dir_failure_channel)
+        if log_dir.name.endswith(Log.DeleteDirSuffix):
+            # A deletion interrupted by a restart: finish it, the partition is gone.
+            current.close()
+            shutil.rmtree(log_dir, ignore_errors=True)
+            return
         previous = self.logs.setdefault(topic_partition, current)
         if previous is not current:
             raise ValueError(f"Duplicate log directories found: {current.dir}, {previous.dir}!")
@@ -222,6 +231,47 @@ class LogManager:
             for lock in self.dir_locks:
                 lock.destroy()
         log.info("Shutdown complete.")
+
+    def get_log(self, topic_partition: tuple[str, int]) -> Log | None:
+        return self.logs.get(topic_partition)
+
+    def get_or_create_log(self, topic_partition: tuple[str, int], config: LogConfig, is_new: bool = False) -> Log:
+        """The partition's log, created in the live log dir holding the fewest partitions when it has none."""
+        with self._log_creation_or_deletion_lock:
+            existing = self.logs.get(topic_partition)
+            if existing is not None:
+                return existing
+            log_dir = self.next_log_dir()
+            topic, partition = topic_partition
+            current = Log(log_dir / f"{topic}-{partition}", config, scheduler=self.scheduler,
+                          log_dir_failure_channel=self.log_dir_failure_channel)
+            self.logs[topic_partition] = current
+            log.info("Created log for partition %s-%d in %s", topic, partition, log_dir)
+            return current
+
+    def next_log_dir(self) -> Path:
+        if len(self._live_log_dirs) == 1:
+            return self._live_log_dirs[0]
+        counts = {d: 0 for d in self._live_log_dirs}
+        for lg in self.logs.values():
+            parent = Path(lg.dir).parent.absolute()
+            if parent in counts:
+                counts[parent] += 1
+        return min(counts, key=lambda d: counts[d])
+
+    def async_delete(self, topic_partition: tuple[str, int]) -> None:
+        """Take the log out of service, rename its directory `<tp>.<uuid>-delete`, and delete it in the background."""
+        with self._log_creation_or_deletion_lock:
+            removed = self.logs.pop(topic_partition, None)
+        if removed is None:
+            return
+        removed.close()
+        renamed = Path(removed.dir).with_name(Log.log_delete_dir_name(Path(removed.dir).name))
+        Path(removed.dir).rename(renamed)
+        removed.dir = renamed
+        log.info("Log for partition %s is renamed to %s and is scheduled for deletion", topic_partition, renamed)
+        self.scheduler.schedule("kafka-delete-logs", lambda: shutil.rmtree(renamed, ignore_errors=True),
+                                self.default_config.file_delete_delay_ms)
 
     @staticmethod
     def _flush_and_close(lg: Log) -> None:

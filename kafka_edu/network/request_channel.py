@@ -4,58 +4,58 @@ from __future__ import annotations
 
 import enum
 import queue
-import struct
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
-_HEADER_PREFIX = struct.Struct(">hhi")
-
-
-class InvalidRequestException(Exception):
-    """org.apache.kafka.common.errors.InvalidRequestException: a request the broker cannot parse."""
-
-
-@dataclass(frozen=True)
-class RequestHeader:
-    """The common prefix of every request header: enough to route and to answer."""
-
-    api_key: int
-    api_version: int
-    correlation_id: int
-    client_id: str | None
-    size: int  # bytes the header occupies (the body follows)
-
-    @classmethod
-    def parse(cls, buffer: bytes) -> RequestHeader:
-        if len(buffer) < _HEADER_PREFIX.size + 2:
-            raise InvalidRequestException(f"request header needs at least 10 bytes, got {len(buffer)}")
-        api_key, api_version, correlation_id = _HEADER_PREFIX.unpack_from(buffer)
-        (length,) = struct.unpack_from(">h", buffer, 8)
-        if length < 0:
-            return cls(api_key, api_version, correlation_id, None, 10)
-        if 10 + length > len(buffer):
-            raise InvalidRequestException("client id runs past the end of the request")
-        client_id = buffer[10:10 + length].decode("utf-8", errors="replace")
-        return cls(api_key, api_version, correlation_id, client_id, 10 + length)
+from kafka_edu.tracing import step
 
 
 @dataclass
 class Request:
-    """A request taken off a connection, with the timestamps Kafka's request metrics are computed from."""
+    """A request taken off a connection, with the timestamps Kafka's request metrics are computed from.
+
+    `body` is None only for an ApiVersions request of an unsupported version, which is still answered.
+    """
 
     processor: int
     connection_id: str
-    header: RequestHeader
-    buffer: bytes
+    api_key: int
+    api_version: int
+    correlation_id: int
+    client_id: str
+    body: Any
+    size: int
     listener_name: str
     security_protocol: str
-    start_time_ns: int = field(default_factory=time.monotonic_ns)
-    request_dequeue_time_ns: int = 0
-    api_local_complete_time_ns: int = 0
-    response_complete_time_ns: int = 0
-    response_dequeue_time_ns: int = 0
-    context: object = None  # the trace context the handler continues
+    start_time_ns: int = field(default_factory=time.time_ns)
+    request_dequeue_time_ns: int = -1
+    api_local_complete_time_ns: int = -1
+    response_complete_time_ns: int = -1
+    response_dequeue_time_ns: int = -1
+    trace_root: Any = None  # the request's root span: the handler thread continues it
+    traceparent: str | None = None  # the caller's span, when another broker sent this request
+
+    def request_metrics(self, end_time_ns: int) -> dict[str, float]:
+        """RequestChannel.Request.updateRequestMetrics: where the request's time went, in ms."""
+        def ms(later: int, earlier: int) -> float:
+            return max(0.0, (later - earlier) / 1e6) if later >= 0 and earlier >= 0 else 0.0
+        api_local_complete = self.api_local_complete_time_ns if self.api_local_complete_time_ns >= 0 \
+            else self.response_complete_time_ns
+        return {
+            "kafka.request.queue_time_ms": ms(self.request_dequeue_time_ns, self.start_time_ns),
+            "kafka.request.local_time_ms": ms(api_local_complete, self.request_dequeue_time_ns),
+            "kafka.request.remote_time_ms": ms(self.response_complete_time_ns, api_local_complete),
+            "kafka.request.throttle_time_ms": 0.0,
+            "kafka.request.response_queue_time_ms": ms(self.response_dequeue_time_ns,
+                                                       self.response_complete_time_ns),
+            "kafka.request.response_send_time_ms": ms(end_time_ns, self.response_dequeue_time_ns),
+            "kafka.request.total_time_ms": ms(end_time_ns, self.start_time_ns),
+        }
+
+
+SHUTDOWN_REQUEST = object()  # RequestChannel.ShutdownRequest: a handler that takes it stops
 
 
 class ResponseAction(enum.Enum):
@@ -96,23 +96,30 @@ class RequestChannel:
         self.request_queue.put(request)
 
     def send_response(self, response: Response) -> None:
-        responses = self.processors.get(response.processor)
-        if responses is not None:  # the processor is gone when the broker is stopping
-            responses.put(response)
-            self._response_listeners[response.processor]()
+        with step("NW.channel.resp", {"kafka.processor.id": response.processor,
+                                      "kafka.response.action": response.response_action.value}):
+            response.request.response_complete_time_ns = time.time_ns()
+            responses = self.processors.get(response.processor)
+            if responses is not None:  # the processor is gone when the broker is stopping
+                responses.put(response)
+                self._response_listeners[response.processor]()
 
-    def receive_request(self, timeout_ms: int) -> Request | None:
+    def receive_request(self, timeout_ms: int) -> Request | object | None:
         try:
             return self.request_queue.get(timeout=timeout_ms / 1000)
         except queue.Empty:
             return None
+
+    def send_shutdown_request(self) -> None:
+        """Wakes one handler thread with the request that ends it."""
+        self.request_queue.put(SHUTDOWN_REQUEST)
 
     def receive_response(self, processor: int) -> Response | None:
         try:
             response = self.processors[processor].get_nowait()
         except (queue.Empty, KeyError):
             return None
-        response.request.response_dequeue_time_ns = time.monotonic_ns()
+        response.request.response_dequeue_time_ns = time.time_ns()
         return response
 
     def clear(self) -> None:

@@ -17,7 +17,10 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
-from kafka_edu.network.request_channel import InvalidRequestException, Request, RequestChannel, RequestHeader
+from kafka_edu.network.request_channel import Request, RequestChannel, Response, ResponseAction
+from kafka_edu.protocol.api_keys import ApiKeys
+from kafka_edu.protocol.codec import InvalidRequestError, UnsupportedVersionError, decode_request
+from kafka_edu.tracing import activate, add_event, end_span, open_span, span, step
 
 log = logging.getLogger("kafka.network.SocketServer")
 
@@ -179,24 +182,28 @@ class Acceptor(AbstractServerThread):
 
     def accept(self, processor: Processor) -> bool:
         try:
-            sock, (address, _port) = self.server_channel.accept()
+            sock, (address, port) = self.server_channel.accept()
         except (BlockingIOError, InterruptedError):
             return False
-        try:
-            self.connection_quotas.inc(address)
-            sock.setblocking(False)
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
-            if self.send_buffer_size != -1:
-                sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, self.send_buffer_size)
-            processor.accept(sock)
-            return True
-        except TooManyConnectionsException as e:
-            log.info("Rejected connection from %s, address already has the configured maximum of %d connections.",
-                     e.ip, e.count)
-            self.connection_rejections += 1
-            self.close_socket(sock)
-            return False
+        with step("NW.acceptor.1", {"kafka.client.address": f"{address}:{port}", "kafka.processor.id": processor.id,
+                                    "kafka.listener": self.end_point.listener_name}, root=True) as accept_span:
+            try:
+                self.connection_quotas.inc(address)
+                sock.setblocking(False)
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+                if self.send_buffer_size != -1:
+                    sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, self.send_buffer_size)
+                processor.accept(sock, accept_span.get_span_context())
+                return True
+            except TooManyConnectionsException as e:
+                log.info("Rejected connection from %s, address already has the configured maximum of %d "
+                         "connections.", e.ip, e.count)
+                add_event(accept_span, "connection.rejected", {"kafka.step": "NW.acceptor.2", "kafka.client.ip": e.ip,
+                                                               "kafka.connections.max": e.count})
+                self.connection_rejections += 1
+                self.close_socket(sock)
+                return False
 
 
 class KafkaSocketBindException(Exception):
@@ -266,18 +273,18 @@ class Processor(AbstractServerThread):
         self.listener_name = listener_name
         self.security_protocol = security_protocol
         self.connections_max_idle_s = connections_max_idle_ms / 1000
-        self.new_connections: queue.Queue[socket.socket] = queue.Queue()
+        self.new_connections: queue.Queue[tuple[socket.socket, Any]] = queue.Queue()
         self.selector = selectors.DefaultSelector()
         self.channels: dict[str, KafkaChannel] = {}
         self.inflight_responses: dict[str, Any] = {}
-        self.completed_receives: list[tuple[KafkaChannel, bytes]] = []
+        self.completed_receives: list[tuple[KafkaChannel, bytes, int]] = []
         self.completed_sends: list[KafkaChannel] = []
         self.disconnected: list[KafkaChannel] = []
         request_channel.add_processor(id, self.wakeup)
 
-    def accept(self, sock: socket.socket) -> None:
+    def accept(self, sock: socket.socket, accept_context: Any = None) -> None:
         """Called by the acceptor thread: queue the socket and wake this processor up."""
-        self.new_connections.put(sock)
+        self.new_connections.put((sock, accept_context))
         self.wakeup()
 
     def run(self) -> None:
@@ -302,64 +309,90 @@ class Processor(AbstractServerThread):
             self.shutdown_complete()
 
     def configure_new_connections(self) -> None:
-        while True:
-            try:
-                sock = self.new_connections.get_nowait()
-            except queue.Empty:
-                return
-            try:
-                local, remote = sock.getsockname(), sock.getpeername()
-                connection_id = f"{local[0]}:{local[1]}-{remote[0]}:{remote[1]}"
-                channel = KafkaChannel(connection_id, sock, self.max_request_size)
-                self.channels[connection_id] = channel
-                self.selector.register(sock, selectors.EVENT_READ, channel)
-            except OSError as e:
-                log.error("Processor %d closed connection from %s: %s", self.id, sock, e)
-                self.close_socket(sock)
+        if self.new_connections.empty():
+            return
+        accepted = []
+        while not self.new_connections.empty():
+            accepted.append(self.new_connections.get_nowait())
+        with step("NW.processor.1", {"kafka.processor.id": self.id, "kafka.connections": len(accepted)}, root=True,
+                  links=[ctx for _, ctx in accepted if ctx is not None]):
+            for sock, _ in accepted:
+                try:
+                    local, remote = sock.getsockname(), sock.getpeername()
+                    connection_id = f"{local[0]}:{local[1]}-{remote[0]}:{remote[1]}"
+                    channel = KafkaChannel(connection_id, sock, self.max_request_size)
+                    self.channels[connection_id] = channel
+                    self.selector.register(sock, selectors.EVENT_READ, channel)
+                except OSError as e:
+                    log.error("Processor %d closed connection from %s: %s", self.id, sock, e)
+                    self.close_socket(sock)
 
     def process_new_responses(self) -> None:
+        responses = []
         while (response := self.request_channel.receive_response(self.id)) is not None:
-            channel = self.channels.get(response.request.connection_id)
-            if channel is None:
-                continue  # the client went away while its request was being handled
-            action = response.response_action.name
-            if action == "NO_OP":
-                # No response for this request (acks=0 produce): read the connection's next request.
-                self.unmute(channel)
-            elif action == "SEND":
-                self.send_response(channel, response)
-            else:
-                self.close(channel)
+            responses.append(response)
+        if not responses:
+            return
+        with step("NW.processor.2", {"kafka.processor.id": self.id, "kafka.responses": len(responses)}, root=True,
+                  links=[r.request.trace_root.get_span_context() for r in responses if r.request.trace_root]):
+            for response in responses:
+                channel = self.channels.get(response.request.connection_id)
+                if channel is None:
+                    self.complete_request(response.request)  # the client went away while its request was handled
+                elif response.response_action == ResponseAction.NO_OP:
+                    # No response for this request (acks=0 produce): read the connection's next request.
+                    self.complete_request(response.request)
+                    self.unmute(channel)
+                elif response.response_action == ResponseAction.SEND:
+                    self.send_response(channel, response)
+                else:
+                    self.complete_request(response.request)
+                    self.close(channel)
 
-    def send_response(self, channel: KafkaChannel, response: Any) -> None:
-        channel.send_buffer = memoryview(_SIZE.pack(len(response.response_send)) + response.response_send)
-        self.inflight_responses[channel.id] = response
-        self.update_interest(channel)
+    def send_response(self, channel: KafkaChannel, response: Response) -> None:
+        request = response.request
+        with activate(request.trace_root), span("Processor.sendResponse", {"kafka.connection.id": channel.id,
+                                                                          "kafka.response.bytes": len(
+                                                                              response.response_send)}):
+            channel.send_buffer = memoryview(_SIZE.pack(len(response.response_send)) + response.response_send)
+            self.inflight_responses[channel.id] = response
+            self.update_interest(channel)
 
     def poll(self) -> None:
         timeout = 0 if self.new_connections.qsize() or self.completed_receives else POLL_TIMEOUT_S
-        for key, events in self.selector.select(timeout):
-            if key.fileobj is self._wakeup_r:
-                self._drain_wakeups()
-                continue
+        started = time.time_ns()
+        events = self.selector.select(timeout)
+        work = [(key, mask) for key, mask in events if key.fileobj is not self._wakeup_r]
+        if len(work) < len(events):
+            self._drain_wakeups()
+        if work:
+            # Only polls that found work are traced; the span covers the poll and the reads it led to.
+            poll_span = open_span("Processor.poll", {"kafka.processor.id": self.id, "kafka.ready.keys": len(work)},
+                                  step_id="NW.processor.3", start_time_ns=started)
+            with activate(poll_span):
+                self.handle_ready_keys(work)
+            end_span(poll_span)
+        self.close_idle_connections()
+
+    def handle_ready_keys(self, ready: list[tuple[selectors.SelectorKey, int]]) -> None:
+        for key, mask in ready:
             channel: KafkaChannel = key.data
             try:
-                if events & selectors.EVENT_READ:
+                if mask & selectors.EVENT_READ:
                     if not channel.read():
                         self.disconnected.append(channel)
                         continue
                     self.stage_receive(channel)
-                if events & selectors.EVENT_WRITE and channel.write():
+                if mask & selectors.EVENT_WRITE and channel.write():
                     self.completed_sends.append(channel)
             except (InvalidReceiveException, OSError) as e:
                 log.info("Processor %d closing connection %s: %s", self.id, channel.id, e)
                 self.disconnected.append(channel)
-        self.close_idle_connections()
 
     def stage_receive(self, channel: KafkaChannel) -> None:
         """Hand over at most one request of an unmuted channel; the rest wait in its buffer."""
         if not channel.muted and (frame := channel.next_frame()) is not None:
-            self.completed_receives.append((channel, frame))
+            self.completed_receives.append((channel, frame, time.time_ns()))
             self.mute(channel)  # one request at a time per connection: Kafka's ordering guarantee
 
     def close_idle_connections(self) -> None:
@@ -371,30 +404,70 @@ class Processor(AbstractServerThread):
 
     def process_completed_receives(self) -> None:
         receives, self.completed_receives = self.completed_receives, []
-        for channel, frame in receives:
+        for channel, frame, received_ns in receives:
             if channel.id not in self.channels:
                 continue
-            try:
-                header = RequestHeader.parse(frame)
-            except InvalidRequestException as e:
-                log.error("Closing connection %s: unparseable request header: %s", channel.id, e)
-                self.disconnected.append(channel)
+            request = self.parse_request(channel, frame, received_ns)
+            if request is None:
+                self.close(channel)  # Kafka closes the connection on a request it cannot parse
                 continue
-            request = Request(self.id, channel.id, header, frame, self.listener_name, self.security_protocol)
-            self.request_channel.send_request(request)
+            request.trace_root = open_span("RequestChannel.Request", {
+                "kafka.api.key": request.api_key, "kafka.api.name": ApiKeys.for_key(request.api_key).api_name,
+                "kafka.api.version": request.api_version, "kafka.correlation_id": request.correlation_id,
+                "kafka.client.id": request.client_id, "kafka.connection.id": channel.id,
+                "kafka.processor.id": self.id, "kafka.request.bytes": request.size,
+                **({"kafka.traceparent": request.traceparent} if request.traceparent else {})},
+                start_time_ns=received_ns)
+            with activate(request.trace_root), step("NW.processor.4", {"kafka.processor.id": self.id}):
+                # Blocks while the request queue is full: back-pressure reaches the sockets.
+                self.request_channel.send_request(request)
+
+    def parse_request(self, channel: KafkaChannel, frame: bytes, received_ns: int) -> Request | None:
+        try:
+            decoded = decode_request(frame)
+        except UnsupportedVersionError as e:
+            if e.api_key != ApiKeys.API_VERSIONS:
+                log.info("Closing connection %s: %s", channel.id, e)
+                return None
+            # An ApiVersions request newer than the broker still gets an answer, so the client can downgrade.
+            return Request(self.id, channel.id, e.api_key.id, e.api_version, e.correlation_id, e.client_id, None,
+                           len(frame), self.listener_name, self.security_protocol, start_time_ns=received_ns)
+        except InvalidRequestError as e:
+            log.error("Closing connection %s due to an unparseable request: %s", channel.id, e)
+            return None
+        return Request(self.id, channel.id, decoded.api_key.id, decoded.api_version, decoded.correlation_id,
+                       decoded.client_id, decoded.body, decoded.size, self.listener_name, self.security_protocol,
+                       start_time_ns=received_ns, traceparent=decoded.traceparent)
 
     def process_completed_sends(self) -> None:
         sends, self.completed_sends = self.completed_sends, []
-        for channel in sends:
-            self.inflight_responses.pop(channel.id, None)
-            self.unmute(channel)
+        if not sends:
+            return
+        with step("NW.processor.5", {"kafka.processor.id": self.id, "kafka.sends": len(sends)}, root=True):
+            for channel in sends:
+                response = self.inflight_responses.pop(channel.id, None)
+                if response is not None:
+                    self.complete_request(response.request)
+                self.unmute(channel)
 
     def process_disconnected(self) -> None:
         disconnected, self.disconnected = self.disconnected, []
-        for channel in disconnected:
-            if channel.id in self.channels:
-                self.inflight_responses.pop(channel.id, None)
+        disconnected = [channel for channel in dict.fromkeys(disconnected) if channel.id in self.channels]
+        if not disconnected:
+            return
+        with step("NW.processor.6", {"kafka.processor.id": self.id, "kafka.disconnected": len(disconnected)},
+                  root=True):
+            for channel in disconnected:
+                response = self.inflight_responses.pop(channel.id, None)
+                if response is not None:
+                    self.complete_request(response.request)
                 self.close(channel)
+
+    @staticmethod
+    def complete_request(request: Request) -> None:
+        """The request's life ends: its metrics go on its root span, which ends now."""
+        end_ns = time.time_ns()
+        end_span(request.trace_root, request.request_metrics(end_ns), end_ns)
 
     def mute(self, channel: KafkaChannel) -> None:
         channel.muted = True

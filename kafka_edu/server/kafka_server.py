@@ -13,17 +13,23 @@ from kafka_edu.common.errors import (
     InconsistentBrokerIdException,
     KafkaException,
 )
+from kafka_edu.coordinator.transaction.transaction_coordinator import TransactionCoordinator
 from kafka_edu.log.log_config import LogConfig
 from kafka_edu.log.log_manager import LogManager
 from kafka_edu.network.socket_server import SocketServer
+from kafka_edu.server.admin_manager import AdminManager
 from kafka_edu.server.broker_metadata_checkpoint import BrokerMetadata, BrokerMetadataCheckpoint
 from kafka_edu.server.broker_states import BrokerState, BrokerStates
 from kafka_edu.server.broker_topic_stats import BrokerTopicStats
 from kafka_edu.server.dynamic_config_manager import DynamicConfigManager, TopicConfigHandler
+from kafka_edu.server.kafka_apis import KafkaApis
 from kafka_edu.server.kafka_config import KafkaConfig
 from kafka_edu.server.kafka_healthcheck import KafkaHealthcheck
+from kafka_edu.server.kafka_request_handler import KafkaRequestHandlerPool
 from kafka_edu.server.log_dir_failure_channel import LogDirFailureChannel
 from kafka_edu.server.metadata_cache import MetadataCache
+from kafka_edu.server.preferred_replica_leadership import PreferredReplicaLeadership
+from kafka_edu.server.replica_manager import ReplicaManager
 from kafka_edu.tracing import event, set_attributes, set_process_attribute, span, step
 from kafka_edu.utils.concurrent import AtomicBoolean, CountDownLatch
 from kafka_edu.utils.core_utils import generate_uuid_as_base64, swallow
@@ -57,6 +63,12 @@ class KafkaServer:
         self.authorizer: Any = None
         self.dynamic_config_manager: DynamicConfigManager | None = None
         self.kafka_healthcheck: KafkaHealthcheck | None = None
+        self.replica_manager: ReplicaManager | None = None
+        self.admin_manager: AdminManager | None = None
+        self.transaction_coordinator: TransactionCoordinator | None = None
+        self.apis: KafkaApis | None = None
+        self.request_handler_pool: KafkaRequestHandlerPool | None = None
+        self.leadership: PreferredReplicaLeadership | None = None
         self.broker_topic_stats: BrokerTopicStats | None = None
 
         self.broker_meta_props_file = "meta.properties"
@@ -116,8 +128,30 @@ class KafkaServer:
                         self.socket_server = SocketServer(self.config)
                         self.socket_server.startup(startup_processors=False)
 
+                    with step("LC.startup.11"):
+                        self.replica_manager = self.create_replica_manager()
+                        self.replica_manager.startup()
+
+                    with step("LC.startup.13"):
+                        self.admin_manager = AdminManager(self.config, self.metadata_cache, self.zk_utils)
+
+                    with step("LC.startup.15"):
+                        self.transaction_coordinator = TransactionCoordinator(self.config.broker_id, self.zk_utils)
+                        self.transaction_coordinator.startup()
+
                     with step("LC.startup.16", {"kafka.authorizer": self.config.authorizer_class_name or ""}):
                         self.authorizer = self.create_authorizer()
+
+                    with step("LC.startup.17"):
+                        self.apis = KafkaApis(self.socket_server.request_channel, self.replica_manager,
+                                              self.admin_manager, self.transaction_coordinator, self.config.broker_id,
+                                              self.config, self.metadata_cache, self.cluster_id,
+                                              copy_kafka_config_to_log(self.config))
+
+                    with step("LC.startup.18", {"kafka.io.threads": self.config.num_io_threads}):
+                        self.request_handler_pool = KafkaRequestHandlerPool(
+                            self.config.broker_id, self.socket_server.request_channel, self.apis,
+                            self.config.num_io_threads)
 
                     with step("LC.startup.19"):
                         self.dynamic_config_manager = DynamicConfigManager(
@@ -131,6 +165,12 @@ class KafkaServer:
                         self.kafka_healthcheck = KafkaHealthcheck(self.config.broker_id, listeners, self.zk_utils,
                                                                   self.config.rack)
                         self.kafka_healthcheck.startup()
+
+                    # Until the controller is ported, leadership is read from ZooKeeper (see the module's docstring).
+                    self.leadership = PreferredReplicaLeadership(self.zk_utils, self.metadata_cache,
+                                                                 self.replica_manager,
+                                                                 self.admin_manager.try_complete_topics)
+                    self.leadership.startup()
 
                     # Only once the id is registered is it safe to make it permanent on disk.
                     with step("LC.startup.21"):
@@ -227,6 +267,10 @@ class KafkaServer:
             self.broker_metadata_checkpoints[log_dir].write(BrokerMetadata(broker_id))
         set_attributes({"kafka.log.dirs.checkpointed": log_dirs_without_meta_props})
 
+    def create_replica_manager(self) -> ReplicaManager:
+        return ReplicaManager(self.config, self.kafka_scheduler, self.log_manager, self.is_shutting_down,
+                              self.metadata_cache, self.log_dir_failure_channel, self.broker_topic_stats)
+
     def create_log_manager(self, initial_offline_dirs: list[str]) -> LogManager:
         """LogManager.apply: the default log config from the broker's, each topic's overrides from ZooKeeper."""
         default_config = LogConfig.from_props(copy_kafka_config_to_log(self.config))
@@ -282,6 +326,8 @@ class KafkaServer:
                     proceed = self.shutdown_latch.count > 0 and self.is_shutting_down.compare_and_set(False, True)
                 if proceed:
                     self.broker_state.new_state(BrokerStates.BrokerShuttingDown, "LC.shutdown.03")
+                    if self.leadership is not None:
+                        self.leadership.shutdown()
                     if self.kafka_healthcheck is not None:
                         with swallow(self.log), step("LC.shutdown.04"):
                             self.kafka_healthcheck.shutdown()
@@ -289,11 +335,26 @@ class KafkaServer:
                     if self.socket_server is not None:
                         with swallow(self.log), step("LC.shutdown.05"):
                             self.socket_server.stop_processing_requests()
+                    if self.request_handler_pool is not None:
+                        with swallow(self.log), step("LC.shutdown.06"):
+                            self.request_handler_pool.shutdown()
                     with swallow(self.log), step("LC.shutdown.07"):
                         self.kafka_scheduler.shutdown()
+                    if self.apis is not None:
+                        with swallow(self.log), step("LC.shutdown.08"):
+                            self.apis.close()
                     if self.authorizer is not None:
                         with swallow(self.log), step("LC.shutdown.09"):
                             self.authorizer.close()
+                    if self.admin_manager is not None:
+                        with swallow(self.log), step("LC.shutdown.10"):
+                            self.admin_manager.shutdown()
+                    if self.transaction_coordinator is not None:
+                        with swallow(self.log), step("LC.shutdown.11"):
+                            self.transaction_coordinator.shutdown()
+                    if self.replica_manager is not None:
+                        with swallow(self.log), step("LC.shutdown.13"):
+                            self.replica_manager.shutdown()
                     if self.log_manager is not None:
                         with swallow(self.log), step("LC.shutdown.14"):
                             self.log_manager.shutdown()

@@ -5,6 +5,8 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 
+from kafka_edu.protocol.errors import Errors
+
 
 @dataclass
 class PartitionState:
@@ -28,10 +30,21 @@ class Broker:
     rack: str | None = None
 
 
+@dataclass
+class PartitionMetadata:
+    error: Errors
+    partition: int
+    leader: int
+    leader_epoch: int
+    replicas: list[int]
+    isr: list[int]
+    offline_replicas: list[int]
+
+
 class MetadataCache:
     """This broker's view of the cluster: live brokers, the controller, and partition leadership.
 
-    It starts empty; the controller fills it with UpdateMetadata requests (the request path and controller issues).
+    It starts empty; UpdateMetadata (from the controller, or the interim leadership reader) fills it.
     """
 
     def __init__(self, broker_id: int) -> None:
@@ -43,7 +56,7 @@ class MetadataCache:
 
     def get_alive_brokers(self) -> list[Broker]:
         with self.partition_metadata_lock:
-            return list(self.alive_brokers.values())
+            return sorted(self.alive_brokers.values(), key=lambda b: b.id)
 
     def get_controller_id(self) -> int | None:
         return self.controller_id
@@ -55,3 +68,43 @@ class MetadataCache:
     def contains(self, topic: str) -> bool:
         with self.partition_metadata_lock:
             return topic in self.cache
+
+    def get_partition_info(self, topic: str, partition: int) -> PartitionState | None:
+        with self.partition_metadata_lock:
+            return self.cache.get(topic, {}).get(partition)
+
+    def get_topic_metadata(self, topics: set[str], listener_name: str) -> dict[str, list[PartitionMetadata]]:
+        """Each known topic's partitions: leader, replicas and ISR, with Kafka's errors for missing brokers."""
+        with self.partition_metadata_lock:
+            return {topic: self._get_partition_metadata(topic, listener_name) for topic in topics
+                    if topic in self.cache}
+
+    def _get_partition_metadata(self, topic: str, listener_name: str) -> list[PartitionMetadata]:
+        result = []
+        for partition_id, state in sorted(self.cache[topic].items()):
+            leader = self.alive_brokers.get(state.leader)
+            if leader is None or listener_name not in leader.endpoints:
+                error = Errors.LEADER_NOT_AVAILABLE
+            elif any(r not in self.alive_brokers for r in state.replicas):
+                error = Errors.REPLICA_NOT_AVAILABLE
+            else:
+                error = Errors.NONE
+            result.append(PartitionMetadata(error, partition_id, state.leader if leader else -1, state.leader_epoch,
+                                            list(state.replicas), list(state.isr), list(state.offline_replicas)))
+        return result
+
+    def update_cache(self, controller_id: int | None, alive_brokers: list[Broker],
+                     partition_states: dict[tuple[str, int], PartitionState],
+                     deleted_partitions: list[tuple[str, int]]) -> None:
+        """UpdateMetadataRequest: replace the live brokers, add or change partitions, remove deleted ones."""
+        with self.partition_metadata_lock:
+            self.controller_id = controller_id
+            self.alive_brokers = {b.id: b for b in alive_brokers}
+            for (topic, partition), state in partition_states.items():
+                self.cache.setdefault(topic, {})[partition] = state
+            for topic, partition in deleted_partitions:
+                partitions = self.cache.get(topic)
+                if partitions is not None:
+                    partitions.pop(partition, None)
+                    if not partitions:
+                        del self.cache[topic]

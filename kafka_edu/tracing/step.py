@@ -15,6 +15,7 @@ from pathlib import Path
 from types import CodeType, TracebackType
 from typing import Any, TypeVar
 
+from opentelemetry import context as otel_context
 from opentelemetry import trace
 from opentelemetry.trace import Link, Span, SpanContext, Status, StatusCode
 
@@ -123,3 +124,51 @@ def set_attributes(attributes: dict[str, Any]) -> None:
 
 def current_span_context() -> SpanContext:
     return trace.get_current_span().get_span_context()
+
+
+def open_span(name: str, attributes: dict[str, Any] | None = None, *, step_id: str | None = None,
+              links: list[SpanContext] | None = None, start_time_ns: int | None = None,
+              origin_file: str | None = None) -> Span:
+    """A root span that outlives any `with` block: a request, from its receive to the end of its response."""
+    row = STEPS[step_id] if step_id else None
+    attrs = {
+        "kafka.origin.file": row.origin_file if row else origin_file or SYMBOLS.get(name, ""),
+        "kafka.origin.symbol": (row.origin_symbol if row else name.split("#", 1)[0]),
+        "kafka.origin.version": row.version if row else KAFKA_1_0_2,
+        **({"kafka.step": step_id} if step_id else {}),
+        **(attributes or {}),
+    }
+    frame = sys._getframe(1)
+    attrs.update({"code.function.name": frame.f_code.co_qualname, "code.file.path": _code_path(frame.f_code),
+                  "code.line.number": frame.f_lineno})
+    return _tracer().start_span(row.span_name if row else name, context=trace.set_span_in_context(trace.INVALID_SPAN),
+                                attributes=attrs, links=[Link(c) for c in links or []], start_time=start_time_ns)
+
+
+class activate:
+    """Make `span` the current span on this thread (a request crossing from a processor to a handler)."""
+
+    def __init__(self, span_: Span | None) -> None:
+        self.span = span_
+        self._token = None
+
+    def __enter__(self) -> Span | None:
+        if self.span is not None:
+            self._token = otel_context.attach(trace.set_span_in_context(self.span))
+        return self.span
+
+    def __exit__(self, *exc: object) -> None:
+        if self._token is not None:
+            otel_context.detach(self._token)
+
+
+def end_span(span_: Span | None, attributes: dict[str, Any] | None = None, end_time_ns: int | None = None) -> None:
+    if span_ is not None:
+        if attributes:
+            span_.set_attributes(attributes)
+        span_.end(end_time=end_time_ns)
+
+
+def add_event(span_: Span | None, name: str, attributes: dict[str, Any] | None = None) -> None:
+    if span_ is not None:
+        span_.add_event(name, attributes or {})

@@ -18,6 +18,9 @@ _SCHEDULER = "core/src/main/scala/kafka/utils/KafkaScheduler.scala"
 _ZK_UTILS = "core/src/main/scala/kafka/utils/ZkUtils.scala"
 _LOG_MANAGER = "core/src/main/scala/kafka/log/LogManager.scala"
 _SOCKET_SERVER = "core/src/main/scala/kafka/network/SocketServer.scala"
+_KAFKA_APIS = _SERVER + "KafkaApis.scala"
+_REQUEST_HANDLER = _SERVER + "KafkaRequestHandler.scala"
+_TXN_COORDINATOR = "core/src/main/scala/kafka/coordinator/transaction/TransactionCoordinator.scala"
 
 
 @dataclass(frozen=True)
@@ -51,7 +54,12 @@ STEPS: dict[str, Step] = {
     "LC.startup.08": Step("LogManager.startup", _LOG_MANAGER),
     "LC.startup.09": Step("MetadataCache.<init>", _SERVER + "MetadataCache.scala"),
     "LC.startup.10": Step("SocketServer.startup", _SOCKET_SERVER),
+    "LC.startup.11": Step("ReplicaManager.startup", _SERVER + "ReplicaManager.scala"),
+    "LC.startup.13": Step("AdminManager.<init>", _SERVER + "AdminManager.scala"),
+    "LC.startup.15": Step("TransactionCoordinator.startup", _TXN_COORDINATOR),
     "LC.startup.16": Step("KafkaServer.startup#authorizer", _KAFKA_SERVER),
+    "LC.startup.17": Step("KafkaApis.<init>", _KAFKA_APIS),
+    "LC.startup.18": Step("KafkaRequestHandlerPool.<init>", _REQUEST_HANDLER),
     "LC.startup.19": Step("DynamicConfigManager.startup", _SERVER + "DynamicConfigManager.scala"),
     "LC.startup.20": Step("KafkaHealthcheck.startup", _SERVER + "KafkaHealthcheck.scala"),
     "LC.startup.21": Step("KafkaServer.checkpointBrokerId", _KAFKA_SERVER),
@@ -63,14 +71,33 @@ STEPS: dict[str, Step] = {
     "LC.shutdown.03": Step("BrokerState.newState", _BROKER_STATES),
     "LC.shutdown.04": Step("KafkaHealthcheck.shutdown", _SERVER + "KafkaHealthcheck.scala"),
     "LC.shutdown.05": Step("SocketServer.stopProcessingRequests", _SOCKET_SERVER),
+    "LC.shutdown.06": Step("KafkaRequestHandlerPool.shutdown", _REQUEST_HANDLER),
     "LC.shutdown.07": Step("KafkaScheduler.shutdown", _SCHEDULER),
+    "LC.shutdown.08": Step("KafkaApis.close", _KAFKA_APIS),
     "LC.shutdown.09": Step("Authorizer.close", _KAFKA_SERVER),
+    "LC.shutdown.10": Step("AdminManager.shutdown", _SERVER + "AdminManager.scala"),
+    "LC.shutdown.11": Step("TransactionCoordinator.shutdown", _TXN_COORDINATOR),
+    "LC.shutdown.13": Step("ReplicaManager.shutdown", _SERVER + "ReplicaManager.scala"),
     "LC.shutdown.14": Step("LogManager.shutdown", _LOG_MANAGER),
     "LC.shutdown.16": Step("ZkUtils.close", _ZK_UTILS),
     "LC.shutdown.18": Step("SocketServer.shutdown", _SOCKET_SERVER),
     "LC.shutdown.19": Step("KafkaServer.shutdown#metrics", _KAFKA_SERVER),
     "LC.shutdown.20": Step("BrokerState.newState", _BROKER_STATES),
     "LC.shutdown.21": Step("KafkaServer.shutdown#complete", _KAFKA_SERVER),
+    # The request path (FIDELITY NW)
+    "NW.acceptor.1": Step("Acceptor.accept", _SOCKET_SERVER),
+    "NW.processor.1": Step("Processor.configureNewConnections", _SOCKET_SERVER),
+    "NW.processor.2": Step("Processor.processNewResponses", _SOCKET_SERVER),
+    "NW.processor.3": Step("Processor.poll", _SOCKET_SERVER),
+    "NW.processor.4": Step("Processor.processCompletedReceives", _SOCKET_SERVER),
+    "NW.processor.5": Step("Processor.processCompletedSends", _SOCKET_SERVER),
+    "NW.processor.6": Step("Processor.processDisconnected", _SOCKET_SERVER),
+    "NW.handler.1": Step("KafkaRequestHandler.run", _REQUEST_HANDLER),
+    "NW.apis.1": Step("KafkaApis.handle", _KAFKA_APIS),
+    "NW.apis.produce": Step("KafkaApis.handleProduceRequest", _KAFKA_APIS),
+    "NW.rm.append": Step("ReplicaManager.appendRecords", _SERVER + "ReplicaManager.scala"),
+    "NW.log.append": Step("Log.append", "core/src/main/scala/kafka/log/Log.scala"),
+    "NW.channel.resp": Step("RequestChannel.sendResponse", "core/src/main/scala/kafka/network/RequestChannel.scala"),
 }
 
 # Spans for Kafka symbols that are not FIDELITY rows themselves but show inside one (no kafka.step).
@@ -84,4 +111,6 @@ SYMBOLS: dict[str, str] = {
     "LogManager.loadLog": _LOG_MANAGER,
     "ZkUtils.setupCommonPaths": _ZK_UTILS,
     "ZkUtils.getBrokerSequenceId": _ZK_UTILS,
+    "RequestChannel.Request": "core/src/main/scala/kafka/network/RequestChannel.scala",
+    "Processor.sendResponse": _SOCKET_SERVER,
 }

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from kazoo.client import KazooClient, KazooState
-from kazoo.exceptions import NodeExistsError, NoNodeError
+from kazoo.exceptions import BadVersionError, NodeExistsError, NoNodeError
 from kazoo.handlers.threading import KazooTimeoutError
 
 from kafka_edu.common.errors import KafkaException, ZkNodeExistsException, ZkTimeoutException
@@ -141,6 +141,29 @@ class ZkUtils:
         except NoNodeError:
             return None, None
         return (data.decode() if data is not None else None), stat
+
+    def update_persistent_path(self, path: str, data: str) -> None:
+        """Write a persistent znode, creating it (and its parents) if it does not exist."""
+        try:
+            self.zk_client.set(path, data.encode())
+        except NoNodeError:
+            try:
+                self.zk_client.create(path, data.encode(), makepath=True)
+            except NodeExistsError:
+                self.zk_client.set(path, data.encode())
+
+    def conditional_update_persistent_path(self, path: str, data: str, expected_version: int) -> tuple[bool, int]:
+        """Write only if the znode is still at `expected_version`: ZooKeeper's compare-and-set."""
+        try:
+            return True, self.zk_client.set(path, data.encode(), version=expected_version).version
+        except (BadVersionError, NoNodeError):
+            return False, -1
+
+    def delete_path_recursive(self, path: str) -> None:
+        try:
+            self.zk_client.delete(path, recursive=True)
+        except NoNodeError:
+            pass
 
     def path_exists(self, path: str) -> bool:
         return self.zk_client.exists(path) is not None

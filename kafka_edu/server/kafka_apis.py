@@ -1,0 +1,402 @@
+"""Port of core/src/main/scala/kafka/server/KafkaApis.scala (Kafka 1.0.2): one handler per API key."""
+
+from __future__ import annotations
+
+import datetime
+import logging
+import time
+from collections.abc import Callable
+from typing import Any
+
+from kafka_edu.common.errors import InvalidRecordException, InvalidTopicException
+from kafka_edu.coordinator.transaction.transaction_coordinator import TransactionCoordinator
+from kafka_edu.log.log import TopicPartition
+from kafka_edu.network.request_channel import Request, RequestChannel, Response, ResponseAction
+from kafka_edu.protocol.api_keys import ApiKeys, api_version_entries
+from kafka_edu.protocol.builder import build
+from kafka_edu.protocol.codec import api_versions_unsupported_response, encode_response
+from kafka_edu.protocol.errors import Errors
+from kafka_edu.server.admin_manager import AdminManager, validate_topic
+from kafka_edu.server.kafka_config import KafkaConfig
+from kafka_edu.server.metadata_cache import MetadataCache
+from kafka_edu.server.replica_manager import (
+    DEBUGGING_CONSUMER_ID,
+    INTERNAL_TOPICS,
+    PartitionFetchInfo,
+    PartitionResponse,
+    ReplicaManager,
+)
+from kafka_edu.tracing import set_attributes, step
+
+log = logging.getLogger("kafka.server.KafkaApis")
+
+ADMIN_CLIENT_ID = "__admin_client"
+EARLIEST_TIMESTAMP = -2
+LATEST_TIMESTAMP = -1
+READ_COMMITTED = 1
+
+# The versions this broker implements and advertises in ApiVersions. Produce is advertised from v0 so that
+# librdkafka keeps compression enabled; v0-v2 carry the old message formats, which this log does not store, and
+# get UNSUPPORTED_VERSION per partition. Fetch starts at v4, the first to return record batch v2 as stored.
+SUPPORTED_VERSIONS: dict[ApiKeys, tuple[int, int]] = {
+    ApiKeys.PRODUCE: (0, 9),
+    ApiKeys.FETCH: (4, 12),
+    ApiKeys.LIST_OFFSETS: (1, 6),
+    ApiKeys.METADATA: (0, 12),
+    ApiKeys.FIND_COORDINATOR: (0, 3),
+    ApiKeys.API_VERSIONS: (0, 3),
+    ApiKeys.CREATE_TOPICS: (0, 5),
+    ApiKeys.DELETE_TOPICS: (0, 5),
+    ApiKeys.INIT_PRODUCER_ID: (0, 2),
+    ApiKeys.DESCRIBE_CONFIGS: (0, 4),
+}
+for _api, (_low, _high) in SUPPORTED_VERSIONS.items():
+    _api.set_supported(_low, _high)
+
+
+class KafkaApis:
+    """Dispatches each request to `handle<Api>Request` and sends what it answers back through the RequestChannel."""
+
+    def __init__(self, request_channel: RequestChannel, replica_manager: ReplicaManager, admin_manager: AdminManager,
+                 txn_coordinator: TransactionCoordinator, broker_id: int, config: KafkaConfig,
+                 metadata_cache: MetadataCache, cluster_id: str, log_config_defaults: dict[str, Any]) -> None:
+        self.request_channel = request_channel
+        self.replica_manager = replica_manager
+        self.admin_manager = admin_manager
+        self.txn_coordinator = txn_coordinator
+        self.broker_id = broker_id
+        self.config = config
+        self.metadata_cache = metadata_cache
+        self.cluster_id = cluster_id
+        self.log_config_defaults = log_config_defaults
+        self.handlers: dict[int, Callable[[Request], None]] = {
+            ApiKeys.PRODUCE: self.handle_produce_request,
+            ApiKeys.FETCH: self.handle_fetch_request,
+            ApiKeys.LIST_OFFSETS: self.handle_list_offset_request,
+            ApiKeys.METADATA: self.handle_topic_metadata_request,
+            ApiKeys.FIND_COORDINATOR: self.handle_find_coordinator_request,
+            ApiKeys.API_VERSIONS: self.handle_api_versions_request,
+            ApiKeys.CREATE_TOPICS: self.handle_create_topics_request,
+            ApiKeys.DELETE_TOPICS: self.handle_delete_topics_request,
+            ApiKeys.INIT_PRODUCER_ID: self.handle_init_producer_id_request,
+            ApiKeys.DESCRIBE_CONFIGS: self.handle_describe_configs_request,
+        }
+
+    def handle(self, request: Request) -> None:
+        api = ApiKeys.for_key(request.api_key)
+        with step("NW.apis.1", {"kafka.api.key": request.api_key, "kafka.api.name": api.api_name,
+                                "kafka.api.version": request.api_version}):
+            try:
+                handler = self.handlers.get(request.api_key)
+                if handler is None:
+                    # Not advertised in ApiVersions: a client that sends it anyway is not speaking our protocol.
+                    log.info("Closing connection %s: %s is not implemented", request.connection_id, api.api_name)
+                    self.close_connection(request)
+                    return
+                handler(request)
+            except Exception:
+                log.exception("Error when handling request: clientId=%s, correlationId=%d, api=%s",
+                              request.client_id, request.correlation_id, api.api_name)
+                self.close_connection(request)
+            finally:
+                request.api_local_complete_time_ns = time.time_ns()
+
+    # -- sending ------------------------------------------------------------------------------------------------------
+
+    def send_response(self, request: Request, body: Any) -> None:
+        payload = encode_response(request.api_key, request.api_version, request.correlation_id, body)
+        self.request_channel.send_response(Response(request, payload, ResponseAction.SEND))
+
+    def send_no_op_response(self, request: Request) -> None:
+        self.request_channel.send_response(Response(request, None, ResponseAction.NO_OP))
+
+    def close_connection(self, request: Request) -> None:
+        self.request_channel.send_response(Response(request, None, ResponseAction.CLOSE_CONNECTION))
+
+    def response_schema(self, request: Request) -> type[Any]:
+        return ApiKeys.for_key(request.api_key).response_schema(request.api_version)
+
+    # -- ApiVersions --------------------------------------------------------------------------------------------------
+
+    def handle_api_versions_request(self, request: Request) -> None:
+        if request.body is None:  # a version newer than ours: answer in v0 so the client can pick another
+            payload = api_versions_unsupported_response(request.correlation_id,
+                                                        api_version_entries(0, SUPPORTED_VERSIONS))
+            self.request_channel.send_response(Response(request, payload, ResponseAction.SEND))
+            return
+        self.send_response(request, build(self.response_schema(request), error_code=Errors.NONE, throttle_time=0,
+                                          api_keys=api_version_entries(request.api_version, SUPPORTED_VERSIONS)))
+
+    # -- Metadata -----------------------------------------------------------------------------------------------------
+
+    def handle_topic_metadata_request(self, request: Request) -> None:
+        body, version = request.body, request.api_version
+        all_topics = body.topics is None or (version == 0 and len(body.topics) == 0)
+        topics = self.metadata_cache.get_all_topics() if all_topics else {t.name for t in body.topics}
+        allow_auto_create = getattr(body, "allow_auto_topic_creation", True)
+        topic_metadata = self.get_topic_metadata(allow_auto_create, topics, request.listener_name)
+        brokers = [dict(node_id=b.id, host=b.endpoints[request.listener_name][0],
+                        port=b.endpoints[request.listener_name][1], rack=b.rack)
+                   for b in self.metadata_cache.get_alive_brokers() if request.listener_name in b.endpoints]
+        controller_id = self.metadata_cache.get_controller_id()
+        self.send_response(request, build(
+            self.response_schema(request), throttle_time=0, brokers=brokers, cluster_id=self.cluster_id,
+            controller_id=-1 if controller_id is None else controller_id, topics=topic_metadata))
+
+    def get_topic_metadata(self, allow_auto_topic_creation: bool, topics: set[str],
+                           listener_name: str) -> list[dict[str, Any]]:
+        known = self.metadata_cache.get_topic_metadata(topics, listener_name)
+        result = []
+        for topic in sorted(topics):
+            if topic in known:
+                partitions = [dict(error_code=p.error, partition_index=p.partition, leader_id=p.leader,
+                                   leader_epoch=p.leader_epoch, replica_nodes=p.replicas, isr_nodes=p.isr,
+                                   offline_replicas=p.offline_replicas) for p in known[topic]]
+                result.append(dict(error_code=Errors.NONE, name=topic, is_internal=topic in INTERNAL_TOPICS,
+                                   partitions=partitions, topic_id=None))
+            elif allow_auto_topic_creation and self.config.auto_create_topics_enable:
+                result.append(dict(error_code=self.create_topic(topic), name=topic, is_internal=False, partitions=[],
+                                   topic_id=None))
+            else:
+                result.append(dict(error_code=Errors.UNKNOWN_TOPIC_OR_PARTITION, name=topic, is_internal=False,
+                                   partitions=[], topic_id=None))
+        return result
+
+    def create_topic(self, topic: str) -> Errors:
+        """Auto-creation: the topic is written to ZooKeeper now and has no leader yet (LEADER_NOT_AVAILABLE)."""
+        results: dict[str, tuple[Errors, str | None]] = {}
+        arguments = dict(num_partitions=self.config.num_partitions,
+                         replication_factor=self.config.default_replication_factor)
+        self.admin_manager.create_topics(0, False, {topic: arguments}, results.update)
+        error, message = results[topic]
+        if error in (Errors.REQUEST_TIMED_OUT, Errors.TOPIC_ALREADY_EXISTS):
+            log.info("Topic creation %s: auto-created %s", "started" if error != Errors.TOPIC_ALREADY_EXISTS
+                     else "raced", topic)
+            return Errors.LEADER_NOT_AVAILABLE
+        return error
+
+    # -- Produce ------------------------------------------------------------------------------------------------------
+
+    def handle_produce_request(self, request: Request) -> None:
+        body = request.body
+        with step("NW.apis.produce", {"kafka.produce.acks": body.acks,
+                                      "kafka.produce.partitions": sum(len(t.partition_data) for t in body.topic_data)}):
+            error_responses: dict[TopicPartition, PartitionResponse] = {}
+            authorized_request_info: dict[TopicPartition, bytes] = {}
+            for topic_data in body.topic_data:
+                for partition_data in topic_data.partition_data:
+                    topic_partition = TopicPartition(topic_data.name, partition_data.index)
+                    error = self.check_produce_partition(request, topic_data.name, partition_data.records)
+                    if error != Errors.NONE:
+                        error_responses[topic_partition] = PartitionResponse(error)
+                    else:
+                        authorized_request_info[topic_partition] = bytes(partition_data.records)
+
+            def send_response_callback(response_status: dict[TopicPartition, PartitionResponse]) -> None:
+                merged = {**response_status, **error_responses}
+                if body.acks == 0:
+                    # The producer reads no response; an error can only be signalled by closing the connection.
+                    if any(status.error != Errors.NONE for status in merged.values()):
+                        log.info("Closing connection due to error during produce request with correlation id %d "
+                                 "from client id %s with ack=0", request.correlation_id, request.client_id)
+                        self.close_connection(request)
+                    else:
+                        self.send_no_op_response(request)
+                else:
+                    self.send_response(request, self.produce_response(request, merged))
+
+            if not authorized_request_info:
+                send_response_callback({})
+                return
+            with step("NW.rm.append", {"kafka.produce.timeout_ms": _millis(body.timeout)}):
+                self.replica_manager.append_records(
+                    _millis(body.timeout), body.acks, internal_topics_allowed=request.client_id == ADMIN_CLIENT_ID,
+                    is_from_client=True, entries_per_partition=authorized_request_info,
+                    response_callback=send_response_callback)
+
+    def check_produce_partition(self, request: Request, topic: str, records: bytes | None) -> Errors:
+        if request.api_version < 3:
+            return Errors.UNSUPPORTED_VERSION  # message format v0/v1: not stored by this log
+        try:
+            validate_topic(topic)
+        except InvalidTopicException:
+            return Errors.INVALID_TOPIC_EXCEPTION
+        if not self.metadata_cache.contains(topic):
+            return Errors.UNKNOWN_TOPIC_OR_PARTITION
+        if records is None or len(records) < 61 or records[16] != 2:
+            # ProduceRequest.validateRecords: v3+ carries exactly one v2 batch per partition
+            return Errors.for_exception(InvalidRecordException("Produce requests with version 3 and above must "
+                                                               "contain record batches of magic version 2"))
+        return Errors.NONE
+
+    def produce_response(self, request: Request, statuses: dict[TopicPartition, PartitionResponse]) -> Any:
+        by_topic: dict[str, list[dict[str, Any]]] = {}
+        for topic_partition, status in sorted(statuses.items()):
+            by_topic.setdefault(topic_partition.topic, []).append(dict(
+                index=topic_partition.partition, error_code=status.error, base_offset=status.base_offset,
+                log_append_time=None if status.log_append_time < 0 else datetime.datetime.fromtimestamp(
+                    status.log_append_time / 1000, tz=datetime.UTC),
+                log_start_offset=status.log_start_offset, record_errors=[], error_message=None))
+        return build(self.response_schema(request), throttle_time=0, responses=[
+            dict(name=topic, partition_responses=partitions) for topic, partitions in by_topic.items()])
+
+    # -- Fetch --------------------------------------------------------------------------------------------------------
+
+    def handle_fetch_request(self, request: Request) -> None:
+        body, version = request.body, request.api_version
+        if getattr(body, "session_epoch", -1) > 0:
+            # Incremental fetch sessions (KIP-227) are not kept; a full fetch (epoch 0 or -1) always works.
+            self.send_response(request, build(self.response_schema(request), throttle_time=0,
+                                              error_code=Errors.FETCH_SESSION_ID_NOT_FOUND, session_id=0,
+                                              responses=[]))
+            return
+        fetch_infos: dict[TopicPartition, PartitionFetchInfo] = {}
+        errors: dict[TopicPartition, Errors] = {}
+        for topic in body.topics:
+            for partition in topic.partitions:
+                topic_partition = TopicPartition(topic.topic, partition.partition)
+                if not self.metadata_cache.contains(topic.topic):
+                    errors[topic_partition] = Errors.UNKNOWN_TOPIC_OR_PARTITION
+                else:
+                    fetch_infos[topic_partition] = PartitionFetchInfo(partition.fetch_offset,
+                                                                      partition.partition_max_bytes,
+                                                                      getattr(partition, "log_start_offset", -1))
+        order = [TopicPartition(t.topic, p.partition) for t in body.topics for p in t.partitions]
+
+        def process_response_callback(results: list[tuple[TopicPartition, Any]]) -> None:
+            by_partition = dict(results)
+            responses: dict[str, list[dict[str, Any]]] = {}
+            for topic_partition in order:
+                result = by_partition.get(topic_partition)
+                partition_data = dict(partition_index=topic_partition.partition, aborted_transactions=[],
+                                      preferred_read_replica=-1)
+                if result is None:
+                    partition_data.update(error_code=errors[topic_partition], high_watermark=-1,
+                                          last_stable_offset=-1, log_start_offset=-1, records=b"")
+                else:
+                    partition_data.update(error_code=result.error, high_watermark=result.high_watermark,
+                                          last_stable_offset=result.high_watermark,
+                                          log_start_offset=result.leader_log_start_offset, records=result.records)
+                responses.setdefault(topic_partition.topic, []).append(partition_data)
+            self.send_response(request, build(self.response_schema(request), throttle_time=0, error_code=Errors.NONE,
+                                              session_id=0, responses=[dict(topic=t, partitions=p)
+                                                                       for t, p in responses.items()]))
+
+        if not fetch_infos:
+            process_response_callback([])
+            return
+        self.replica_manager.fetch_messages(
+            _millis(body.max_wait), body.replica_id, body.min_bytes, getattr(body, "max_bytes", 0x7FFFFFFF),
+            hard_max_bytes_limit=version <= 2, fetch_infos=fetch_infos, response_callback=process_response_callback)
+
+    # -- ListOffsets --------------------------------------------------------------------------------------------------
+
+    def handle_list_offset_request(self, request: Request) -> None:
+        body = request.body
+        only_committed = body.replica_id != DEBUGGING_CONSUMER_ID
+        topics = []
+        for topic in body.topics:
+            partitions = []
+            for partition in topic.partitions:
+                topic_partition = TopicPartition(topic.name, partition.partition_index)
+                error, timestamp, offset = self.fetch_offset_for_timestamp(topic_partition, partition.timestamp,
+                                                                           only_committed)
+                partitions.append(dict(partition_index=partition.partition_index, error_code=error,
+                                       timestamp=timestamp, offset=offset, leader_epoch=0))
+            topics.append(dict(name=topic.name, partitions=partitions))
+        self.send_response(request, build(self.response_schema(request), throttle_time=0, topics=topics))
+
+    def fetch_offset_for_timestamp(self, topic_partition: TopicPartition, timestamp: int,
+                                   only_committed: bool) -> tuple[Errors, int, int]:
+        partition = self.replica_manager.get_partition(topic_partition)
+        if partition is None:
+            return Errors.UNKNOWN_TOPIC_OR_PARTITION, -1, -1
+        replica = partition.leader_replica_if_local()
+        if replica is None:
+            return Errors.NOT_LEADER_FOR_PARTITION, -1, -1
+        # Consumers may not see past the high watermark, so "latest" is the high watermark for them.
+        last_fetchable_offset = partition.high_watermark if only_committed else replica.log.log_end_offset
+        if timestamp == LATEST_TIMESTAMP:
+            return Errors.NONE, -1, last_fetchable_offset
+        if timestamp == EARLIEST_TIMESTAMP:
+            return Errors.NONE, -1, replica.log.log_start_offset
+        found = replica.log.fetch_offsets_by_timestamp(timestamp)
+        if found is None or found[1] >= last_fetchable_offset:
+            return Errors.NONE, -1, -1
+        return Errors.NONE, found[0], found[1]
+
+    # -- FindCoordinator ----------------------------------------------------------------------------------------------
+
+    def handle_find_coordinator_request(self, request: Request) -> None:
+        # The group and transaction coordinators are not ported yet: no broker can be one.
+        self.send_response(request, build(self.response_schema(request), throttle_time=0,
+                                          error_code=Errors.COORDINATOR_NOT_AVAILABLE,
+                                          error_message=Errors.COORDINATOR_NOT_AVAILABLE.name, node_id=-1, host="",
+                                          port=-1))
+
+    # -- InitProducerId -----------------------------------------------------------------------------------------------
+
+    def handle_init_producer_id_request(self, request: Request) -> None:
+        result = self.txn_coordinator.handle_init_producer_id(request.body.transactional_id)
+        set_attributes({"kafka.producer.id": result.producer_id})
+        self.send_response(request, build(self.response_schema(request), throttle_time=0, error_code=result.error,
+                                          producer_id=result.producer_id, producer_epoch=result.producer_epoch))
+
+    # -- CreateTopics / DeleteTopics ----------------------------------------------------------------------------------
+
+    def handle_create_topics_request(self, request: Request) -> None:
+        body = request.body
+        names = [t.name for t in body.topics]
+        duplicates = {n for n in names if names.count(n) > 1}
+        create_info = {t.name: dict(num_partitions=t.num_partitions, replication_factor=t.replication_factor,
+                                    assignments={a.partition_index: list(a.broker_ids) for a in t.assignments},
+                                    configs={c.name: c.value for c in t.configs})
+                       for t in body.topics if t.name not in duplicates}
+
+        def send_response_callback(results: dict[str, tuple[Errors, str | None]]) -> None:
+            all_results = {**results, **{n: (Errors.INVALID_REQUEST, "Create topics request from client "
+                                             f"`{request.client_id}` contains multiple entries for the following "
+                                             f"topics: {', '.join(sorted(duplicates))}") for n in duplicates}}
+            self.send_response(request, build(self.response_schema(request), throttle_time=0, topics=[
+                dict(name=name, error_code=error, error_message=message, topic_id=None, num_partitions=-1,
+                     replication_factor=-1, configs=None) for name, (error, message) in all_results.items()]))
+
+        self.admin_manager.create_topics(_millis(body.timeout), getattr(body, "validate_only", False), create_info,
+                                         send_response_callback)
+
+    def handle_delete_topics_request(self, request: Request) -> None:
+        body = request.body
+        topics = set(body.topic_names)
+
+        def send_response_callback(results: dict[str, Errors]) -> None:
+            self.send_response(request, build(self.response_schema(request), throttle_time=0, responses=[
+                dict(name=name, error_code=error, error_message=None) for name, error in results.items()]))
+
+        self.admin_manager.delete_topics(_millis(body.timeout_ms if hasattr(body, "timeout_ms") else body.timeout),
+                                         topics, send_response_callback)
+
+    # -- DescribeConfigs ----------------------------------------------------------------------------------------------
+
+    def handle_describe_configs_request(self, request: Request) -> None:
+        results = []
+        for resource in request.body.resources:
+            error, message, entries = self.admin_manager.describe_configs(
+                resource.resource_type, resource.resource_name, resource.configuration_keys,
+                self.log_config_defaults)
+            results.append(dict(error_code=error, error_message=message, resource_type=resource.resource_type,
+                                resource_name=resource.resource_name, configs=[
+                                    dict(name=name, value=value, read_only=read_only, is_default=source == 5,
+                                         config_source=source, is_sensitive=False, synonyms=[], config_type=0,
+                                         documentation=None)
+                                    for name, value, read_only, source in entries]))
+        self.send_response(request, build(self.response_schema(request), throttle_time=0, results=results))
+
+    def close(self) -> None:
+        log.debug("Shutdown complete.")
+
+
+def _millis(value: Any) -> int:
+    """kio hands timeouts over as timedeltas; Kafka's handlers work in milliseconds."""
+    if isinstance(value, datetime.timedelta):
+        return int(value.total_seconds() * 1000)
+    return int(value)
