@@ -13,6 +13,7 @@ from kafka_edu.common.errors import (
     NotLeaderForPartitionException,
 )
 from kafka_edu.log.log import Log, LogAppendInfo, TopicPartition
+from kafka_edu.protocol.errors import Errors
 from kafka_edu.tracing import step
 
 if TYPE_CHECKING:
@@ -143,17 +144,18 @@ class Partition:
         new_hw = min(leos) if leos else leader.log.log_end_offset
         if new_hw > self.high_watermark:
             self.high_watermark = new_hw
+            leader.log.on_high_watermark_incremented(new_hw)  # retention may only delete below it
             return True
         return False
 
-    def check_enough_replicas_reach_offset(self, required_offset: int) -> tuple[bool, str | None]:
+    def check_enough_replicas_reach_offset(self, required_offset: int) -> tuple[bool, Errors]:
         """For acks=all: has every in-sync replica got the data up to `required_offset`?"""
         leader = self.leader_replica_if_local()
         if leader is None:
-            return False, "NOT_LEADER_FOR_PARTITION"
+            return False, Errors.NOT_LEADER_OR_FOLLOWER
         min_isr = leader.log.config.min_in_sync_replicas
         if self.high_watermark >= required_offset:
             if min_isr <= len(self.in_sync_replicas):
-                return True, None
-            return True, "NOT_ENOUGH_REPLICAS_AFTER_APPEND"
-        return False, None
+                return True, Errors.NONE
+            return True, Errors.NOT_ENOUGH_REPLICAS_AFTER_APPEND
+        return False, Errors.NONE

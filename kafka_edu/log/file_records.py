@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 import os
 import struct
 from collections.abc import Iterator
@@ -10,18 +11,14 @@ from typing import NamedTuple
 
 import crc32c
 
-from kafka_edu.common.errors import IllegalArgumentException, KafkaException
-
-# --- Record errors (org.apache.kafka.common.errors); candidates to move into kafka_edu/common/errors.py. ---
-
-
-class CorruptRecordException(KafkaException):
-    """A batch failed its size or CRC check (error code CORRUPT_MESSAGE)."""
-
-
-class InvalidRecordException(CorruptRecordException):
-    """A batch is malformed; in 1.0.2 a subclass of CorruptRecordException, so recovery catches both."""
-
+from kafka_edu.common.errors import (
+    CorruptRecordException,
+    IllegalArgumentException,
+    InvalidRecordException,
+    KafkaException,
+)
+from kafka_edu.log.compression_type import CompressionType
+from kafka_edu.log.default_record import DefaultRecord, increment_sequence
 
 # --- Wire layout of a record batch, magic v2 (Records.java and DefaultRecordBatch.java constants). ---
 
@@ -44,6 +41,35 @@ RECORD_BATCH_OVERHEAD = 61  # header size; the records follow
 
 MAGIC_VALUE_V2 = 2
 NO_TIMESTAMP = -1
+NO_PRODUCER_ID = -1
+NO_PRODUCER_EPOCH = -1
+NO_SEQUENCE = -1
+NO_PARTITION_LEADER_EPOCH = -1
+
+# Attribute bits (DefaultRecordBatch.java).
+COMPRESSION_CODEC_MASK = 0x07
+TIMESTAMP_TYPE_MASK = 0x08
+TRANSACTIONAL_FLAG_MASK = 0x10
+CONTROL_FLAG_MASK = 0x20
+
+
+class TimestampType(enum.Enum):
+    """org.apache.kafka.common.record.TimestampType; `name_` is what message.timestamp.type takes."""
+
+    NO_TIMESTAMP_TYPE = -1, "NoTimestampType"
+    CREATE_TIME = 0, "CreateTime"
+    LOG_APPEND_TIME = 1, "LogAppendTime"
+
+    def __init__(self, id: int, name_: str) -> None:
+        self.id = id
+        self.name_ = name_
+
+    @classmethod
+    def for_name(cls, name: str) -> TimestampType:
+        for t in cls:
+            if t.name_ == name:
+                return t
+        raise ValueError(f"Invalid timestamp type {name}")
 RECORD_OVERHEAD_V0 = 14  # smallest legal batchLength of any magic (LegacyRecord.RECORD_OVERHEAD_V0)
 
 
@@ -119,6 +145,57 @@ class DefaultRecordBatch:
     def record_count(self) -> int:
         return self._get(">i", RECORDS_COUNT_OFFSET)
 
+    @property
+    def compression_type(self) -> CompressionType:
+        return CompressionType.for_id(self.attributes & COMPRESSION_CODEC_MASK)
+
+    @property
+    def is_compressed(self) -> bool:
+        return self.attributes & COMPRESSION_CODEC_MASK != 0
+
+    @property
+    def timestamp_type(self) -> TimestampType:
+        if self.attributes & TIMESTAMP_TYPE_MASK:
+            return TimestampType.LOG_APPEND_TIME
+        return TimestampType.CREATE_TIME
+
+    @property
+    def is_transactional(self) -> bool:
+        return self.attributes & TRANSACTIONAL_FLAG_MASK != 0
+
+    @property
+    def is_control_batch(self) -> bool:
+        return self.attributes & CONTROL_FLAG_MASK != 0
+
+    @property
+    def has_producer_id(self) -> bool:
+        return self.producer_id > NO_PRODUCER_ID
+
+    @property
+    def last_sequence(self) -> int:
+        base_sequence = self.base_sequence
+        if base_sequence == NO_SEQUENCE:
+            return NO_SEQUENCE
+        return increment_sequence(base_sequence, self.last_offset_delta)
+
+    def records(self) -> Iterator[DefaultRecord]:
+        """Decompress if needed and yield exactly `record_count` records, as the Java batch iterator does."""
+        count = self.record_count
+        if count < 0:
+            raise InvalidRecordException(f"Found invalid record count {count} in magic v{self.magic} batch")
+        data = self.compression_type.wrap_for_input(memoryview(self.buffer)[RECORD_BATCH_OVERHEAD : self.size_in_bytes])
+        log_append_time = self.max_timestamp if self.timestamp_type is TimestampType.LOG_APPEND_TIME else None
+        base_offset, first_timestamp, base_sequence = self.base_offset, self.first_timestamp, self.base_sequence
+        position = 0
+        for _ in range(count):
+            if position >= len(data):
+                raise InvalidRecordException("Incorrect declared batch size, premature EOF reached")
+            record, position = DefaultRecord.read_from(data, position, base_offset, first_timestamp, base_sequence,
+                                                       log_append_time)
+            yield record
+        if position != len(data):
+            raise InvalidRecordException("Incorrect declared batch size, records still remaining in file")
+
     def compute_checksum(self) -> int:
         return crc32c.crc32c(bytes(self.buffer[ATTRIBUTES_OFFSET : self.size_in_bytes]))
 
@@ -143,7 +220,19 @@ class DefaultRecordBatch:
         struct.pack_into(">q", self.buffer, OFFSET_OFFSET, offset - self.last_offset_delta)
 
     def set_partition_leader_epoch(self, epoch: int) -> None:
+        # partitionLeaderEpoch sits before the CRC'd range: no CRC update.
         struct.pack_into(">i", self.buffer, PARTITION_LEADER_EPOCH_OFFSET, epoch)
+
+    def set_max_timestamp(self, timestamp_type: TimestampType, max_timestamp: int) -> None:
+        """Rewrite the timestamp type bit and maxTimestamp; both are CRC'd, so the CRC is redone if either moved."""
+        if self.timestamp_type is timestamp_type and self.max_timestamp == max_timestamp:
+            return
+        attributes = self.attributes & ~TIMESTAMP_TYPE_MASK
+        if timestamp_type is TimestampType.LOG_APPEND_TIME:
+            attributes |= TIMESTAMP_TYPE_MASK
+        struct.pack_into(">h", self.buffer, ATTRIBUTES_OFFSET, attributes)
+        struct.pack_into(">q", self.buffer, MAX_TIMESTAMP_OFFSET, max_timestamp)
+        struct.pack_into(">I", self.buffer, CRC_OFFSET, self.compute_checksum())
 
     def __repr__(self) -> str:
         return f"RecordBatch(offsets=[{self.base_offset}, {self.last_offset}], size={self.size_in_bytes})"
@@ -352,6 +441,19 @@ class FileRecords:
             if batch.max_timestamp > max_timestamp:
                 max_timestamp, offset_of_max_timestamp = batch.max_timestamp, batch.last_offset
         return TimestampAndOffset(max_timestamp, offset_of_max_timestamp)
+
+    def search_for_timestamp(self, target_timestamp: int, starting_position: int,
+                             starting_offset: int) -> TimestampAndOffset | None:
+        """The first record at or after `starting_position` with timestamp >= target and offset >= starting_offset.
+
+        Batch headers are skipped by their max timestamp; only a batch that may hold the answer is decompressed.
+        """
+        for batch in self.batches_from(starting_position):
+            if batch.max_timestamp >= target_timestamp:
+                for record in batch.load_full_batch().records():
+                    if record.timestamp >= target_timestamp and record.offset >= starting_offset:
+                        return TimestampAndOffset(record.timestamp, record.offset)
+        return None
 
     def batches(self) -> Iterator[FileChannelRecordBatch]:
         return self.batches_from(self.start)

@@ -1,4 +1,4 @@
-"""Port of core/src/main/scala/kafka/log/Log.scala (Kafka 1.0.2), without producer state and leader epochs."""
+"""Port of core/src/main/scala/kafka/log/Log.scala (Kafka 1.0.2), without leader epochs and the transaction index."""
 
 from __future__ import annotations
 
@@ -13,14 +13,29 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from kafka_edu.common.errors import IllegalArgumentException, KafkaException
+from kafka_edu.common.errors import (
+    CorruptRecordException,
+    IllegalArgumentException,
+    InvalidOffsetException,
+    InvalidRecordException,
+    KafkaException,
+    KafkaStorageException,
+    OffsetOutOfRangeException,
+    OffsetsOutOfOrderException,
+    RecordBatchTooLargeException,
+    RecordTooLargeException,
+    UnexpectedAppendOffsetException,
+    UnsupportedForMessageFormatException,
+)
+from kafka_edu.log import log_validator
+from kafka_edu.log.compression_type import CompressionType
 from kafka_edu.log.file_records import (
     MAGIC_VALUE_V2,
     NO_TIMESTAMP,
-    CorruptRecordException,
+    DefaultRecordBatch,
     FileRecords,
-    InvalidRecordException,
     MemoryRecords,
+    TimestampType,
 )
 from kafka_edu.log.log_config import LogConfig
 from kafka_edu.log.log_segment import (
@@ -35,38 +50,30 @@ from kafka_edu.log.log_segment import (
     system_time_ms,
     time_index_file,
 )
-from kafka_edu.log.offset_index import InvalidOffsetException, OffsetIndex
+from kafka_edu.log.offset_index import OffsetIndex
+from kafka_edu.log.producer_state_manager import (
+    PRODUCER_SNAPSHOT_FILE_SUFFIX,
+    BatchMetadata,
+    CompletedTxn,
+    ProducerAppendInfo,
+    ProducerStateManager,
+)
 from kafka_edu.log.time_index import TimeIndex
+
+# Re-exported: callers import these from kafka_edu.log.log, where they used to be defined.
+__all__ = ["CorruptRecordException", "InvalidRecordException", "KafkaStorageException", "OffsetOutOfRangeException",
+           "OffsetsOutOfOrderException", "RecordBatchTooLargeException", "RecordTooLargeException",
+           "UnexpectedAppendOffsetException", "CompletedTxn", "Log", "LogAppendInfo", "TopicPartition"]
+
+# ListOffsetRequest.EARLIEST_TIMESTAMP / LATEST_TIMESTAMP.
+EARLIEST_TIMESTAMP = -2
+LATEST_TIMESTAMP = -1
 
 if TYPE_CHECKING:
     from kafka_edu.server.log_dir_failure_channel import LogDirFailureChannel
     from kafka_edu.utils.kafka_scheduler import KafkaScheduler
 
 logger = logging.getLogger(__name__)
-
-
-class KafkaStorageException(KafkaException):
-    """A disk operation failed; the broker takes the log directory offline (error KAFKA_STORAGE_ERROR)."""
-
-
-class OffsetOutOfRangeException(KafkaException):
-    """A fetch asked for an offset outside [log start offset, log end offset] (error OFFSET_OUT_OF_RANGE)."""
-
-
-class RecordTooLargeException(KafkaException):
-    """A batch is larger than max.message.bytes (error MESSAGE_TOO_LARGE)."""
-
-
-class RecordBatchTooLargeException(KafkaException):
-    """The appended batches are larger than segment.bytes (error RECORD_LIST_TOO_LARGE)."""
-
-
-class OffsetsOutOfOrderException(KafkaException):
-    """A follower append whose offsets do not increase."""
-
-
-class UnexpectedAppendOffsetException(KafkaException):
-    """A follower append that starts below the log end offset."""
 
 
 class TopicPartition(NamedTuple):
@@ -81,7 +88,10 @@ class TopicPartition(NamedTuple):
 
 @dataclass
 class LogAppendInfo:
-    """What an append learned about its batches (codec and processing stats are not ported)."""
+    """What an append learned about its batches; for a retried (duplicate) batch, the original append's offsets.
+
+    log_append_time is the broker time stamped on the batches under LogAppendTime, else -1 (NO_TIMESTAMP).
+    """
 
     first_offset: int
     last_offset: int
@@ -92,6 +102,9 @@ class LogAppendInfo:
     shallow_count: int
     valid_bytes: int
     offsets_monotonic: bool
+    source_codec: CompressionType = CompressionType.NONE
+    target_codec: CompressionType = CompressionType.NONE
+    num_messages: int = 0
 
 
 class Log:
@@ -107,15 +120,20 @@ class Log:
     CleanShutdownFile = ".kafka_cleanshutdown"
     DeleteDirSuffix = "-delete"
     DeleteDirPattern = re.compile(r"^(\S+)-(\S+)\.(\S+)" + re.escape(DeleteDirSuffix) + "$")
+    ProducerSnapshotFileSuffix = PRODUCER_SNAPSHOT_FILE_SUFFIX
     UnknownLogStartOffset = -1
 
     def __init__(self, dir: str | os.PathLike[str], config: LogConfig, log_start_offset: int = 0,
                  recovery_point: int = 0, scheduler: KafkaScheduler | None = None,
                  time_ms: Callable[[], int] = system_time_ms,
-                 log_dir_failure_channel: LogDirFailureChannel | None = None) -> None:
+                 log_dir_failure_channel: LogDirFailureChannel | None = None,
+                 max_producer_id_expiration_ms: int = 7 * 24 * 60 * 60 * 1000,
+                 producer_id_expiration_check_interval_ms: int = 10 * 60 * 1000) -> None:
         """Open the partition directory `dir` (named topic-partition) and load or recover its segments.
 
-        Without a scheduler, delayed work (flush after roll, deleting segment files) runs at once.
+        Without a scheduler, delayed work (flush after roll, deleting segment files) runs at once and the
+        periodic producer expiration check is not scheduled. The expiration defaults are the broker's
+        transactional.id.expiration.ms and producer id expiration check interval.
         """
         self.dir = Path(dir)
         self.config = config
@@ -137,6 +155,13 @@ class Log:
         self._segments: dict[int, LogSegment] = {}
         # The log end offset with its segment and byte position.
         self._next_offset_metadata = LogOffsetMetadata(0)
+        # First offset of a transaction not yet decided or not yet replicated (caps read_committed fetches).
+        self.first_unstable_offset: LogOffsetMetadata | None = None
+        # Set by the replica layer; segments at or above it are never deleted, and none before it is known.
+        self._replica_high_watermark: int | None = None
+        self.max_producer_id_expiration_ms = max_producer_id_expiration_ms
+        self.producer_state_manager = ProducerStateManager(self.topic_partition, self.dir,
+                                                           max_producer_id_expiration_ms)
 
         start_ms = time_ms()
         self.dir.mkdir(parents=True, exist_ok=True)
@@ -144,8 +169,17 @@ class Log:
         self._next_offset_metadata = LogOffsetMetadata(next_offset, self.active_segment.base_offset,
                                                        self.active_segment.size)
         self._log_start_offset = max(self._log_start_offset, self.log_segments()[0].base_offset)
+        self._load_producer_state(self.log_end_offset, reload_from_clean_shutdown=self._has_clean_shutdown_file())
         self._info(f"Completed load of log with {self.number_of_segments} segments, log start offset "
                    f"{self._log_start_offset} and log end offset {self.log_end_offset} in {time_ms() - start_ms} ms")
+        if scheduler is not None:
+            def expire_producers() -> None:
+                with self._lock:
+                    self.producer_state_manager.remove_expired_producers(self._time_ms())
+
+            scheduler.schedule("PeriodicProducerExpirationCheck", expire_producers,
+                               delay=producer_id_expiration_check_interval_ms,
+                               period=producer_id_expiration_check_interval_ms)
 
     # ---- properties ----
 
@@ -254,8 +288,22 @@ class Log:
                 self.add_segment(segment)
 
     def _recover_segment(self, segment: LogSegment) -> int:
+        """Recover one segment with producer state rebuilt up to its base offset (from a snapshot and the log)."""
         with self._lock:
-            return segment.recover()
+            state_manager = ProducerStateManager(self.topic_partition, self.dir, self.max_producer_id_expiration_ms)
+            state_manager.truncate_and_reload(self._log_start_offset, segment.base_offset, self._time_ms())
+            for earlier in self.log_segments(state_manager.map_end_offset, segment.base_offset):
+                start_offset = max(earlier.base_offset, state_manager.map_end_offset)
+                fetch_data_info = earlier.read(start_offset, None, INT_MAX)
+                if fetch_data_info is not None and fetch_data_info.records is not None:
+                    self._load_producers_from_log(state_manager, fetch_data_info.records)
+            state_manager.update_map_end_offset(segment.base_offset)
+            # A snapshot at the base offset spares the next restart this replay if we stop before a checkpoint.
+            state_manager.take_snapshot()
+            bytes_truncated = segment.recover(state_manager)
+            # And one after the segment, so recovering the next segment starts from here.
+            state_manager.take_snapshot()
+            return bytes_truncated
 
     def _complete_swap_operations(self, swap_files: set[Path]) -> None:
         """Finish a swap the log cleaner started: the .swap log replaces the segments it covers."""
@@ -318,6 +366,53 @@ class Log:
         self._recovery_point = self.active_segment.next_offset()
         return self._recovery_point
 
+    def _load_producer_state(self, last_offset: int, reload_from_clean_shutdown: bool) -> None:
+        """Rebuild producer state up to `last_offset`: the newest snapshot at or below it, then the log after it."""
+        with self._lock:
+            self._check_if_memory_mapped_buffer_closed()
+            self._info(f"Loading producer state from offset {last_offset} with message format version {MAGIC_VALUE_V2}")
+            psm = self.producer_state_manager
+            if psm.latest_snapshot_offset() is None and reload_from_clean_shutdown:
+                # No snapshot after a clean shutdown: the upgrade case (a broker that never wrote snapshots).
+                # Kafka skips the scan and writes empty snapshots at the last two segments and the end.
+                lower = self._lower_segment(self.active_segment.base_offset)
+                for offset in ([lower.base_offset] if lower else []) + [self.active_segment.base_offset, last_offset]:
+                    psm.update_map_end_offset(offset)
+                    psm.take_snapshot()
+            else:
+                is_empty_before_truncation = psm.is_empty() and psm.map_end_offset >= last_offset
+                psm.truncate_and_reload(self._log_start_offset, last_offset, self._time_ms())
+                # Scan only when the snapshot is behind and there were producers before (or none was loaded yet).
+                if last_offset > psm.map_end_offset and not is_empty_before_truncation:
+                    for segment in self.log_segments(psm.map_end_offset, last_offset):
+                        start_offset = max(segment.base_offset, psm.map_end_offset, self._log_start_offset)
+                        psm.update_map_end_offset(start_offset)
+                        psm.take_snapshot()
+                        fetch_data_info = segment.read(start_offset, last_offset, INT_MAX)
+                        if fetch_data_info is not None and fetch_data_info.records is not None:
+                            self._load_producers_from_log(psm, fetch_data_info.records)
+                psm.update_map_end_offset(last_offset)
+                self._update_first_unstable_offset()
+
+    def _load_producers_from_log(self, producer_state_manager: ProducerStateManager, records: FileRecords) -> None:
+        loaded_producers: dict[int, ProducerAppendInfo] = {}
+        completed_txns: list[CompletedTxn] = []
+        for file_batch in records.batches():
+            batch = file_batch.load_full_batch()
+            if batch.has_producer_id:
+                completed_txn = self._update_producers(batch, loaded_producers, False, producer_state_manager)
+                if completed_txn is not None:
+                    completed_txns.append(completed_txn)
+        for append_info in loaded_producers.values():
+            producer_state_manager.update(append_info)
+        for completed_txn in completed_txns:
+            producer_state_manager.complete_txn(completed_txn)
+
+    @property
+    def active_producers_with_last_sequence(self) -> dict[int, int]:
+        with self._lock:
+            return {pid: entry.last_seq for pid, entry in self.producer_state_manager.active_producers.items()}
+
     def _has_clean_shutdown_file(self) -> bool:
         return (self.dir.parent / Log.CleanShutdownFile).exists()
 
@@ -328,6 +423,8 @@ class Log:
             self._check_if_memory_mapped_buffer_closed()
             with self._maybe_handle_io_exception(f"Error while renaming dir for {self.topic_partition} "
                                                  f"in dir {self.dir.parent}"):
+                # A snapshot at the log end offset: the next start loads it instead of scanning the log.
+                self.producer_state_manager.take_snapshot()
                 for segment in self.log_segments():
                     segment.close()
 
@@ -339,43 +436,61 @@ class Log:
 
     # ---- append ----
 
-    def append_as_leader(self, records: bytes | bytearray, leader_epoch: int) -> LogAppendInfo:
-        return self.append(records, assign_offsets=True, leader_epoch=leader_epoch)
+    def append_as_leader(self, records: bytes | bytearray, leader_epoch: int,
+                         is_from_client: bool = True) -> LogAppendInfo:
+        """Validate, assign offsets and the leader epoch, check producer sequences, and write the batches."""
+        return self.append(records, assign_offsets=True, leader_epoch=leader_epoch, is_from_client=is_from_client)
 
     def append_as_follower(self, records: bytes | bytearray) -> LogAppendInfo:
-        return self.append(records, assign_offsets=False)
+        """Write batches fetched from the leader as they are, keeping the leader's offsets."""
+        return self.append(records, assign_offsets=False, leader_epoch=-1, is_from_client=False)
 
-    def append(self, records: bytes | bytearray, assign_offsets: bool = True, leader_epoch: int = -1) -> LogAppendInfo:
-        """Validate the batches, give them offsets (on the leader), roll if needed and write them.
+    def append(self, records: bytes | bytearray, assign_offsets: bool = True, leader_epoch: int = -1,
+               is_from_client: bool | None = None) -> LogAppendInfo:
+        """Append to the active segment, rolling first if it is full; on the leader, give the batches offsets.
 
-        A leader append counts as a client append (isFromClient) and a follower append does not.
+        `is_from_client` defaults to `assign_offsets` (a leader append is a producer's unless said otherwise).
         """
-        is_from_client = assign_offsets
+        if is_from_client is None:
+            is_from_client = assign_offsets
         memory_records = MemoryRecords(records)
         with self._maybe_handle_io_exception(f"Error while appending records to {self.topic_partition} "
                                              f"in dir {self.dir.parent}"):
+            # 1. Per batch: magic, size, CRC; gather offsets, timestamps and the codec.
             append_info = self._analyze_and_validate_records(memory_records, is_from_client)
             if append_info.shallow_count == 0:
                 return append_info
+            # 2. Drop a partial batch at the end.
             valid_records = self._trim_invalid_bytes(memory_records, append_info)
 
             with self._lock:
                 self._check_if_memory_mapped_buffer_closed()
                 if assign_offsets:
-                    # LogValidator, uncompressed v2 in place: stamp offsets and the leader epoch, keep the CRC.
-                    offset = self._next_offset_metadata.message_offset
-                    append_info.first_offset = offset
-                    max_timestamp, offset_of_max_timestamp = NO_TIMESTAMP, -1
-                    for batch in valid_records.batches():
-                        offset += batch.record_count
-                        batch.set_last_offset(offset - 1)
-                        batch.set_partition_leader_epoch(leader_epoch)
-                        if batch.max_timestamp > max_timestamp:
-                            max_timestamp, offset_of_max_timestamp = batch.max_timestamp, offset - 1
-                    append_info.max_timestamp = max_timestamp
-                    append_info.offset_of_max_timestamp = offset_of_max_timestamp
-                    append_info.last_offset = offset - 1
+                    # 3. LogValidator: check every record, assign offsets (in place when the bytes can be kept).
+                    offset = log_validator.LongRef(self._next_offset_metadata.message_offset)
+                    append_info.first_offset = offset.value
+                    now = self._time_ms()
+                    timestamp_type = TimestampType.for_name(self.config.message_timestamp_type)
+                    result = log_validator.validate_messages_and_assign_offsets(
+                        valid_records, offset, now, append_info.source_codec, append_info.target_codec,
+                        self.config.compact, MAGIC_VALUE_V2, timestamp_type,
+                        self.config.message_timestamp_difference_max_ms, leader_epoch, is_from_client)
+                    valid_records = result.validated_records
+                    append_info.max_timestamp = result.max_timestamp
+                    append_info.offset_of_max_timestamp = result.shallow_offset_of_max_timestamp
+                    append_info.last_offset = offset.value - 1
+                    append_info.num_messages = result.num_messages
+                    if timestamp_type is TimestampType.LOG_APPEND_TIME:
+                        append_info.log_append_time = now
+                    # A rebuilt (recompressed) batch may have grown past max.message.bytes.
+                    if result.message_size_maybe_changed:
+                        for batch in valid_records.batches():
+                            if batch.size_in_bytes > self.config.max_message_bytes:
+                                raise RecordTooLargeException(
+                                    f"Message batch size is {batch.size_in_bytes} bytes which exceeds the maximum "
+                                    f"configured size of {self.config.max_message_bytes}.")
                 else:
+                    # A follower takes the offsets it is given, if they make sense.
                     if not append_info.offsets_monotonic:
                         raise OffsetsOutOfOrderException(
                             f"Out of order offsets found in append to {self.topic_partition}: "
@@ -392,11 +507,38 @@ class Log:
                         f"Message batch size is {valid_records.size_in_bytes()} bytes which exceeds the maximum "
                         f"configured segment size of {self.config.segment_bytes}.")
 
+                # 4. Idempotence and transactions: epochs and sequences against the producer state.
+                updated_producers, completed_txns, duplicate = self._analyze_and_validate_producer_state(
+                    valid_records, is_from_client)
+                if duplicate is not None:
+                    # A retry of a batch already in the log: answer with where it went, write nothing.
+                    append_info.first_offset = duplicate.first_offset
+                    append_info.last_offset = duplicate.last_offset
+                    append_info.log_append_time = duplicate.timestamp
+                    append_info.log_start_offset = self._log_start_offset
+                    append_info.num_messages = duplicate.offset_delta + 1
+                    return append_info
+
+                # 5. Roll if the active segment is full or old, then write.
                 segment = self._maybe_roll(valid_records.size_in_bytes(), append_info.max_timestamp,
                                            append_info.last_offset)
+                log_offset_metadata = LogOffsetMetadata(append_info.first_offset, segment.base_offset, segment.size)
                 segment.append(append_info.first_offset, append_info.last_offset, append_info.max_timestamp,
                                append_info.offset_of_max_timestamp, valid_records)
+
+                # 6. Producer state follows the data it describes.
+                for producer_append_info in updated_producers.values():
+                    producer_append_info.maybe_cache_txn_first_offset_metadata(log_offset_metadata)
+                    self.producer_state_manager.update(producer_append_info)
+                for completed_txn in completed_txns:
+                    self.producer_state_manager.complete_txn(completed_txn)  # no transaction index to update
+                self.producer_state_manager.update_map_end_offset(append_info.last_offset + 1)
+
+                # 7. The new log end offset; then flush if flush.messages says so.
                 self._update_log_end_offset(append_info.last_offset + 1)
+                self._update_first_unstable_offset()
+                if not assign_offsets:
+                    append_info.num_messages = append_info.last_offset - append_info.first_offset + 1
                 logger.debug("%sAppended message set with last offset %d, first offset %d, next offset %d",
                              self._log_ident, append_info.last_offset, append_info.first_offset,
                              self.log_end_offset)
@@ -404,17 +546,76 @@ class Log:
                     self.flush()
                 return append_info
 
+    def on_high_watermark_incremented(self, high_watermark: int) -> None:
+        """Called by the replica layer as the high watermark moves; retention never deletes at or above it."""
+        with self._lock:
+            self._replica_high_watermark = high_watermark
+            self.producer_state_manager.on_high_watermark_updated(high_watermark)
+            self._update_first_unstable_offset()
+
+    def _update_first_unstable_offset(self) -> None:
+        with self._lock:
+            self._check_if_memory_mapped_buffer_closed()
+            updated = self.producer_state_manager.first_unstable_offset()
+            if updated is not None and (updated.segment_base_offset < 0
+                                        or updated.message_offset < self._log_start_offset):
+                offset = max(updated.message_offset, self._log_start_offset)
+                base = max((b for b in self._segments if b <= offset), default=None)
+                if base is not None:
+                    position = self._segments[base].translate_offset(offset)
+                    updated = LogOffsetMetadata(offset, base, position.position if position else -1)
+            if updated != self.first_unstable_offset:
+                logger.debug("%sFirst unstable offset updated to %s", self._log_ident, updated)
+                self.first_unstable_offset = updated
+
+    def maybe_increment_log_start_offset(self, new_log_start_offset: int) -> None:
+        """Move the log start offset forward (retention, DeleteRecords); producers wholly below it are dropped."""
+        with self._maybe_handle_io_exception(f"Exception while increasing log start offset for "
+                                             f"{self.topic_partition} to {new_log_start_offset} in dir "
+                                             f"{self.dir.parent}"):
+            with self._lock:
+                self._check_if_memory_mapped_buffer_closed()
+                if new_log_start_offset > self._log_start_offset:
+                    self._info(f"Incrementing log start offset to {new_log_start_offset}")
+                    self._log_start_offset = new_log_start_offset
+                    self.producer_state_manager.truncate_head(new_log_start_offset)
+                    self._update_first_unstable_offset()
+
+    def _analyze_and_validate_producer_state(
+            self, records: MemoryRecords, is_from_client: bool
+    ) -> tuple[dict[int, ProducerAppendInfo], list[CompletedTxn], BatchMetadata | None]:
+        updated_producers: dict[int, ProducerAppendInfo] = {}
+        completed_txns: list[CompletedTxn] = []
+        for batch in records.batches():
+            if not batch.has_producer_id:
+                continue
+            last_entry = self.producer_state_manager.last_entry(batch.producer_id)
+            # A client may retry any of its last 5 batches; the cached metadata says where each one went.
+            if is_from_client and last_entry is not None:
+                duplicate = last_entry.find_duplicate_batch(batch)
+                if duplicate is not None:
+                    return updated_producers, completed_txns, duplicate
+            completed_txn = self._update_producers(batch, updated_producers, is_from_client)
+            if completed_txn is not None:
+                completed_txns.append(completed_txn)
+        return updated_producers, completed_txns, None
+
     def _analyze_and_validate_records(self, records: MemoryRecords, is_from_client: bool) -> LogAppendInfo:
-        """Check each batch (offset 0 from clients, size, CRC) and collect offsets, timestamps and sizes."""
+        """Check each batch (magic, offset 0 from clients, size, CRC) and collect offsets, timestamps and codec."""
         shallow_message_count = 0
         valid_bytes_count = 0
         first_offset = -1
         last_offset = -1
+        source_codec = CompressionType.NONE
         monotonic = True
         max_timestamp = NO_TIMESTAMP
         offset_of_max_timestamp = -1
         for batch in records.batches():
-            if batch.magic >= MAGIC_VALUE_V2 and is_from_client and batch.base_offset != 0:
+            if batch.magic != MAGIC_VALUE_V2:
+                # Kafka 1.0.2 converts v0/v1 batches; this port stores message format v2 only.
+                raise UnsupportedForMessageFormatException(
+                    f"Record batch magic {batch.magic} is not supported: this broker stores message format v2 only")
+            if is_from_client and batch.base_offset != 0:
                 raise InvalidRecordException(
                     f"The baseOffset of the record batch should be 0, but it is {batch.base_offset}")
             if first_offset < 0:
@@ -433,8 +634,32 @@ class Log:
                 offset_of_max_timestamp = last_offset
             shallow_message_count += 1
             valid_bytes_count += batch_size
+            codec = batch.compression_type
+            if codec is not CompressionType.NONE:
+                source_codec = codec
+        # BrokerCompressionCodec.getTargetCompressionCodec: "producer" keeps what the producer used.
+        if self.config.compression_type == "producer":
+            target_codec = source_codec
+        elif self.config.compression_type == "uncompressed":
+            target_codec = CompressionType.NONE
+        else:
+            target_codec = CompressionType.for_name(self.config.compression_type)
         return LogAppendInfo(first_offset, last_offset, max_timestamp, offset_of_max_timestamp, NO_TIMESTAMP,
-                             self._log_start_offset, shallow_message_count, valid_bytes_count, monotonic)
+                             self._log_start_offset, shallow_message_count, valid_bytes_count, monotonic,
+                             source_codec, target_codec)
+
+    def _update_producers(self, batch: DefaultRecordBatch, producers: dict[int, ProducerAppendInfo],
+                          is_from_client: bool,
+                          state_manager: ProducerStateManager | None = None) -> CompletedTxn | None:
+        # Kafka 1.0.2 always asks the log's own manager here, even when rebuilding another one during
+        # recovery; this port asks the manager being rebuilt.
+        state_manager = state_manager or self.producer_state_manager
+        producer_id = batch.producer_id
+        append_info = producers.get(producer_id)
+        if append_info is None:
+            append_info = state_manager.prepare_update(producer_id, is_from_client)
+            producers[producer_id] = append_info
+        return append_info.append_batch(batch)
 
     @staticmethod
     def _trim_invalid_bytes(records: MemoryRecords, info: LogAppendInfo) -> MemoryRecords:
@@ -525,6 +750,9 @@ class Log:
                     seg.index.trim_to_valid_size()
                     seg.time_index.trim_to_valid_size()
                     seg.log.trim()
+                # A snapshot at the new base offset: recovering the new segment can start from it.
+                self.producer_state_manager.update_map_end_offset(new_offset)
+                self.producer_state_manager.take_snapshot()
                 segment = LogSegment.open(self.dir, new_offset, self.config.index_interval_bytes,
                                           self.config.segment_index_bytes, self.config.random_segment_jitter(),
                                           self._time_ms)
@@ -556,6 +784,136 @@ class Log:
                 if offset > self._recovery_point:
                     self._recovery_point = offset
                     self._last_flushed_time = self._time_ms()
+
+    def delete_snapshots_after_recovery_point_checkpoint(self) -> int:
+        """After LogManager checkpoints the recovery point: keep snapshots of the last two segments and above it."""
+        min_offset_to_retain = self.min_snapshots_offset_to_retain()
+        self.producer_state_manager.delete_snapshots_before(min_offset_to_retain)
+        return min_offset_to_retain
+
+    def min_snapshots_offset_to_retain(self) -> int:
+        with self._lock:
+            two_segments_min_offset = (self._lower_segment(self.active_segment.base_offset)
+                                       or self.active_segment).base_offset
+            lower = self._lower_segment(self._recovery_point)
+            recovery_point_offset = lower.base_offset if lower is not None else self._recovery_point
+            return min(recovery_point_offset, two_segments_min_offset)
+
+    def _lower_segment(self, offset: int) -> LogSegment | None:
+        """The segment with the greatest base offset strictly below `offset`."""
+        base = max((b for b in self._segments if b < offset), default=None)
+        return self._segments[base] if base is not None else None
+
+    # ---- ListOffsets ----
+
+    def fetch_offsets_by_timestamp(self, target_timestamp: int) -> tuple[int, int] | None:
+        """ListOffsets: (timestamp, offset) of the first record with timestamp >= target, or None if none is.
+
+        -2 (EARLIEST_TIMESTAMP) answers the log start offset and -1 (LATEST_TIMESTAMP) the log end offset, both
+        with timestamp -1.
+        """
+        with self._maybe_handle_io_exception(f"Error while fetching offset by timestamp for {self.topic_partition} "
+                                             f"in dir {self.dir.parent}"):
+            logger.debug("%sSearching offset for timestamp %d", self._log_ident, target_timestamp)
+            segments_copy = self.log_segments()
+            if target_timestamp == EARLIEST_TIMESTAMP:
+                return NO_TIMESTAMP, self._log_start_offset
+            if target_timestamp == LATEST_TIMESTAMP:
+                return NO_TIMESTAMP, self.log_end_offset
+            # The first segment whose largest timestamp reaches the target holds the answer, if any does.
+            target_seg = next((seg for seg in segments_copy if seg.largest_timestamp >= target_timestamp), None)
+            if target_seg is None:
+                return None
+            found = target_seg.find_offset_by_timestamp(target_timestamp, self._log_start_offset)
+            return (found.timestamp, found.offset) if found is not None else None
+
+    # ---- retention ----
+
+    def delete_old_segments(self) -> int:
+        """Delete whole segments past retention.ms, past retention.bytes, or below the log start offset.
+
+        Only with cleanup.policy=delete, and only segments wholly below the high watermark: until the replica
+        layer calls on_high_watermark_incremented, nothing is deleted. Returns the number of segments deleted.
+        """
+        if not self.config.delete:
+            return 0
+        return (self._delete_retention_ms_breached_segments() + self._delete_retention_size_breached_segments()
+                + self._delete_log_start_offset_breached_segments())
+
+    def _delete_retention_ms_breached_segments(self) -> int:
+        if self.config.retention_ms < 0:
+            return 0
+        start_ms = self._time_ms()
+        return self._delete_old_segments(
+            lambda segment, _next: start_ms - segment.largest_timestamp > self.config.retention_ms,
+            reason=f"retention time {self.config.retention_ms}ms breach")
+
+    def _delete_retention_size_breached_segments(self) -> int:
+        if self.config.retention_bytes < 0 or self.size < self.config.retention_bytes:
+            return 0
+        diff = self.size - self.config.retention_bytes
+
+        def should_delete(segment: LogSegment, _next: LogSegment | None) -> bool:
+            nonlocal diff
+            if diff - segment.size >= 0:
+                diff -= segment.size
+                return True
+            return False
+
+        return self._delete_old_segments(should_delete,
+                                         reason=f"retention size in bytes {self.config.retention_bytes} breach")
+
+    def _delete_log_start_offset_breached_segments(self) -> int:
+        def should_delete(_segment: LogSegment, next_segment: LogSegment | None) -> bool:
+            return next_segment is not None and next_segment.base_offset <= self._log_start_offset
+
+        return self._delete_old_segments(should_delete, reason=f"log start offset {self._log_start_offset} breach")
+
+    def _delete_old_segments(self, predicate: Callable[[LogSegment, LogSegment | None], bool], reason: str) -> int:
+        with self._lock:
+            deletable = self._deletable_segments(predicate)
+            if deletable:
+                self._info(f"Found deletable segments with base offsets "
+                           f"[{','.join(str(s.base_offset) for s in deletable)}] due to {reason}")
+            return self._delete_segments(deletable)
+
+    def _delete_segments(self, deletable: list[LogSegment]) -> int:
+        with self._maybe_handle_io_exception(f"Error while deleting segments for {self.topic_partition} "
+                                             f"in dir {self.dir.parent}"):
+            num_to_delete = len(deletable)
+            if num_to_delete > 0:
+                # A log always has a segment: deleting them all starts an empty one first.
+                if self.number_of_segments == num_to_delete:
+                    self.roll()
+                with self._lock:
+                    self._check_if_memory_mapped_buffer_closed()
+                    for segment in deletable:
+                        self._delete_segment(segment)
+                    self.maybe_increment_log_start_offset(self.log_segments()[0].base_offset)
+            return num_to_delete
+
+    def _deletable_segments(self, predicate: Callable[[LogSegment, LogSegment | None], bool]) -> list[LogSegment]:
+        """Oldest first while `predicate` holds and the segment is wholly below the high watermark.
+
+        A last segment that is empty is never returned (it would only be re-created).
+        """
+        if not self._segments or self._replica_high_watermark is None:
+            return []
+        high_watermark = self._replica_high_watermark
+        segments = self.log_segments()
+        deletable = []
+        for i, segment in enumerate(segments):
+            next_segment = segments[i + 1] if i + 1 < len(segments) else None
+            if next_segment is not None:
+                upper_bound_offset, is_last_segment_and_empty = next_segment.base_offset, False
+            else:
+                upper_bound_offset, is_last_segment_and_empty = self.log_end_offset, segment.size == 0
+            if (high_watermark >= upper_bound_offset and predicate(segment, next_segment)
+                    and not is_last_segment_and_empty):
+                deletable.append(segment)
+            else:
+                break
+        return deletable
 
     # ---- delete and truncate ----
 
@@ -594,6 +952,7 @@ class Log:
                     self._update_log_end_offset(target_offset)
                     self._recovery_point = min(target_offset, self._recovery_point)
                     self._log_start_offset = min(target_offset, self._log_start_offset)
+                    self._load_producer_state(target_offset, reload_from_clean_shutdown=False)
                 return True
 
     def truncate_fully_and_start_at(self, new_offset: int) -> None:
@@ -608,6 +967,9 @@ class Log:
                                                  self.config.segment_index_bytes,
                                                  self.config.random_segment_jitter(), self._time_ms))
                 self._update_log_end_offset(new_offset)
+                self.producer_state_manager.truncate()
+                self.producer_state_manager.update_map_end_offset(new_offset)
+                self._update_first_unstable_offset()
                 self._recovery_point = min(new_offset, self._recovery_point)
                 self._log_start_offset = new_offset
 

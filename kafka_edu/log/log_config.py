@@ -24,6 +24,15 @@ _PROPS: dict[str, tuple[str, int | None]] = {
     "retention.ms": ("retention_ms", None),
     "max.message.bytes": ("max_message_bytes", 0),
     "file.delete.delay.ms": ("file_delete_delay_ms", 0),
+    "message.timestamp.difference.max.ms": ("message_timestamp_difference_max_ms", 0),
+    "min.insync.replicas": ("min_in_sync_replicas", 1),
+}
+
+# String-valued topic properties -> (field, allowed values); cleanup.policy is a comma-separated list of them.
+_STRING_PROPS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "cleanup.policy": ("cleanup_policy", ("delete", "compact")),
+    "compression.type": ("compression_type", ("uncompressed", "zstd", "lz4", "snappy", "gzip", "producer")),
+    "message.timestamp.type": ("message_timestamp_type", ("CreateTime", "LogAppendTime")),
 }
 
 
@@ -46,12 +55,34 @@ class LogConfig:
     retention_ms: int = _WEEK_MS  # retentionMs
     max_message_bytes: int = 1000012  # maxMessageSize: largest batch accepted
     file_delete_delay_ms: int = 60000  # fileDeleteDelayMs: wait between renaming to .deleted and deleting
+    cleanup_policy: str = "delete"  # compact / delete: "delete" enables retention, "compact" requires keys
+    compression_type: str = "producer"  # compressionType: "producer" keeps the producer's codec (and bytes)
+    message_timestamp_type: str = "CreateTime"  # messageTimestampType: CreateTime or LogAppendTime
+    message_timestamp_difference_max_ms: int = LONG_MAX  # messageTimestampDifferenceMaxMs (CreateTime only)
+    min_in_sync_replicas: int = 1  # minInSyncReplicas: read by Partition for acks=all
+
+    @property
+    def compact(self) -> bool:
+        return "compact" in self.cleanup_policy.split(",")
+
+    @property
+    def delete(self) -> bool:
+        return "delete" in self.cleanup_policy.split(",")
 
     @classmethod
     def from_props(cls, props: Mapping[str, Any], defaults: LogConfig | None = None) -> LogConfig:
         """Build from Kafka topic property names ("segment.bytes": "1048576"); unknown names are ignored."""
-        values: dict[str, int] = {}
+        values: dict[str, int | str] = {}
         for name, raw in props.items():
+            if name in _STRING_PROPS:
+                field, allowed = _STRING_PROPS[name]
+                text = str(raw).strip()
+                items = [item.strip() for item in text.split(",")] if name == "cleanup.policy" else [text]
+                if not items or any(item not in allowed for item in items):
+                    raise ConfigException(f"Invalid value {raw} for configuration {name}: String must be one of: "
+                                          f"{', '.join(allowed)}")
+                values[field] = ",".join(items)
+                continue
             if name not in _PROPS:
                 continue
             field, at_least = _PROPS[name]

@@ -7,18 +7,23 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from kafka_edu.common.errors import IllegalArgumentException
 from kafka_edu.log.file_records import (
+    MAGIC_VALUE_V2,
     NO_TIMESTAMP,
     CorruptRecordException,
+    DefaultRecordBatch,
     FileRecords,
     LogOffsetPosition,
     MemoryRecords,
 )
 from kafka_edu.log.offset_index import OffsetIndex, require
-from kafka_edu.log.time_index import TimeIndex
+from kafka_edu.log.time_index import TimeIndex, TimestampOffset
+
+if TYPE_CHECKING:
+    from kafka_edu.log.producer_state_manager import ProducerStateManager
 
 logger = logging.getLogger(__name__)
 
@@ -165,8 +170,11 @@ class LogSegment:
         return FetchDataInfo(offset_metadata, self.log.read(start_position, fetch_size),
                              first_entry_incomplete=adjusted_max_size < start_offset_and_size.size)
 
-    def recover(self) -> int:
-        """Rebuild both indexes from the .log file and cut it after the last valid batch; return bytes cut."""
+    def recover(self, producer_state_manager: ProducerStateManager | None = None) -> int:
+        """Rebuild both indexes from the .log file and cut it after the last valid batch; return bytes cut.
+
+        `producer_state_manager` holds the state as of this segment's base offset; each valid batch updates it.
+        """
         self.index.truncate()
         self.index.resize(self.index.max_index_size)
         self.time_index.truncate()
@@ -186,6 +194,8 @@ class LogSegment:
                     self.time_index.maybe_append(self._max_timestamp_so_far, self._offset_of_max_timestamp)
                     last_index_entry = valid_bytes
                 valid_bytes += batch.size_in_bytes
+                if batch.magic >= MAGIC_VALUE_V2 and producer_state_manager is not None:
+                    self._update_producer_state(producer_state_manager, batch.load_full_batch())
         except CorruptRecordException as e:
             logger.warning("Found invalid messages in log segment %s at byte offset %d: %s.",
                            self.log.file, valid_bytes, e)
@@ -198,6 +208,28 @@ class LogSegment:
         self.time_index.maybe_append(self._max_timestamp_so_far, self._offset_of_max_timestamp, skip_full_check=True)
         self.time_index.trim_to_valid_size()
         return truncated
+
+    @staticmethod
+    def _update_producer_state(producer_state_manager: ProducerStateManager, batch: DefaultRecordBatch) -> None:
+        if batch.has_producer_id:
+            append_info = producer_state_manager.prepare_update(batch.producer_id, is_from_client=False)
+            completed_txn = append_info.append_batch(batch)
+            producer_state_manager.update(append_info)
+            if completed_txn is not None:
+                producer_state_manager.complete_txn(completed_txn)  # the transaction index is not ported
+        producer_state_manager.update_map_end_offset(batch.last_offset + 1)
+
+    def find_offset_by_timestamp(self, timestamp: int, starting_offset: int | None = None) -> TimestampOffset | None:
+        """The first record here with timestamp >= `timestamp` and offset >= `starting_offset`, or None.
+
+        The time index gives a position to start from; the log is scanned from there.
+        """
+        if starting_offset is None:
+            starting_offset = self.base_offset
+        timestamp_offset = self.time_index.lookup(timestamp)
+        position = self.index.lookup(max(timestamp_offset.offset, starting_offset)).position
+        found = self.log.search_for_timestamp(timestamp, position, starting_offset)
+        return TimestampOffset(found.timestamp, found.offset) if found is not None else None
 
     def _load_largest_timestamp(self) -> None:
         last_time_index_entry = self.time_index.last_entry

@@ -10,11 +10,7 @@ import threading
 from pathlib import Path
 from typing import NamedTuple
 
-from kafka_edu.common.errors import IllegalArgumentException, KafkaException
-
-
-class InvalidOffsetException(KafkaException):
-    """kafka.common.InvalidOffsetException: an index entry would go backwards."""
+from kafka_edu.common.errors import IllegalArgumentException, InvalidOffsetException
 
 
 def require(condition: bool, message: str) -> None:

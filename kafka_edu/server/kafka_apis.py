@@ -313,7 +313,7 @@ class KafkaApis:
             return Errors.UNKNOWN_TOPIC_OR_PARTITION, -1, -1
         replica = partition.leader_replica_if_local()
         if replica is None:
-            return Errors.NOT_LEADER_FOR_PARTITION, -1, -1
+            return Errors.NOT_LEADER_OR_FOLLOWER, -1, -1
         # Consumers may not see past the high watermark, so "latest" is the high watermark for them.
         last_fetchable_offset = partition.high_watermark if only_committed else replica.log.log_end_offset
         if timestamp == LATEST_TIMESTAMP:

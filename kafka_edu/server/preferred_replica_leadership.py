@@ -99,7 +99,10 @@ class PreferredReplicaLeadership:
             known = {(t, p) for t in self.metadata_cache.get_all_topics()
                      for p in self.metadata_cache.cache.get(t, {})}
             deleted = [TopicPartition(*tp) for tp in known if TopicPartition(*tp) not in states]
-            self.metadata_cache.update_cache(None, list(alive.values()), dict(states), deleted)
+            # Admin clients send CreateTopics/DeleteTopics to the controller named in Metadata; with no controller
+            # yet, every broker accepts them, so the lowest live broker id stands in.
+            stand_in_controller = min(alive) if alive else None
+            self.metadata_cache.update_cache(stand_in_controller, list(alive.values()), dict(states), deleted)
             led_here = {tp: state for tp, state in states.items() if state.leader == self.local_broker_id}
             self.replica_manager.make_leaders(-1, {tp: _leader_and_isr(state) for tp, state in led_here.items()})
             if deleted:

@@ -101,8 +101,7 @@ class DelayedProduce(DelayedOperation):
             if partition is None:
                 has_enough, error = False, Errors.UNKNOWN_TOPIC_OR_PARTITION
             else:
-                has_enough, error_name = partition.check_enough_replicas_reach_offset(status.required_offset)
-                error = Errors[error_name] if error_name else Errors.NONE
+                has_enough, error = partition.check_enough_replicas_reach_offset(status.required_offset)
             if error != Errors.NONE:
                 status.acks_pending = False
                 status.response_status.error = error

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from types import CodeType, TracebackType
@@ -69,6 +70,7 @@ class span:
                 "code.function.name": self._code.co_qualname,
                 "code.file.path": _code_path(self._code),
                 "code.line.number": self._line,
+                "thread.name": threading.current_thread().name,
             })
         context = trace.set_span_in_context(trace.INVALID_SPAN) if self.root else None
         self._cm = _tracer().start_as_current_span(
@@ -140,7 +142,7 @@ def open_span(name: str, attributes: dict[str, Any] | None = None, *, step_id: s
     }
     frame = sys._getframe(1)
     attrs.update({"code.function.name": frame.f_code.co_qualname, "code.file.path": _code_path(frame.f_code),
-                  "code.line.number": frame.f_lineno})
+                  "code.line.number": frame.f_lineno, "thread.name": threading.current_thread().name})
     return _tracer().start_span(row.span_name if row else name, context=trace.set_span_in_context(trace.INVALID_SPAN),
                                 attributes=attrs, links=[Link(c) for c in links or []], start_time=start_time_ns)
 
