@@ -8,9 +8,9 @@ import uuid
 from pathlib import Path
 
 import pytest
-from conftest import wait_until
 from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
+from conftest import wait_until
 from kafka import KafkaConsumer, KafkaProducer
 from kafka.record.default_records import DefaultRecordBatch
 
