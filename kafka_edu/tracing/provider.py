@@ -16,7 +16,14 @@ from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor, TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.sdk.trace.sampling import Decision, Sampler, SamplingResult
+from opentelemetry.trace import get_current_span
 
+TRACING_ENV = "KAFKA_EDU_TRACING"  # "off": request-path spans are sampled away (benchmarks); lifecycle spans stay
+# Roots of request-path traces: a connection accepted, a processor's loop phase, one client request.
+REQUEST_PATH_ROOTS = frozenset({"RequestChannel.Request", "Acceptor.accept", "Processor.configureNewConnections",
+                                "Processor.processNewResponses", "Processor.poll", "Processor.processCompletedSends",
+                                "Processor.processDisconnected"})
 EXPORT_DELAY_MS = 100  # TRACING.md: a span is on disk within 250 ms of its end
 MAX_QUEUE_SIZE = 1 << 16  # bursts (a startup, a flood of requests) fit without dropping
 
@@ -33,6 +40,27 @@ class CountingBatchSpanProcessor(BatchSpanProcessor):
         if len(self._batch_processor._queue) >= MAX_QUEUE_SIZE:
             self.dropped += 1
         super().on_end(span)
+
+
+class RequestPathSampler(Sampler):
+    """Drops request-path traces when tracing is off; every other span is always kept (TRACING.md)."""
+
+    def __init__(self, request_path_on: bool) -> None:
+        self.request_path_on = request_path_on
+
+    def should_sample(self, parent_context, trace_id, name, kind=None, attributes=None, links=None,
+                      trace_state=None) -> SamplingResult:
+        parent = get_current_span(parent_context).get_span_context()
+        if parent.is_valid:  # children follow their root's decision
+            decision = Decision.RECORD_AND_SAMPLE if parent.trace_flags.sampled else Decision.DROP
+        elif name in REQUEST_PATH_ROOTS and not self.request_path_on:
+            decision = Decision.DROP
+        else:
+            decision = Decision.RECORD_AND_SAMPLE
+        return SamplingResult(decision, attributes)
+
+    def get_description(self) -> str:
+        return f"RequestPathSampler(request_path_on={self.request_path_on})"
 
 
 class ProcessAttributes(SpanProcessor):
@@ -111,7 +139,9 @@ def resource_for(instance_id: str, run_id: str, mode: str) -> Resource:
 def setup_tracing(instance_id: str, run_id: str, mode: str = "zk", run_dir: Path | None = None) -> Tracing:
     """Install this process's TracerProvider. With no run_dir, spans are kept in memory (tests)."""
     global _current
-    provider = TracerProvider(resource=resource_for(instance_id, run_id, mode))
+    request_path_on = os.environ.get(TRACING_ENV, "on").lower() != "off"
+    provider = TracerProvider(resource=resource_for(instance_id, run_id, mode),
+                              sampler=RequestPathSampler(request_path_on))
     process_attributes = ProcessAttributes()
     provider.add_span_processor(process_attributes)
     batch = memory = span_file = None

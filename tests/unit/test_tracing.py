@@ -87,3 +87,13 @@ def test_every_registered_step_has_a_span_name_and_an_origin():
     for step_id, row in STEPS.items():
         assert step_id.split(".")[0] in {"LC", "NW", "CT", "KR"}
         assert row.span_name and row.origin_file.startswith(("core/", "raft/", "metadata/", "server-common/"))
+
+
+def test_tracing_off_drops_request_traces_but_keeps_the_lifecycle(monkeypatch):
+    monkeypatch.setenv("KAFKA_EDU_TRACING", "off")
+    tracing = setup_tracing("broker-0", "run-1")
+    with step("LC.startup.04"):
+        pass
+    with span("RequestChannel.Request", root=True), step("NW.handler.1"):
+        pass
+    assert [s.name for s in tracing.memory.get_finished_spans()] == ["KafkaServer.initZk"]
