@@ -31,6 +31,8 @@ from kafka_edu.tracing import set_attributes, step
 log = logging.getLogger("kafka.server.KafkaApis")
 
 ADMIN_CLIENT_ID = "__admin_client"
+RECORD_BATCH_OVERHEAD = 61  # DefaultRecordBatch header bytes
+MAGIC_OFFSET = 16
 EARLIEST_TIMESTAMP = -2
 LATEST_TIMESTAMP = -1
 READ_COMMITTED = 1
@@ -223,10 +225,13 @@ class KafkaApis:
             return Errors.INVALID_TOPIC_EXCEPTION
         if not self.metadata_cache.contains(topic):
             return Errors.UNKNOWN_TOPIC_OR_PARTITION
-        if records is None or len(records) < 61 or records[16] != 2:
-            # ProduceRequest.validateRecords: v3+ carries exactly one v2 batch per partition
+        # ProduceRequest.validateRecords: from v3 on, exactly one batch per partition, in format v2.
+        if records is None or len(records) < RECORD_BATCH_OVERHEAD or records[MAGIC_OFFSET] != 2:
             return Errors.for_exception(InvalidRecordException("Produce requests with version 3 and above must "
                                                                "contain record batches of magic version 2"))
+        if int.from_bytes(records[8:12], "big", signed=True) + 12 != len(records):
+            return Errors.for_exception(InvalidRecordException("Produce requests with version 3 and above must "
+                                                               "contain exactly one record batch"))
         return Errors.NONE
 
     def produce_response(self, request: Request, statuses: dict[TopicPartition, PartitionResponse]) -> Any:
