@@ -433,7 +433,8 @@ class Processor(AbstractServerThread):
             return Request(self.id, channel.id, e.api_key.id, e.api_version, e.correlation_id, e.client_id, None,
                            len(frame), self.listener_name, self.security_protocol, start_time_ns=received_ns)
         except InvalidRequestError as e:
-            log.error("Closing connection %s due to an unparseable request: %s", channel.id, e)
+            log.error("Closing connection %s due to an unparseable request: %s (first bytes: %s)", channel.id, e,
+                      frame[:64].hex())
             return None
         return Request(self.id, channel.id, decoded.api_key.id, decoded.api_version, decoded.correlation_id,
                        decoded.client_id, decoded.body, decoded.size, self.listener_name, self.security_protocol,

@@ -24,6 +24,8 @@ def build(schema: type[Any], **values: Any) -> Any:
 
 def _convert(f: dataclasses.Field[Any], value: Any) -> Any:
     kind = classify_field(f)
+    if value is None:
+        return None
     if isinstance(kind, EntityTupleField):
         return tuple(build(kind.type_, **item) if isinstance(item, dict) else item for item in value)
     if isinstance(kind, EntityField):

@@ -108,8 +108,7 @@ def decode_request(frame: bytes | bytearray | memoryview) -> DecodedRequest:
         body, size = _entity_reader(api.request_schema(api_version))(buf, pos)
     except Exception as e:
         raise InvalidRequestError(f"Error getting request for {api.api_name} v{api_version}: {e!r}") from e
-    if pos + size != len(buf):
-        raise InvalidRequestError(f"{api.api_name} v{api_version}: {len(buf) - pos - size} bytes after the body")
+    # Bytes after the body are ignored, as Kafka's parser does (librdkafka 2.x sends some on Metadata v12).
     return DecodedRequest(api, api_version, correlation_id, client_id, body, tagged, traceparent, header_version,
                           len(buf))
 
