@@ -95,6 +95,17 @@ def demo(options: argparse.Namespace) -> int:
     return 0
 
 
+def consumer_groups(options: argparse.Namespace) -> int:
+    """kafka-consumer-groups.sh: `--list`, or `--describe GROUP`; the bootstrap defaults to the newest run's."""
+    from kafka_edu.admin.consumer_group_command import run
+    from kafka_edu.cluster.run_directory import RunDirectory
+    bootstrap = options.bootstrap_server or RunDirectory.newest(Path(options.traces)).read_manifest()[
+        "bootstrap_servers"]
+    # Piped output keeps whole rows (rich would otherwise fit the table into 80 columns)
+    out = console if console.is_terminal else Console(width=200)
+    return run(bootstrap, options.list, options.describe, out)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="kafka-edu", description="An instrumented Python port of the Kafka broker.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -116,6 +127,12 @@ def build_parser() -> argparse.ArgumentParser:
     dm = sub.add_parser("demo", help="start a traced cluster, show its startup, keep it running until Ctrl-C")
     dm.add_argument("--brokers", type=int, default=3)
     dm.add_argument("--traces", default="traces")
+    cg = sub.add_parser("consumer-groups", help="list or describe consumer groups (kafka-consumer-groups.sh)")
+    group = cg.add_mutually_exclusive_group(required=True)
+    group.add_argument("--list", action="store_true")
+    group.add_argument("--describe", metavar="GROUP")
+    cg.add_argument("--bootstrap-server", help="default: the newest run's bootstrap servers")
+    cg.add_argument("--traces", default="traces")
     return parser
 
 
@@ -129,6 +146,8 @@ def main(argv: list[str] | None = None) -> int:
             return zookeeper_start(options)
         if options.command == "cluster":
             return cluster(options)
+        if options.command == "consumer-groups":
+            return consumer_groups(options)
         return demo(options)
     except Exception as e:
         console.print(f"[red]kafka-edu: {type(e).__name__}: {e}[/]")

@@ -141,6 +141,8 @@ def brokers(tmp_path: Path, zookeeper: ZooKeeper) -> Iterator[Callable[..., Brok
             "zookeeper.session.timeout.ms": "6000",
             "num.network.threads": "1",
             "background.threads": "2",
+            "offsets.topic.replication.factor": "1",  # as config/server.properties ships it: one broker suffices
+            "offsets.topic.num.partitions": "6",
         }
         base.update({k.replace("_", "."): v for k, v in props.items()})
         broker = Broker(run_dir, name, {k: v for k, v in base.items() if v is not None})

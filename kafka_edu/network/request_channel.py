@@ -37,6 +37,11 @@ class Request:
     trace_root: Any = None  # the request's root span: the handler thread continues it
     traceparent: str | None = None  # the caller's span, when another broker sent this request
 
+    @property
+    def client_host(self) -> str:
+        """The client's address as Kafka prints an InetAddress: "/127.0.0.1"."""
+        return "/" + self.connection_id.split("-", 1)[1].rsplit(":", 1)[0]
+
     def request_metrics(self, end_time_ns: int) -> dict[str, float]:
         """RequestChannel.Request.updateRequestMetrics: where the request's time went, in ms."""
         def ms(later: int, earlier: int) -> float:

@@ -111,11 +111,13 @@ class AbstractServerThread(threading.Thread):
         except (BlockingIOError, OSError):
             pass
 
-    def close_socket(self, sock: socket.socket) -> None:
-        try:
-            address = sock.getpeername()[0]
-        except OSError:
-            address = None
+    def close_socket(self, sock: socket.socket, address: str | None = None) -> None:
+        """Close and give the address's connection slot back (a reset socket no longer knows its peer)."""
+        if address is None:
+            try:
+                address = sock.getpeername()[0]
+            except OSError:
+                address = None
         sock.close()
         if address is not None:
             self.connection_quotas.dec(address)
@@ -496,10 +498,11 @@ class Processor(AbstractServerThread):
             self.selector.register(channel.socket, events, channel)
 
     def close(self, channel: KafkaChannel) -> None:
-        self.channels.pop(channel.id, None)
+        if self.channels.pop(channel.id, None) is None:
+            return  # already closed
         if _is_registered(self.selector, channel.socket):
             self.selector.unregister(channel.socket)
-        self.close_socket(channel.socket)
+        self.close_socket(channel.socket, channel.address)
 
     def close_all(self) -> None:
         for channel in list(self.channels.values()):

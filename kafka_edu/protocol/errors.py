@@ -174,6 +174,7 @@ _BY_EXCEPTION_NAME = {e.exception_name: e for e in Errors if e.exception_name}
 # The port raises Kafka 1.0.2's exception classes; where 3.9 renamed a class, the 1.0.2 name keeps its code.
 _BY_EXCEPTION_NAME.update({
     "NotLeaderForPartitionException": Errors.NOT_LEADER_OR_FOLLOWER,
+    "InvalidRecordException": Errors.CORRUPT_MESSAGE,  # 1.0.2: a CorruptRecordException without a code of its own
     "ProducerFencedException": Errors.INVALID_PRODUCER_EPOCH,
     "StaleControllerEpochException": Errors.STALE_CONTROLLER_EPOCH,
     "RequestTimedOutException": Errors.REQUEST_TIMED_OUT,

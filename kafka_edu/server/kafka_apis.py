@@ -9,6 +9,9 @@ from collections.abc import Callable
 from typing import Any
 
 from kafka_edu.common.errors import InvalidRecordException, InvalidTopicException
+from kafka_edu.coordinator.group.group_coordinator import GroupCoordinator, JoinGroupResult
+from kafka_edu.coordinator.group.group_metadata_manager import PartitionData
+from kafka_edu.coordinator.group.offset_and_metadata import OffsetAndMetadata
 from kafka_edu.coordinator.transaction.transaction_coordinator import TransactionCoordinator
 from kafka_edu.log.log import TopicPartition
 from kafka_edu.network.request_channel import Request, RequestChannel, Response, ResponseAction
@@ -31,6 +34,8 @@ from kafka_edu.tracing import set_attributes, step
 log = logging.getLogger("kafka.server.KafkaApis")
 
 ADMIN_CLIENT_ID = "__admin_client"
+GROUP_METADATA_TOPIC_NAME = "__consumer_offsets"
+GROUP_KEY_TYPE = 0
 RECORD_BATCH_OVERHEAD = 61  # DefaultRecordBatch header bytes
 MAGIC_OFFSET = 16
 EARLIEST_TIMESTAMP = -2
@@ -46,6 +51,15 @@ SUPPORTED_VERSIONS: dict[ApiKeys, tuple[int, int]] = {
     ApiKeys.LIST_OFFSETS: (1, 6),
     ApiKeys.METADATA: (0, 12),
     ApiKeys.FIND_COORDINATOR: (0, 3),
+    ApiKeys.JOIN_GROUP: (0, 4),
+    ApiKeys.SYNC_GROUP: (0, 2),
+    ApiKeys.HEARTBEAT: (0, 2),
+    ApiKeys.LEAVE_GROUP: (0, 2),
+    ApiKeys.OFFSET_COMMIT: (2, 6),
+    ApiKeys.OFFSET_FETCH: (1, 5),
+    ApiKeys.DESCRIBE_GROUPS: (0, 3),
+    ApiKeys.LIST_GROUPS: (0, 2),
+    ApiKeys.DELETE_GROUPS: (0, 1),
     ApiKeys.API_VERSIONS: (0, 3),
     ApiKeys.CREATE_TOPICS: (0, 5),
     ApiKeys.DELETE_TOPICS: (0, 5),
@@ -60,11 +74,13 @@ class KafkaApis:
     """Dispatches each request to `handle<Api>Request` and sends what it answers back through the RequestChannel."""
 
     def __init__(self, request_channel: RequestChannel, replica_manager: ReplicaManager, admin_manager: AdminManager,
-                 txn_coordinator: TransactionCoordinator, broker_id: int, config: KafkaConfig,
+                 group_coordinator: GroupCoordinator, txn_coordinator: TransactionCoordinator, broker_id: int,
+                 config: KafkaConfig,
                  metadata_cache: MetadataCache, cluster_id: str, log_config_defaults: dict[str, Any]) -> None:
         self.request_channel = request_channel
         self.replica_manager = replica_manager
         self.admin_manager = admin_manager
+        self.group_coordinator = group_coordinator
         self.txn_coordinator = txn_coordinator
         self.broker_id = broker_id
         self.config = config
@@ -82,6 +98,15 @@ class KafkaApis:
             ApiKeys.DELETE_TOPICS: self.handle_delete_topics_request,
             ApiKeys.INIT_PRODUCER_ID: self.handle_init_producer_id_request,
             ApiKeys.DESCRIBE_CONFIGS: self.handle_describe_configs_request,
+            ApiKeys.JOIN_GROUP: self.handle_join_group_request,
+            ApiKeys.SYNC_GROUP: self.handle_sync_group_request,
+            ApiKeys.HEARTBEAT: self.handle_heartbeat_request,
+            ApiKeys.LEAVE_GROUP: self.handle_leave_group_request,
+            ApiKeys.OFFSET_COMMIT: self.handle_offset_commit_request,
+            ApiKeys.OFFSET_FETCH: self.handle_offset_fetch_request,
+            ApiKeys.DESCRIBE_GROUPS: self.handle_describe_groups_request,
+            ApiKeys.LIST_GROUPS: self.handle_list_groups_request,
+            ApiKeys.DELETE_GROUPS: self.handle_delete_groups_request,
         }
 
     def handle(self, request: Request) -> None:
@@ -102,6 +127,16 @@ class KafkaApis:
                 self.close_connection(request)
             finally:
                 request.api_local_complete_time_ns = time.time_ns()
+
+    def on_leadership_change(self, updated_leaders: set[TopicPartition],
+                             updated_followers: set[TopicPartition]) -> None:
+        """After LeaderAndIsr: the group coordinator takes over (or gives up) the groups of offsets partitions."""
+        for topic_partition in updated_leaders:
+            if topic_partition.topic == GROUP_METADATA_TOPIC_NAME:
+                self.group_coordinator.handle_group_immigration(topic_partition.partition)
+        for topic_partition in updated_followers:
+            if topic_partition.topic == GROUP_METADATA_TOPIC_NAME:
+                self.group_coordinator.handle_group_emigration(topic_partition.partition)
 
     # -- sending ------------------------------------------------------------------------------------------------------
 
@@ -333,11 +368,43 @@ class KafkaApis:
     # -- FindCoordinator ----------------------------------------------------------------------------------------------
 
     def handle_find_coordinator_request(self, request: Request) -> None:
-        # The group and transaction coordinators are not ported yet: no broker can be one.
-        self.send_response(request, build(self.response_schema(request), throttle_time=0,
-                                          error_code=Errors.COORDINATOR_NOT_AVAILABLE,
-                                          error_message=Errors.COORDINATOR_NOT_AVAILABLE.name, node_id=-1, host="",
-                                          port=-1))
+        body = request.body
+        key_type = getattr(body, "key_type", GROUP_KEY_TYPE)
+        node = None
+        if key_type == GROUP_KEY_TYPE:
+            partition = self.group_coordinator.partition_for(body.key)
+            topic_metadata = self.get_or_create_internal_topic(GROUP_METADATA_TOPIC_NAME, request.listener_name)
+            if topic_metadata is not None:
+                leader = next((p.leader for p in topic_metadata if p.partition == partition), -1)
+                node = next((b for b in self.metadata_cache.get_alive_brokers() if b.id == leader), None)
+        # Transactions are not ported: no broker coordinates a transactional id.
+        if node is None or request.listener_name not in node.endpoints:
+            error, node_id, host, port = Errors.COORDINATOR_NOT_AVAILABLE, -1, "", -1
+        else:
+            error, node_id = Errors.NONE, node.id
+            host, port = node.endpoints[request.listener_name]
+        set_attributes({"kafka.group.id": body.key, "kafka.coordinator.id": node_id})
+        self.send_response(request, build(self.response_schema(request), throttle_time=0, error_code=error,
+                                          error_message=None if error == Errors.NONE else error.name,
+                                          node_id=node_id, host=host, port=port))
+
+    def get_or_create_internal_topic(self, topic: str, listener_name: str) -> list[Any] | None:
+        """The internal topic's partitions, creating it on first use; None while it has no metadata yet."""
+        metadata = self.metadata_cache.get_topic_metadata({topic}, listener_name)
+        if topic in metadata:
+            return metadata[topic]
+        alive = len(self.metadata_cache.get_alive_brokers())
+        if alive < self.config.offsets_topic_replication_factor:
+            log.error("Number of alive brokers '%d' does not meet the required replication factor '%d' for the "
+                      "offsets topic (configured via 'offsets.topic.replication.factor'). This error can be ignored "
+                      "if the cluster is starting up and not all brokers are up yet.", alive,
+                      self.config.offsets_topic_replication_factor)
+            return None
+        self.admin_manager.create_topics(0, False, {topic: dict(
+            num_partitions=self.config.offsets_topic_partitions,
+            replication_factor=self.config.offsets_topic_replication_factor,
+            configs=self.group_coordinator.offsets_topic_configs())}, lambda _: None)
+        return None
 
     # -- InitProducerId -----------------------------------------------------------------------------------------------
 
@@ -395,6 +462,125 @@ class KafkaApis:
                                          documentation=None)
                                     for name, value, read_only, source in entries]))
         self.send_response(request, build(self.response_schema(request), throttle_time=0, results=results))
+
+    # -- consumer groups ----------------------------------------------------------------------------------------------
+
+    def handle_join_group_request(self, request: Request) -> None:
+        body = request.body
+
+        def send_response_callback(result: JoinGroupResult) -> None:
+            set_attributes({"kafka.group.generation": result.generation_id, "kafka.member.id": result.member_id})
+            self.send_response(request, build(
+                self.response_schema(request), throttle_time=0, error_code=result.error,
+                generation_id=result.generation_id, protocol_name=result.sub_protocol, leader=result.leader_id,
+                member_id=result.member_id, members=[dict(member_id=m, group_instance_id=None, metadata=metadata)
+                                                     for m, metadata in result.members.items()]))
+
+        session_timeout = _millis(body.session_timeout)
+        # v0 has no rebalance timeout: the session timeout serves as both, as in Kafka
+        rebalance_timeout = _millis(body.rebalance_timeout) if request.api_version >= 1 else session_timeout
+        set_attributes({"kafka.group.id": body.group_id})
+        self.group_coordinator.handle_join_group(
+            body.group_id, body.member_id, request.client_id, request.client_host, rebalance_timeout,
+            session_timeout, body.protocol_type, [(p.name, bytes(p.metadata)) for p in body.protocols],
+            send_response_callback)
+
+    def handle_sync_group_request(self, request: Request) -> None:
+        body = request.body
+
+        def send_response_callback(assignment: bytes, error: Errors) -> None:
+            self.send_response(request, build(self.response_schema(request), throttle_time=0, error_code=error,
+                                              assignment=assignment, protocol_type=None, protocol_name=None))
+
+        set_attributes({"kafka.group.id": body.group_id})
+        self.group_coordinator.handle_sync_group(body.group_id, body.generation_id, body.member_id,
+                                                 {a.member_id: bytes(a.assignment) for a in body.assignments},
+                                                 send_response_callback)
+
+    def handle_heartbeat_request(self, request: Request) -> None:
+        body = request.body
+        self.group_coordinator.handle_heartbeat(body.group_id, body.member_id, body.generation_id,
+                                                lambda error: self.send_response(request, build(
+                                                    self.response_schema(request), throttle_time=0,
+                                                    error_code=error)))
+
+    def handle_leave_group_request(self, request: Request) -> None:
+        body = request.body
+        self.group_coordinator.handle_leave_group(body.group_id, body.member_id,
+                                                  lambda error: self.send_response(request, build(
+                                                      self.response_schema(request), throttle_time=0,
+                                                      error_code=error, members=[])))
+
+    def handle_offset_commit_request(self, request: Request) -> None:
+        body = request.body
+        now_ms = int(time.time() * 1000)
+        retention_ms = _millis(getattr(body, "retention_time", -1))
+        default_expire = now_ms + (self.config.offsets_retention_minutes * 60 * 1000 if retention_ms < 0
+                                   else retention_ms)
+        errors: dict[TopicPartition, Errors] = {}
+        offsets: dict[TopicPartition, OffsetAndMetadata] = {}
+        for topic in body.topics:
+            for partition in topic.partitions:
+                topic_partition = TopicPartition(topic.name, partition.partition_index)
+                if not self.metadata_cache.contains(topic.name):
+                    errors[topic_partition] = Errors.UNKNOWN_TOPIC_OR_PARTITION
+                else:
+                    offsets[topic_partition] = OffsetAndMetadata(
+                        partition.committed_offset, partition.committed_metadata or "", now_ms, default_expire)
+        generation = getattr(body, "generation_id_or_member_epoch", getattr(body, "generation_id", -1))
+
+        def send_response_callback(commit_status: dict[TopicPartition, Errors]) -> None:
+            merged = {**commit_status, **errors}
+            by_topic: dict[str, list[dict[str, Any]]] = {}
+            for topic_partition, error in sorted(merged.items()):
+                by_topic.setdefault(topic_partition.topic, []).append(
+                    dict(partition_index=topic_partition.partition, error_code=error))
+            self.send_response(request, build(self.response_schema(request), throttle_time=0, topics=[
+                dict(name=name, partitions=partitions) for name, partitions in by_topic.items()]))
+
+        if not offsets:
+            send_response_callback({})
+            return
+        self.group_coordinator.handle_commit_offsets(body.group_id, body.member_id, generation, offsets,
+                                                     send_response_callback)
+
+    def handle_offset_fetch_request(self, request: Request) -> None:
+        body = request.body
+        partitions = None if body.topics is None else [TopicPartition(t.name, p) for t in body.topics
+                                                        for p in t.partition_indexes]
+        error, offsets = self.group_coordinator.handle_fetch_offsets(body.group_id, partitions)
+        if request.api_version < 2 and error != Errors.NONE:
+            # Before v2 there is no top-level error: each requested partition carries it.
+            offsets = {tp: PartitionData(-1, "", error) for tp in partitions or []}
+        by_topic: dict[str, list[dict[str, Any]]] = {}
+        for topic_partition, data in sorted(offsets.items()):
+            by_topic.setdefault(topic_partition[0], []).append(dict(
+                partition_index=topic_partition[1], committed_offset=data.offset, committed_leader_epoch=-1,
+                metadata=data.metadata, error_code=data.error))
+        self.send_response(request, build(self.response_schema(request), throttle_time=0, error_code=error,
+                                          topics=[dict(name=n, partitions=p) for n, p in by_topic.items()]))
+
+    def handle_describe_groups_request(self, request: Request) -> None:
+        groups = []
+        for group_id in request.body.groups:
+            error, summary = self.group_coordinator.handle_describe_group(group_id)
+            groups.append(dict(error_code=error, group_id=group_id, group_state=summary.state,
+                               protocol_type=summary.protocol_type, protocol_data=summary.protocol,
+                               authorized_operations=-2147483648, members=[
+                                   dict(member_id=m.member_id, group_instance_id=None, client_id=m.client_id,
+                                        client_host=m.client_host, member_metadata=m.metadata,
+                                        member_assignment=m.assignment) for m in summary.members]))
+        self.send_response(request, build(self.response_schema(request), throttle_time=0, groups=groups))
+
+    def handle_list_groups_request(self, request: Request) -> None:
+        error, groups = self.group_coordinator.handle_list_groups()
+        self.send_response(request, build(self.response_schema(request), throttle_time=0, error_code=error, groups=[
+            dict(group_id=g.group_id, protocol_type=g.protocol_type) for g in groups]))
+
+    def handle_delete_groups_request(self, request: Request) -> None:
+        results = self.group_coordinator.handle_delete_groups(set(request.body.groups_names))
+        self.send_response(request, build(self.response_schema(request), throttle_time=0, results=[
+            dict(group_id=g, error_code=e) for g, e in results.items()]))
 
     def close(self) -> None:
         log.debug("Shutdown complete.")

@@ -13,6 +13,7 @@ from kafka_edu.common.errors import (
     InconsistentBrokerIdException,
     KafkaException,
 )
+from kafka_edu.coordinator.group.group_coordinator import GroupCoordinator
 from kafka_edu.coordinator.transaction.transaction_coordinator import TransactionCoordinator
 from kafka_edu.log.log_config import LogConfig
 from kafka_edu.log.log_manager import LogManager
@@ -66,6 +67,7 @@ class KafkaServer:
         self.replica_manager: ReplicaManager | None = None
         self.admin_manager: AdminManager | None = None
         self.transaction_coordinator: TransactionCoordinator | None = None
+        self.group_coordinator: GroupCoordinator | None = None
         self.apis: KafkaApis | None = None
         self.request_handler_pool: KafkaRequestHandlerPool | None = None
         self.leadership: PreferredReplicaLeadership | None = None
@@ -135,6 +137,11 @@ class KafkaServer:
                     with step("LC.startup.13"):
                         self.admin_manager = AdminManager(self.config, self.metadata_cache, self.zk_utils)
 
+                    with step("LC.startup.14"):
+                        self.group_coordinator = GroupCoordinator.apply(self.config, self.replica_manager,
+                                                                        self.kafka_scheduler)
+                        self.group_coordinator.startup()
+
                     with step("LC.startup.15"):
                         self.transaction_coordinator = TransactionCoordinator(self.config.broker_id, self.zk_utils)
                         self.transaction_coordinator.startup()
@@ -144,7 +151,8 @@ class KafkaServer:
 
                     with step("LC.startup.17"):
                         self.apis = KafkaApis(self.socket_server.request_channel, self.replica_manager,
-                                              self.admin_manager, self.transaction_coordinator, self.config.broker_id,
+                                              self.admin_manager, self.group_coordinator,
+                                              self.transaction_coordinator, self.config.broker_id,
                                               self.config, self.metadata_cache, self.cluster_id,
                                               copy_kafka_config_to_log(self.config))
 
@@ -169,7 +177,8 @@ class KafkaServer:
                     # Until the controller is ported, leadership is read from ZooKeeper (see the module's docstring).
                     self.leadership = PreferredReplicaLeadership(self.zk_utils, self.metadata_cache,
                                                                  self.replica_manager,
-                                                                 self.admin_manager.try_complete_topics)
+                                                                 self.admin_manager.try_complete_topics,
+                                                                 self.apis.on_leadership_change)
                     self.leadership.startup()
 
                     # Only once the id is registered is it safe to make it permanent on disk.
@@ -352,6 +361,9 @@ class KafkaServer:
                     if self.transaction_coordinator is not None:
                         with swallow(self.log), step("LC.shutdown.11"):
                             self.transaction_coordinator.shutdown()
+                    if self.group_coordinator is not None:
+                        with swallow(self.log), step("LC.shutdown.12"):
+                            self.group_coordinator.shutdown()
                     if self.replica_manager is not None:
                         with swallow(self.log), step("LC.shutdown.13"):
                             self.replica_manager.shutdown()

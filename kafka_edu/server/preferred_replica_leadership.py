@@ -28,11 +28,13 @@ log = logging.getLogger("kafka.server.PreferredReplicaLeadership")
 
 class PreferredReplicaLeadership:
     def __init__(self, zk_utils: ZkUtils, metadata_cache: MetadataCache, replica_manager: ReplicaManager,
-                 on_topics_changed: Callable[[set[str]], None]) -> None:
+                 on_topics_changed: Callable[[set[str]], None],
+                 on_leadership_change: Callable[[set[TopicPartition], set[TopicPartition]], None]) -> None:
         self.zk_utils = zk_utils
         self.metadata_cache = metadata_cache
         self.replica_manager = replica_manager
         self.on_topics_changed = on_topics_changed
+        self.on_leadership_change = on_leadership_change
         self.local_broker_id = replica_manager.local_broker_id
         self._lock = threading.Lock()
         self._topic_watches: set[str] = set()
@@ -104,11 +106,13 @@ class PreferredReplicaLeadership:
             stand_in_controller = min(alive) if alive else None
             self.metadata_cache.update_cache(stand_in_controller, list(alive.values()), dict(states), deleted)
             led_here = {tp: state for tp, state in states.items() if state.leader == self.local_broker_id}
-            self.replica_manager.make_leaders(-1, {tp: _leader_and_isr(state) for tp, state in led_here.items()})
+            new_leaders = self.replica_manager.make_leaders(
+                -1, {tp: _leader_and_isr(state) for tp, state in led_here.items()})
             if deleted:
                 self.replica_manager.stop_replicas(deleted, delete_partitions=True)
             s.set_attributes({"kafka.brokers.alive": sorted(alive), "kafka.partitions": len(states),
                               "kafka.partitions.led": len(led_here), "kafka.partitions.deleted": len(deleted)})
+        self.on_leadership_change({p.topic_partition for p in new_leaders}, set())
         self.on_topics_changed({tp.topic for tp in states} | {tp.topic for tp in deleted})
 
 

@@ -21,6 +21,7 @@ _SOCKET_SERVER = "core/src/main/scala/kafka/network/SocketServer.scala"
 _KAFKA_APIS = _SERVER + "KafkaApis.scala"
 _REQUEST_HANDLER = _SERVER + "KafkaRequestHandler.scala"
 _TXN_COORDINATOR = "core/src/main/scala/kafka/coordinator/transaction/TransactionCoordinator.scala"
+_GROUP_COORDINATOR = "core/src/main/scala/kafka/coordinator/group/GroupCoordinator.scala"
 
 
 @dataclass(frozen=True)
@@ -56,6 +57,7 @@ STEPS: dict[str, Step] = {
     "LC.startup.10": Step("SocketServer.startup", _SOCKET_SERVER),
     "LC.startup.11": Step("ReplicaManager.startup", _SERVER + "ReplicaManager.scala"),
     "LC.startup.13": Step("AdminManager.<init>", _SERVER + "AdminManager.scala"),
+    "LC.startup.14": Step("GroupCoordinator.startup", _GROUP_COORDINATOR),
     "LC.startup.15": Step("TransactionCoordinator.startup", _TXN_COORDINATOR),
     "LC.startup.16": Step("KafkaServer.startup#authorizer", _KAFKA_SERVER),
     "LC.startup.17": Step("KafkaApis.<init>", _KAFKA_APIS),
@@ -77,6 +79,7 @@ STEPS: dict[str, Step] = {
     "LC.shutdown.09": Step("Authorizer.close", _KAFKA_SERVER),
     "LC.shutdown.10": Step("AdminManager.shutdown", _SERVER + "AdminManager.scala"),
     "LC.shutdown.11": Step("TransactionCoordinator.shutdown", _TXN_COORDINATOR),
+    "LC.shutdown.12": Step("GroupCoordinator.shutdown", _GROUP_COORDINATOR),
     "LC.shutdown.13": Step("ReplicaManager.shutdown", _SERVER + "ReplicaManager.scala"),
     "LC.shutdown.14": Step("LogManager.shutdown", _LOG_MANAGER),
     "LC.shutdown.16": Step("ZkUtils.close", _ZK_UTILS),
