@@ -69,6 +69,7 @@ class ShutdownHook:
 
     def __init__(self, kafka_server_startable: KafkaServerStartable) -> None:
         self.thread = threading.Thread(target=kafka_server_startable.shutdown, name="kafka-shutdown-hook")
+        self.requested = False
 
     def register(self) -> None:
         signal.signal(signal.SIGTERM, self.on_signal)
@@ -76,7 +77,8 @@ class ShutdownHook:
 
     def on_signal(self, signum: int, _frame: object) -> None:
         log.info("Terminating process due to signal %s", signal.Signals(signum).name)
-        if not self.thread.is_alive() and self.thread.ident is None:
+        if not self.requested:  # set first: a second signal may run this handler before start() returns
+            self.requested = True
             self.thread.start()
 
     def join(self) -> None:

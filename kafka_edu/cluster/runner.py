@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from kafka_edu.cluster.processes import free_port, process_alive, signal_process, stop_process
+from kafka_edu.cluster.processes import free_port, process_alive, signal_process, stop_process, wait_exit
 from kafka_edu.cluster.run_directory import DEFAULT_TRACES_DIR, RunDirectory, now_iso
 from kafka_edu.server.broker_metadata_checkpoint import load_props
 from kafka_edu.tracing.query import read_span_file
@@ -180,7 +180,9 @@ class ClusterRunner:
         for entry in brokers:  # all at once: each broker's shutdown is independent
             signal_process(entry["pid"], signal.SIGTERM)
         for entry in brokers:
-            stop_process(entry["pid"], 60)
+            if not wait_exit(entry["pid"], 60):
+                signal_process(entry["pid"], signal.SIGKILL)
+                wait_exit(entry["pid"], 5)
             entry["state"] = NOT_RUNNING
         for entry in manifest["processes"]:
             if entry["role"] == "zookeeper" and entry["pid"]:
