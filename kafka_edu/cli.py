@@ -106,6 +106,20 @@ def consumer_groups(options: argparse.Namespace) -> int:
     return run(bootstrap, options.list, options.describe, out)
 
 
+def topics(options: argparse.Namespace) -> int:
+    """kafka-topics.sh: `--create TOPIC --partitions P --replication-factor R`, `--describe [TOPIC]`, `--delete`."""
+    from kafka_edu.admin.topic_command import run
+    from kafka_edu.cluster.run_directory import RunDirectory
+    bootstrap = options.bootstrap_server or RunDirectory.newest(Path(options.traces)).read_manifest()[
+        "bootstrap_servers"]
+    action = next(a for a in ("create", "delete", "list", "describe") if getattr(options, a))
+    if action in ("create", "delete") and not options.topic:
+        console.print(f"--{action} needs --topic")
+        return 2
+    out = console if console.is_terminal else Console(width=200)
+    return run(bootstrap, action, options.topic, options.partitions, options.replication_factor, options.config, out)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="kafka-edu", description="An instrumented Python port of the Kafka broker.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -115,8 +129,8 @@ def build_parser() -> argparse.ArgumentParser:
     zk.add_argument("--data-dir", default="/tmp/kafka-edu-zookeeper")
     zk.add_argument("--port", type=int, default=2181)
     cl = sub.add_parser("cluster", help="a traced cluster of broker processes: up | down | status | "
-                                        "start|stop|kill ID")
-    cl.add_argument("verb", choices=["up", "down", "status", "start", "stop", "kill"])
+                                        "start|stop|kill|pause|resume ID")
+    cl.add_argument("verb", choices=["up", "down", "status", "start", "stop", "kill", "pause", "resume"])
     cl.add_argument("id", nargs="?", type=int)
     cl.add_argument("--brokers", type=int, default=3)
     cl.add_argument("--mode", choices=["zk"], default="zk")
@@ -133,6 +147,16 @@ def build_parser() -> argparse.ArgumentParser:
     group.add_argument("--describe", metavar="GROUP")
     cg.add_argument("--bootstrap-server", help="default: the newest run's bootstrap servers")
     cg.add_argument("--traces", default="traces")
+    tp = sub.add_parser("topics", help="create, describe, list or delete topics (kafka-topics.sh)")
+    action = tp.add_mutually_exclusive_group(required=True)
+    for name in ("create", "describe", "delete", "list"):
+        action.add_argument(f"--{name}", action="store_true")
+    tp.add_argument("--topic")
+    tp.add_argument("--partitions", type=int, default=1)
+    tp.add_argument("--replication-factor", type=int, default=1)
+    tp.add_argument("--config", action="append", default=[], metavar="k=v")
+    tp.add_argument("--bootstrap-server", help="default: the newest run's bootstrap servers")
+    tp.add_argument("--traces", default="traces")
     return parser
 
 
@@ -148,6 +172,8 @@ def main(argv: list[str] | None = None) -> int:
             return cluster(options)
         if options.command == "consumer-groups":
             return consumer_groups(options)
+        if options.command == "topics":
+            return topics(options)
         return demo(options)
     except Exception as e:
         console.print(f"[red]kafka-edu: {type(e).__name__}: {e}[/]")

@@ -134,6 +134,19 @@ class ClusterRunner:
                 time.sleep(0.02)
         self._update_entry(broker_id, state="killed")
 
+    def pause(self, broker_id: int) -> None:
+        """SIGSTOP: the broker freezes, as in a long GC pause; its ZooKeeper session will expire."""
+        entry = self.broker_entry(broker_id)
+        if entry["pid"]:
+            signal_process(entry["pid"], signal.SIGSTOP)
+        self._update_entry(broker_id, state="paused")
+
+    def resume(self, broker_id: int) -> None:
+        entry = self.broker_entry(broker_id)
+        if entry["pid"]:
+            signal_process(entry["pid"], signal.SIGCONT)
+        self._update_entry(broker_id, state="resumed")
+
     def broker_state(self, broker_id: int) -> str:
         """The broker's BrokerState as its own trace tells it (spans of its current process only)."""
         entry = self.broker_entry(broker_id)
@@ -166,7 +179,7 @@ class ClusterRunner:
     def status(self) -> dict[str, Any]:
         manifest = self.run.read_manifest()
         for entry in manifest["processes"]:
-            if entry["role"] == "broker":
+            if entry["role"] == "broker" and entry.get("state") != "paused":
                 entry["state"] = self.broker_state(entry["id"])
             else:
                 host, _, port = (manifest["zookeeper_connect"] or ":").rpartition(":")

@@ -74,3 +74,25 @@ def test_cluster_up_status_stop_start_down(cluster):
     second_states = [s.attributes["kafka.broker.state.to"]
                      for s in spans.where(name="BrokerState.newState", trace_id=startups.last().trace_id)]
     assert second_states == ["Starting", "RunningAsBroker"]
+
+
+def test_topics_command_and_pause_resume(cluster):
+    run_dir, traces = cluster
+
+    def topics(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "kafka_edu.cli", "topics", *args, "--traces", str(traces)],
+                              capture_output=True, text=True, timeout=60, cwd=REPO)
+
+    created = topics("--create", "--topic", "described", "--partitions", "4", "--replication-factor", "1")
+    assert created.returncode == 0 and 'Created topic "described".' in created.stdout
+    described = topics("--describe", "--topic", "described")
+    rows = [line for line in described.stdout.splitlines() if "described" in line]
+    assert len(rows) == 4  # one row per partition: leader, replicas, ISR
+    assert "described" in topics("--list").stdout.split()
+    assert topics("--delete", "--topic", "described").returncode == 0
+
+    pid = json.loads((run_dir / "manifest.json").read_text())["processes"][1]["pid"]
+    assert cli("pause", "0", traces=traces).returncode == 0
+    assert open(f"/proc/{pid}/stat").read().split()[2] == "T"  # stopped, as in a long GC pause
+    assert cli("resume", "0", traces=traces).returncode == 0
+    assert open(f"/proc/{pid}/stat").read().split()[2] != "T"
