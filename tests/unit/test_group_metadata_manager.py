@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import struct
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from conftest import wait_until
 
 from kafka_edu.coordinator.group.group_metadata import Dead, Empty, GroupMetadata, Stable
 from kafka_edu.coordinator.group.group_metadata_manager import (
@@ -40,17 +40,6 @@ from kafka_edu.log.log import Log, TopicPartition
 from kafka_edu.log.log_config import LogConfig
 from kafka_edu.protocol.errors import Errors
 from kafka_edu.server.replica_manager import PartitionResponse
-
-
-def wait_until(condition: Callable[[], object], timeout_s: float = 5.0, what: str = "condition") -> object:
-    """Wait on a condition another thread makes true (polling; never a fixed sleep standing in for it)."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        result = condition()
-        if result:
-            return result
-        time.sleep(0.005)
-    raise AssertionError(f"timed out after {timeout_s} s waiting for {what}")
 
 
 class StubPartition:
