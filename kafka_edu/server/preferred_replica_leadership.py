@@ -39,6 +39,7 @@ class PreferredReplicaLeadership:
         self._lock = threading.Lock()
         self._topic_watches: set[str] = set()
         self._stopped = False
+        self._zk_partitions: set[TopicPartition] = set()
 
     def startup(self) -> None:
         client = self.zk_utils.zk_client
@@ -98,9 +99,9 @@ class PreferredReplicaLeadership:
                     states[TopicPartition(topic, int(partition))] = PartitionState(
                         0, leader, 0, [leader] if leader >= 0 else [], 0, list(replicas),
                         [r for r in replicas if r not in alive])
-            known = {(t, p) for t in self.metadata_cache.get_all_topics()
-                     for p in self.metadata_cache.cache.get(t, {})}
-            deleted = [TopicPartition(*tp) for tp in known if TopicPartition(*tp) not in states]
+            # Only partitions this reader put in the cache are its to remove.
+            deleted = [tp for tp in self._zk_partitions if tp not in states]
+            self._zk_partitions = set(states)
             # Admin clients send CreateTopics/DeleteTopics to the controller named in Metadata; with no controller
             # yet, every broker accepts them, so the lowest live broker id stands in.
             stand_in_controller = min(alive) if alive else None
