@@ -1,25 +1,36 @@
-"""Port of core/src/main/scala/kafka/cluster/Partition.scala (Kafka 1.0.2): one partition's replicas, leader, ISR
-and high watermark, as this broker sees them."""
+"""Port of core/src/main/scala/kafka/cluster/Partition.scala and Replica.scala (Kafka 1.0.2): one partition's
+replicas, leader, ISR and high watermark, as this broker sees them."""
 
 from __future__ import annotations
 
 import logging
 import threading
+import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from kafka_edu.common.errors import (
     NotEnoughReplicasException,
     NotLeaderForPartitionException,
+    ReplicaNotAvailableException,
 )
 from kafka_edu.log.log import Log, LogAppendInfo, TopicPartition
 from kafka_edu.protocol.errors import Errors
-from kafka_edu.tracing import step
+from kafka_edu.server.replication_utils import LeaderAndIsr, update_leader_and_isr
+from kafka_edu.tracing import event, span, step
 
 if TYPE_CHECKING:
-    from kafka_edu.server.replica_manager import ReplicaManager
+    from kafka_edu.server.replica_manager import LogReadResult, ReplicaManager
 
 log = logging.getLogger("kafka.cluster.Partition")
+
+_PARTITION = "core/src/main/scala/kafka/cluster/Partition.scala"
+INITIAL_CONTROLLER_EPOCH = 1
+UNKNOWN_OFFSET = -1
+
+
+def _milliseconds() -> int:
+    return int(time.time() * 1000)
 
 
 @dataclass
@@ -35,14 +46,76 @@ class LeaderAndIsrPartitionState:
     is_new: bool = False
 
 
-@dataclass
 class Replica:
-    """kafka.cluster.Replica: a broker's copy of the partition; the local one has the log."""
+    """kafka.cluster.Replica: a broker's copy of the partition. The local one has the log and the high watermark;
+    a remote one is what the leader learns of a follower from its fetches."""
 
-    broker_id: int
-    log: Log | None = None
-    log_end_offset: int = 0
-    last_caught_up_time_ms: int = 0
+    def __init__(self, broker_id: int, topic_partition: TopicPartition, initial_high_watermark_value: int = 0,
+                 log: Log | None = None) -> None:
+        self.broker_id = broker_id
+        self.topic_partition = topic_partition
+        self.log = log
+        self._high_watermark = initial_high_watermark_value
+        self._log_end_offset = UNKNOWN_OFFSET
+        self._log_start_offset = UNKNOWN_OFFSET
+        self.last_fetch_leader_log_end_offset = 0
+        self.last_fetch_time_ms = 0
+        self._last_caught_up_time_ms = 0
+
+    def is_local(self) -> bool:
+        return self.log is not None
+
+    @property
+    def last_caught_up_time_ms(self) -> int:
+        return self._last_caught_up_time_ms
+
+    @property
+    def log_end_offset(self) -> int:
+        return self.log.log_end_offset if self.log is not None else self._log_end_offset
+
+    @property
+    def log_start_offset(self) -> int:
+        return self.log.log_start_offset if self.log is not None else self._log_start_offset
+
+    @property
+    def high_watermark(self) -> int:
+        return self._high_watermark
+
+    @high_watermark.setter
+    def high_watermark(self, new_high_watermark: int) -> None:
+        if self.log is None:
+            raise RuntimeError(f"Should not set high watermark on partition {self.topic_partition}'s non-local "
+                               f"replica {self.broker_id}")
+        self._high_watermark = new_high_watermark
+        self.log.on_high_watermark_incremented(new_high_watermark)  # retention may only delete below it
+
+    def maybe_increment_log_start_offset(self, offset: int) -> None:
+        if self.log is not None and offset > self.log.log_start_offset:
+            self.log.maybe_increment_log_start_offset(min(offset, self._high_watermark))
+
+    def update_log_read_result(self, log_read_result: LogReadResult) -> None:
+        """A follower's fetch tells the leader its position: caught up if it read to the leader's end offset then,
+        or to the end offset of its previous fetch."""
+        fetch_offset = log_read_result.fetch_offset
+        if fetch_offset >= log_read_result.leader_log_end_offset:
+            self._last_caught_up_time_ms = max(self._last_caught_up_time_ms, log_read_result.fetch_time_ms)
+        elif fetch_offset >= self.last_fetch_leader_log_end_offset:
+            self._last_caught_up_time_ms = max(self._last_caught_up_time_ms, self.last_fetch_time_ms)
+        self._log_start_offset = log_read_result.follower_log_start_offset
+        self._log_end_offset = fetch_offset
+        self.last_fetch_leader_log_end_offset = log_read_result.leader_log_end_offset
+        self.last_fetch_time_ms = log_read_result.fetch_time_ms
+
+    def reset_last_caught_up_time(self, cur_leader_log_end_offset: int, cur_time_ms: int,
+                                  last_caught_up_time_ms: int) -> None:
+        self.last_fetch_leader_log_end_offset = cur_leader_log_end_offset
+        self.last_fetch_time_ms = cur_time_ms
+        self._last_caught_up_time_ms = last_caught_up_time_ms
+
+    def __repr__(self) -> str:
+        return (f"Replica(replicaId={self.broker_id}, topic={self.topic_partition.topic}, "
+                f"partition={self.topic_partition.partition}, isLocal={self.is_local()}, "
+                f"lastCaughtUpTimeMs={self._last_caught_up_time_ms})")
 
 
 class Partition:
@@ -59,103 +132,299 @@ class Partition:
         self.leader_isr_update_lock = threading.RLock()
         self.zk_version = 0
         self.leader_epoch = -1
-        self.controller_epoch = 0
         self.leader_replica_id_opt: int | None = None
         self.in_sync_replicas: set[int] = set()
-        self.high_watermark = 0
+        """Broker ids of the in-sync replicas, the leader included (only meaningful on the leader)."""
+        self.controller_epoch = INITIAL_CONTROLLER_EPOCH - 1
+        """Epoch of the controller that last changed the leader: written back with every ISR change."""
 
     # -- replicas -------------------------------------------------------------------------------------------------
 
-    def get_or_create_replica(self, replica_id: int, is_new: bool = False) -> Replica:
+    def is_replica_local(self, replica_id: int) -> bool:
+        return replica_id == self.local_broker_id
+
+    def get_or_create_replica(self, replica_id: int | None = None, is_new: bool = False) -> Replica:
+        replica_id = self.local_broker_id if replica_id is None else replica_id
         replica = self.assigned_replica_map.get(replica_id)
         if replica is None:
-            if replica_id == self.local_broker_id:
+            if self.is_replica_local(replica_id):
                 config = self.log_manager.topic_configs.get(self.topic, self.log_manager.default_config)
                 partition_log = self.log_manager.get_or_create_log(self.topic_partition, config, is_new)
-                replica = Replica(replica_id, partition_log, partition_log.log_end_offset)
-                checkpointed_hw = self.replica_manager.checkpointed_high_watermark(self.topic_partition)
-                self.high_watermark = min(checkpointed_hw, partition_log.log_end_offset)
+                offset = min(self.replica_manager.checkpointed_high_watermark(self.topic_partition),
+                             partition_log.log_end_offset)
+                replica = Replica(replica_id, self.topic_partition, offset, partition_log)
             else:
-                replica = Replica(replica_id)
+                replica = Replica(replica_id, self.topic_partition)
             self.assigned_replica_map[replica_id] = replica
         return replica
 
     def get_replica(self, replica_id: int | None = None) -> Replica | None:
         return self.assigned_replica_map.get(self.local_broker_id if replica_id is None else replica_id)
 
+    def get_replica_or_exception(self, replica_id: int | None = None) -> Replica:
+        replica = self.get_replica(replica_id)
+        if replica is None:
+            raise ReplicaNotAvailableException(
+                f"Replica {self.local_broker_id if replica_id is None else replica_id} is not available for "
+                f"partition {self.topic_partition}")
+        return replica
+
     def leader_replica_if_local(self) -> Replica | None:
         return self.get_replica() if self.leader_replica_id_opt == self.local_broker_id else None
+
+    def assigned_replicas(self) -> list[Replica]:
+        return list(self.assigned_replica_map.values())
+
+    def remove_replica(self, replica_id: int) -> None:
+        self.assigned_replica_map.pop(replica_id, None)
 
     def local_log(self) -> Log | None:
         replica = self.get_replica()
         return replica.log if replica else None
 
+    @property
+    def high_watermark(self) -> int:
+        """The local replica's high watermark: on a follower, what the leader last told it."""
+        replica = self.get_replica()
+        return replica.high_watermark if replica is not None else 0
+
+    def get_leader_epoch(self) -> int:
+        return self.leader_epoch
+
+    def is_under_replicated(self) -> bool:
+        return self.leader_replica_if_local() is not None and len(self.in_sync_replicas) < len(
+            self.assigned_replica_map)
+
+    def is_under_min_isr(self) -> bool:
+        leader_replica = self.leader_replica_if_local()
+        return leader_replica is not None and len(self.in_sync_replicas) < \
+            leader_replica.log.config.min_in_sync_replicas
+
+    def delete(self) -> None:
+        with self.leader_isr_update_lock:
+            self.assigned_replica_map.clear()
+            self.in_sync_replicas = set()
+            self.leader_replica_id_opt = None
+            self.log_manager.async_delete(self.topic_partition)
+
     # -- leadership -----------------------------------------------------------------------------------------------
 
-    def make_leader(self, controller_id: int, partition_state: LeaderAndIsrPartitionState) -> bool:
+    def make_leader(self, controller_id: int, partition_state: LeaderAndIsrPartitionState,
+                    correlation_id: int = -1) -> bool:
         """Become (or stay) the leader; True when leadership changed hands."""
         with self.leader_isr_update_lock:
+            all_replicas = list(partition_state.replicas)
             self.controller_epoch = partition_state.controller_epoch
-            for replica_id in partition_state.replicas:
-                self.get_or_create_replica(replica_id, partition_state.is_new)
-            for replica_id in list(self.assigned_replica_map):
-                if replica_id not in partition_state.replicas:
-                    del self.assigned_replica_map[replica_id]
-            self.in_sync_replicas = set(partition_state.isr)
+            new_in_sync_replicas = {self.get_or_create_replica(r, partition_state.is_new).broker_id
+                                    for r in partition_state.isr}
+            for replica_id in [r for r in self.assigned_replica_map if r not in all_replicas]:
+                self.remove_replica(replica_id)
+            self.in_sync_replicas = new_in_sync_replicas
+            leader_replica = self.get_or_create_replica(is_new=partition_state.is_new)
+            log.info("%s starts at Leader Epoch %d from offset %d. Previous Leader Epoch was: %d",
+                     self.topic_partition, partition_state.leader_epoch, leader_replica.log_end_offset,
+                     self.leader_epoch)
             self.leader_epoch = partition_state.leader_epoch
+            for replica_id in all_replicas:
+                self.get_or_create_replica(replica_id, partition_state.is_new)
             self.zk_version = partition_state.zk_version
             is_new_leader = self.leader_replica_id_opt != self.local_broker_id
-            self.leader_replica_id_opt = self.local_broker_id
-            self.maybe_increment_leader_hw()
-            return is_new_leader
+            cur_leader_log_end_offset = leader_replica.log_end_offset
+            cur_time_ms = _milliseconds()
+            # Followers already in sync get until replica.lag.time.max.ms from now to prove it.
+            for replica in self.assigned_replicas():
+                if replica.broker_id != self.local_broker_id:
+                    replica.reset_last_caught_up_time(
+                        cur_leader_log_end_offset, cur_time_ms,
+                        cur_time_ms if replica.broker_id in self.in_sync_replicas else 0)
+            if is_new_leader:
+                self.leader_replica_id_opt = self.local_broker_id
+                # What followers fetched from an earlier term as leader is unknown until they fetch again.
+                for replica in self.assigned_replicas():
+                    if replica.broker_id != self.local_broker_id:
+                        replica.update_log_read_result(_unknown_log_read_result())
+            leader_hw_incremented = self.maybe_increment_leader_hw(leader_replica)
+        if leader_hw_incremented:
+            self.try_complete_delayed_requests()
+        return is_new_leader
+
+    def make_follower(self, controller_id: int, partition_state: LeaderAndIsrPartitionState,
+                      correlation_id: int = -1) -> bool:
+        """Follow `partition_state.leader`; True when the leader changed."""
+        with self.leader_isr_update_lock:
+            all_replicas = list(partition_state.replicas)
+            new_leader_broker_id = partition_state.leader
+            self.controller_epoch = partition_state.controller_epoch
+            for replica_id in all_replicas:
+                self.get_or_create_replica(replica_id, partition_state.is_new)
+            for replica_id in [r for r in self.assigned_replica_map if r not in all_replicas]:
+                self.remove_replica(replica_id)
+            self.in_sync_replicas = set()
+            self.leader_epoch = partition_state.leader_epoch
+            self.zk_version = partition_state.zk_version
+            if self.leader_replica_id_opt == new_leader_broker_id:
+                return False
+            self.leader_replica_id_opt = new_leader_broker_id
+            return True
+
+    # -- what followers' fetches tell the leader ------------------------------------------------------------------
+
+    def update_replica_log_read_result(self, replica: Replica, log_read_result: LogReadResult) -> bool:
+        """Record a follower's fetch position; True if the high watermark moved."""
+        replica.update_log_read_result(log_read_result)
+        leader_hw_incremented = self.maybe_expand_isr(replica.broker_id, log_read_result)
+        if leader_hw_incremented:
+            self.try_complete_delayed_requests()
+        log.debug("Recorded replica %d log end offset (LEO) position %d.", replica.broker_id,
+                  log_read_result.fetch_offset)
+        return leader_hw_incremented
+
+    def maybe_expand_isr(self, replica_id: int, log_read_result: LogReadResult) -> bool:
+        """Add a follower whose log end offset reached the high watermark to the ISR; True if the HW moved."""
+        with self.leader_isr_update_lock:
+            leader_replica = self.leader_replica_if_local()
+            if leader_replica is None:
+                return False
+            replica = self.get_replica(replica_id)
+            if replica_id not in self.in_sync_replicas and replica_id in self.assigned_replica_map \
+                    and replica.log_end_offset >= leader_replica.high_watermark:
+                new_in_sync_replicas = self.in_sync_replicas | {replica_id}
+                with span("Partition.maybeExpandIsr", {"kafka.topic": self.topic, "kafka.partition": self.partition_id,
+                                                       "kafka.isr.from": sorted(self.in_sync_replicas),
+                                                       "kafka.isr.to": sorted(new_in_sync_replicas)},
+                          origin_file=_PARTITION):
+                    log.info("Expanding ISR from %s to %s", _ids(self.in_sync_replicas), _ids(new_in_sync_replicas))
+                    self.update_isr(new_in_sync_replicas)
+            return self.maybe_increment_leader_hw(leader_replica, log_read_result.fetch_time_ms)
+
+    def check_enough_replicas_reach_offset(self, required_offset: int) -> tuple[bool, Errors]:
+        """For acks=all: has every in-sync replica got the data up to `required_offset`?"""
+        leader_replica = self.leader_replica_if_local()
+        if leader_replica is None:
+            return False, Errors.NOT_LEADER_OR_FOLLOWER
+        cur_in_sync_replicas = set(self.in_sync_replicas)
+        min_isr = leader_replica.log.config.min_in_sync_replicas
+        if leader_replica.high_watermark >= required_offset:
+            # The ISR may have shrunk after the append: the data is safe only as far as the ISR reaches.
+            if min_isr <= len(cur_in_sync_replicas):
+                return True, Errors.NONE
+            return True, Errors.NOT_ENOUGH_REPLICAS_AFTER_APPEND
+        return False, Errors.NONE
+
+    def maybe_increment_leader_hw(self, leader_replica: Replica | None = None, cur_time: int | None = None) -> bool:
+        """The high watermark is the smallest log end offset among replicas in the ISR or caught up recently, so a
+        catching-up follower is waited for rather than left behind; it only moves forward."""
+        leader_replica = leader_replica or self.leader_replica_if_local()
+        if leader_replica is None:
+            return False
+        cur_time = _milliseconds() if cur_time is None else cur_time
+        lag_max_ms = self.replica_manager.config.replica_lag_time_max_ms
+        all_log_end_offsets = [r.log_end_offset for r in self.assigned_replicas()
+                               if cur_time - r.last_caught_up_time_ms <= lag_max_ms
+                               or r.broker_id in self.in_sync_replicas or r is leader_replica]
+        new_high_watermark = min(all_log_end_offsets)
+        old_high_watermark = leader_replica.high_watermark
+        if old_high_watermark < new_high_watermark:
+            leader_replica.high_watermark = new_high_watermark
+            log.debug("High watermark updated to %d", new_high_watermark)
+            return True
+        return False
+
+    def try_complete_delayed_requests(self) -> None:
+        """Called without the leader/ISR lock: a moved high watermark may complete fetches and acks=all produces."""
+        self.replica_manager.try_complete_delayed_fetch(self.topic_partition)
+        self.replica_manager.try_complete_delayed_produce(self.topic_partition)
+
+    # -- ISR shrink -----------------------------------------------------------------------------------------------
+
+    def maybe_shrink_isr(self, replica_max_lag_time_ms: int) -> None:
+        with self.leader_isr_update_lock:
+            leader_replica = self.leader_replica_if_local()
+            leader_hw_incremented = False
+            if leader_replica is not None:
+                out_of_sync_replicas = self.get_out_of_sync_replicas(leader_replica, replica_max_lag_time_ms)
+                if out_of_sync_replicas:
+                    new_in_sync_replicas = self.in_sync_replicas - out_of_sync_replicas
+                    assert new_in_sync_replicas, "the leader never leaves its own ISR"
+                    attributes = {"kafka.topic": self.topic, "kafka.partition": self.partition_id,
+                                  "kafka.isr.from": sorted(self.in_sync_replicas),
+                                  "kafka.isr.to": sorted(new_in_sync_replicas),
+                                  "kafka.replica.lag.time.max.ms": replica_max_lag_time_ms}
+                    with span("Partition.maybeShrinkIsr", attributes, origin_file=_PARTITION, root=True):
+                        log.info("Shrinking ISR from %s to %s", _ids(self.in_sync_replicas),
+                                 _ids(new_in_sync_replicas))
+                        self.update_isr(new_in_sync_replicas)
+                        leader_hw_incremented = self.maybe_increment_leader_hw(leader_replica)
+        if leader_hw_incremented:
+            self.try_complete_delayed_requests()
+
+    def get_out_of_sync_replicas(self, leader_replica: Replica, max_lag_ms: int) -> set[int]:
+        """Stuck or slow followers alike: not fully caught up at any time in the last `max_lag_ms`."""
+        now = _milliseconds()
+        candidate_replicas = self.in_sync_replicas - {leader_replica.broker_id}
+        lagging_replicas = {r for r in candidate_replicas if r in self.assigned_replica_map
+                            and now - self.assigned_replica_map[r].last_caught_up_time_ms > max_lag_ms}
+        if lagging_replicas:
+            log.debug("Lagging replicas are %s", _ids(lagging_replicas))
+        return lagging_replicas
+
+    def update_isr(self, new_isr: set[int]) -> None:
+        """Write the new ISR to the partition state znode (compare-and-set on its version), then adopt it."""
+        new_leader_and_isr = LeaderAndIsr(self.local_broker_id, self.leader_epoch, sorted(new_isr), self.zk_version)
+        with span("Partition.updateIsr", {"kafka.topic": self.topic, "kafka.partition": self.partition_id,
+                                          "kafka.isr": sorted(new_isr), "kafka.zk.version": self.zk_version},
+                  origin_file=_PARTITION) as s:
+            update_succeeded, new_version = update_leader_and_isr(
+                self.replica_manager.zk_utils, self.topic, self.partition_id, new_leader_and_isr,
+                self.controller_epoch, self.zk_version)
+            s.set_attribute("kafka.isr.update.succeeded", update_succeeded)
+            if update_succeeded:
+                self.replica_manager.record_isr_change(self.topic_partition)
+                event(None, "isr.change", {"kafka.isr.from": sorted(self.in_sync_replicas),
+                                           "kafka.isr.to": sorted(new_isr), "kafka.zk.version": new_version})
+                self.in_sync_replicas = set(new_isr)
+                self.zk_version = new_version
+            else:
+                log.info("Cached zkVersion [%d] not equal to that in zookeeper, skip updating ISR", self.zk_version)
 
     # -- the write path -------------------------------------------------------------------------------------------
 
-    def append_records_to_leader(self, records: bytes, is_from_client: bool, required_acks: int) -> LogAppendInfo:
+    def append_records_to_leader(self, records: bytes, is_from_client: bool, required_acks: int = 0) -> LogAppendInfo:
         with self.leader_isr_update_lock:
             leader_replica = self.leader_replica_if_local()
             if leader_replica is None:
                 raise NotLeaderForPartitionException(
                     f"Leader not local for partition {self.topic_partition} on broker {self.local_broker_id}")
-            min_isr = leader_replica.log.config.min_in_sync_replicas
+            partition_log = leader_replica.log
+            min_isr = partition_log.config.min_in_sync_replicas
+            in_sync_size = len(self.in_sync_replicas)
             # Refuse before writing: an acks=all write the ISR cannot carry would only time out later.
-            if len(self.in_sync_replicas) < min_isr and required_acks == -1:
+            if in_sync_size < min_isr and required_acks == -1:
                 raise NotEnoughReplicasException(
-                    f"Number of insync replicas for partition {self.topic_partition} is [{len(self.in_sync_replicas)}],"
-                    f" below required minimum [{min_isr}]")
+                    f"Number of insync replicas for partition {self.topic_partition} is [{in_sync_size}], below "
+                    f"required minimum [{min_isr}]")
             with step("NW.log.append", {"kafka.topic": self.topic, "kafka.partition": self.partition_id,
                                         "kafka.records.bytes": len(records)}) as s:
-                info = leader_replica.log.append_as_leader(records, leader_epoch=self.leader_epoch,
-                                                           is_from_client=is_from_client)
+                info = partition_log.append_as_leader(records, leader_epoch=self.leader_epoch,
+                                                      is_from_client=is_from_client)
                 s.set_attributes({"kafka.offset.first": info.first_offset, "kafka.offset.last": info.last_offset})
-            leader_replica.log_end_offset = leader_replica.log.log_end_offset
-            self.maybe_increment_leader_hw()
-        self.replica_manager.try_complete_delayed_fetch(self.topic_partition)
+            # Followers waiting in the fetch purgatory have something to read now.
+            self.replica_manager.try_complete_delayed_fetch(self.topic_partition)
+            leader_hw_incremented = self.maybe_increment_leader_hw(leader_replica)
+        if leader_hw_incremented:
+            self.try_complete_delayed_requests()
         return info
 
-    def maybe_increment_leader_hw(self) -> bool:
-        """The high watermark is the smallest log end offset among the in-sync replicas."""
-        leader = self.leader_replica_if_local()
-        if leader is None:
-            return False
-        leos = [leader.log.log_end_offset if rid == self.local_broker_id
-                else self.assigned_replica_map[rid].log_end_offset
-                for rid in self.in_sync_replicas if rid in self.assigned_replica_map]
-        new_hw = min(leos) if leos else leader.log.log_end_offset
-        if new_hw > self.high_watermark:
-            self.high_watermark = new_hw
-            leader.log.on_high_watermark_incremented(new_hw)  # retention may only delete below it
-            return True
-        return False
+    def __repr__(self) -> str:
+        return (f"Topic: {self.topic}; Partition: {self.partition_id}; Leader: {self.leader_replica_id_opt}; "
+                f"AssignedReplicas: {_ids(self.assigned_replica_map)}; InSyncReplicas: {_ids(self.in_sync_replicas)}")
 
-    def check_enough_replicas_reach_offset(self, required_offset: int) -> tuple[bool, Errors]:
-        """For acks=all: has every in-sync replica got the data up to `required_offset`?"""
-        leader = self.leader_replica_if_local()
-        if leader is None:
-            return False, Errors.NOT_LEADER_OR_FOLLOWER
-        min_isr = leader.log.config.min_in_sync_replicas
-        if self.high_watermark >= required_offset:
-            if min_isr <= len(self.in_sync_replicas):
-                return True, Errors.NONE
-            return True, Errors.NOT_ENOUGH_REPLICAS_AFTER_APPEND
-        return False, Errors.NONE
+
+def _ids(ids: object) -> str:
+    return ",".join(str(i) for i in sorted(ids))  # type: ignore[call-overload]
+
+
+def _unknown_log_read_result() -> LogReadResult:
+    from kafka_edu.server.replica_manager import LogReadResult
+
+    return LogReadResult.unknown()

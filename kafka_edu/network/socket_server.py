@@ -21,6 +21,7 @@ from kafka_edu.network.request_channel import Request, RequestChannel, Response,
 from kafka_edu.protocol.api_keys import ApiKeys
 from kafka_edu.protocol.codec import InvalidRequestError, UnsupportedVersionError, decode_request
 from kafka_edu.tracing import activate, add_event, end_span, open_span, span, step
+from kafka_edu.tracing.step import remote_span_context
 
 log = logging.getLogger("kafka.network.SocketServer")
 
@@ -419,6 +420,7 @@ class Processor(AbstractServerThread):
                 "kafka.client.id": request.client_id, "kafka.connection.id": channel.id,
                 "kafka.processor.id": self.id, "kafka.request.bytes": request.size,
                 **({"kafka.traceparent": request.traceparent} if request.traceparent else {})},
+                links=[c for c in [remote_span_context(request.traceparent)] if c is not None],
                 start_time_ns=received_ns)
             with activate(request.trace_root), step("NW.processor.4", {"kafka.processor.id": self.id}):
                 # Blocks while the request queue is full: back-pressure reaches the sockets.

@@ -8,7 +8,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from kafka_edu.common.errors import InvalidRecordException, InvalidTopicException
+from kafka_edu.cluster.partition import LeaderAndIsrPartitionState
+from kafka_edu.common.errors import ControllerMovedException, InvalidRecordException, InvalidTopicException
 from kafka_edu.coordinator.group.group_coordinator import GroupCoordinator, JoinGroupResult
 from kafka_edu.coordinator.group.group_metadata_manager import PartitionData
 from kafka_edu.coordinator.group.offset_and_metadata import OffsetAndMetadata
@@ -19,23 +20,28 @@ from kafka_edu.protocol.api_keys import ApiKeys, api_version_entries
 from kafka_edu.protocol.builder import build
 from kafka_edu.protocol.codec import api_versions_unsupported_response, encode_response
 from kafka_edu.protocol.errors import Errors
+from kafka_edu.server.abstract_fetcher_thread import BrokerEndPoint
 from kafka_edu.server.admin_manager import AdminManager, validate_topic
 from kafka_edu.server.kafka_config import KafkaConfig
-from kafka_edu.server.metadata_cache import MetadataCache
+from kafka_edu.server.metadata_cache import Broker, MetadataCache, PartitionState, UpdateMetadataRequest
 from kafka_edu.server.replica_manager import (
-    DEBUGGING_CONSUMER_ID,
     INTERNAL_TOPICS,
+    LeaderAndIsrRequest,
     PartitionFetchInfo,
     PartitionResponse,
     ReplicaManager,
+    StopReplicaRequest,
 )
-from kafka_edu.tracing import set_attributes, step
+from kafka_edu.tracing import set_attributes, span, step
+from kafka_edu.utils.core_utils import swallow
 
 log = logging.getLogger("kafka.server.KafkaApis")
+_KAFKA_APIS = "core/src/main/scala/kafka/server/KafkaApis.scala"
 
 ADMIN_CLIENT_ID = "__admin_client"
 GROUP_METADATA_TOPIC_NAME = "__consumer_offsets"
 GROUP_KEY_TYPE = 0
+CONSUMER_REPLICA_ID = -1
 RECORD_BATCH_OVERHEAD = 61  # DefaultRecordBatch header bytes
 MAGIC_OFFSET = 16
 EARLIEST_TIMESTAMP = -2
@@ -45,6 +51,8 @@ READ_COMMITTED = 1
 # The versions this broker implements and advertises in ApiVersions. Produce is advertised from v0 so that
 # librdkafka keeps compression enabled; v0-v2 carry the old message formats, which this log does not store, and
 # get UNSUPPORTED_VERSION per partition. Fetch starts at v4, the first to return record batch v2 as stored.
+# The controller's requests start at their first flexible version, whose header can carry a W3C traceparent, and
+# stop before topic ids (LeaderAndIsr v5, StopReplica v3 per-partition deletes) that a 1.0.2 broker has not got.
 SUPPORTED_VERSIONS: dict[ApiKeys, tuple[int, int]] = {
     ApiKeys.PRODUCE: (0, 9),
     ApiKeys.FETCH: (4, 12),
@@ -65,6 +73,9 @@ SUPPORTED_VERSIONS: dict[ApiKeys, tuple[int, int]] = {
     ApiKeys.DELETE_TOPICS: (0, 5),
     ApiKeys.INIT_PRODUCER_ID: (0, 2),
     ApiKeys.DESCRIBE_CONFIGS: (0, 4),
+    ApiKeys.LEADER_AND_ISR: (4, 4),
+    ApiKeys.STOP_REPLICA: (2, 2),
+    ApiKeys.UPDATE_METADATA: (6, 7),
 }
 for _api, (_low, _high) in SUPPORTED_VERSIONS.items():
     _api.set_supported(_low, _high)
@@ -92,6 +103,9 @@ class KafkaApis:
             ApiKeys.FETCH: self.handle_fetch_request,
             ApiKeys.LIST_OFFSETS: self.handle_list_offset_request,
             ApiKeys.METADATA: self.handle_topic_metadata_request,
+            ApiKeys.LEADER_AND_ISR: self.handle_leader_and_isr_request,
+            ApiKeys.STOP_REPLICA: self.handle_stop_replica_request,
+            ApiKeys.UPDATE_METADATA: self.handle_update_metadata_request,
             ApiKeys.FIND_COORDINATOR: self.handle_find_coordinator_request,
             ApiKeys.API_VERSIONS: self.handle_api_versions_request,
             ApiKeys.CREATE_TOPICS: self.handle_create_topics_request,
@@ -333,7 +347,8 @@ class KafkaApis:
 
     def handle_list_offset_request(self, request: Request) -> None:
         body = request.body
-        only_committed = body.replica_id != DEBUGGING_CONSUMER_ID
+        # Only consumers (replica id -1) are held below the high watermark; other brokers see the log end.
+        only_committed = body.replica_id == CONSUMER_REPLICA_ID
         topics = []
         for topic in body.topics:
             partitions = []
@@ -364,6 +379,72 @@ class KafkaApis:
         if found is None or found[1] >= last_fetchable_offset:
             return Errors.NONE, -1, -1
         return Errors.NONE, found[0], found[1]
+
+    # -- LeaderAndIsr / StopReplica / UpdateMetadata (from the controller) ------------------------------------------
+
+    def handle_leader_and_isr_request(self, request: Request) -> None:
+        body = request.body
+        leader_and_isr_request = LeaderAndIsrRequest(
+            body.controller_id, body.controller_epoch,
+            {TopicPartition(t.topic_name, p.partition_index): LeaderAndIsrPartitionState(
+                p.controller_epoch, p.leader, p.leader_epoch, list(p.isr), p.partition_epoch, list(p.replicas),
+                p.is_new) for t in body.topic_states for p in t.partition_states},
+            [BrokerEndPoint(b.broker_id, b.host_name, b.port) for b in body.live_leaders])
+        with span("KafkaApis.handleLeaderAndIsrRequest", {"kafka.controller.id": body.controller_id,
+                                                         "kafka.controller.epoch": body.controller_epoch},
+                  origin_file=_KAFKA_APIS) as s:
+            # Group coordination follows the offsets partitions led here, under the replica state change lock.
+            result = self.replica_manager.become_leader_or_follower(request.correlation_id, leader_and_isr_request,
+                                                                    self.on_leadership_change)
+            s.set_attribute("kafka.error", result.error.name)
+            self.send_response(request, build(self.response_schema(request), error_code=result.error, partition_errors=[
+                dict(topic_name=tp.topic, partition_index=tp.partition, error_code=error)
+                for tp, error in sorted(result.response_map.items())]))
+
+    def handle_stop_replica_request(self, request: Request) -> None:
+        body = request.body
+        stop_replica_request = StopReplicaRequest(body.controller_id, body.controller_epoch, body.delete_partitions,
+                                                  [TopicPartition(t.name, p) for t in body.topics
+                                                   for p in t.partition_indexes])
+        with span("KafkaApis.handleStopReplicaRequest", {"kafka.controller.id": body.controller_id,
+                                                        "kafka.controller.epoch": body.controller_epoch},
+                  origin_file=_KAFKA_APIS) as s:
+            result, error = self.replica_manager.stop_replicas(stop_replica_request)
+            s.set_attribute("kafka.error", error.name)
+            # A deleted offsets partition takes its groups with it, led here or not.
+            for topic_partition, partition_error in result.items():
+                if partition_error == Errors.NONE and stop_replica_request.delete_partitions \
+                        and topic_partition.topic == GROUP_METADATA_TOPIC_NAME:
+                    self.group_coordinator.handle_group_emigration(topic_partition.partition)
+            self.send_response(request, build(self.response_schema(request), error_code=error, partition_errors=[
+                dict(topic_name=tp.topic, partition_index=tp.partition, error_code=e)
+                for tp, e in sorted(result.items())]))
+        with swallow(log):
+            self.replica_manager.replica_fetcher_manager.shutdown_idle_fetcher_threads()
+
+    def handle_update_metadata_request(self, request: Request) -> None:
+        body = request.body
+        update_metadata_request = UpdateMetadataRequest(
+            body.controller_id, body.controller_epoch,
+            {TopicPartition(t.topic_name, p.partition_index): PartitionState(
+                p.controller_epoch, p.leader, p.leader_epoch, list(p.isr), p.zk_version, list(p.replicas),
+                list(p.offline_replicas)) for t in body.topic_states for p in t.partition_states},
+            [Broker(b.id_, {e.listener: (e.host, e.port) for e in b.endpoints}, b.rack) for b in body.live_brokers])
+        with span("KafkaApis.handleUpdateMetadataRequest", {"kafka.controller.id": body.controller_id,
+                                                           "kafka.controller.epoch": body.controller_epoch},
+                  origin_file=_KAFKA_APIS):
+            try:
+                deleted_partitions = self.replica_manager.maybe_update_metadata_cache(request.correlation_id,
+                                                                                      update_metadata_request)
+            except ControllerMovedException as e:
+                # KafkaApis.handleError: the request's own error response.
+                self.send_response(request, build(self.response_schema(request),
+                                                  error_code=Errors.for_exception(e)))
+                return
+            if deleted_partitions:
+                self.group_coordinator.handle_deleted_partitions(deleted_partitions)
+            self.admin_manager.try_complete_topics({tp.topic for tp in update_metadata_request.partition_states})
+            self.send_response(request, build(self.response_schema(request), error_code=Errors.NONE))
 
     # -- FindCoordinator ----------------------------------------------------------------------------------------------
 

@@ -13,6 +13,7 @@ from kafka_edu.common.errors import (
     InconsistentBrokerIdException,
     KafkaException,
 )
+from kafka_edu.controller.kafka_controller import KafkaController
 from kafka_edu.coordinator.group.group_coordinator import GroupCoordinator
 from kafka_edu.coordinator.transaction.transaction_coordinator import TransactionCoordinator
 from kafka_edu.log.log_config import LogConfig
@@ -65,6 +66,7 @@ class KafkaServer:
         self.dynamic_config_manager: DynamicConfigManager | None = None
         self.kafka_healthcheck: KafkaHealthcheck | None = None
         self.replica_manager: ReplicaManager | None = None
+        self.kafka_controller: KafkaController | None = None
         self.admin_manager: AdminManager | None = None
         self.transaction_coordinator: TransactionCoordinator | None = None
         self.group_coordinator: GroupCoordinator | None = None
@@ -133,6 +135,10 @@ class KafkaServer:
                     with step("LC.startup.11"):
                         self.replica_manager = self.create_replica_manager()
                         self.replica_manager.startup()
+
+                    with step("LC.startup.12"):
+                        self.kafka_controller = KafkaController(self.config, self.zk_utils)
+                        self.kafka_controller.startup()
 
                     with step("LC.startup.13"):
                         self.admin_manager = AdminManager(self.config, self.metadata_cache, self.zk_utils)
@@ -278,7 +284,8 @@ class KafkaServer:
 
     def create_replica_manager(self) -> ReplicaManager:
         return ReplicaManager(self.config, self.kafka_scheduler, self.log_manager, self.is_shutting_down,
-                              self.metadata_cache, self.log_dir_failure_channel, self.broker_topic_stats)
+                              self.metadata_cache, self.log_dir_failure_channel, self.broker_topic_stats,
+                              zk_utils=self.zk_utils)
 
     def create_log_manager(self, initial_offline_dirs: list[str]) -> LogManager:
         """LogManager.apply: the default log config from the broker's, each topic's overrides from ZooKeeper."""
@@ -370,6 +377,9 @@ class KafkaServer:
                     if self.log_manager is not None:
                         with swallow(self.log), step("LC.shutdown.14"):
                             self.log_manager.shutdown()
+                    if self.kafka_controller is not None:
+                        with swallow(self.log), step("LC.shutdown.15"):
+                            self.kafka_controller.shutdown()
                     if self.zk_utils is not None:
                         with swallow(self.log), step("LC.shutdown.16"):
                             self.zk_utils.close()
@@ -414,4 +424,9 @@ def copy_kafka_config_to_log(config: KafkaConfig) -> dict[str, Any]:
         "max.message.bytes": config.message_max_bytes,
         "index.interval.bytes": config.log_index_interval_bytes,
         "file.delete.delay.ms": config.log_delete_delay_ms,
+        "cleanup.policy": ",".join(config.log_cleanup_policy),
+        "min.insync.replicas": config.min_in_sync_replicas,
+        "compression.type": config.compression_type,
+        "message.timestamp.type": config.log_message_timestamp_type,
+        "message.timestamp.difference.max.ms": config.log_message_timestamp_difference_max_ms,
     }

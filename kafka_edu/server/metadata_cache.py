@@ -5,7 +5,11 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 
+from kafka_edu.log.log import TopicPartition
 from kafka_edu.protocol.errors import Errors
+
+LEADER_DURING_DELETE = -2
+"""LeaderAndIsr.LeaderDuringDelete: the leader an UpdateMetadata names for a partition being deleted."""
 
 
 @dataclass
@@ -31,6 +35,16 @@ class Broker:
 
 
 @dataclass
+class UpdateMetadataRequest:
+    """UpdateMetadataRequest as the cache reads it: the sender, its epoch, live brokers and partition states."""
+
+    controller_id: int
+    controller_epoch: int
+    partition_states: dict[TopicPartition, PartitionState]
+    live_brokers: list[Broker]
+
+
+@dataclass
 class PartitionMetadata:
     error: Errors
     partition: int
@@ -44,7 +58,8 @@ class PartitionMetadata:
 class MetadataCache:
     """This broker's view of the cluster: live brokers, the controller, and partition leadership.
 
-    It starts empty; UpdateMetadata (from the controller, or the interim leadership reader) fills it.
+    It starts empty; UpdateMetadata from the controller fills it (`update_cache_from_request`), and so does the
+    interim leadership reader (`update_cache`).
     """
 
     def __init__(self, broker_id: int) -> None:
@@ -57,6 +72,10 @@ class MetadataCache:
     def get_alive_brokers(self) -> list[Broker]:
         with self.partition_metadata_lock:
             return sorted(self.alive_brokers.values(), key=lambda b: b.id)
+
+    def is_broker_alive(self, broker_id: int) -> bool:
+        with self.partition_metadata_lock:
+            return broker_id in self.alive_brokers
 
     def get_controller_id(self) -> int | None:
         return self.controller_id
@@ -108,3 +127,29 @@ class MetadataCache:
                     partitions.pop(partition, None)
                     if not partitions:
                         del self.cache[topic]
+
+    def update_cache_from_request(self, correlation_id: int,
+                                  update_metadata_request: UpdateMetadataRequest) -> list[TopicPartition]:
+        """MetadataCache.updateCache: replace the live brokers, cache each partition's state, and drop (and return)
+        the partitions the controller marks as being deleted."""
+        with self.partition_metadata_lock:
+            controller_id = update_metadata_request.controller_id
+            self.controller_id = controller_id if controller_id >= 0 else None
+            self.alive_brokers = {b.id: b for b in update_metadata_request.live_brokers}
+            deleted_partitions = []
+            for topic_partition, info in update_metadata_request.partition_states.items():
+                if info.leader == LEADER_DURING_DELETE:
+                    self._remove_partition_info(topic_partition.topic, topic_partition.partition)
+                    deleted_partitions.append(topic_partition)
+                else:
+                    self.cache.setdefault(topic_partition.topic, {})[topic_partition.partition] = info
+            return deleted_partitions
+
+    def _remove_partition_info(self, topic: str, partition_id: int) -> bool:
+        infos = self.cache.get(topic)
+        if infos is None:
+            return False
+        infos.pop(partition_id, None)
+        if not infos:
+            del self.cache[topic]
+        return True

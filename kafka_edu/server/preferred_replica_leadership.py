@@ -21,7 +21,13 @@ from kafka_edu.log.log import TopicPartition
 from kafka_edu.server.metadata_cache import Broker, MetadataCache, PartitionState
 from kafka_edu.server.replica_manager import ReplicaManager
 from kafka_edu.tracing import span
-from kafka_edu.utils.zk_utils import BROKER_IDS_PATH, BROKER_TOPICS_PATH, DELETE_TOPICS_PATH, ZkUtils
+from kafka_edu.utils.zk_utils import (
+    BROKER_IDS_PATH,
+    BROKER_TOPICS_PATH,
+    CONTROLLER_PATH,
+    DELETE_TOPICS_PATH,
+    ZkUtils,
+)
 
 log = logging.getLogger("kafka.server.PreferredReplicaLeadership")
 
@@ -46,6 +52,12 @@ class PreferredReplicaLeadership:
         client.ChildrenWatch(BROKER_IDS_PATH, lambda _: self.refresh())
         client.ChildrenWatch(BROKER_TOPICS_PATH, self._on_topics)
         client.ChildrenWatch(DELETE_TOPICS_PATH, self._on_delete_topics)
+        client.DataWatch(CONTROLLER_PATH, self._on_controller)
+
+    def _on_controller(self, _data: bytes | None, _stat: object, event: object = None) -> bool:
+        """The elected controller moved: Metadata answers name the new one."""
+        self.refresh()
+        return not self._stopped
 
     def _on_topics(self, topics: list[str]) -> None:
         for topic in topics:
@@ -102,17 +114,17 @@ class PreferredReplicaLeadership:
             # Only partitions this reader put in the cache are its to remove.
             deleted = [tp for tp in self._zk_partitions if tp not in states]
             self._zk_partitions = set(states)
-            # Admin clients send CreateTopics/DeleteTopics to the controller named in Metadata; with no controller
-            # yet, every broker accepts them, so the lowest live broker id stands in.
-            stand_in_controller = min(alive) if alive else None
-            self.metadata_cache.update_cache(stand_in_controller, list(alive.values()), dict(states), deleted)
+            controller_id = self.zk_utils.get_controller_id()
+            self.metadata_cache.update_cache(controller_id if controller_id >= 0 else None, list(alive.values()),
+                                             dict(states), deleted)
             led_here = {tp: state for tp, state in states.items() if state.leader == self.local_broker_id}
             new_leaders = self.replica_manager.make_leaders(
                 -1, {tp: _leader_and_isr(state) for tp, state in led_here.items()})
             if deleted:
                 self.replica_manager.stop_replicas(deleted, delete_partitions=True)
-            s.set_attributes({"kafka.brokers.alive": sorted(alive), "kafka.partitions": len(states),
-                              "kafka.partitions.led": len(led_here), "kafka.partitions.deleted": len(deleted)})
+            s.set_attributes({"kafka.controller.id": controller_id, "kafka.brokers.alive": sorted(alive),
+                              "kafka.partitions": len(states), "kafka.partitions.led": len(led_here),
+                              "kafka.partitions.deleted": len(deleted)})
         self.on_leadership_change({p.topic_partition for p in new_leaders}, set())
         self.on_topics_changed({tp.topic for tp in states} | {tp.topic for tp in deleted})
 

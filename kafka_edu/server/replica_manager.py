@@ -1,38 +1,50 @@
 """Port of core/src/main/scala/kafka/server/ReplicaManager.scala (Kafka 1.0.2), with DelayedProduce.scala and
-DelayedFetch.scala: the broker's partitions, the local write and read paths, and the purgatories."""
+DelayedFetch.scala: the broker's partitions, leadership changes from the controller, the local write and read paths,
+the purgatories, and ISR expiration and change propagation."""
 
 from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from kafka_edu.cluster.partition import LeaderAndIsrPartitionState, Partition
+from kafka_edu.cluster.partition import INITIAL_CONTROLLER_EPOCH, LeaderAndIsrPartitionState, Partition, Replica
 from kafka_edu.common.errors import (
+    ControllerMovedException,
     InvalidTopicException,
     KafkaStorageException,
     NotLeaderForPartitionException,
     OffsetOutOfRangeException,
+    ReplicaNotAvailableException,
     UnknownTopicOrPartitionException,
 )
 from kafka_edu.log.log import TopicPartition
 from kafka_edu.log.log_manager import LogManager
 from kafka_edu.protocol.errors import Errors
+from kafka_edu.server.abstract_fetcher_manager import BrokerAndInitialOffset
+from kafka_edu.server.abstract_fetcher_thread import BrokerEndPoint
 from kafka_edu.server.broker_topic_stats import BrokerTopicStats
 from kafka_edu.server.checkpoints.offset_checkpoint_file import OffsetCheckpointFile
 from kafka_edu.server.delayed_operation import DelayedOperation, DelayedOperationPurgatory
 from kafka_edu.server.kafka_config import KafkaConfig
 from kafka_edu.server.log_dir_failure_channel import LogDirFailureChannel
-from kafka_edu.server.metadata_cache import MetadataCache
-from kafka_edu.tracing import span
+from kafka_edu.server.metadata_cache import MetadataCache, UpdateMetadataRequest
+from kafka_edu.server.replica_fetcher_manager import ReplicaFetcherManager
+from kafka_edu.server.replication_utils import propagate_isr_changes
+from kafka_edu.tracing import event, span
 from kafka_edu.utils.concurrent import AtomicBoolean
 from kafka_edu.utils.kafka_scheduler import KafkaScheduler
+from kafka_edu.utils.zk_utils import ZkUtils
 
 log = logging.getLogger("kafka.server.ReplicaManager")
 
+_ORIGIN = "core/src/main/scala/kafka/server/ReplicaManager.scala"
 HIGH_WATERMARK_FILENAME = "replication-offset-checkpoint"
+ISR_CHANGE_PROPAGATION_BLACK_OUT = 5000
+ISR_CHANGE_PROPAGATION_INTERVAL = 60000
 INTERNAL_TOPICS = frozenset({"__consumer_offsets", "__transaction_state"})
 DEBUGGING_CONSUMER_ID = -2
 FUTURE_LOCAL_REPLICA_ID = -3
@@ -128,15 +140,29 @@ class PartitionFetchInfo:
 
 @dataclass
 class LogReadResult:
-    """What one partition's read produced, and the offsets the fetch response reports."""
+    """What one partition's read produced, and the offsets the fetch response reports.
+
+    `fetch_offset` is where the read started: for a follower, its log end offset when it sent the fetch.
+    """
 
     records: bytes = b""
     high_watermark: int = -1
     leader_log_start_offset: int = -1
     leader_log_end_offset: int = -1
     fetch_offset: int = -1
+    follower_log_start_offset: int = -1
+    fetch_time_ms: int = -1
+    read_size: int = -1
     error: Errors = Errors.NONE
     exception: Exception | None = None
+
+    @classmethod
+    def unknown(cls) -> LogReadResult:
+        """LogReadResult.UnknownLogReadResult: nothing is known of the follower's position."""
+        return cls()
+
+    def with_empty_fetch_info(self) -> LogReadResult:
+        return replace(self, records=b"", fetch_offset=-1)
 
 
 @dataclass
@@ -186,15 +212,46 @@ class DelayedFetch(DelayedOperation):
         self.response_callback(results)
 
 
+# -- controller requests -------------------------------------------------------------------------------------------
+
+
+@dataclass
+class LeaderAndIsrRequest:
+    """LeaderAndIsrRequest as ReplicaManager reads it: the sender, its epoch, and each partition's new state."""
+
+    controller_id: int
+    controller_epoch: int
+    partition_states: dict[TopicPartition, LeaderAndIsrPartitionState]
+    live_leaders: list[BrokerEndPoint] = field(default_factory=list)
+
+
+@dataclass
+class StopReplicaRequest:
+    """StopReplicaRequest (v0-v2): stop fetching these partitions, and delete them when `delete_partitions`."""
+
+    controller_id: int
+    controller_epoch: int
+    delete_partitions: bool
+    partitions: list[TopicPartition]
+
+
+@dataclass
+class BecomeLeaderOrFollowerResult:
+    response_map: dict[TopicPartition, Errors]
+    error: Errors
+
+
 # -- the manager --------------------------------------------------------------------------------------------------
 
 
 class ReplicaManager:
-    """Every partition this broker hosts, and the local append and read that produce and fetch requests run."""
+    """Every partition this broker hosts: leadership changes from the controller, the local append and read that
+    produce and fetch requests run, and the followers' fetchers."""
 
     def __init__(self, config: KafkaConfig, scheduler: KafkaScheduler, log_manager: LogManager,
                  is_shutting_down: AtomicBoolean, metadata_cache: MetadataCache,
-                 log_dir_failure_channel: LogDirFailureChannel, broker_topic_stats: BrokerTopicStats) -> None:
+                 log_dir_failure_channel: LogDirFailureChannel, broker_topic_stats: BrokerTopicStats,
+                 zk_utils: ZkUtils | None = None) -> None:
         self.config = config
         self.local_broker_id = config.broker_id
         self.scheduler = scheduler
@@ -203,25 +260,78 @@ class ReplicaManager:
         self.metadata_cache = metadata_cache
         self.log_dir_failure_channel = log_dir_failure_channel
         self.broker_topic_stats = broker_topic_stats
+        self.zk_utils = zk_utils
+        """The broker's ZooKeeper session: ISR changes are written through it."""
+        self._owns_zk_utils = False
+        self.controller_epoch = INITIAL_CONTROLLER_EPOCH - 1
+        """Epoch of the newest controller this broker has heard from: older ones are fenced off."""
         self.all_partitions: dict[TopicPartition, Partition] = {}
         self.replica_state_change_lock = threading.RLock()
-        self.controller_epoch = 0
+        self.replica_fetcher_manager = self.create_replica_fetcher_manager()
+        self.high_watermark_check_point_thread_started = AtomicBoolean(False)
         self.high_watermark_checkpoints = {
             d: OffsetCheckpointFile(d / HIGH_WATERMARK_FILENAME, log_dir_failure_channel)
             for d in log_manager.live_log_dirs}
+        self.hw_thread_initialized = False
         self._checkpointed_hws: dict[TopicPartition, int] = {}
         for checkpoint in self.high_watermark_checkpoints.values():
             try:
                 self._checkpointed_hws.update(checkpoint.read())
             except (OSError, ValueError) as e:
                 log.warning("Unreadable high watermark checkpoint %s: %s", checkpoint.file, e)
+        self.isr_change_set: set[TopicPartition] = set()
+        """Partitions whose ISR changed since the last notification to the controller."""
+        self._isr_change_lock = threading.Lock()
+        self.last_isr_change_ms = _milliseconds()
+        self.last_isr_propagation_ms = _milliseconds()
         self.delayed_produce_purgatory = DelayedOperationPurgatory("Produce", config.broker_id)
         self.delayed_fetch_purgatory = DelayedOperationPurgatory("Fetch", config.broker_id)
 
+    def start_high_water_marks_check_point_thread(self) -> None:
+        if self.high_watermark_check_point_thread_started.compare_and_set(False, True):
+            self.scheduler.schedule("highwatermark-checkpoint", self.checkpoint_high_watermarks,
+                                    period=self.config.replica_high_watermark_checkpoint_interval_ms)
+
+    def record_isr_change(self, topic_partition: TopicPartition) -> None:
+        with self._isr_change_lock:
+            self.isr_change_set.add(topic_partition)
+            self.last_isr_change_ms = _milliseconds()
+
+    def maybe_propagate_isr_changes(self) -> None:
+        """Tell the controller about ISR changes in batches: once none happened for a few seconds, or at least once a
+        minute while they keep happening, so a burst of changes does not flood it."""
+        now = _milliseconds()
+        with self._isr_change_lock:
+            if self.isr_change_set and (self.last_isr_change_ms + ISR_CHANGE_PROPAGATION_BLACK_OUT < now
+                                        or self.last_isr_propagation_ms + ISR_CHANGE_PROPAGATION_INTERVAL < now):
+                with span("ReplicaManager.maybePropagateIsrChanges",
+                          {"kafka.partitions": sorted(str(tp) for tp in self.isr_change_set)},
+                          origin_file=_ORIGIN, root=True) as s:
+                    path = propagate_isr_changes(self.zk_utils, self.isr_change_set)
+                    s.set_attribute("kafka.zk.path", path)
+                self.isr_change_set.clear()
+                self.last_isr_propagation_ms = now
+
+    def try_complete_delayed_produce(self, topic_partition: TopicPartition) -> None:
+        """A high watermark moved (acks=all) or a follower fetched: some acks=all produces may be done."""
+        self.delayed_produce_purgatory.check_and_complete(topic_partition)
+
+    def try_complete_delayed_fetch(self, topic_partition: TopicPartition) -> None:
+        """Data was appended (follower fetches) or a high watermark moved (consumer fetches)."""
+        self.delayed_fetch_purgatory.check_and_complete(topic_partition)
+
     def startup(self) -> None:
-        # ISR expiration and propagation join with followers (the controller issue); checkpoints start now.
-        self.scheduler.schedule("highwatermark-checkpoint", self.checkpoint_high_watermarks,
-                                period=self.config.replica_high_watermark_checkpoint_interval_ms)
+        if self.zk_utils is None:
+            # Until KafkaServer hands over its session (as 1.0.2 does), ISR updates use a session of their own.
+            self.zk_utils = ZkUtils.with_metrics(self.config.zk_connect, self.config.zk_session_timeout_ms,
+                                                 self.config.zk_connection_timeout_ms)
+            self._owns_zk_utils = True
+        # A follower may lag for up to 1.5 x replica.lag.time.max.ms before the check below notices.
+        self.scheduler.schedule("isr-expiration", self.maybe_shrink_isr, period=self.config.replica_lag_time_max_ms / 2)
+        self.scheduler.schedule("isr-change-propagation", self.maybe_propagate_isr_changes, period=2500)
+        # High watermarks are checkpointed from now on (1.0.2 waits for the first LeaderAndIsr; the interim
+        # leadership reader never sends one).
+        self.start_high_water_marks_check_point_thread()
 
     # -- partitions -----------------------------------------------------------------------------------------------
 
@@ -235,31 +345,297 @@ class ReplicaManager:
             self.all_partitions[topic_partition] = partition
         return partition
 
+    def get_replica_or_exception(self, topic_partition: TopicPartition) -> Replica:
+        partition = self.get_partition(topic_partition)
+        replica = partition.get_replica(self.local_broker_id) if partition is not None else None
+        if replica is None:
+            raise ReplicaNotAvailableException(
+                f"Replica {self.local_broker_id} is not available for partition {topic_partition}")
+        return replica
+
+    def get_leader_replica_if_local(self, topic_partition: TopicPartition) -> Replica:
+        partition = self.get_partition(topic_partition)
+        if partition is None:
+            raise UnknownTopicOrPartitionException(
+                f"Partition {topic_partition} doesn't exist on {self.local_broker_id}")
+        leader_replica = partition.leader_replica_if_local()
+        if leader_replica is None:
+            raise NotLeaderForPartitionException(
+                f"Leader not local for partition {topic_partition} on broker {self.local_broker_id}")
+        return leader_replica
+
+    def get_replica(self, topic_partition: TopicPartition, replica_id: int | None = None) -> Replica | None:
+        partition = self.get_partition(topic_partition)
+        return partition.get_replica(replica_id) if partition is not None else None
+
     def checkpointed_high_watermark(self, topic_partition: TopicPartition) -> int:
         return self._checkpointed_hws.get(topic_partition, 0)
 
-    def make_leaders(self, controller_id: int,
-                     partition_states: dict[TopicPartition, LeaderAndIsrPartitionState]) -> set[Partition]:
-        """This broker now leads these partitions: create their logs if needed and take leadership."""
-        with self.replica_state_change_lock, span("ReplicaManager.makeLeaders",
-                                                  {"kafka.partitions": [str(tp) for tp in partition_states]},
-                                                  origin_file="core/src/main/scala/kafka/server/ReplicaManager.scala"):
-            changed = set()
-            for topic_partition, state in partition_states.items():
-                partition = self.get_or_create_partition(topic_partition)
-                if partition.make_leader(controller_id, state):
-                    changed.add(partition)
-            return changed
+    # -- StopReplica ----------------------------------------------------------------------------------------------
 
-    def stop_replicas(self, topic_partitions: list[TopicPartition], delete_partitions: bool) -> None:
-        with self.replica_state_change_lock:
-            for topic_partition in topic_partitions:
-                removed = self.all_partitions.pop(topic_partition, None)
-                if delete_partitions and removed is not None:
+    def stop_replica(self, topic_partition: TopicPartition, delete_partition: bool) -> Errors:
+        partition = self.get_partition(topic_partition)
+        if partition is not None:
+            if delete_partition:
+                removed_partition = self.all_partitions.pop(topic_partition, None)
+                if removed_partition is not None:
                     self._checkpointed_hws.pop(topic_partition, None)
+                    removed_partition.delete()
+                elif self.log_manager.get_log(topic_partition) is not None:
                     self.log_manager.async_delete(topic_partition)
-                self.try_complete_delayed_fetch(topic_partition)
-                self.try_complete_delayed_produce(topic_partition)
+        else:
+            # The topic may have been deleted while this broker was down: its log is still on disk.
+            if delete_partition and self.log_manager.get_log(topic_partition) is not None:
+                self.log_manager.async_delete(topic_partition)
+            log.debug("Ignoring stop replica (delete=%s) for partition %s as replica doesn't exist on broker",
+                      delete_partition, topic_partition)
+        # Requests waiting on the partition give up now rather than at their timeout.
+        self.try_complete_delayed_fetch(topic_partition)
+        self.try_complete_delayed_produce(topic_partition)
+        return Errors.NONE
+
+    def stop_replicas(self, stop_replica_request: StopReplicaRequest | list[TopicPartition],
+                      delete_partitions: bool = False) -> tuple[dict[TopicPartition, Errors], Errors]:
+        """StopReplica: stop the fetchers, then each replica. The interim leadership reader passes the partitions."""
+        if not isinstance(stop_replica_request, StopReplicaRequest):
+            stop_replica_request = StopReplicaRequest(-1, self.controller_epoch, delete_partitions,
+                                                      list(stop_replica_request))
+        with self.replica_state_change_lock, span(
+                "ReplicaManager.stopReplicas", {"kafka.controller.id": stop_replica_request.controller_id,
+                                                "kafka.controller.epoch": stop_replica_request.controller_epoch,
+                                                "kafka.partitions": [str(tp) for tp in stop_replica_request.partitions],
+                                                "kafka.delete_partitions": stop_replica_request.delete_partitions},
+                origin_file=_ORIGIN):
+            response_map: dict[TopicPartition, Errors] = {}
+            if stop_replica_request.controller_epoch < self.controller_epoch:
+                log.warning("Received stop replica request from an old controller epoch %d. Latest known controller "
+                            "epoch is %d", stop_replica_request.controller_epoch, self.controller_epoch)
+                self._fence("StopReplica", stop_replica_request.controller_id, stop_replica_request.controller_epoch)
+                return response_map, Errors.STALE_CONTROLLER_EPOCH
+            partitions = stop_replica_request.partitions
+            self.controller_epoch = stop_replica_request.controller_epoch
+            self.replica_fetcher_manager.remove_fetcher_for_partitions(set(partitions))
+            for topic_partition in partitions:
+                try:
+                    response_map[topic_partition] = self.stop_replica(topic_partition,
+                                                                      stop_replica_request.delete_partitions)
+                except KafkaStorageException:
+                    log.exception("Ignoring stop replica (delete=%s) for partition %s due to storage exception",
+                                  stop_replica_request.delete_partitions, topic_partition)
+                    response_map[topic_partition] = Errors.KAFKA_STORAGE_ERROR
+            return response_map, Errors.NONE
+
+    def _fence(self, api_name: str, controller_id: int, controller_epoch: int) -> None:
+        event("CT.fence", "controller.epoch.stale", {"kafka.api.name": api_name, "kafka.controller.id": controller_id,
+                                                     "kafka.controller.epoch": controller_epoch,
+                                                     "kafka.controller.epoch.latest": self.controller_epoch})
+
+    # -- UpdateMetadata -------------------------------------------------------------------------------------------
+
+    def maybe_update_metadata_cache(self, correlation_id: int,
+                                    update_metadata_request: UpdateMetadataRequest) -> list[TopicPartition]:
+        """Fill the metadata cache from the controller; returns the partitions it marks deleted."""
+        with self.replica_state_change_lock, span(
+                "ReplicaManager.maybeUpdateMetadataCache",
+                {"kafka.controller.id": update_metadata_request.controller_id,
+                 "kafka.controller.epoch": update_metadata_request.controller_epoch,
+                 "kafka.correlation_id": correlation_id}, origin_file=_ORIGIN):
+            if update_metadata_request.controller_epoch < self.controller_epoch:
+                message = (f"Received update metadata request with correlation id {correlation_id} from an old "
+                           f"controller {update_metadata_request.controller_id} with epoch "
+                           f"{update_metadata_request.controller_epoch}. Latest known controller epoch is "
+                           f"{self.controller_epoch}")
+                log.warning(message)
+                self._fence("UpdateMetadata", update_metadata_request.controller_id,
+                            update_metadata_request.controller_epoch)
+                raise ControllerMovedException(message)
+            deleted_partitions = self.metadata_cache.update_cache_from_request(correlation_id,
+                                                                               update_metadata_request)
+            self.controller_epoch = update_metadata_request.controller_epoch
+            return deleted_partitions
+
+    # -- LeaderAndIsr ---------------------------------------------------------------------------------------------
+
+    def become_leader_or_follower(
+            self, correlation_id: int, leader_and_isr_request: LeaderAndIsrRequest,
+            on_leadership_change: Callable[[set[TopicPartition], set[TopicPartition]], None],
+    ) -> BecomeLeaderOrFollowerResult:
+        """LeaderAndIsr: check the controller's and each partition's epoch, then lead or follow as told."""
+        request = leader_and_isr_request
+        with self.replica_state_change_lock, span(
+                "ReplicaManager.becomeLeaderOrFollower",
+                {"kafka.controller.id": request.controller_id, "kafka.controller.epoch": request.controller_epoch,
+                 "kafka.correlation_id": correlation_id,
+                 "kafka.partitions": [str(tp) for tp in request.partition_states]}, origin_file=_ORIGIN):
+            response_map: dict[TopicPartition, Errors] = {}
+            if request.controller_epoch < self.controller_epoch:
+                log.warning("Ignoring LeaderAndIsr request from controller %d with correlation id %d since its "
+                            "controller epoch %d is old. Latest known controller epoch is %d", request.controller_id,
+                            correlation_id, request.controller_epoch, self.controller_epoch)
+                self._fence("LeaderAndIsr", request.controller_id, request.controller_epoch)
+                return BecomeLeaderOrFollowerResult(response_map, Errors.STALE_CONTROLLER_EPOCH)
+            controller_id = request.controller_id
+            self.controller_epoch = request.controller_epoch
+
+            # First the leader epoch of each partition: a decision older than the one applied is ignored.
+            partition_state: dict[TopicPartition, LeaderAndIsrPartitionState] = {}
+            for topic_partition, state_info in request.partition_states.items():
+                partition = self.get_or_create_partition(topic_partition)
+                partition_leader_epoch = partition.get_leader_epoch()
+                if partition_leader_epoch < state_info.leader_epoch:
+                    if self.local_broker_id in state_info.replicas:
+                        partition_state[topic_partition] = state_info
+                    else:
+                        log.warning("Ignoring LeaderAndIsr request from controller %d with correlation id %d epoch %d "
+                                    "for partition %s as itself is not in assigned replica list %s", controller_id,
+                                    correlation_id, self.controller_epoch, topic_partition, state_info.replicas)
+                        response_map[topic_partition] = Errors.UNKNOWN_TOPIC_OR_PARTITION
+                else:
+                    log.warning("Ignoring LeaderAndIsr request from controller %d with correlation id %d epoch %d for "
+                                "partition %s since its associated leader epoch %d is not higher than the current "
+                                "leader epoch %d", controller_id, correlation_id, self.controller_epoch,
+                                topic_partition, state_info.leader_epoch, partition_leader_epoch)
+                    event(None, "leader.epoch.stale", {"kafka.topic": topic_partition.topic,
+                                                       "kafka.partition": topic_partition.partition,
+                                                       "kafka.leader.epoch": state_info.leader_epoch,
+                                                       "kafka.leader.epoch.current": partition_leader_epoch})
+                    response_map[topic_partition] = Errors.STALE_CONTROLLER_EPOCH
+
+            partitions_to_be_leader = {tp: s for tp, s in partition_state.items() if s.leader == self.local_broker_id}
+            partitions_to_be_follower = {tp: s for tp, s in partition_state.items()
+                                         if tp not in partitions_to_be_leader}
+            partitions_become_leader = self.make_leaders(controller_id, partitions_to_be_leader, self.controller_epoch,
+                                                         correlation_id, response_map) \
+                if partitions_to_be_leader else set()
+            partitions_become_follower = self.make_followers(controller_id, self.controller_epoch,
+                                                             partitions_to_be_follower, correlation_id,
+                                                             response_map) if partitions_to_be_follower else set()
+            # A partition whose local replica could not be created serves nothing.
+            for topic_partition in request.partition_states:
+                partition = self.all_partitions.get(topic_partition)
+                if partition is not None and partition.get_replica() is None:
+                    del self.all_partitions[topic_partition]
+
+            if not self.hw_thread_initialized:
+                self.start_high_water_marks_check_point_thread()
+                self.hw_thread_initialized = True
+            self.replica_fetcher_manager.shutdown_idle_fetcher_threads()
+            on_leadership_change({p.topic_partition for p in partitions_become_leader},
+                                 {p.topic_partition for p in partitions_become_follower})
+            return BecomeLeaderOrFollowerResult(response_map, Errors.NONE)
+
+    def make_leaders(self, controller_id: int, partition_state: dict[TopicPartition, LeaderAndIsrPartitionState],
+                     epoch: int | None = None, correlation_id: int = -1,
+                     response_map: dict[TopicPartition, Errors] | None = None) -> set[Partition]:
+        """Lead these partitions: stop fetching them, then take leadership; returns those whose leader changed."""
+        response_map = {} if response_map is None else response_map
+        epoch = self.controller_epoch if epoch is None else epoch
+        with self.replica_state_change_lock, span(
+                "ReplicaManager.makeLeaders", {"kafka.controller.id": controller_id, "kafka.controller.epoch": epoch,
+                                               "kafka.partitions": [str(tp) for tp in partition_state]},
+                origin_file=_ORIGIN):
+            for topic_partition in partition_state:
+                response_map[topic_partition] = Errors.NONE
+            partitions_to_make_leaders: set[Partition] = set()
+            self.replica_fetcher_manager.remove_fetcher_for_partitions(set(partition_state))
+            for topic_partition, partition_state_info in partition_state.items():
+                partition = self.get_or_create_partition(topic_partition)
+                try:
+                    if partition.make_leader(controller_id, partition_state_info, correlation_id):
+                        partitions_to_make_leaders.add(partition)
+                    else:
+                        log.info("Skipped the become-leader state change for partition %s since it is already the "
+                                 "leader for the partition.", topic_partition)
+                except KafkaStorageException:
+                    log.exception("Error while making broker the leader for partition %s", topic_partition)
+                    response_map[topic_partition] = Errors.KAFKA_STORAGE_ERROR
+            return partitions_to_make_leaders
+
+    def make_followers(self, controller_id: int, epoch: int,
+                       partition_state: dict[TopicPartition, LeaderAndIsrPartitionState], correlation_id: int,
+                       response_map: dict[TopicPartition, Errors]) -> set[Partition]:
+        """Follow these partitions' leaders: mark them followers, stop their fetchers, release waiting requests, and
+        fetch from the new leaders (each fetcher first truncates its log to the high watermark)."""
+        with span("ReplicaManager.makeFollowers", {"kafka.controller.id": controller_id,
+                                                   "kafka.controller.epoch": epoch,
+                                                   "kafka.partitions": [str(tp) for tp in partition_state]},
+                  origin_file=_ORIGIN) as s:
+            for topic_partition in partition_state:
+                response_map[topic_partition] = Errors.NONE
+            partitions_to_make_follower: set[Partition] = set()
+            alive_brokers = {b.id: b for b in self.metadata_cache.get_alive_brokers()}
+            for topic_partition, partition_state_info in partition_state.items():
+                partition = self.get_or_create_partition(topic_partition)
+                try:
+                    new_leader_broker_id = partition_state_info.leader
+                    if new_leader_broker_id in alive_brokers:
+                        if partition.make_follower(controller_id, partition_state_info, correlation_id):
+                            partitions_to_make_follower.add(partition)
+                        else:
+                            log.info("Skipped the become-follower state change for partition %s since the new leader "
+                                     "%d is the same as the old leader", topic_partition, new_leader_broker_id)
+                    else:
+                        log.error("Received LeaderAndIsrRequest with correlation id %d from controller %d epoch %d for "
+                                  "partition %s but cannot become follower since the new leader %d is unavailable.",
+                                  correlation_id, controller_id, epoch, topic_partition, new_leader_broker_id)
+                        # The local replica still exists, so its high watermark is checkpointed.
+                        partition.get_or_create_replica(is_new=partition_state_info.is_new)
+                except KafkaStorageException:
+                    log.exception("Error while making broker the follower for partition %s", topic_partition)
+                    response_map[topic_partition] = Errors.KAFKA_STORAGE_ERROR
+
+            self.replica_fetcher_manager.remove_fetcher_for_partitions(
+                {p.topic_partition for p in partitions_to_make_follower})
+            for partition in partitions_to_make_follower:
+                self.try_complete_delayed_produce(partition.topic_partition)
+                self.try_complete_delayed_fetch(partition.topic_partition)
+
+            if self.is_shutting_down.get():
+                log.debug("Skipped the adding-fetcher step of the become-follower state change since the broker is "
+                          "shutting down")
+            else:
+                listener = self.config.inter_broker_listener_name
+                partitions_to_make_follower_with_leader_and_offset = {}
+                for partition in partitions_to_make_follower:
+                    leader = alive_brokers[partition.leader_replica_id_opt]
+                    host, port = leader.endpoints[listener]
+                    partitions_to_make_follower_with_leader_and_offset[partition.topic_partition] = \
+                        BrokerAndInitialOffset(BrokerEndPoint(leader.id, host, port),
+                                               partition.get_replica().log_end_offset)
+                self.replica_fetcher_manager.add_fetcher_for_partitions(
+                    partitions_to_make_follower_with_leader_and_offset)
+            s.set_attribute("kafka.partitions.followed", sorted(str(p.topic_partition)
+                                                                for p in partitions_to_make_follower))
+            return partitions_to_make_follower
+
+    def maybe_shrink_isr(self) -> None:
+        """The `isr-expiration` task: every partition this broker leads drops followers that fell behind."""
+        for partition in list(self.all_partitions.values()):
+            partition.maybe_shrink_isr(self.config.replica_lag_time_max_ms)
+
+    def update_follower_log_read_results(
+            self, replica_id: int, read_results: list[tuple[TopicPartition, LogReadResult]],
+    ) -> list[tuple[TopicPartition, LogReadResult]]:
+        """A follower's fetch tells the leader where the follower is: its LEO, when it was last caught up."""
+        log.debug("Recording follower broker %d log end offsets: %s", replica_id,
+                  [(str(tp), r.fetch_offset) for tp, r in read_results])
+        updated = []
+        for topic_partition, read_result in read_results:
+            partition = self.get_partition(topic_partition)
+            if partition is not None:
+                replica = partition.get_replica(replica_id)
+                if replica is not None:
+                    partition.update_replica_log_read_result(replica, read_result)
+                else:
+                    log.warning("Leader %d failed to record follower %d's position %d since the replica is not "
+                                "recognized to be one of the assigned replicas %s for partition %s. Empty records "
+                                "will be returned for this partition.", self.local_broker_id, replica_id,
+                                read_result.fetch_offset, sorted(partition.assigned_replica_map), topic_partition)
+                    read_result = read_result.with_empty_fetch_info()
+            else:
+                log.warning("While recording the replica LEO, the partition %s hasn't been created.", topic_partition)
+            updated.append((topic_partition, read_result))
+        return updated
 
     # -- produce --------------------------------------------------------------------------------------------------
 
@@ -324,14 +700,6 @@ class ReplicaManager:
                 results[topic_partition] = LogAppendResult(-1, -1, -1, -1, e)
         return results
 
-    def try_complete_delayed_produce(self, topic_partition: TopicPartition) -> None:
-        self.delayed_produce_purgatory.check_and_complete(topic_partition)
-
-    def try_complete_delayed_fetch(self, topic_partition: TopicPartition) -> None:
-        self.delayed_fetch_purgatory.check_and_complete(topic_partition)
-        # A leader's high watermark may have moved: acks=all produces can complete too.
-        self.delayed_produce_purgatory.check_and_complete(topic_partition)
-
     # -- fetch ----------------------------------------------------------------------------------------------------
 
     def fetch_messages(self, timeout: int, replica_id: int, fetch_min_bytes: int, fetch_max_bytes: int,
@@ -344,6 +712,8 @@ class ReplicaManager:
             fetch_only_committed=not is_valid_broker_id(replica_id), is_from_follower=is_from_follower,
             replica_id=replica_id, fetch_partition_status=fetch_infos)
         log_read_results = self.read_from_local_log(fetch_metadata)
+        if is_from_follower:
+            log_read_results = self.update_follower_log_read_results(replica_id, log_read_results)
         bytes_readable = sum(len(r.records) for _, r in log_read_results)
         error_reading_data = any(r.error != Errors.NONE for _, r in log_read_results)
         if timeout <= 0 or not fetch_infos or bytes_readable >= fetch_min_bytes or error_reading_data:
@@ -377,13 +747,20 @@ class ReplicaManager:
                 raise NotLeaderForPartitionException(
                     f"Leader not local for partition {topic_partition} on broker {self.local_broker_id}")
             partition_log = replica.log
-            max_offset = partition.high_watermark if fetch_metadata.fetch_only_committed else None
+            initial_high_watermark = replica.high_watermark
+            max_offset = initial_high_watermark if fetch_metadata.fetch_only_committed else None
+            # The end offset before the read decides whether a follower is caught up: one taken after it could
+            # include an append racing with the read, and a follower would never look in sync.
+            initial_log_end_offset = partition_log.log_end_offset
+            initial_log_start_offset = partition_log.log_start_offset
+            fetch_time_ms = _milliseconds()
             adjusted_max_bytes = min(fetch_info.max_bytes, limit_bytes)
             records = partition_log.read(fetch_info.fetch_offset, adjusted_max_bytes, max_offset=max_offset,
                                          min_one_message=min_one_message)
             self.broker_topic_stats.topic_stats(topic_partition.topic).mark("BytesOutPerSec", len(records))
-            return LogReadResult(records, partition.high_watermark, partition_log.log_start_offset,
-                                 partition_log.log_end_offset, fetch_info.fetch_offset)
+            return LogReadResult(records, initial_high_watermark, initial_log_start_offset, initial_log_end_offset,
+                                 fetch_info.fetch_offset, fetch_info.log_start_offset, fetch_time_ms,
+                                 fetch_info.max_bytes)
         except (UnknownTopicOrPartitionException, NotLeaderForPartitionException, KafkaStorageException,
                 OffsetOutOfRangeException) as e:
             return LogReadResult(error=Errors.for_exception(e), exception=e, fetch_offset=fetch_info.fetch_offset)
@@ -400,15 +777,25 @@ class ReplicaManager:
             replica = partition.get_replica()
             if replica is not None and replica.log is not None:
                 by_dir.setdefault(Path(replica.log.dir).parent.absolute(), {})[topic_partition] = \
-                    partition.high_watermark
+                    replica.high_watermark
         for d, hws in by_dir.items():
             if d in self.high_watermark_checkpoints:
                 self.high_watermark_checkpoints[d].write(hws)
 
+    def create_replica_fetcher_manager(self) -> ReplicaFetcherManager:
+        return ReplicaFetcherManager(self.config, self)
+
     def shutdown(self, checkpoint_hw: bool = True) -> None:
         log.info("Shutting down")
-        self.delayed_produce_purgatory.shutdown()
+        self.replica_fetcher_manager.shutdown()
         self.delayed_fetch_purgatory.shutdown()
+        self.delayed_produce_purgatory.shutdown()
         if checkpoint_hw:
             self.checkpoint_high_watermarks()
+        if self._owns_zk_utils and self.zk_utils is not None:
+            self.zk_utils.close()
         log.info("Shut down completely")
+
+
+def _milliseconds() -> int:
+    return int(time.time() * 1000)

@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 from opentelemetry import context as otel_context
 from opentelemetry import trace
 from opentelemetry.trace import Link, Span, SpanContext, Status, StatusCode
+from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 
 from kafka_edu.tracing import provider
 from kafka_edu.tracing.steps import KAFKA_1_0_2, STEPS, SYMBOLS
@@ -126,6 +127,22 @@ def set_attributes(attributes: dict[str, Any]) -> None:
 
 def current_span_context() -> SpanContext:
     return trace.get_current_span().get_span_context()
+
+
+def current_traceparent() -> str | None:
+    """The W3C traceparent of the current span, to carry in an outgoing request header; None when not tracing."""
+    carrier: dict[str, str] = {}
+    TraceContextTextMapPropagator().inject(carrier)
+    return carrier.get("traceparent")
+
+
+def remote_span_context(traceparent: str | None) -> SpanContext | None:
+    """The sender's span named by a W3C traceparent from a request header; None when absent or malformed."""
+    if not traceparent:
+        return None
+    context = TraceContextTextMapPropagator().extract({"traceparent": traceparent})
+    span_context = trace.get_current_span(context).get_span_context()
+    return span_context if span_context.is_valid else None
 
 
 def open_span(name: str, attributes: dict[str, Any] | None = None, *, step_id: str | None = None,

@@ -22,6 +22,8 @@ _KAFKA_APIS = _SERVER + "KafkaApis.scala"
 _REQUEST_HANDLER = _SERVER + "KafkaRequestHandler.scala"
 _TXN_COORDINATOR = "core/src/main/scala/kafka/coordinator/transaction/TransactionCoordinator.scala"
 _GROUP_COORDINATOR = "core/src/main/scala/kafka/coordinator/group/GroupCoordinator.scala"
+_CONTROLLER = "core/src/main/scala/kafka/controller/KafkaController.scala"
+_CONTROLLER_EVENT_MANAGER = "core/src/main/scala/kafka/controller/ControllerEventManager.scala"
 
 
 @dataclass(frozen=True)
@@ -56,6 +58,7 @@ STEPS: dict[str, Step] = {
     "LC.startup.09": Step("MetadataCache.<init>", _SERVER + "MetadataCache.scala"),
     "LC.startup.10": Step("SocketServer.startup", _SOCKET_SERVER),
     "LC.startup.11": Step("ReplicaManager.startup", _SERVER + "ReplicaManager.scala"),
+    "LC.startup.12": Step("KafkaController.startup", _CONTROLLER),
     "LC.startup.13": Step("AdminManager.<init>", _SERVER + "AdminManager.scala"),
     "LC.startup.14": Step("GroupCoordinator.startup", _GROUP_COORDINATOR),
     "LC.startup.15": Step("TransactionCoordinator.startup", _TXN_COORDINATOR),
@@ -82,6 +85,7 @@ STEPS: dict[str, Step] = {
     "LC.shutdown.12": Step("GroupCoordinator.shutdown", _GROUP_COORDINATOR),
     "LC.shutdown.13": Step("ReplicaManager.shutdown", _SERVER + "ReplicaManager.scala"),
     "LC.shutdown.14": Step("LogManager.shutdown", _LOG_MANAGER),
+    "LC.shutdown.15": Step("KafkaController.shutdown", _CONTROLLER),
     "LC.shutdown.16": Step("ZkUtils.close", _ZK_UTILS),
     "LC.shutdown.18": Step("SocketServer.shutdown", _SOCKET_SERVER),
     "LC.shutdown.19": Step("KafkaServer.shutdown#metrics", _KAFKA_SERVER),
@@ -101,6 +105,20 @@ STEPS: dict[str, Step] = {
     "NW.rm.append": Step("ReplicaManager.appendRecords", _SERVER + "ReplicaManager.scala"),
     "NW.log.append": Step("Log.append", "core/src/main/scala/kafka/log/Log.scala"),
     "NW.channel.resp": Step("RequestChannel.sendResponse", "core/src/main/scala/kafka/network/RequestChannel.scala"),
+    # The ZooKeeper controller (FIDELITY CT): election, failover up to the context, resignation
+    "CT.startup.1": Step("KafkaController.startup", _CONTROLLER),
+    "CT.event": Step("ControllerEventManager.process", _CONTROLLER_EVENT_MANAGER),
+    "CT.startup.2": Step("KafkaController.Startup.process", _CONTROLLER),
+    "CT.change": Step("KafkaController.ControllerChange.process", _CONTROLLER),
+    "CT.reelect": Step("KafkaController.Reelect.process", _CONTROLLER),
+    "CT.elect": Step("KafkaController.elect", _CONTROLLER),
+    "CT.failover.01": Step("KafkaController.readControllerEpochFromZookeeper", _CONTROLLER),
+    "CT.failover.02": Step("KafkaController.incrementControllerEpoch", _CONTROLLER),
+    "CT.failover.03": Step("LogDirUtils.deleteLogDirEvents", "core/src/main/scala/kafka/utils/LogDirUtils.scala"),
+    # One span per listener, named after its method (SYMBOLS below) and tagged with this id.
+    "CT.failover.04": Step("KafkaController.register*Listener", _CONTROLLER),
+    "CT.failover.05": Step("KafkaController.initializeControllerContext", _CONTROLLER),
+    "CT.resign": Step("KafkaController.onControllerResignation", _CONTROLLER),
 }
 
 # Spans for Kafka symbols that are not FIDELITY rows themselves but show inside one (no kafka.step).
@@ -116,4 +134,8 @@ SYMBOLS: dict[str, str] = {
     "ZkUtils.getBrokerSequenceId": _ZK_UTILS,
     "RequestChannel.Request": "core/src/main/scala/kafka/network/RequestChannel.scala",
     "Processor.sendResponse": _SOCKET_SERVER,
+    "KafkaController.onControllerFailover": _CONTROLLER,
+    "KafkaController.triggerControllerMove": _CONTROLLER,
+    "KafkaController.registerTopicChangeListener": _CONTROLLER,
+    "KafkaController.registerBrokerChangeListener": _CONTROLLER,
 }

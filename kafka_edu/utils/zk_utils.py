@@ -192,6 +192,15 @@ class ZkUtils:
                                      "deleted from Zookeeper.") from None
             return cluster_id
 
+    # -- controller -----------------------------------------------------------------------------------------------
+
+    def get_controller_id(self) -> int:
+        """The broker id in `/controller`, or -1 when no controller is elected."""
+        from kafka_edu.controller.kafka_controller import parse_controller_id  # the parser lives with the controller
+
+        controller, _ = self.read_data_maybe_null(CONTROLLER_PATH)
+        return parse_controller_id(controller) if controller is not None else -1
+
     # -- broker ids and registration ------------------------------------------------------------------------------
 
     def get_sequence_id(self, path: str) -> int:

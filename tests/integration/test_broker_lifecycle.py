@@ -12,11 +12,12 @@ from kafka_edu.log.file_records import build_batch
 from kafka_edu.log.log import Log
 from kafka_edu.log.log_config import LogConfig
 
+# CT.startup.1 is KafkaController.startup itself, inside LC.startup.12; the Startup event runs in its own trace.
 STARTUP_ORDER = ["LC.startup.01", "LC.startup.02", "LC.startup.03", "LC.startup.04", "LC.startup.05",
                  "LC.startup.06", "LC.startup.07", "LC.startup.08", "LC.startup.09", "LC.startup.10",
-                 "LC.startup.11", "LC.startup.13", "LC.startup.15", "LC.startup.16", "LC.startup.17",
-                 "LC.startup.18", "LC.startup.19", "LC.startup.20", "LC.startup.21", "LC.startup.22",
-                 "LC.startup.23", "LC.startup.24"]
+                 "LC.startup.11", "LC.startup.12", "CT.startup.1", "LC.startup.13", "LC.startup.14",
+                 "LC.startup.15", "LC.startup.16", "LC.startup.17", "LC.startup.18", "LC.startup.19",
+                 "LC.startup.20", "LC.startup.21", "LC.startup.22", "LC.startup.23", "LC.startup.24"]
 
 
 def test_startup_runs_kafkas_steps_in_order_and_registers_the_broker(brokers, zookeeper, tmp_path):
@@ -60,10 +61,11 @@ def test_clean_shutdown_writes_the_marker_and_removes_the_registration_at_once(b
     spans = broker.spans()
     shutdown = spans.where(name="KafkaServer.shutdown").first()
     steps = spans.where(trace_id=shutdown.trace_id).steps()
+    # KafkaController.shutdown resigns whether or not this broker was the controller, as 1.0.2 does.
     assert steps == ["LC.shutdown.01", "LC.shutdown.03", "LC.shutdown.04", "LC.shutdown.05", "LC.shutdown.06",
-                     "LC.shutdown.07", "LC.shutdown.08", "LC.shutdown.10", "LC.shutdown.11", "LC.shutdown.13",
-                     "LC.shutdown.14", "LC.shutdown.16", "LC.shutdown.18", "LC.shutdown.19", "LC.shutdown.20",
-                     "LC.shutdown.21"]
+                     "LC.shutdown.07", "LC.shutdown.08", "LC.shutdown.10", "LC.shutdown.11", "LC.shutdown.12",
+                     "LC.shutdown.13", "LC.shutdown.14", "LC.shutdown.15", "CT.resign", "LC.shutdown.16",
+                     "LC.shutdown.18", "LC.shutdown.19", "LC.shutdown.20", "LC.shutdown.21"]
     assert spans.where(step="LC.main.5").first().end_ns >= spans.where(step="LC.shutdown.21").first().end_ns
     exit_record = json.loads((broker.run_dir / "broker-3.exit.json").read_text())
     assert exit_record == {**exit_record, "exit_code": 0, "dropped_spans": 0}

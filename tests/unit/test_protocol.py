@@ -41,6 +41,17 @@ from kafka_edu.protocol import (
 
 TRACEPARENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
 CODEC_ERRORS = (InvalidRequestError, UnknownApiKeyError, UnsupportedVersionError)
+
+
+@pytest.fixture(autouse=True)
+def every_kio_version_supported():
+    """The codec is tested over kio's whole range; the broker narrows ApiKeys.supported when KafkaApis is imported."""
+    saved = {api: api.supported for api in ApiKeys}
+    for api in ApiKeys:
+        api.reset_supported()
+    yield
+    for api, supported in saved.items():
+        api.supported = supported
 ZERO_MS = i32Timedelta.parse(datetime.timedelta(0))
 st.register_type_strategy(Records, st.binary(max_size=64))
 

@@ -1,0 +1,137 @@
+"""Port of core/src/main/scala/kafka/controller/ControllerEventManager.scala (Kafka 1.0.2).
+
+Everything the controller does happens on one thread, one event at a time: ZooKeeper watches, broker requests and
+the broker's own startup only put events on the queue. That single thread is why the controller needs no locks.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections.abc import Callable
+
+from opentelemetry.trace import SpanContext
+
+from kafka_edu.controller.controller_state import ControllerState
+from kafka_edu.tracing import current_span_context, step
+from kafka_edu.utils.kafka_logging import Logging
+
+CONTROLLER_EVENT_THREAD_NAME = "controller-event-thread"
+
+
+class ControllerEvent:
+    """The `ControllerEvent` trait: the state the controller is in while the event runs, and what it does."""
+
+    @property
+    def name(self) -> str:
+        return type(self).__name__
+
+    @property
+    def state(self) -> ControllerState:
+        raise NotImplementedError
+
+    def process(self) -> None:
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+class ControllerEventManager:
+    """A queue of controller events and the `controller-event-thread` that processes them in order.
+
+    Each processed event is the root of its own trace (CT.event), linked to the span that put it on the queue.
+    """
+
+    def __init__(self, event_processed_listener: Callable[[ControllerEvent], None]) -> None:
+        self.event_processed_listener = event_processed_listener
+        self._state = ControllerState.Idle
+        # None is the wake-up that stands in for Java interrupting the thread blocked in queue.take().
+        self._queue: queue.Queue[tuple[ControllerEvent, SpanContext | None] | None] = queue.Queue()
+        self.thread = ControllerEventThread(self, CONTROLLER_EVENT_THREAD_NAME)
+
+    @property
+    def state(self) -> ControllerState:
+        return self._state
+
+    def start(self) -> None:
+        self.thread.start()
+
+    def close(self) -> None:
+        self.thread.shutdown()
+
+    def interrupt(self) -> None:
+        self._queue.put(None)
+
+    def put(self, event: ControllerEvent) -> None:
+        enqueuer = current_span_context()
+        self._queue.put((event, enqueuer if enqueuer.is_valid else None))
+
+    def do_work(self) -> None:
+        """ControllerEventThread.doWork: take one event, run it in its state, tell the listener, back to Idle."""
+        item = self._queue.get()
+        if item is None or not self.thread.is_running:
+            return
+        controller_event, enqueuer = item
+        self._state = controller_event.state
+        try:
+            with step("CT.event", {"kafka.controller.event": controller_event.name,
+                                   "kafka.controller.state": controller_event.state.name},
+                      root=True, links=[enqueuer] if enqueuer else None):
+                controller_event.process()
+        except Exception:
+            self.thread.log.exception("Error processing event %s", controller_event)
+
+        try:
+            self.event_processed_listener(controller_event)
+        except Exception:
+            self.thread.log.exception("Error while invoking listener for processed event %s", controller_event)
+
+        self._state = ControllerState.Idle
+
+
+class ControllerEventThread(threading.Thread):
+    """ShutdownableThread: `do_work` in a loop until `shutdown` stops it.
+
+    Java interrupts the thread to stop it; Python cannot, so an event already running finishes first, and events
+    still queued are dropped, as an interrupted `take()` drops them.
+    """
+
+    def __init__(self, manager: ControllerEventManager, name: str) -> None:
+        super().__init__(name=name, daemon=True)
+        self.manager = manager
+        self.log = Logging("kafka.controller.ControllerEventManager$ControllerEventThread", f"[{name}]: ")
+        self._is_running = True
+        self._shutdown_complete = threading.Event()
+
+    @property
+    def is_running(self) -> bool:
+        return self._is_running
+
+    def run(self) -> None:
+        self.log.info("Starting")
+        try:
+            while self._is_running:
+                self.manager.do_work()
+        except BaseException:
+            if self._is_running:
+                self.log.exception("Error due to")
+        self._shutdown_complete.set()
+        self.log.info("Stopped")
+
+    def initiate_shutdown(self) -> bool:
+        if not self._is_running:
+            return False
+        self.log.info("Shutting down")
+        self._is_running = False
+        self.manager.interrupt()
+        return True
+
+    def await_shutdown(self) -> None:
+        if self.is_alive() and self is not threading.current_thread():
+            self._shutdown_complete.wait()
+        self.log.info("Shutdown completed")
+
+    def shutdown(self) -> None:
+        self.initiate_shutdown()
+        self.await_shutdown()

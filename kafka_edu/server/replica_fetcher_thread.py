@@ -1,0 +1,291 @@
+"""Port of core/src/main/scala/kafka/server/ReplicaFetcherThread.scala and ReplicaFetcherBlockingSend.scala
+(Kafka 1.0.2): a follower's fetcher, sending Fetch requests with its broker id as replica id to one leader."""
+
+from __future__ import annotations
+
+import socket
+import struct
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from kafka_edu.common.errors import KafkaStorageException
+from kafka_edu.log.log import TopicPartition
+from kafka_edu.protocol.api_keys import ApiKeys
+from kafka_edu.protocol.builder import build
+from kafka_edu.protocol.codec import decode_response, encode_request
+from kafka_edu.protocol.errors import Errors
+from kafka_edu.server.abstract_fetcher_thread import (
+    AbstractFetcherThread,
+    BrokerEndPoint,
+    FatalExitError,
+    PartitionFetchState,
+    ResultWithPartitions,
+)
+from kafka_edu.server.kafka_config import KafkaConfig
+
+if TYPE_CHECKING:
+    from kafka_edu.server.replica_manager import ReplicaManager
+
+FETCH_REQUEST_VERSION = 6
+"""What a 1.0 broker sends at inter.broker.protocol.version 1.0 (log start offsets, no fetch sessions)."""
+LIST_OFFSETS_REQUEST_VERSION = 1
+UNDEFINED_EPOCH_OFFSET = -1
+EARLIEST_TIMESTAMP = -2
+LATEST_TIMESTAMP = -1
+_SIZE = struct.Struct(">i")
+
+
+@dataclass
+class EpochEndOffset:
+    error: Errors
+    end_offset: int
+
+    def has_error(self) -> bool:
+        return self.error != Errors.NONE
+
+
+class FetchRequest:
+    """ReplicaFetcherThread.FetchRequest: the partitions to fetch and from which offsets."""
+
+    def __init__(self, fetch_data: dict[TopicPartition, tuple[int, int, int]]) -> None:
+        self.fetch_data = fetch_data  # fetch offset, log start offset, max bytes
+
+    def is_empty(self) -> bool:
+        return not self.fetch_data
+
+    def offset(self, topic_partition: TopicPartition) -> int:
+        return self.fetch_data[topic_partition][0]
+
+    def __repr__(self) -> str:
+        return "FetchRequest(" + ", ".join(f"{tp}@{v[0]}" for tp, v in self.fetch_data.items()) + ")"
+
+
+@dataclass
+class PartitionData:
+    """ReplicaFetcherThread.PartitionData: one partition of a fetch response."""
+
+    error: Errors
+    high_watermark: int
+    log_start_offset: int
+    records: bytes
+
+
+class ReplicaFetcherBlockingSend:
+    """One blocking connection to the leader: send a request, wait for its response; reconnect after a failure."""
+
+    def __init__(self, source_broker: BrokerEndPoint, broker_config: KafkaConfig, fetcher_id: int,
+                 client_id: str) -> None:
+        self.source_broker = source_broker
+        self.socket_timeout_s = broker_config.replica_socket_timeout_ms / 1000
+        self.client_id = client_id
+        self.fetcher_id = fetcher_id
+        self._sock: socket.socket | None = None
+        self._correlation_id = 0
+        self._lock = threading.Lock()
+
+    def send_request(self, api_key: ApiKeys, api_version: int, body: Any) -> Any:
+        with self._lock:
+            try:
+                if self._sock is None:
+                    self._sock = socket.create_connection((self.source_broker.host, self.source_broker.port),
+                                                          timeout=self.socket_timeout_s)
+                    self._sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                self._correlation_id += 1
+                payload = encode_request(api_key, api_version, self._correlation_id, self.client_id, body)
+                self._sock.sendall(_SIZE.pack(len(payload)) + payload)
+                (size,) = _SIZE.unpack(self._read_exactly(4))
+                response = decode_response(api_key, api_version, self._read_exactly(size))
+                if response.correlation_id != self._correlation_id:
+                    raise OSError(f"Correlation id {response.correlation_id} does not match {self._correlation_id}")
+                return response.body
+            except Exception:
+                self._close()
+                raise
+
+    def _read_exactly(self, n: int) -> bytes:
+        data = bytearray()
+        while len(data) < n:
+            chunk = self._sock.recv(n - len(data))
+            if not chunk:
+                raise ConnectionError(f"Connection to {self.source_broker.id} was disconnected before the response "
+                                      "was read")
+            data += chunk
+        return bytes(data)
+
+    def _close(self) -> None:
+        if self._sock is not None:
+            try:
+                self._sock.close()
+            finally:
+                self._sock = None
+
+    def close(self) -> None:
+        with self._lock:
+            self._close()
+
+
+class ReplicaFetcherThread(AbstractFetcherThread):
+    """Fetches the partitions this broker follows from one leader and appends what it gets to the local logs."""
+
+    def __init__(self, name: str, fetcher_id: int, source_broker: BrokerEndPoint, broker_config: KafkaConfig,
+                 replica_mgr: ReplicaManager) -> None:
+        super().__init__(name, name, source_broker, fetch_back_off_ms=broker_config.replica_fetch_backoff_ms,
+                         include_log_truncation=True)
+        self.fetcher_id = fetcher_id
+        self.broker_config = broker_config
+        self.replica_mgr = replica_mgr
+        self.replica_id = broker_config.broker_id
+        self.leader_endpoint = ReplicaFetcherBlockingSend(
+            source_broker, broker_config, fetcher_id, f"broker-{self.replica_id}-fetcher-{fetcher_id}")
+        self.max_wait = broker_config.replica_fetch_wait_max_ms
+        self.min_bytes = broker_config.replica_fetch_min_bytes
+        self.max_bytes = broker_config.replica_fetch_response_max_bytes
+        self.fetch_size = broker_config.replica_fetch_max_bytes
+        # This port has no OffsetsForLeaderEpoch API: truncation falls back to the high watermark, as a 1.0.2
+        # broker does with inter.broker.protocol.version below 0.11.0-IV2.
+        self.should_send_leader_epoch_request = False
+
+    def shutdown(self) -> None:
+        super().shutdown()
+        self.leader_endpoint.close()
+
+    # -- data -----------------------------------------------------------------------------------------------------
+
+    def process_partition_data(self, topic_partition: TopicPartition, fetch_offset: int,
+                               partition_data: PartitionData) -> None:
+        replica = self.replica_mgr.get_replica_or_exception(topic_partition)
+        records = partition_data.records or b""
+        if fetch_offset != replica.log_end_offset:
+            raise RuntimeError(f"Offset mismatch for partition {topic_partition}: fetched offset = {fetch_offset}, "
+                               f"log end offset = {replica.log_end_offset}.")
+        self.log.debug("Follower has replica log end offset %d for partition %s. Received %d bytes and leader hw %d",
+                       replica.log_end_offset, topic_partition, len(records), partition_data.high_watermark)
+        if records:
+            replica.log.append_as_follower(records)
+        # The follower's high watermark is the leader's, as far as the follower has the data.
+        follower_high_watermark = min(replica.log_end_offset, partition_data.high_watermark)
+        if follower_high_watermark != replica.high_watermark:
+            replica.high_watermark = follower_high_watermark
+        replica.maybe_increment_log_start_offset(partition_data.log_start_offset)
+        self.log.debug("Follower set replica high watermark for partition %s to %d", topic_partition,
+                       follower_high_watermark)
+
+    def handle_offset_out_of_range(self, topic_partition: TopicPartition) -> int:
+        """The leader has not got our fetch offset: behind its start (it deleted old data) or beyond its end (an
+        unclean election made a shorter log the leader's)."""
+        replica = self.replica_mgr.get_replica_or_exception(topic_partition)
+        leader_end_offset = self.earliest_or_latest_offset(topic_partition, LATEST_TIMESTAMP)
+        if leader_end_offset < replica.log_end_offset:
+            if not self.broker_config.unclean_leader_election_enable:
+                self.log.critical("Exiting because log truncation is not allowed for partition %s, current leader's "
+                                  "latest offset %d is less than replica's latest offset %d", topic_partition,
+                                  leader_end_offset, replica.log_end_offset)
+                raise FatalExitError()
+            self.log.warning("Reset fetch offset for partition %s from %d to current leader's latest offset %d",
+                             topic_partition, replica.log_end_offset, leader_end_offset)
+            replica.log.truncate_to(leader_end_offset)
+            return leader_end_offset
+        leader_start_offset = self.earliest_or_latest_offset(topic_partition, EARLIEST_TIMESTAMP)
+        self.log.warning("Reset fetch offset for partition %s from %d to current leader's start offset %d",
+                         topic_partition, replica.log_end_offset, leader_start_offset)
+        offset_to_fetch = max(leader_start_offset, replica.log_end_offset)
+        if leader_start_offset > replica.log_end_offset:
+            replica.log.truncate_fully_and_start_at(leader_start_offset)
+        return offset_to_fetch
+
+    def handle_partitions_with_errors(self, partitions: Iterable[TopicPartition]) -> None:
+        partitions = list(partitions)
+        if partitions:
+            self.delay_partitions(partitions, self.broker_config.replica_fetch_backoff_ms)
+
+    # -- requests -------------------------------------------------------------------------------------------------
+
+    def fetch(self, fetch_request: FetchRequest) -> list[tuple[TopicPartition, PartitionData]]:
+        topics: dict[str, list[dict[str, Any]]] = {}
+        for tp, (fetch_offset, log_start_offset, max_bytes) in fetch_request.fetch_data.items():
+            topics.setdefault(tp.topic, []).append(dict(partition=tp.partition, fetch_offset=fetch_offset,
+                                                        log_start_offset=log_start_offset,
+                                                        partition_max_bytes=max_bytes))
+        body = build(ApiKeys.FETCH.request_schema(FETCH_REQUEST_VERSION), replica_id=self.replica_id,
+                     max_wait=self.max_wait, min_bytes=self.min_bytes, max_bytes=self.max_bytes, isolation_level=0,
+                     topics=[dict(topic=t, partitions=p) for t, p in topics.items()])
+        response = self.leader_endpoint.send_request(ApiKeys.FETCH, FETCH_REQUEST_VERSION, body)
+        return [(TopicPartition(topic.topic, p.partition_index),
+                 PartitionData(Errors.for_code(int(p.error_code)), p.high_watermark, p.log_start_offset,
+                               bytes(p.records or b"")))
+                for topic in response.responses for p in topic.partitions]
+
+    def earliest_or_latest_offset(self, topic_partition: TopicPartition, earliest_or_latest: int) -> int:
+        body = build(ApiKeys.LIST_OFFSETS.request_schema(LIST_OFFSETS_REQUEST_VERSION), replica_id=self.replica_id,
+                     topics=[dict(name=topic_partition.topic, partitions=[dict(
+                         partition_index=topic_partition.partition, timestamp=earliest_or_latest)])])
+        response = self.leader_endpoint.send_request(ApiKeys.LIST_OFFSETS, LIST_OFFSETS_REQUEST_VERSION, body)
+        partition = response.topics[0].partitions[0]
+        error = Errors.for_code(int(partition.error_code))
+        if error != Errors.NONE:
+            raise RuntimeError(f"ListOffsets for {topic_partition} failed: {error.name}")
+        return partition.offset
+
+    def build_fetch_request(self, partition_map: list[tuple[TopicPartition, PartitionFetchState]]
+                            ) -> ResultWithPartitions:
+        request_map: dict[TopicPartition, tuple[int, int, int]] = {}
+        partitions_with_error: set[TopicPartition] = set()
+        for topic_partition, partition_fetch_state in partition_map:
+            if partition_fetch_state.is_ready_for_fetch():
+                try:
+                    log_start_offset = self.replica_mgr.get_replica_or_exception(topic_partition).log_start_offset
+                    request_map[topic_partition] = (partition_fetch_state.fetch_offset, log_start_offset,
+                                                    self.fetch_size)
+                except KafkaStorageException:
+                    partitions_with_error.add(topic_partition)
+        return ResultWithPartitions(FetchRequest(request_map), partitions_with_error)
+
+    # -- truncation -----------------------------------------------------------------------------------------------
+
+    def build_leader_epoch_request(self, all_partitions: list[tuple[TopicPartition, PartitionFetchState]]
+                                   ) -> ResultWithPartitions:
+        result = {}
+        partitions_without_epoch = set()
+        for topic_partition, state in all_partitions:
+            if not state.is_truncating_log():
+                continue
+            partition = self.replica_mgr.get_partition(topic_partition)
+            if partition is not None and partition.get_replica() is not None:
+                result[topic_partition] = partition.get_leader_epoch()
+            else:
+                partitions_without_epoch.add(topic_partition)
+        return ResultWithPartitions(result, partitions_without_epoch)
+
+    def fetch_epochs_from_leader(self, partitions: dict[TopicPartition, int]) -> dict[TopicPartition, EpochEndOffset]:
+        # No error, offset unknown: maybe_truncate_to_epochs then truncates to the high watermark.
+        return {tp: EpochEndOffset(Errors.NONE, UNDEFINED_EPOCH_OFFSET) for tp in partitions}
+
+    def maybe_truncate_to_epochs(self, fetched_epochs: dict[TopicPartition, EpochEndOffset]) -> ResultWithPartitions:
+        """Cut each log back to where it is known to match the leader: without epochs, the high watermark."""
+        truncation_points: dict[TopicPartition, int] = {}
+        partitions_with_error: set[TopicPartition] = set()
+        for topic_partition, epoch_offset in fetched_epochs.items():
+            try:
+                replica = self.replica_mgr.get_replica_or_exception(topic_partition)
+                if epoch_offset.has_error():
+                    self.log.info("Retrying leaderEpoch request for partition %s as the leader reported an error: %s",
+                                  topic_partition, epoch_offset.error.name)
+                    partitions_with_error.add(topic_partition)
+                    continue
+                if epoch_offset.end_offset == UNDEFINED_EPOCH_OFFSET:
+                    self.log.warning("Based on follower's leader epoch, leader replied with an unknown offset in %s. "
+                                     "High watermark %d will be used for truncation.", topic_partition,
+                                     replica.high_watermark)
+                    truncation_offset = replica.high_watermark
+                elif epoch_offset.end_offset >= replica.log_end_offset:
+                    truncation_offset = replica.log_end_offset
+                else:
+                    truncation_offset = epoch_offset.end_offset
+                replica.log.truncate_to(truncation_offset)
+                truncation_points[topic_partition] = truncation_offset
+            except KafkaStorageException as e:
+                self.log.info("Failed to truncate %s: %r", topic_partition, e)
+                partitions_with_error.add(topic_partition)
+        return ResultWithPartitions(truncation_points, partitions_with_error)

@@ -1,0 +1,16 @@
+"""Port of core/src/main/scala/kafka/utils/LogDirUtils.scala (Kafka 1.0.2), the part the controller uses."""
+
+from __future__ import annotations
+
+from kafka_edu.utils.zk_utils import LOG_DIR_EVENT_NOTIFICATION_PATH, ZkUtils
+
+
+def delete_log_dir_events(zk_utils: ZkUtils) -> list[str]:
+    """Drop every pending log-dir-failure notification: a new controller asks each broker about its replicas anyway.
+
+    Returns the sequence numbers deleted.
+    """
+    sequence_numbers = zk_utils.get_children(LOG_DIR_EVENT_NOTIFICATION_PATH)
+    for x in sequence_numbers:
+        zk_utils.delete_path_recursive(f"{LOG_DIR_EVENT_NOTIFICATION_PATH}/{x}")
+    return sequence_numbers
