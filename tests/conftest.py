@@ -101,6 +101,13 @@ class Broker:
         wait_until(running, timeout_s, f"{self.name} to reach RunningAsBroker")
         return self
 
+    def wait_for_controller(self, timeout_s: float = 30.0) -> Broker:
+        """Until the controller's UpdateMetadata has reached this broker, so that its Metadata answers name the
+        controller (which CreateTopics/DeleteTopics need) and its live brokers."""
+        wait_until(lambda: self.spans().where(name="KafkaApis.handleUpdateMetadataRequest"), timeout_s,
+                   f"{self.name} to hear from the controller")
+        return self
+
     def wait_exit(self, timeout_s: float = 60.0) -> int:
         try:
             return self.process.wait(timeout_s)

@@ -239,3 +239,11 @@ class OffsetsOutOfOrderException(KafkaException):
 
 class UnexpectedAppendOffsetException(KafkaException):
     """A follower append that starts below the log end offset."""
+
+
+class StateChangeFailedException(KafkaException):
+    """kafka.common.StateChangeFailedException: a controller state change that could not be made."""
+
+
+class NoReplicaOnlineException(KafkaException):
+    """kafka.common.NoReplicaOnlineException: no replica of a partition can become its leader."""

@@ -25,6 +25,15 @@ class LeaderAndIsr:
     isr: list[int]
     zk_version: int
 
+    def new_leader_and_isr(self, leader: int, isr: list[int]) -> LeaderAndIsr:
+        """The next state of the partition: a new leader epoch, and the zkVersion the write will give the znode."""
+        return LeaderAndIsr(leader, self.leader_epoch + 1, list(isr), self.zk_version + 1)
+
+    def to_json(self, controller_epoch: int) -> str:
+        """ZkUtils.leaderAndIsrZkData: the partition state znode's JSON."""
+        return json.dumps({"controller_epoch": controller_epoch, "leader": self.leader, "version": 1,
+                           "leader_epoch": self.leader_epoch, "isr": self.isr}, separators=(",", ":"))
+
 
 @dataclass(frozen=True)
 class LeaderIsrAndControllerEpoch:

@@ -10,6 +10,7 @@ from typing import Any
 
 from kafka_edu.cluster.partition import LeaderAndIsrPartitionState
 from kafka_edu.common.errors import ControllerMovedException, InvalidRecordException, InvalidTopicException
+from kafka_edu.controller.kafka_controller import KafkaController
 from kafka_edu.coordinator.group.group_coordinator import GroupCoordinator, JoinGroupResult
 from kafka_edu.coordinator.group.group_metadata_manager import PartitionData
 from kafka_edu.coordinator.group.offset_and_metadata import OffsetAndMetadata
@@ -86,8 +87,8 @@ class KafkaApis:
 
     def __init__(self, request_channel: RequestChannel, replica_manager: ReplicaManager, admin_manager: AdminManager,
                  group_coordinator: GroupCoordinator, txn_coordinator: TransactionCoordinator, broker_id: int,
-                 config: KafkaConfig,
-                 metadata_cache: MetadataCache, cluster_id: str, log_config_defaults: dict[str, Any]) -> None:
+                 config: KafkaConfig, metadata_cache: MetadataCache, controller: KafkaController, cluster_id: str,
+                 log_config_defaults: dict[str, Any]) -> None:
         self.request_channel = request_channel
         self.replica_manager = replica_manager
         self.admin_manager = admin_manager
@@ -96,6 +97,7 @@ class KafkaApis:
         self.broker_id = broker_id
         self.config = config
         self.metadata_cache = metadata_cache
+        self.controller = controller
         self.cluster_id = cluster_id
         self.log_config_defaults = log_config_defaults
         self.handlers: dict[int, Callable[[Request], None]] = {
@@ -514,6 +516,11 @@ class KafkaApis:
                 dict(name=name, error_code=error, error_message=message, topic_id=None, num_partitions=-1,
                      replication_factor=-1, configs=None) for name, (error, message) in all_results.items()]))
 
+        # Only the active controller creates topics: clients retry on the one Metadata names.
+        if not self.controller.is_active:
+            send_response_callback({t.name: (Errors.NOT_CONTROLLER, None) for t in body.topics
+                                    if t.name not in duplicates})
+            return
         self.admin_manager.create_topics(_millis(body.timeout), getattr(body, "validate_only", False), create_info,
                                          send_response_callback)
 
@@ -525,6 +532,9 @@ class KafkaApis:
             self.send_response(request, build(self.response_schema(request), throttle_time=0, responses=[
                 dict(name=name, error_code=error, error_message=None) for name, error in results.items()]))
 
+        if not self.controller.is_active:
+            send_response_callback({topic: Errors.NOT_CONTROLLER for topic in topics})
+            return
         self.admin_manager.delete_topics(_millis(body.timeout_ms if hasattr(body, "timeout_ms") else body.timeout),
                                          topics, send_response_callback)
 

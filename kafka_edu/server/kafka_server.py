@@ -30,7 +30,6 @@ from kafka_edu.server.kafka_healthcheck import KafkaHealthcheck
 from kafka_edu.server.kafka_request_handler import KafkaRequestHandlerPool
 from kafka_edu.server.log_dir_failure_channel import LogDirFailureChannel
 from kafka_edu.server.metadata_cache import MetadataCache
-from kafka_edu.server.preferred_replica_leadership import PreferredReplicaLeadership
 from kafka_edu.server.replica_manager import ReplicaManager
 from kafka_edu.tracing import event, set_attributes, set_process_attribute, span, step
 from kafka_edu.utils.concurrent import AtomicBoolean, CountDownLatch
@@ -72,7 +71,6 @@ class KafkaServer:
         self.group_coordinator: GroupCoordinator | None = None
         self.apis: KafkaApis | None = None
         self.request_handler_pool: KafkaRequestHandlerPool | None = None
-        self.leadership: PreferredReplicaLeadership | None = None
         self.broker_topic_stats: BrokerTopicStats | None = None
 
         self.broker_meta_props_file = "meta.properties"
@@ -159,8 +157,8 @@ class KafkaServer:
                         self.apis = KafkaApis(self.socket_server.request_channel, self.replica_manager,
                                               self.admin_manager, self.group_coordinator,
                                               self.transaction_coordinator, self.config.broker_id,
-                                              self.config, self.metadata_cache, self.cluster_id,
-                                              copy_kafka_config_to_log(self.config))
+                                              self.config, self.metadata_cache, self.kafka_controller,
+                                              self.cluster_id, copy_kafka_config_to_log(self.config))
 
                     with step("LC.startup.18", {"kafka.io.threads": self.config.num_io_threads}):
                         self.request_handler_pool = KafkaRequestHandlerPool(
@@ -179,13 +177,6 @@ class KafkaServer:
                         self.kafka_healthcheck = KafkaHealthcheck(self.config.broker_id, listeners, self.zk_utils,
                                                                   self.config.rack)
                         self.kafka_healthcheck.startup()
-
-                    # Until the controller is ported, leadership is read from ZooKeeper (see the module's docstring).
-                    self.leadership = PreferredReplicaLeadership(self.zk_utils, self.metadata_cache,
-                                                                 self.replica_manager,
-                                                                 self.admin_manager.try_complete_topics,
-                                                                 self.apis.on_leadership_change)
-                    self.leadership.startup()
 
                     # Only once the id is registered is it safe to make it permanent on disk.
                     with step("LC.startup.21"):
@@ -342,8 +333,6 @@ class KafkaServer:
                     proceed = self.shutdown_latch.count > 0 and self.is_shutting_down.compare_and_set(False, True)
                 if proceed:
                     self.broker_state.new_state(BrokerStates.BrokerShuttingDown, "LC.shutdown.03")
-                    if self.leadership is not None:
-                        self.leadership.shutdown()
                     if self.kafka_healthcheck is not None:
                         with swallow(self.log), step("LC.shutdown.04"):
                             self.kafka_healthcheck.shutdown()

@@ -58,8 +58,7 @@ class PartitionMetadata:
 class MetadataCache:
     """This broker's view of the cluster: live brokers, the controller, and partition leadership.
 
-    It starts empty; UpdateMetadata from the controller fills it (`update_cache_from_request`), and so does the
-    interim leadership reader (`update_cache`).
+    It starts empty; UpdateMetadata from the controller fills it (`update_cache_from_request`).
     """
 
     def __init__(self, broker_id: int) -> None:
@@ -111,22 +110,6 @@ class MetadataCache:
             result.append(PartitionMetadata(error, partition_id, state.leader if leader else -1, state.leader_epoch,
                                             list(state.replicas), list(state.isr), list(state.offline_replicas)))
         return result
-
-    def update_cache(self, controller_id: int | None, alive_brokers: list[Broker],
-                     partition_states: dict[tuple[str, int], PartitionState],
-                     deleted_partitions: list[tuple[str, int]]) -> None:
-        """UpdateMetadataRequest: replace the live brokers, add or change partitions, remove deleted ones."""
-        with self.partition_metadata_lock:
-            self.controller_id = controller_id
-            self.alive_brokers = {b.id: b for b in alive_brokers}
-            for (topic, partition), state in partition_states.items():
-                self.cache.setdefault(topic, {})[partition] = state
-            for topic, partition in deleted_partitions:
-                partitions = self.cache.get(topic)
-                if partitions is not None:
-                    partitions.pop(partition, None)
-                    if not partitions:
-                        del self.cache[topic]
 
     def update_cache_from_request(self, correlation_id: int,
                                   update_metadata_request: UpdateMetadataRequest) -> list[TopicPartition]:

@@ -329,8 +329,7 @@ class ReplicaManager:
         # A follower may lag for up to 1.5 x replica.lag.time.max.ms before the check below notices.
         self.scheduler.schedule("isr-expiration", self.maybe_shrink_isr, period=self.config.replica_lag_time_max_ms / 2)
         self.scheduler.schedule("isr-change-propagation", self.maybe_propagate_isr_changes, period=2500)
-        # High watermarks are checkpointed from now on (1.0.2 waits for the first LeaderAndIsr; the interim
-        # leadership reader never sends one).
+        # High watermarks are checkpointed from now on (1.0.2 starts the thread at the first LeaderAndIsr).
         self.start_high_water_marks_check_point_thread()
 
     # -- partitions -----------------------------------------------------------------------------------------------
@@ -394,12 +393,8 @@ class ReplicaManager:
         self.try_complete_delayed_produce(topic_partition)
         return Errors.NONE
 
-    def stop_replicas(self, stop_replica_request: StopReplicaRequest | list[TopicPartition],
-                      delete_partitions: bool = False) -> tuple[dict[TopicPartition, Errors], Errors]:
-        """StopReplica: stop the fetchers, then each replica. The interim leadership reader passes the partitions."""
-        if not isinstance(stop_replica_request, StopReplicaRequest):
-            stop_replica_request = StopReplicaRequest(-1, self.controller_epoch, delete_partitions,
-                                                      list(stop_replica_request))
+    def stop_replicas(self, stop_replica_request: StopReplicaRequest) -> tuple[dict[TopicPartition, Errors], Errors]:
+        """StopReplica: stop the fetchers, then each replica."""
         with self.replica_state_change_lock, span(
                 "ReplicaManager.stopReplicas", {"kafka.controller.id": stop_replica_request.controller_id,
                                                 "kafka.controller.epoch": stop_replica_request.controller_epoch,

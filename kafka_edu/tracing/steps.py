@@ -24,6 +24,9 @@ _TXN_COORDINATOR = "core/src/main/scala/kafka/coordinator/transaction/Transactio
 _GROUP_COORDINATOR = "core/src/main/scala/kafka/coordinator/group/GroupCoordinator.scala"
 _CONTROLLER = "core/src/main/scala/kafka/controller/KafkaController.scala"
 _CONTROLLER_EVENT_MANAGER = "core/src/main/scala/kafka/controller/ControllerEventManager.scala"
+_CHANNEL_MANAGER = "core/src/main/scala/kafka/controller/ControllerChannelManager.scala"
+_TOPIC_DELETION = "core/src/main/scala/kafka/controller/TopicDeletionManager.scala"
+_SELECTOR = "core/src/main/scala/kafka/controller/PartitionLeaderSelector.scala"
 
 
 @dataclass(frozen=True)
@@ -105,7 +108,7 @@ STEPS: dict[str, Step] = {
     "NW.rm.append": Step("ReplicaManager.appendRecords", _SERVER + "ReplicaManager.scala"),
     "NW.log.append": Step("Log.append", "core/src/main/scala/kafka/log/Log.scala"),
     "NW.channel.resp": Step("RequestChannel.sendResponse", "core/src/main/scala/kafka/network/RequestChannel.scala"),
-    # The ZooKeeper controller (FIDELITY CT): election, failover up to the context, resignation
+    # The ZooKeeper controller (FIDELITY CT): election, failover, resignation, broker and topic changes
     "CT.startup.1": Step("KafkaController.startup", _CONTROLLER),
     "CT.event": Step("ControllerEventManager.process", _CONTROLLER_EVENT_MANAGER),
     "CT.startup.2": Step("KafkaController.Startup.process", _CONTROLLER),
@@ -118,7 +121,21 @@ STEPS: dict[str, Step] = {
     # One span per listener, named after its method (SYMBOLS below) and tagged with this id.
     "CT.failover.04": Step("KafkaController.register*Listener", _CONTROLLER),
     "CT.failover.05": Step("KafkaController.initializeControllerContext", _CONTROLLER),
+    "CT.failover.06": Step("TopicDeletionManager.init", _TOPIC_DELETION),
+    "CT.failover.07": Step("KafkaController.sendUpdateMetadataRequest", _CONTROLLER),
+    "CT.failover.08": Step("ReplicaStateMachine.startup",
+                           "core/src/main/scala/kafka/controller/ReplicaStateMachine.scala"),
+    "CT.failover.09": Step("PartitionStateMachine.startup",
+                           "core/src/main/scala/kafka/controller/PartitionStateMachine.scala"),
+    "CT.failover.10": Step("KafkaController.registerPartitionModificationsListener", _CONTROLLER),
+    "CT.failover.12": Step("TopicDeletionManager.tryTopicDeletion", _TOPIC_DELETION),
     "CT.resign": Step("KafkaController.onControllerResignation", _CONTROLLER),
+    "CT.broker": Step("KafkaController.BrokerChange.process", _CONTROLLER),
+    "CT.topic": Step("KafkaController.TopicChange.process", _CONTROLLER),
+    # Two spans, ControllerChannelManager.sendRequest (queued) and RequestSendThread.doWork (sent), both in SYMBOLS.
+    "CT.channel": Step("ControllerChannelManager.sendRequest", _CHANNEL_MANAGER),
+    # One span per selector class, `<Selector>.selectLeader` (SYMBOLS below), tagged with this id.
+    "CT.select": Step("<Selector>.selectLeader", _SELECTOR),
 }
 
 # Spans for Kafka symbols that are not FIDELITY rows themselves but show inside one (no kafka.step).
@@ -138,4 +155,13 @@ SYMBOLS: dict[str, str] = {
     "KafkaController.triggerControllerMove": _CONTROLLER,
     "KafkaController.registerTopicChangeListener": _CONTROLLER,
     "KafkaController.registerBrokerChangeListener": _CONTROLLER,
+    "KafkaController.registerTopicDeletionListener": _CONTROLLER,
+    "KafkaController.onBrokerStartup": _CONTROLLER,
+    "KafkaController.onBrokerFailure": _CONTROLLER,
+    "KafkaController.onNewTopicCreation": _CONTROLLER,
+    "KafkaController.onNewPartitionCreation": _CONTROLLER,
+    "ControllerChannelManager.sendRequest": _CHANNEL_MANAGER,
+    "RequestSendThread.doWork": _CHANNEL_MANAGER,
+    "OfflinePartitionLeaderSelector.selectLeader": _SELECTOR,
+    "ControlledShutdownLeaderSelector.selectLeader": _SELECTOR,
 }

@@ -91,7 +91,7 @@ class Member(threading.Thread):
 def test_five_members_consume_every_record_once_and_resume_after_a_restart(brokers, tmp_path):
     log_dir = tmp_path / "logs"
     props = dict(broker_id="0", group_initial_rebalance_delay_ms="0", zookeeper_session_timeout_ms="2000")
-    broker = brokers("first", log_dirs=[log_dir], **props).start().wait_running()
+    broker = brokers("first", log_dirs=[log_dir], **props).start().wait_running().wait_for_controller()
     servers = bootstrap(broker)
     topic, group = f"grouped-{uuid.uuid4().hex[:6]}", f"g-{uuid.uuid4().hex[:6]}"
     admin = AdminClient({"bootstrap.servers": servers})

@@ -19,7 +19,7 @@ N = 2000
 
 @pytest.fixture
 def broker(brokers, tmp_path):
-    return brokers("b0", broker_id="0", num_partitions="3").start().wait_running()
+    return brokers("b0", broker_id="0", num_partitions="3").start().wait_running().wait_for_controller()
 
 
 def bootstrap(broker) -> str:
@@ -120,8 +120,10 @@ def test_topic_admin_through_the_admin_client(broker, zookeeper):
     with pytest.raises(Exception, match="INVALID_REPLICATION_FACTOR"):
         too_many[f"{topic}-rf"].result(30)
 
+    # The answer comes once brokers stop serving the topic; the controller removes its znodes when every replica
+    # has been deleted (StopReplica), just after.
     admin.delete_topics([topic])[topic].result(30)
-    assert not zookeeper.exists(f"/brokers/topics/{topic}")
+    wait_until(lambda: not zookeeper.exists(f"/brokers/topics/{topic}"), 10, "the controller to remove the topic")
     wait_until(lambda: not list(Path(broker.props["log.dirs"]).glob(f"{topic}-*")) or all(
         p.name.endswith("-delete") for p in Path(broker.props["log.dirs"]).glob(f"{topic}-*")), 30,
         "the topic's logs to be taken out of service")

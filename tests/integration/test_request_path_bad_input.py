@@ -382,7 +382,9 @@ def reset(conn: WireConnection) -> None:
 
 @pytest.fixture
 def limited_broker(brokers):
-    return brokers("b0", broker_id="0", max_connections_per_ip="3").start().wait_running()
+    """Three connections for the test: the fourth slot is the controller's own connection to this broker, open once
+    its first UpdateMetadata has arrived."""
+    return brokers("b0", broker_id="0", max_connections_per_ip="4").start().wait_running().wait_for_controller()
 
 
 def test_a_connection_beyond_max_connections_per_ip_is_closed_at_once(limited_broker):
@@ -400,7 +402,7 @@ def test_a_connection_beyond_max_connections_per_ip_is_closed_at_once(limited_br
             "connection.rejected").spans, 30, "the rejection to be traced")
         (event,) = [e for e in rejected[0].events if e.name == "connection.rejected"]
         assert event.attributes["kafka.client.ip"] == "127.0.0.1"
-        assert event.attributes["kafka.connections.max"] == 3
+        assert event.attributes["kafka.connections.max"] == 4
         assert len(rejected) == 1
 
         first_three.pop().close()  # a slot frees once the broker has seen the close

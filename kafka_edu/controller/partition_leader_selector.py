@@ -1,0 +1,116 @@
+"""Port of core/src/main/scala/kafka/controller/PartitionLeaderSelector.scala (Kafka 1.0.2): who leads next.
+
+A selector gets a partition and its current leader and ISR and answers the new leader and ISR plus the replicas
+that must hear of it. The partition state machine writes the answer to ZooKeeper and sends it.
+"""
+
+from __future__ import annotations
+
+import json
+
+from kafka_edu.common.errors import NoReplicaOnlineException, StateChangeFailedException
+from kafka_edu.controller.controller_context import ControllerContext, LeaderAndIsr
+from kafka_edu.log.log import TopicPartition
+from kafka_edu.server.kafka_config import KafkaConfig
+from kafka_edu.tracing import set_attributes, span
+from kafka_edu.utils.kafka_logging import Logging
+
+TOPIC_CONFIG_PATH = "/config/topics"
+
+
+class PartitionLeaderSelector:
+    """`selectLeader` runs as a CT.select span named after the concrete selector."""
+
+    def select_leader(self, topic_partition: TopicPartition,
+                      current_leader_and_isr: LeaderAndIsr) -> tuple[LeaderAndIsr, list[int]]:
+        with span(f"{type(self).__name__}.selectLeader",
+                  {"kafka.step": "CT.select", "kafka.topic": topic_partition.topic,
+                   "kafka.partition": topic_partition.partition, "kafka.leader.current": current_leader_and_isr.leader,
+                   "kafka.isr.current": list(current_leader_and_isr.isr)}):
+            leader_and_isr, replicas = self._select_leader(topic_partition, current_leader_and_isr)
+            set_attributes({"kafka.leader": leader_and_isr.leader, "kafka.leader.epoch": leader_and_isr.leader_epoch,
+                            "kafka.isr": list(leader_and_isr.isr)})
+            return leader_and_isr, replicas
+
+    def _select_leader(self, topic_partition: TopicPartition,
+                       current_leader_and_isr: LeaderAndIsr) -> tuple[LeaderAndIsr, list[int]]:
+        raise NotImplementedError
+
+
+class OfflinePartitionLeaderSelector(PartitionLeaderSelector):
+    """The first live replica of the ISR leads; with no live ISR replica, the first live assigned replica may lead
+    only if unclean leader election is enabled for the topic (it may lose acknowledged records)."""
+
+    def __init__(self, controller_context: ControllerContext, config: KafkaConfig) -> None:
+        self.controller_context = controller_context
+        self.config = config
+        self.log = Logging("kafka.controller.OfflinePartitionLeaderSelector",
+                           "[OfflinePartitionLeaderSelector]: ")
+
+    def _select_leader(self, topic_partition: TopicPartition,
+                       current_leader_and_isr: LeaderAndIsr) -> tuple[LeaderAndIsr, list[int]]:
+        context = self.controller_context
+        assigned_replicas = context.partition_replica_assignment.get(topic_partition)
+        if assigned_replicas is None:
+            raise NoReplicaOnlineException(f"Partition {topic_partition} doesn't have replicas assigned to it")
+        live_broker_ids = context.live_broker_ids
+        live_assigned_replicas = [r for r in assigned_replicas if r in live_broker_ids]
+        live_brokers_in_isr = [r for r in current_leader_and_isr.isr if r in live_broker_ids]
+        if not live_brokers_in_isr:
+            if not self.unclean_leader_election_enable(topic_partition.topic):
+                raise NoReplicaOnlineException(
+                    f"No replica in ISR for partition {topic_partition} is alive. Live brokers are: "
+                    f"[{sorted(live_broker_ids)}], ISR brokers are: [{','.join(map(str, current_leader_and_isr.isr))}]")
+            self.log.debug("No broker in ISR is alive for %s. Pick the leader from the alive assigned replicas: %s",
+                           topic_partition, live_assigned_replicas)
+            if not live_assigned_replicas:
+                raise NoReplicaOnlineException(
+                    f"No replica for partition {topic_partition} is alive. Live brokers are: "
+                    f"[{sorted(live_broker_ids)}]. Assigned replicas are: [{assigned_replicas}].")
+            new_leader = live_assigned_replicas[0]
+            self.log.warning("No broker in ISR is alive for %s. Elect leader %d from live brokers %s. There's "
+                             "potential data loss.", topic_partition, new_leader, live_assigned_replicas)
+            set_attributes({"kafka.election.unclean": True})
+            new_leader_and_isr = current_leader_and_isr.new_leader_and_isr(new_leader, [new_leader])
+        else:
+            live_replicas_in_isr = [r for r in live_assigned_replicas if r in live_brokers_in_isr]
+            new_leader = live_replicas_in_isr[0]
+            self.log.debug("Some broker in ISR is alive for %s. Select %d from ISR %s to be the leader.",
+                           topic_partition, new_leader, live_brokers_in_isr)
+            new_leader_and_isr = current_leader_and_isr.new_leader_and_isr(new_leader, live_brokers_in_isr)
+        self.log.info("Selected new leader and ISR %s for offline partition %s", new_leader_and_isr, topic_partition)
+        return new_leader_and_isr, live_assigned_replicas
+
+    def unclean_leader_election_enable(self, topic: str) -> bool:
+        """The topic's override if it has one (AdminUtils.fetchEntityConfig), else the broker's default."""
+        data, _ = self.controller_context.zk_utils.read_data_maybe_null(f"{TOPIC_CONFIG_PATH}/{topic}")
+        override = json.loads(data).get("config", {}).get("unclean.leader.election.enable") if data else None
+        if override is None:
+            return self.config.unclean_leader_election_enable
+        return str(override).lower() == "true"
+
+
+class ControlledShutdownLeaderSelector(PartitionLeaderSelector):
+    """Moves leadership off brokers in controlled shutdown: the first live assigned replica left in the ISR."""
+
+    def __init__(self, controller_context: ControllerContext) -> None:
+        self.controller_context = controller_context
+        self.log = Logging("kafka.controller.ControlledShutdownLeaderSelector",
+                           "[ControlledShutdownLeaderSelector]: ")
+
+    def _select_leader(self, topic_partition: TopicPartition,
+                       current_leader_and_isr: LeaderAndIsr) -> tuple[LeaderAndIsr, list[int]]:
+        context = self.controller_context
+        current_isr = current_leader_and_isr.isr
+        assigned_replicas = context.partition_replica_assignment[topic_partition]
+        live_or_shutting_down_broker_ids = context.live_or_shutting_down_broker_ids
+        live_assigned_replicas = [r for r in assigned_replicas if r in live_or_shutting_down_broker_ids]
+        new_isr = [b for b in current_isr if b not in context.shutting_down_broker_ids]
+        new_leader = next((r for r in live_assigned_replicas if r in new_isr), None)
+        if new_leader is None:
+            raise StateChangeFailedException(
+                f"No other replicas in ISR {','.join(map(str, current_isr))} for {topic_partition} besides shutting "
+                f"down brokers {','.join(map(str, sorted(context.shutting_down_broker_ids)))}")
+        self.log.debug("Partition %s : current leader = %d, new leader = %d", topic_partition,
+                       current_leader_and_isr.leader, new_leader)
+        return current_leader_and_isr.new_leader_and_isr(new_leader, new_isr), live_assigned_replicas
