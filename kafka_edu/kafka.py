@@ -94,6 +94,8 @@ def main(args: list[str]) -> int:
     tracing = setup_tracing(instance_id, run.run_id, "zk", run.path)
     exit_code = 0
     try:
+        # The span covers main up to startup; startup and the wait are traces of their own, so a kill -9 loses
+        # none of these spans' parents.
         with span("Kafka.main", {"kafka.run.dir": str(run.path)}, root=True) as main_span:
             server_props = get_props_from_args(args)
             kafka_server_startable = KafkaServerStartable.from_props(server_props)
@@ -101,10 +103,10 @@ def main(args: list[str]) -> int:
             with step("LC.main.3"):
                 shutdown_hook.register()
                 event("LC.main.3", "shutdown.hook.registered", {"signals": ["SIGTERM", "SIGINT"]})
-            kafka_server_startable.startup()
-            with step("LC.main.5", root=True, links=[main_span.get_span_context()]):
-                kafka_server_startable.await_shutdown()
-            shutdown_hook.join()
+        kafka_server_startable.startup()
+        with step("LC.main.5", root=True, links=[main_span.get_span_context()]):
+            kafka_server_startable.await_shutdown()
+        shutdown_hook.join()
     except SystemExit as e:  # a failed startup, already shut down
         exit_code = 1
         _report_fatal(e.__cause__ or e)

@@ -23,7 +23,7 @@ from kafka_edu.protocol.builder import build
 from kafka_edu.protocol.codec import decode_response, encode_request
 from kafka_edu.server.kafka_config import KafkaConfig
 from kafka_edu.server.metadata_cache import Broker
-from kafka_edu.tracing import activate, span
+from kafka_edu.tracing import activate, current_span_context, span
 from kafka_edu.tracing.step import current_traceparent
 from kafka_edu.utils.kafka_logging import Logging
 
@@ -85,10 +85,12 @@ class ControllerChannelManager:
 
     def send_request(self, broker_id: int, api_key: ApiKeys, api_version: int, body: Any,
                      callback: ResponseCallback | None = None) -> None:
+        # Each request is its own trace (linked to its cause), continued by the broker's send thread.
         with self.broker_lock, span("ControllerChannelManager.sendRequest",
                                     {"kafka.step": "CT.channel", "kafka.broker.id": broker_id,
                                      "kafka.api.key": int(api_key), "kafka.api.name": api_key.api_name,
-                                     "kafka.api.version": api_version}) as s:
+                                     "kafka.api.version": api_version},
+                                    root=True, links=[current_span_context()]) as s:
             state_info = self.broker_state_info.get(broker_id)
             if state_info is not None:
                 state_info.message_queue.put(QueueItem(api_key, api_version, body, callback, s))

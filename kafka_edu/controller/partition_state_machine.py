@@ -22,7 +22,7 @@ from kafka_edu.controller.controller_context import (
 )
 from kafka_edu.controller.partition_leader_selector import PartitionLeaderSelector
 from kafka_edu.log.log import TopicPartition
-from kafka_edu.tracing import event
+from kafka_edu.tracing import current_span_context, event, span
 from kafka_edu.utils.kafka_logging import Logging
 
 if TYPE_CHECKING:
@@ -96,14 +96,18 @@ class PartitionStateMachine:
                              leader_selector: PartitionLeaderSelector | None = None) -> None:
         self.log.info("Invoking state change to %s for partitions %s", target_state.name,
                       ",".join(map(str, sorted(partitions))))
-        try:
-            self.broker_request_batch.new_batch()
-            for topic_partition in sorted(partitions):
-                self.handle_state_change(topic_partition, target_state, leader_selector)
-            self.broker_request_batch.send_requests_to_brokers(self.controller.epoch)
-        except Exception as e:
-            self.log.error("Error while moving some partitions to %s state", target_state.name, exc_info=e)
-            self.broker_request_batch.clear()
+        # Its own trace, linked to the controller event: FIDELITY orders CT.psm after the failover steps.
+        with span("PartitionStateMachine.handleStateChanges", {"kafka.partition.state.target": target_state.name,
+                                                               "kafka.partitions": len(partitions)},
+                  root=True, links=[current_span_context()]):
+            try:
+                self.broker_request_batch.new_batch()
+                for topic_partition in sorted(partitions):
+                    self.handle_state_change(topic_partition, target_state, leader_selector)
+                self.broker_request_batch.send_requests_to_brokers(self.controller.epoch)
+            except Exception as e:
+                self.log.error("Error while moving some partitions to %s state", target_state.name, exc_info=e)
+                self.broker_request_batch.clear()
 
     def handle_state_change(self, topic_partition: TopicPartition, target_state: PartitionState,
                             leader_selector: PartitionLeaderSelector | None) -> None:

@@ -16,7 +16,7 @@ from kafka_edu.common.errors import IllegalStateException, StateChangeFailedExce
 from kafka_edu.controller.controller_channel_manager import ControllerBrokerRequestBatch
 from kafka_edu.controller.controller_context import get_partition_leader_and_isr_for_topics
 from kafka_edu.log.log import TopicPartition
-from kafka_edu.tracing import event
+from kafka_edu.tracing import current_span_context, event, span
 from kafka_edu.utils.kafka_logging import Logging
 
 if TYPE_CHECKING:
@@ -99,14 +99,18 @@ class ReplicaStateMachine:
             return
         self.log.info("Invoking state change to %s for replicas %s", target_state.name,
                       ",".join(f"[Topic={r.topic},Partition={r.partition},Replica={r.replica}]" for r in replicas))
-        try:
-            self.broker_request_batch.new_batch()
-            for replica in replicas:
-                self.handle_state_change(replica, target_state, stop_replica_response_callback)
-            self.broker_request_batch.send_requests_to_brokers(self.controller.epoch)
-        except Exception as e:
-            self.log.error("Error while moving some replicas to %s state", target_state.name, exc_info=e)
-            self.broker_request_batch.clear()
+        # Its own trace, linked to the controller event: FIDELITY orders CT.rsm after the failover steps.
+        with span("ReplicaStateMachine.handleStateChanges", {"kafka.replica.state.target": target_state.name,
+                                                             "kafka.replicas": len(replicas)},
+                  root=True, links=[current_span_context()]):
+            try:
+                self.broker_request_batch.new_batch()
+                for replica in replicas:
+                    self.handle_state_change(replica, target_state, stop_replica_response_callback)
+                self.broker_request_batch.send_requests_to_brokers(self.controller.epoch)
+            except Exception as e:
+                self.log.error("Error while moving some replicas to %s state", target_state.name, exc_info=e)
+                self.broker_request_batch.clear()
 
     def handle_state_change(self, partition_and_replica: PartitionAndReplica, target_state: ReplicaState,
                             stop_replica_response_callback: StopReplicaResponseCallback | None) -> None:

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from kafka_edu.tracing import step
+from kafka_edu.tracing import end_span, step
 
 
 @dataclass
@@ -128,8 +128,12 @@ class RequestChannel:
         return response
 
     def clear(self) -> None:
+        """Drop the requests no handler will take (the broker is stopping); each one's trace still ends."""
         while not self.request_queue.empty():
-            self.request_queue.get_nowait()
+            request = self.request_queue.get_nowait()
+            if isinstance(request, Request):
+                end_ns = time.time_ns()
+                end_span(request.trace_root, request.request_metrics(end_ns), end_ns)
 
     def shutdown(self) -> None:
         self.clear()

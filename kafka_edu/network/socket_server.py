@@ -507,6 +507,12 @@ class Processor(AbstractServerThread):
         self.close_socket(channel.socket, channel.address)
 
     def close_all(self) -> None:
+        # Requests whose responses will never be written still end, so no trace is left without its root.
+        for response in self.inflight_responses.values():
+            self.complete_request(response.request)
+        self.inflight_responses.clear()
+        while (response := self.request_channel.receive_response(self.id)) is not None:
+            self.complete_request(response.request)
         for channel in list(self.channels.values()):
             self.close(channel)
         self.selector.close()

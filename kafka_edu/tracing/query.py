@@ -43,6 +43,7 @@ class SpanRecord:
     resource: dict[str, Any]
     events: list[SpanEvent] = field(default_factory=list)
     status_code: int = 0
+    links: list[tuple[str, str]] = field(default_factory=list)  # (trace id, span id) of linked spans
 
     @property
     def step(self) -> str | None:
@@ -78,7 +79,8 @@ def parse_traces_line(line: str) -> list[SpanRecord]:
                     end_ns=int(s.get("endTimeUnixNano", 0)), attributes=_attributes(s.get("attributes")),
                     resource=resource, status_code=int(s.get("status", {}).get("code", 0) or 0),
                     events=[SpanEvent(e.get("name", ""), int(e.get("timeUnixNano", 0)),
-                                      _attributes(e.get("attributes"))) for e in s.get("events", [])]))
+                                      _attributes(e.get("attributes"))) for e in s.get("events", [])],
+                    links=[(link.get("traceId", ""), link.get("spanId", "")) for link in s.get("links", [])]))
     return spans
 
 
@@ -136,6 +138,17 @@ class Spans:
         if not self.spans:
             raise LookupError("no span matches")
         return self.spans[-1]
+
+    def with_linked_traces(self, trace_id: str) -> Spans:
+        """A trace together with every trace linked from it, transitively (a controller event and the state
+        changes and requests it caused, which FIDELITY's order keeps in traces of their own)."""
+        traces, frontier = {trace_id}, {trace_id}
+        while frontier:
+            linked = {s.trace_id for s in self.spans if s.trace_id not in traces
+                      and any(link_trace in frontier for link_trace, _ in s.links)}
+            traces |= linked
+            frontier = linked
+        return Spans(s for s in self.spans if s.trace_id in traces)
 
     def children_of(self, parent: SpanRecord) -> Spans:
         return Spans(s for s in self.spans if s.trace_id == parent.trace_id and s.parent_id == parent.span_id)

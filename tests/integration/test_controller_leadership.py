@@ -128,7 +128,9 @@ def test_the_controller_elects_leaders_and_moves_them_off_a_killed_broker(broker
     # The controller's trace: BrokerChange → onBrokerFailure → OfflinePartitionLeaderSelector → state changes.
     spans = cluster[controller].spans()
     failure = spans.where(name="KafkaController.onBrokerFailure").last()
-    trace = spans.where(trace_id=failure.trace_id)
+    assert {"CT.event", "CT.broker"} <= set(spans.where(trace_id=failure.trace_id).steps())
+    # State changes and the requests they send are traces of their own, linked to the event (FIDELITY's order).
+    trace = spans.with_linked_traces(failure.trace_id)
     assert {"CT.event", "CT.broker", "CT.select", "CT.channel"} <= set(trace.steps())
     selects = trace.where(name="OfflinePartitionLeaderSelector.selectLeader")
     assert {s.attributes["kafka.partition"] for s in selects} >= moved

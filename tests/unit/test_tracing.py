@@ -97,3 +97,18 @@ def test_tracing_off_drops_request_traces_but_keeps_the_lifecycle(monkeypatch):
     with span("RequestChannel.Request", root=True), step("NW.handler.1"):
         pass
     assert [s.name for s in tracing.memory.get_finished_spans()] == ["KafkaServer.initZk"]
+
+
+def test_linked_traces_are_followed(tmp_path):
+    tracing = setup_tracing("broker-0", "run-1", run_dir=tmp_path)
+    from kafka_edu.tracing import current_span_context
+    with span("KafkaController.BrokerChange", root=True) as cause:
+        with span("PartitionStateMachine.handleStateChanges", root=True, links=[current_span_context()]):
+            pass
+    with span("Unrelated", root=True):
+        pass
+    tracing.shutdown()
+    spans = load_run(tmp_path)
+    related = spans.with_linked_traces(format(cause.get_span_context().trace_id, "032x"))
+    assert sorted(s.name for s in related) == ["KafkaController.BrokerChange",
+                                               "PartitionStateMachine.handleStateChanges"]
