@@ -16,6 +16,7 @@ from typing import Any
 from kazoo.exceptions import NodeExistsError, NoNodeError
 
 from kafka_edu.common.errors import (
+    BrokerNotAvailableException,
     ControllerMovedException,
     IllegalStateException,
     KafkaException,
@@ -141,6 +142,11 @@ class KafkaController:
     def shutdown(self) -> None:
         self.event_manager.close()
         self.on_controller_resignation()
+
+    def shutdown_broker(self, id_: int, controlled_shutdown_callback: Callable[[Any], None]) -> None:
+        """A broker asks to shut down: queue ControlledShutdown; the callback gets the partitions it still leads, or
+        the exception that stopped the controller."""
+        self.event_manager.put(ControlledShutdown(self, id_, controlled_shutdown_callback))
 
     # -- failover and resignation ---------------------------------------------------------------------------------
 
@@ -671,6 +677,68 @@ class BrokerChange(ControllerEvent):
             if dead_broker_ids:
                 with span("KafkaController.onBrokerFailure", {"kafka.brokers": sorted(dead_broker_ids)}):
                     c.on_broker_failure(sorted(dead_broker_ids))
+
+
+class ControlledShutdown(ControllerEvent):
+    """A broker about to stop: its led partitions get another leader, it leaves the ISR of the others; the callback
+    gets the replicated partitions it still leads (or the exception)."""
+
+    def __init__(self, controller: KafkaController, id_: int,
+                 controlled_shutdown_callback: Callable[[Any], None]) -> None:
+        self.controller = controller
+        self.id = id_
+        self.controlled_shutdown_callback = controlled_shutdown_callback
+
+    @property
+    def state(self) -> ControllerState:
+        return ControllerState.ControlledShutdown
+
+    def process(self) -> None:
+        with step("CT.shutdown", {"kafka.shutdown.broker.id": self.id}) as s:
+            try:
+                result: Any = self.do_controlled_shutdown(self.id)
+                s.set_attributes({"kafka.partitions.remaining": [str(tp) for tp in sorted(result)]})
+            except Exception as e:
+                event(None, "exception", {"exception.type": type(e).__name__, "exception.message": str(e)})
+                result = e
+        self.controlled_shutdown_callback(result)
+
+    def do_controlled_shutdown(self, id_: int) -> set[TopicPartition]:
+        c = self.controller
+        if not c.is_active:
+            raise ControllerMovedException("Controller moved to another broker. Aborting controlled shutdown")
+        c.log.info("Shutting down broker %d", id_)
+        context = c.controller_context
+        if id_ not in context.live_or_shutting_down_broker_ids:
+            raise BrokerNotAvailableException(f"Broker id {id_} does not exist.")
+        context.shutting_down_broker_ids.add(id_)
+        c.log.debug("All shutting down brokers: %s", ",".join(map(str, sorted(context.shutting_down_broker_ids))))
+        c.log.debug("Live brokers: %s", ",".join(map(str, sorted(context.live_broker_ids))))
+
+        partitions_to_act_on = {tp for tp in context.partitions_on_broker(id_)
+                                if len(context.partition_replica_assignment[tp]) > 1
+                                and tp in context.partition_leadership_info}
+        partitions_led_by_broker = {tp for tp in partitions_to_act_on
+                                    if context.partition_leadership_info[tp].leader_and_isr.leader == id_}
+        partitions_followed_by_broker = partitions_to_act_on - partitions_led_by_broker
+        set_attributes({"kafka.partitions.led": [str(tp) for tp in sorted(partitions_led_by_broker)],
+                        "kafka.partitions.followed": [str(tp) for tp in sorted(partitions_followed_by_broker)]})
+        c.partition_state_machine.handle_state_changes(partitions_led_by_broker, PartitionState.OnlinePartition,
+                                                       c.controlled_shutdown_partition_leader_selector)
+        try:
+            c.broker_request_batch.new_batch()
+            for tp in sorted(partitions_followed_by_broker):
+                c.broker_request_batch.add_stop_replica_request_for_brokers([id_], tp.topic, tp.partition,
+                                                                            delete_partition=False)
+            c.broker_request_batch.send_requests_to_brokers(c.epoch)
+        except IllegalStateException as e:
+            c.handle_illegal_state(e)
+        # A follower leaves the ISR in ZooKeeper, and the leader hears of it.
+        c.replica_state_machine.handle_state_changes(
+            {PartitionAndReplica(tp.topic, tp.partition, id_) for tp in partitions_followed_by_broker},
+            ReplicaState.OfflineReplica)
+        return {tp for tp, info in context.partition_leadership_info.items()
+                if info.leader_and_isr.leader == id_ and len(context.partition_replica_assignment.get(tp, [])) > 1}
 
 
 class TopicChange(ControllerEvent):

@@ -77,6 +77,7 @@ SUPPORTED_VERSIONS: dict[ApiKeys, tuple[int, int]] = {
     ApiKeys.LEADER_AND_ISR: (4, 4),
     ApiKeys.STOP_REPLICA: (2, 2),
     ApiKeys.UPDATE_METADATA: (6, 7),
+    ApiKeys.CONTROLLED_SHUTDOWN: (1, 3),
 }
 for _api, (_low, _high) in SUPPORTED_VERSIONS.items():
     _api.set_supported(_low, _high)
@@ -108,6 +109,7 @@ class KafkaApis:
             ApiKeys.LEADER_AND_ISR: self.handle_leader_and_isr_request,
             ApiKeys.STOP_REPLICA: self.handle_stop_replica_request,
             ApiKeys.UPDATE_METADATA: self.handle_update_metadata_request,
+            ApiKeys.CONTROLLED_SHUTDOWN: self.handle_controlled_shutdown_request,
             ApiKeys.FIND_COORDINATOR: self.handle_find_coordinator_request,
             ApiKeys.API_VERSIONS: self.handle_api_versions_request,
             ApiKeys.CREATE_TOPICS: self.handle_create_topics_request,
@@ -423,6 +425,27 @@ class KafkaApis:
                 for tp, e in sorted(result.items())]))
         with swallow(log):
             self.replica_manager.replica_fetcher_manager.shutdown_idle_fetcher_threads()
+
+    def handle_controlled_shutdown_request(self, request: Request) -> None:
+        """The controller's event thread answers: the replicated partitions the broker still leads, or an error."""
+        broker_id = request.body.broker_id
+
+        def controlled_shutdown_callback(result: Any) -> None:
+            if isinstance(result, BaseException):
+                # Not the active controller: the broker asks again, of whoever /controller then names.
+                error = Errors.NOT_CONTROLLER if isinstance(result, ControllerMovedException) \
+                    else Errors.for_exception(result)
+                self.send_response(request, build(self.response_schema(request), error_code=error,
+                                                  remaining_partitions=[]))
+            else:
+                self.send_response(request, build(self.response_schema(request), error_code=Errors.NONE,
+                                                  remaining_partitions=[
+                                                      dict(topic_name=tp.topic, partition_index=tp.partition)
+                                                      for tp in sorted(result)]))
+
+        with span("KafkaApis.handleControlledShutdownRequest", {"kafka.shutdown.broker.id": broker_id},
+                  origin_file=_KAFKA_APIS):
+            self.controller.shutdown_broker(broker_id, controlled_shutdown_callback)
 
     def handle_update_metadata_request(self, request: Request) -> None:
         body = request.body

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import importlib
+import socket
+import struct
+import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -13,12 +16,17 @@ from kafka_edu.common.errors import (
     InconsistentBrokerIdException,
     KafkaException,
 )
+from kafka_edu.controller.controller_context import create_broker
 from kafka_edu.controller.kafka_controller import KafkaController
 from kafka_edu.coordinator.group.group_coordinator import GroupCoordinator
 from kafka_edu.coordinator.transaction.transaction_coordinator import TransactionCoordinator
 from kafka_edu.log.log_config import LogConfig
 from kafka_edu.log.log_manager import LogManager
 from kafka_edu.network.socket_server import SocketServer
+from kafka_edu.protocol.api_keys import ApiKeys
+from kafka_edu.protocol.builder import build
+from kafka_edu.protocol.codec import decode_response, encode_request
+from kafka_edu.protocol.errors import Errors
 from kafka_edu.server.admin_manager import AdminManager
 from kafka_edu.server.broker_metadata_checkpoint import BrokerMetadata, BrokerMetadataCheckpoint
 from kafka_edu.server.broker_states import BrokerState, BrokerStates
@@ -32,11 +40,16 @@ from kafka_edu.server.log_dir_failure_channel import LogDirFailureChannel
 from kafka_edu.server.metadata_cache import MetadataCache
 from kafka_edu.server.replica_manager import ReplicaManager
 from kafka_edu.tracing import event, set_attributes, set_process_attribute, span, step
+from kafka_edu.tracing.step import current_traceparent
 from kafka_edu.utils.concurrent import AtomicBoolean, CountDownLatch
 from kafka_edu.utils.core_utils import generate_uuid_as_base64, swallow
 from kafka_edu.utils.kafka_logging import Logging
 from kafka_edu.utils.kafka_scheduler import KafkaScheduler
 from kafka_edu.utils.zk_utils import ZkUtils
+
+# The first flexible version: its request header carries the traceparent.
+CONTROLLED_SHUTDOWN_VERSION = 3
+_SIZE = struct.Struct(">i")
 
 
 class SecurityException(Exception):
@@ -332,6 +345,8 @@ class KafkaServer:
                     # The latch is checked first: it is updated last, so a concurrent call cannot shut down twice.
                     proceed = self.shutdown_latch.count > 0 and self.is_shutting_down.compare_and_set(False, True)
                 if proceed:
+                    with swallow(self.log):
+                        self.controlled_shutdown()
                     self.broker_state.new_state(BrokerStates.BrokerShuttingDown, "LC.shutdown.03")
                     if self.kafka_healthcheck is not None:
                         with swallow(self.log), step("LC.shutdown.04"):
@@ -389,11 +404,113 @@ class KafkaServer:
                 self.is_shutting_down.set(False)
                 raise
 
+    def controlled_shutdown(self) -> None:
+        """Ask the controller to move leadership off this broker before it stops: PendingControlledShutdown, then
+        ControlledShutdown requests to whoever `/controller` names, retried with a backoff; on failure, go on anyway."""
+        if not (self.startup_complete.get() and self.config.controlled_shutdown_enable):
+            return
+        with step("LC.shutdown.02", {"kafka.controlled_shutdown.max_retries":
+                                     self.config.controlled_shutdown_max_retries}) as s:
+            self.log.info("Starting controlled shutdown")
+            self.broker_state.new_state(BrokerStates.PendingControlledShutdown)
+            shutdown_succeeded = self.network_client_controlled_shutdown(self.config.controlled_shutdown_max_retries)
+            s.set_attributes({"kafka.controlled_shutdown.succeeded": shutdown_succeeded})
+            if not shutdown_succeeded:
+                self.log.warning("Proceeding to do an unclean shutdown as all the controlled shutdown attempts failed")
+
+    def network_client_controlled_shutdown(self, retries: int) -> bool:
+        """The retry loop of 1.0.2's networkClientControlledShutdown, over one blocking connection at a time."""
+        client = _ControlledShutdownClient(self.config)
+        try:
+            shutdown_succeeded = False
+            remaining_retries = retries
+            prev_controller: Any = None
+            io_exception = False
+            while not shutdown_succeeded and remaining_retries > 0:
+                remaining_retries -= 1
+                # The controller as ZooKeeper has it now: it may have moved since the last attempt.
+                controller_id = self.zk_utils.get_controller_id()
+                info = self.zk_utils.get_broker_info(controller_id) if controller_id >= 0 else None
+                if info is not None:
+                    broker = create_broker(controller_id, info)
+                    if io_exception or prev_controller is None or broker != prev_controller:
+                        io_exception = False
+                        client.close()
+                        prev_controller = broker
+                if prev_controller is not None:
+                    try:
+                        with span("KafkaServer.controlledShutdown#attempt",
+                                  {"kafka.controller.id": prev_controller.id,
+                                   "kafka.controlled_shutdown.attempt": retries - remaining_retries}) as attempt:
+                            response = client.send(prev_controller, self.config.broker_id)
+                            remaining = [f"{p.topic_name}-{p.partition_index}" for p in response.remaining_partitions]
+                            attempt.set_attributes({"kafka.error": Errors(response.error_code).name,
+                                                    "kafka.partitions.remaining": remaining})
+                        if response.error_code == Errors.NONE and not remaining:
+                            shutdown_succeeded = True
+                            self.log.info("Controlled shutdown succeeded")
+                        else:
+                            self.log.info("Remaining partitions to move: %s", ",".join(remaining))
+                            self.log.info("Error code from controller: %d", int(response.error_code))
+                    except OSError as ioe:
+                        io_exception = True
+                        self.log.warning("Error during controlled shutdown, possibly because leader movement took "
+                                         "longer than the configured controller.socket.timeout.ms and/or "
+                                         "request.timeout.ms: %s", ioe)
+                if not shutdown_succeeded:
+                    time.sleep(self.config.controlled_shutdown_retry_backoff_ms / 1000)
+                    self.log.warning("Retrying controlled shutdown after the previous attempt failed...")
+            return shutdown_succeeded
+        finally:
+            client.close()
+
     def await_shutdown(self) -> None:
         self.shutdown_latch.await_()
 
     def bound_port(self, listener_name: str = "PLAINTEXT") -> int:
         return self.socket_server.bound_port(listener_name)
+
+
+class _ControlledShutdownClient:
+    """A blocking connection to the controller, as RequestSendThread keeps one to each broker."""
+
+    def __init__(self, config: KafkaConfig) -> None:
+        self.config = config
+        self.timeout_s = config.controller_socket_timeout_ms / 1000
+        self._sock: socket.socket | None = None
+        self._correlation_id = 0
+
+    def send(self, controller: Any, broker_id: int) -> Any:
+        if self._sock is None:
+            host, port = controller.endpoints[self.config.inter_broker_listener_name]
+            self._sock = socket.create_connection((host, port), timeout=self.timeout_s)
+            self._sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self._correlation_id += 1
+        body = build(ApiKeys.CONTROLLED_SHUTDOWN.request_schema(CONTROLLED_SHUTDOWN_VERSION), broker_id=broker_id,
+                     broker_epoch=-1)
+        payload = encode_request(ApiKeys.CONTROLLED_SHUTDOWN, CONTROLLED_SHUTDOWN_VERSION, self._correlation_id,
+                                 f"{broker_id}", body, traceparent=current_traceparent())
+        self._sock.sendall(_SIZE.pack(len(payload)) + payload)
+        (size,) = _SIZE.unpack(self._read_exactly(4))
+        return decode_response(ApiKeys.CONTROLLED_SHUTDOWN, CONTROLLED_SHUTDOWN_VERSION,
+                               self._read_exactly(size)).body
+
+    def _read_exactly(self, n: int) -> bytes:
+        assert self._sock is not None
+        data = bytearray()
+        while len(data) < n:
+            chunk = self._sock.recv(n - len(data))
+            if not chunk:
+                raise ConnectionError("Connection to the controller was closed before the response was read")
+            data += chunk
+        return bytes(data)
+
+    def close(self) -> None:
+        if self._sock is not None:
+            try:
+                self._sock.close()
+            finally:
+                self._sock = None
 
 
 def _with_port(end_point: Any, port: int) -> Any:

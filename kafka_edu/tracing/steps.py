@@ -76,6 +76,7 @@ STEPS: dict[str, Step] = {
     "LC.startup.24": Step("KafkaServer.startup#complete", _KAFKA_SERVER),
     # KafkaServer.shutdown, numbered in 1.0.2 order (steps of components not built yet are absent)
     "LC.shutdown.01": Step("KafkaServer.shutdown#guard", _KAFKA_SERVER),
+    "LC.shutdown.02": Step("KafkaServer.controlledShutdown", _KAFKA_SERVER),
     "LC.shutdown.03": Step("BrokerState.newState", _BROKER_STATES),
     "LC.shutdown.04": Step("KafkaHealthcheck.shutdown", _SERVER + "KafkaHealthcheck.scala"),
     "LC.shutdown.05": Step("SocketServer.stopProcessingRequests", _SOCKET_SERVER),
@@ -132,6 +133,7 @@ STEPS: dict[str, Step] = {
     "CT.resign": Step("KafkaController.onControllerResignation", _CONTROLLER),
     "CT.broker": Step("KafkaController.BrokerChange.process", _CONTROLLER),
     "CT.topic": Step("KafkaController.TopicChange.process", _CONTROLLER),
+    "CT.shutdown": Step("KafkaController.ControlledShutdown.process", _CONTROLLER),
     # Two spans, ControllerChannelManager.sendRequest (queued) and RequestSendThread.doWork (sent), both in SYMBOLS.
     "CT.channel": Step("ControllerChannelManager.sendRequest", _CHANNEL_MANAGER),
     # One span per selector class, `<Selector>.selectLeader` (SYMBOLS below), tagged with this id.

@@ -62,10 +62,11 @@ def test_clean_shutdown_writes_the_marker_and_removes_the_registration_at_once(b
     shutdown = spans.where(name="KafkaServer.shutdown").first()
     steps = spans.where(trace_id=shutdown.trace_id).steps()
     # KafkaController.shutdown resigns whether or not this broker was the controller, as 1.0.2 does.
-    assert steps == ["LC.shutdown.01", "LC.shutdown.03", "LC.shutdown.04", "LC.shutdown.05", "LC.shutdown.06",
-                     "LC.shutdown.07", "LC.shutdown.08", "LC.shutdown.10", "LC.shutdown.11", "LC.shutdown.12",
-                     "LC.shutdown.13", "LC.shutdown.14", "LC.shutdown.15", "CT.resign", "LC.shutdown.16",
-                     "LC.shutdown.18", "LC.shutdown.19", "LC.shutdown.20", "LC.shutdown.21"]
+    # controlled.shutdown.enable is true by default: LC.shutdown.02 asks the controller (itself) first.
+    assert steps == ["LC.shutdown.01", "LC.shutdown.02", "LC.shutdown.03", "LC.shutdown.04", "LC.shutdown.05",
+                     "LC.shutdown.06", "LC.shutdown.07", "LC.shutdown.08", "LC.shutdown.10", "LC.shutdown.11",
+                     "LC.shutdown.12", "LC.shutdown.13", "LC.shutdown.14", "LC.shutdown.15", "CT.resign",
+                     "LC.shutdown.16", "LC.shutdown.18", "LC.shutdown.19", "LC.shutdown.20", "LC.shutdown.21"]
     assert spans.where(step="LC.main.5").first().end_ns >= spans.where(step="LC.shutdown.21").first().end_ns
     exit_record = json.loads((broker.run_dir / "broker-3.exit.json").read_text())
     assert exit_record == {**exit_record, "exit_code": 0, "dropped_spans": 0}

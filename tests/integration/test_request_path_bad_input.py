@@ -104,7 +104,7 @@ def batch_of_size(size: int) -> bytes:
 @pytest.fixture
 def broker(brokers):
     return brokers("b0", broker_id="0", socket_request_max_bytes=str(MAX_REQUEST_BYTES),
-                   message_max_bytes=str(MESSAGE_MAX_BYTES)).start().wait_running()
+                   message_max_bytes=str(MESSAGE_MAX_BYTES)).start().wait_running().wait_for_controller()
 
 
 @pytest.fixture
@@ -525,7 +525,7 @@ def fuzz_connection(address: tuple[str, int], frames: list[tuple[bytes, bool]]) 
 @pytest.mark.slow
 def test_live_fuzz_of_request_frames_while_an_idempotent_producer_keeps_producing(brokers):
     broker = brokers("b0", broker_id="0", socket_request_max_bytes=str(FUZZ_MAX_REQUEST_BYTES)).start()
-    broker.wait_running()
+    broker.wait_running().wait_for_controller()
     address = address_of(broker.props["listeners"])
     bootstrap = broker.props["listeners"].removeprefix("PLAINTEXT://")
     topic = "produced-under-fuzz"
