@@ -8,8 +8,6 @@ UpdateMetadata and StopReplica requests one state change produces and sends them
 from __future__ import annotations
 
 import queue
-import socket
-import struct
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -18,9 +16,9 @@ from typing import TYPE_CHECKING, Any
 from kafka_edu.common.errors import IllegalStateException
 from kafka_edu.controller.controller_context import ControllerContext, LeaderAndIsr, LeaderIsrAndControllerEpoch
 from kafka_edu.log.log import TopicPartition
+from kafka_edu.network.blocking_channel import BlockingChannel
 from kafka_edu.protocol.api_keys import ApiKeys
 from kafka_edu.protocol.builder import build
-from kafka_edu.protocol.codec import decode_response, encode_request
 from kafka_edu.server.kafka_config import KafkaConfig
 from kafka_edu.server.metadata_cache import Broker
 from kafka_edu.tracing import activate, current_span_context, span
@@ -38,7 +36,6 @@ STOP_REPLICA_VERSION = 2
 # LeaderAndIsr.LeaderDuringDelete: the leader UpdateMetadata names for a partition of a topic being deleted.
 LEADER_DURING_DELETE = -2
 
-_SIZE = struct.Struct(">i")
 _SEND_BACKOFF_S = 0.1
 
 ResponseCallback = Callable[[Any], None]
@@ -147,14 +144,14 @@ class RequestSendThread(threading.Thread):
         self.message_queue = message_queue
         self.broker = broker
         self.config = config
-        self.socket_timeout_s = config.controller_socket_timeout_ms / 1000
         self.log = Logging("kafka.controller.RequestSendThread", f"[{name}]: ")
         self.started = False
         self._running = threading.Event()
         self._running.set()
         self._shutdown_requested = threading.Event()
-        self._sock: socket.socket | None = None
-        self._correlation_id = 0
+        host, port = broker.endpoints[config.inter_broker_listener_name]
+        self.network_client = BlockingChannel(host, port, config.controller_socket_timeout_ms / 1000,
+                                              f"controller-{controller_id}")
 
     def run(self) -> None:
         while self._running.is_set():
@@ -194,15 +191,12 @@ class RequestSendThread(threading.Thread):
         self._shutdown_requested.wait(_SEND_BACKOFF_S)
 
     def broker_ready(self) -> bool:
-        if self._sock is not None:
+        if self.network_client.is_connected:
             return True
-        listener = self.config.inter_broker_listener_name
-        host, port = self.broker.endpoints[listener]
         try:
-            self._sock = socket.create_connection((host, port), timeout=self.socket_timeout_s)
-            self._sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            self.network_client.connect()
             self.log.info("Controller %d connected to %d (%s:%d) for sending state change requests",
-                          self.controller_id, self.broker.id, host, port)
+                          self.controller_id, self.broker.id, self.network_client.host, self.network_client.port)
             return True
         except OSError as e:
             self.log.warning("Controller %d's connection to broker %d was unsuccessful", self.controller_id,
@@ -211,31 +205,11 @@ class RequestSendThread(threading.Thread):
             return False
 
     def _send_and_receive(self, item: QueueItem) -> Any:
-        assert self._sock is not None
-        self._correlation_id += 1
-        payload = encode_request(item.api_key, item.api_version, self._correlation_id,
-                                 f"controller-{self.controller_id}", item.body, traceparent=current_traceparent())
-        self._sock.sendall(_SIZE.pack(len(payload)) + payload)
-        (size,) = _SIZE.unpack(self._read_exactly(4))
-        response = decode_response(item.api_key, item.api_version, self._read_exactly(size))
-        return response.body
-
-    def _read_exactly(self, n: int) -> bytes:
-        assert self._sock is not None
-        data = bytearray()
-        while len(data) < n:
-            chunk = self._sock.recv(n - len(data))
-            if not chunk:
-                raise ConnectionError(f"Connection to {self.broker.id} was disconnected before the response was read")
-            data += chunk
-        return bytes(data)
+        return self.network_client.send_and_receive(item.api_key, item.api_version, item.body,
+                                                    traceparent=current_traceparent())
 
     def _disconnect(self) -> None:
-        if self._sock is not None:
-            try:
-                self._sock.close()
-            finally:
-                self._sock = None
+        self.network_client.disconnect()
 
 
 @dataclass

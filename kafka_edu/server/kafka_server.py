@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import importlib
-import socket
-import struct
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -22,10 +20,10 @@ from kafka_edu.coordinator.group.group_coordinator import GroupCoordinator
 from kafka_edu.coordinator.transaction.transaction_coordinator import TransactionCoordinator
 from kafka_edu.log.log_config import LogConfig
 from kafka_edu.log.log_manager import LogManager
+from kafka_edu.network.blocking_channel import BlockingChannel
 from kafka_edu.network.socket_server import SocketServer
 from kafka_edu.protocol.api_keys import ApiKeys
 from kafka_edu.protocol.builder import build
-from kafka_edu.protocol.codec import decode_response, encode_request
 from kafka_edu.protocol.errors import Errors
 from kafka_edu.server.admin_manager import AdminManager
 from kafka_edu.server.broker_metadata_checkpoint import BrokerMetadata, BrokerMetadataCheckpoint
@@ -49,7 +47,6 @@ from kafka_edu.utils.zk_utils import ZkUtils
 
 # The first flexible version: its request header carries the traceparent.
 CONTROLLED_SHUTDOWN_VERSION = 3
-_SIZE = struct.Struct(">i")
 
 
 class SecurityException(Exception):
@@ -472,45 +469,26 @@ class KafkaServer:
 
 
 class _ControlledShutdownClient:
-    """A blocking connection to the controller, as RequestSendThread keeps one to each broker."""
+    """A blocking connection to the current controller, reopened when the controller changes."""
 
     def __init__(self, config: KafkaConfig) -> None:
         self.config = config
-        self.timeout_s = config.controller_socket_timeout_ms / 1000
-        self._sock: socket.socket | None = None
-        self._correlation_id = 0
+        self.channel: BlockingChannel | None = None
 
     def send(self, controller: Any, broker_id: int) -> Any:
-        if self._sock is None:
+        if self.channel is None:
             host, port = controller.endpoints[self.config.inter_broker_listener_name]
-            self._sock = socket.create_connection((host, port), timeout=self.timeout_s)
-            self._sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        self._correlation_id += 1
+            self.channel = BlockingChannel(host, port, self.config.controller_socket_timeout_ms / 1000,
+                                           str(broker_id))
         body = build(ApiKeys.CONTROLLED_SHUTDOWN.request_schema(CONTROLLED_SHUTDOWN_VERSION), broker_id=broker_id,
                      broker_epoch=-1)
-        payload = encode_request(ApiKeys.CONTROLLED_SHUTDOWN, CONTROLLED_SHUTDOWN_VERSION, self._correlation_id,
-                                 f"{broker_id}", body, traceparent=current_traceparent())
-        self._sock.sendall(_SIZE.pack(len(payload)) + payload)
-        (size,) = _SIZE.unpack(self._read_exactly(4))
-        return decode_response(ApiKeys.CONTROLLED_SHUTDOWN, CONTROLLED_SHUTDOWN_VERSION,
-                               self._read_exactly(size)).body
-
-    def _read_exactly(self, n: int) -> bytes:
-        assert self._sock is not None
-        data = bytearray()
-        while len(data) < n:
-            chunk = self._sock.recv(n - len(data))
-            if not chunk:
-                raise ConnectionError("Connection to the controller was closed before the response was read")
-            data += chunk
-        return bytes(data)
+        return self.channel.send_and_receive(ApiKeys.CONTROLLED_SHUTDOWN, CONTROLLED_SHUTDOWN_VERSION, body,
+                                             traceparent=current_traceparent())
 
     def close(self) -> None:
-        if self._sock is not None:
-            try:
-                self._sock.close()
-            finally:
-                self._sock = None
+        if self.channel is not None:
+            self.channel.disconnect()
+            self.channel = None
 
 
 def _with_port(end_point: Any, port: int) -> Any:

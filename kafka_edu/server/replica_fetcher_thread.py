@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import socket
-import struct
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -12,9 +10,9 @@ from typing import TYPE_CHECKING, Any
 
 from kafka_edu.common.errors import KafkaStorageException
 from kafka_edu.log.log import TopicPartition
+from kafka_edu.network.blocking_channel import BlockingChannel
 from kafka_edu.protocol.api_keys import ApiKeys
 from kafka_edu.protocol.builder import build
-from kafka_edu.protocol.codec import decode_response, encode_request
 from kafka_edu.protocol.errors import Errors
 from kafka_edu.server.abstract_fetcher_thread import (
     AbstractFetcherThread,
@@ -34,7 +32,6 @@ LIST_OFFSETS_REQUEST_VERSION = 1
 UNDEFINED_EPOCH_OFFSET = -1
 EARLIEST_TIMESTAMP = -2
 LATEST_TIMESTAMP = -1
-_SIZE = struct.Struct(">i")
 
 
 @dataclass
@@ -78,52 +75,18 @@ class ReplicaFetcherBlockingSend:
     def __init__(self, source_broker: BrokerEndPoint, broker_config: KafkaConfig, fetcher_id: int,
                  client_id: str) -> None:
         self.source_broker = source_broker
-        self.socket_timeout_s = broker_config.replica_socket_timeout_ms / 1000
-        self.client_id = client_id
         self.fetcher_id = fetcher_id
-        self._sock: socket.socket | None = None
-        self._correlation_id = 0
+        self.channel = BlockingChannel(source_broker.host, source_broker.port,
+                                       broker_config.replica_socket_timeout_ms / 1000, client_id)
         self._lock = threading.Lock()
 
     def send_request(self, api_key: ApiKeys, api_version: int, body: Any) -> Any:
         with self._lock:
-            try:
-                if self._sock is None:
-                    self._sock = socket.create_connection((self.source_broker.host, self.source_broker.port),
-                                                          timeout=self.socket_timeout_s)
-                    self._sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-                self._correlation_id += 1
-                payload = encode_request(api_key, api_version, self._correlation_id, self.client_id, body)
-                self._sock.sendall(_SIZE.pack(len(payload)) + payload)
-                (size,) = _SIZE.unpack(self._read_exactly(4))
-                response = decode_response(api_key, api_version, self._read_exactly(size))
-                if response.correlation_id != self._correlation_id:
-                    raise OSError(f"Correlation id {response.correlation_id} does not match {self._correlation_id}")
-                return response.body
-            except Exception:
-                self._close()
-                raise
-
-    def _read_exactly(self, n: int) -> bytes:
-        data = bytearray()
-        while len(data) < n:
-            chunk = self._sock.recv(n - len(data))
-            if not chunk:
-                raise ConnectionError(f"Connection to {self.source_broker.id} was disconnected before the response "
-                                      "was read")
-            data += chunk
-        return bytes(data)
-
-    def _close(self) -> None:
-        if self._sock is not None:
-            try:
-                self._sock.close()
-            finally:
-                self._sock = None
+            return self.channel.send_and_receive(api_key, api_version, body)
 
     def close(self) -> None:
         with self._lock:
-            self._close()
+            self.channel.disconnect()
 
 
 class ReplicaFetcherThread(AbstractFetcherThread):
