@@ -38,6 +38,14 @@ class ZkNodeExistsException(ZkException):
     pass
 
 
+class AdminCommandFailedException(KafkaException):
+    """kafka.common.AdminCommandFailedException: an admin tool (kafka-reassign-partitions.sh, ...) gave up."""
+
+
+class AdminOperationException(KafkaException):
+    """kafka.admin.AdminOperationException: an admin operation's input or znode could not be used."""
+
+
 # --- org.apache.kafka.common.errors: the exceptions a response carries as an error code (Kafka 1.0.2). ---
 # The protocol layer maps an exception to its code by the exact class name, so each name is Kafka's.
 
@@ -247,3 +255,7 @@ class StateChangeFailedException(KafkaException):
 
 class NoReplicaOnlineException(KafkaException):
     """kafka.common.NoReplicaOnlineException: no replica of a partition can become its leader."""
+
+
+class LeaderElectionNotNeededException(KafkaException):
+    """kafka.common.LeaderElectionNotNeededException: the partition is already led as the selector would choose."""

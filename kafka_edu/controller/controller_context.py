@@ -25,6 +25,14 @@ class LeaderAndIsr:
     isr: list[int]
     zk_version: int
 
+    def new_leader(self, leader: int) -> LeaderAndIsr:
+        """The same ISR under another leader, at the next leader epoch."""
+        return self.new_leader_and_isr(leader, self.isr)
+
+    def new_epoch_and_zk_version(self) -> LeaderAndIsr:
+        """Same leader and ISR at the next leader epoch: makes brokers accept a LeaderAndIsr with a new replica list."""
+        return self.new_leader_and_isr(self.leader, self.isr)
+
     def new_leader_and_isr(self, leader: int, isr: list[int]) -> LeaderAndIsr:
         """The next state of the partition: a new leader epoch, and the zkVersion the write will give the znode."""
         return LeaderAndIsr(leader, self.leader_epoch + 1, list(isr), self.zk_version + 1)
@@ -43,6 +51,14 @@ class LeaderIsrAndControllerEpoch:
     controller_epoch: int
 
 
+@dataclass
+class ReassignedPartitionsContext:
+    """A partition being reassigned: its target replicas and the watch on its state znode that waits for them."""
+
+    new_replicas: list[int]
+    isr_change_listener: object | None = None
+
+
 class ControllerContext:
     """What the active controller knows about the cluster, read from ZooKeeper at failover and kept by its events."""
 
@@ -56,6 +72,7 @@ class ControllerContext:
         self.all_topics: set[str] = set()
         self.partition_replica_assignment: dict[TopicPartition, list[int]] = {}
         self.partition_leadership_info: dict[TopicPartition, LeaderIsrAndControllerEpoch] = {}
+        self.partitions_being_reassigned: dict[TopicPartition, ReassignedPartitionsContext] = {}
         # Broker is unhashable (its endpoints are a dict), so Kafka's Set[Broker] is kept by id.
         self._live_brokers: dict[int, Broker] = {}
 
@@ -78,6 +95,10 @@ class ControllerContext:
     @property
     def live_or_shutting_down_brokers(self) -> list[Broker]:
         return list(self._live_brokers.values())
+
+    def is_replica_online(self, broker_id: int, topic_partition: TopicPartition) -> bool:
+        """A replica is online when its broker is live (1.0.2 also excludes replicas on failed log dirs)."""
+        return broker_id in self.live_broker_ids
 
     def partitions_on_broker(self, broker_id: int) -> set[TopicPartition]:
         return {tp for tp, replicas in self.partition_replica_assignment.items() if broker_id in replicas}
@@ -146,3 +167,9 @@ def get_partition_leader_and_isr_for_topics(
                 LeaderAndIsr(state["leader"], state["leader_epoch"], list(state["isr"]), stat.version),
                 state["controller_epoch"])
     return leadership
+
+
+def replica_assignment_zk_data(partitions: dict[int, list[int]]) -> str:
+    """ZkUtils.replicaAssignmentZkData: the JSON of `/brokers/topics/<topic>`."""
+    return json.dumps({"version": 1, "partitions": {str(p): r for p, r in sorted(partitions.items())}},
+                      separators=(",", ":"))

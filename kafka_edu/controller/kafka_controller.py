@@ -15,6 +15,7 @@ from typing import Any
 
 from kazoo.exceptions import NodeExistsError, NoNodeError
 
+from kafka_edu.admin.preferred_replica_leader_election_command import parse_preferred_replica_election_data
 from kafka_edu.common.errors import (
     BrokerNotAvailableException,
     ControllerMovedException,
@@ -28,17 +29,21 @@ from kafka_edu.controller.controller_context import (
     ControllerContext,
     LeaderAndIsr,
     LeaderIsrAndControllerEpoch,
+    ReassignedPartitionsContext,
     get_all_brokers_in_cluster,
     get_all_topics,
     get_partition_leader_and_isr_for_topics,
     get_replica_assignment_for_topics,
     get_topic_partition_leader_and_isr_path,
+    replica_assignment_zk_data,
 )
 from kafka_edu.controller.controller_event_manager import ControllerEvent, ControllerEventManager
 from kafka_edu.controller.controller_state import ControllerState
 from kafka_edu.controller.partition_leader_selector import (
     ControlledShutdownLeaderSelector,
     OfflinePartitionLeaderSelector,
+    PreferredReplicaPartitionLeaderSelector,
+    ReassignedPartitionLeaderSelector,
 )
 from kafka_edu.controller.partition_state_machine import PartitionState, PartitionStateMachine
 from kafka_edu.controller.replica_state_machine import PartitionAndReplica, ReplicaState, ReplicaStateMachine
@@ -50,13 +55,18 @@ from kafka_edu.protocol.errors import Errors
 from kafka_edu.server.kafka_config import KafkaConfig
 from kafka_edu.tracing import event, set_attributes, span, step
 from kafka_edu.utils.kafka_logging import Logging
-from kafka_edu.utils.log_dir_utils import delete_log_dir_events
+from kafka_edu.utils.kafka_scheduler import KafkaScheduler
+from kafka_edu.utils.log_dir_utils import delete_log_dir_events, get_broker_id_from_log_dir_event
 from kafka_edu.utils.zk_utils import (
     BROKER_IDS_PATH,
     BROKER_TOPICS_PATH,
     CONTROLLER_EPOCH_PATH,
     CONTROLLER_PATH,
     DELETE_TOPICS_PATH,
+    ISR_CHANGE_NOTIFICATION_PATH,
+    LOG_DIR_EVENT_NOTIFICATION_PATH,
+    PREFERRED_REPLICA_LEADER_ELECTION_PATH,
+    REASSIGN_PARTITIONS_PATH,
     ZkStateListener,
     ZkUtils,
 )
@@ -95,14 +105,20 @@ class KafkaController:
         self.config = config
         self.zk_utils = zk_utils
         self.log = Logging("kafka.controller.KafkaController", f"[Controller id={config.broker_id}] ")
+        self.state_change_logger = Logging("state.change.logger", f"[Controller id={config.broker_id}] ")
         self.controller_context = ControllerContext(zk_utils)
         self.event_manager = ControllerEventManager(lambda _: self.update_metrics())
         self.zk_subscriptions = ZkSubscriptions(zk_utils.zk_client)
+        # Its own scheduler, so the rebalance task starts and stops with the controllership, not with the broker.
+        self.kafka_scheduler = KafkaScheduler(1)
         # Started in initializeControllerContext, shut down with the context at resignation.
         self.controller_channel_manager: ControllerChannelManager | None = None
 
         self.topic_deletion_manager = TopicDeletionManager(self, self.event_manager)
         self.offline_partition_selector = OfflinePartitionLeaderSelector(self.controller_context, config)
+        self.reassigned_partition_leader_selector = ReassignedPartitionLeaderSelector(self.controller_context)
+        self.preferred_replica_partition_leader_selector = PreferredReplicaPartitionLeaderSelector(
+            self.controller_context)
         self.controlled_shutdown_partition_leader_selector = ControlledShutdownLeaderSelector(self.controller_context)
         self.broker_request_batch = ControllerBrokerRequestBatch(self)
         self.replica_state_machine = ReplicaStateMachine(self)
@@ -112,10 +128,16 @@ class KafkaController:
         self.topic_change_listener = TopicChangeListener(self, self.event_manager)
         self.topic_deletion_listener = TopicDeletionListener(self, self.event_manager)
         self.partition_modifications_listeners: dict[str, PartitionModificationsListener] = {}
+        self.partition_reassignment_listener = PartitionReassignmentListener(self, self.event_manager)
+        self.preferred_replica_election_listener = PreferredReplicaElectionListener(self, self.event_manager)
+        self.isr_change_notification_listener = IsrChangeNotificationListener(self, self.event_manager)
+        self.log_dir_event_notification_listener = LogDirEventNotificationListener(self, self.event_manager)
 
         # The broker id in /controller as this broker last saw it (-1: none); written only by the event thread.
         self.active_controller_id = -1
-        # Kafka's GlobalTopicCount / GlobalPartitionCount gauges: non-zero only on the active controller.
+        # Kafka's controller gauges: non-zero only on the active controller.
+        self.offline_partition_count = 0
+        self.preferred_replica_imbalance_count = 0
         self.global_topic_count = 0
         self.global_partition_count = 0
 
@@ -164,14 +186,17 @@ class KafkaController:
         with step("CT.failover.03"):
             set_attributes({"kafka.zk.deleted": delete_log_dir_events(self.zk_utils)})
 
-        # Watches go in before the reads, so no change between reading and watching is missed. The reassignment,
-        # ISR-change, preferred-election and log-dir listeners come with the features they drive.
-        with span("KafkaController.registerTopicChangeListener", {"kafka.step": "CT.failover.04"}):
-            self.register_topic_change_listener()
-        with span("KafkaController.registerTopicDeletionListener", {"kafka.step": "CT.failover.04"}):
-            self.register_topic_deletion_listener()
-        with span("KafkaController.registerBrokerChangeListener", {"kafka.step": "CT.failover.04"}):
-            self.register_broker_change_listener()
+        # Watches go in before the reads, so no change between reading and watching is missed.
+        for name, register in (
+                ("registerPartitionReassignmentListener", self.register_partition_reassignment_listener),
+                ("registerIsrChangeNotificationListener", self.register_isr_change_notification_listener),
+                ("registerPreferredReplicaElectionListener", self.register_preferred_replica_election_listener),
+                ("registerTopicChangeListener", self.register_topic_change_listener),
+                ("registerTopicDeletionListener", self.register_topic_deletion_listener),
+                ("registerBrokerChangeListener", self.register_broker_change_listener),
+                ("registerLogDirEventNotificationListener", self.register_log_dir_event_notification_listener)):
+            with span(f"KafkaController.{name}", {"kafka.step": "CT.failover.04"}):
+                register()
 
         with step("CT.failover.05"):
             self.initialize_controller_context()
@@ -195,20 +220,41 @@ class KafkaController:
             with step("CT.failover.10", {"kafka.topic": topic}):
                 self.register_partition_modifications_listener(topic)
         self.log.info("Ready to serve as the new controller with epoch %d", self.epoch)
-        # 1.0.2 resumes partition reassignments here (CT.failover.11): not ported.
+        with step("CT.failover.11", {"kafka.partitions": sorted(
+                str(tp) for tp in self.controller_context.partitions_being_reassigned)}):
+            self.maybe_trigger_partition_reassignment()
         with step("CT.failover.12"):
             self.topic_deletion_manager.try_topic_deletion()
-        # Pending preferred replica elections (CT.failover.13) and the scheduler (CT.failover.14): not ported.
+        pending_preferred_replica_elections = self.fetch_pending_preferred_replica_elections()
+        with step("CT.failover.13"):
+            self.on_preferred_replica_election(pending_preferred_replica_elections)
+        with step("CT.failover.14", {"kafka.auto_leader_rebalance": self.config.auto_leader_rebalance_enable}):
+            self.log.info("Starting the controller scheduler")
+            self.kafka_scheduler.startup()
+            if self.config.auto_leader_rebalance_enable:
+                self.schedule_auto_leader_rebalance_task(delay_ms=5000)
+
+    def schedule_auto_leader_rebalance_task(self, delay_ms: float) -> None:
+        self.kafka_scheduler.schedule("auto-leader-rebalance-task",
+                                      lambda: self.event_manager.put(AutoPreferredReplicaLeaderElection(self)),
+                                      delay=delay_ms)
 
     def on_controller_resignation(self) -> None:
         """Stop acting as the controller: drop the watches the failover set and forget the cluster."""
         with step("CT.resign", {"kafka.controller.epoch": self.epoch}):
             self.log.debug("Resigning")
-            # 1.0.2 first drops the ISR-change, reassignment, preferred-election and log-dir listeners and stops the
-            # controller scheduler: none of those exist here.
+            self.deregister_isr_change_notification_listener()
+            self.deregister_partition_reassignment_listener()
+            self.deregister_preferred_replica_election_listener()
+            self.deregister_log_dir_event_notification_listener()
             self.topic_deletion_manager.reset()
+            # The rebalance task must not put events after the controllership is gone.
+            self.kafka_scheduler.shutdown()
+            self.offline_partition_count = 0
+            self.preferred_replica_imbalance_count = 0
             self.global_topic_count = 0
             self.global_partition_count = 0
+            self.deregister_partition_reassignment_isr_change_listeners()
             self.partition_state_machine.shutdown()
             self.deregister_topic_change_listener()
             for topic in list(self.partition_modifications_listeners):
@@ -278,7 +324,7 @@ class KafkaController:
         context.shutting_down_broker_ids = set()
         self.update_leader_and_isr_cache()
         self.start_channel_manager()
-        # 1.0.2 reads pending partition reassignments here: not ported.
+        self.initialize_partition_reassignment()
         self.log.info("Currently active brokers in the cluster: %s", sorted(context.live_broker_ids))
         self.log.info("Currently shutting brokers in the cluster: %s", sorted(context.shutting_down_broker_ids))
         self.log.info("Current list of topics in the cluster: %s", sorted(context.all_topics))
@@ -302,10 +348,14 @@ class KafkaController:
         context = self.controller_context
         topics_to_be_deleted = set(self.zk_utils.get_children(DELETE_TOPICS_PATH))
         topics_with_offline_replicas = {tp.topic for tp, replicas in context.partition_replica_assignment.items()
-                                        if any(r not in context.live_broker_ids for r in replicas)}
+                                        if any(not context.is_replica_online(r, tp) for r in replicas)}
+        topics_for_which_partition_reassignment_is_in_progress = {tp.topic for tp in
+                                                                  context.partitions_being_reassigned}
+        topics_ineligible_for_deletion = topics_with_offline_replicas | \
+            topics_for_which_partition_reassignment_is_in_progress
         self.log.info("List of topics to be deleted: %s", ",".join(sorted(topics_to_be_deleted)))
-        self.log.info("List of topics ineligible for deletion: %s", ",".join(sorted(topics_with_offline_replicas)))
-        return topics_to_be_deleted, topics_with_offline_replicas
+        self.log.info("List of topics ineligible for deletion: %s", ",".join(sorted(topics_ineligible_for_deletion)))
+        return topics_to_be_deleted, topics_ineligible_for_deletion
 
     def reset_controller_context(self) -> None:
         if self.controller_channel_manager is not None:
@@ -318,11 +368,23 @@ class KafkaController:
         context.all_topics = set()
         context.partition_replica_assignment.clear()
         context.partition_leadership_info.clear()
+        context.partitions_being_reassigned.clear()
         context.live_brokers = []
 
     def update_metrics(self) -> None:
         """The event manager's eventProcessedListener: refresh the gauges after every event."""
         active = self.is_active
+        context = self.controller_context
+        deletion = self.topic_deletion_manager
+        self.offline_partition_count = sum(
+            1 for tp, info in context.partition_leadership_info.items()
+            if info.leader_and_isr.leader not in context.live_or_shutting_down_broker_ids
+            and not deletion.is_topic_queued_up_for_deletion(tp.topic)) if active else 0
+        self.preferred_replica_imbalance_count = sum(
+            1 for tp, replicas in context.partition_replica_assignment.items()
+            if tp in context.partition_leadership_info
+            and context.partition_leadership_info[tp].leader_and_isr.leader != replicas[0]
+            and not deletion.is_topic_queued_up_for_deletion(tp.topic)) if active else 0
         self.global_topic_count = len(self.controller_context.all_topics) if active else 0
         self.global_partition_count = len(self.controller_context.partition_leadership_info) if active else 0
 
@@ -421,6 +483,12 @@ class KafkaController:
         all_replicas_on_new_brokers = self.replicas_on_brokers(set(new_brokers))
         self.replica_state_machine.handle_state_changes(all_replicas_on_new_brokers, ReplicaState.OnlineReplica)
         self.partition_state_machine.trigger_online_partition_state_change()
+        new_brokers_set = set(new_brokers)
+        partitions_with_replicas_on_new_brokers = {
+            tp: reassignment for tp, reassignment in context.partitions_being_reassigned.items()
+            if new_brokers_set & set(reassignment.new_replicas)}
+        for tp, reassignment in partitions_with_replicas_on_new_brokers.items():
+            self.on_partition_reassignment(tp, reassignment)
         replicas_for_topics_to_be_deleted = {r for r in all_replicas_on_new_brokers
                                              if self.topic_deletion_manager.is_topic_queued_up_for_deletion(r.topic)}
         if replicas_for_topics_to_be_deleted:
@@ -473,6 +541,322 @@ class KafkaController:
                                                           self.offline_partition_selector)
         self.replica_state_machine.handle_state_changes(self.replicas_for_partition(new_partitions),
                                                         ReplicaState.OnlineReplica)
+
+    def on_broker_log_dir_failure(self, broker_ids: list[int]) -> None:
+        """A broker reported a failed log dir: LeaderAndIsr to all its replicas makes it say which it still hosts."""
+        self.replica_state_machine.handle_state_changes(self.replicas_on_brokers(set(broker_ids)),
+                                                        ReplicaState.OnlineReplica)
+
+    # -- partition reassignment ------------------------------------------------------------------------------------
+    # RAR: the reassigned replicas, OAR: the original ones. The assignment znode holds OAR + RAR until the new
+    # replicas are in sync, and only then RAR: OAR survives a controller crash in the middle.
+
+    @span("KafkaController.onPartitionReassignment")
+    def on_partition_reassignment(self, topic_partition: TopicPartition,
+                                  reassigned_partition_context: ReassignedPartitionsContext) -> None:
+        context = self.controller_context
+        reassigned_replicas = reassigned_partition_context.new_replicas
+        set_attributes({"kafka.topic": topic_partition.topic, "kafka.partition": topic_partition.partition,
+                        "kafka.replicas.reassigned": list(reassigned_replicas),
+                        "kafka.replicas.current": list(context.partition_replica_assignment[topic_partition])})
+        if not self.are_replicas_in_isr(topic_partition.topic, topic_partition.partition, reassigned_replicas):
+            self.log.info("New replicas %s for partition %s being reassigned not yet caught up with the leader",
+                          ",".join(map(str, reassigned_replicas)), topic_partition)
+            current = context.partition_replica_assignment[topic_partition]
+            new_replicas_not_in_old_replica_list = set(reassigned_replicas) - set(current)
+            new_and_old_replicas = list(dict.fromkeys([*current, *reassigned_replicas]))
+            with span("KafkaController.onPartitionReassignment#expand", {"kafka.replicas": new_and_old_replicas}):
+                self.update_assigned_replicas_for_partition(topic_partition, new_and_old_replicas)
+                self.update_leader_epoch_and_send_request(
+                    topic_partition, context.partition_replica_assignment[topic_partition], new_and_old_replicas)
+                self.start_new_replicas_for_reassigned_partition(topic_partition, new_replicas_not_in_old_replica_list)
+            self.log.info("Waiting for new replicas %s for partition %s being reassigned to catch up with the leader",
+                          ",".join(map(str, reassigned_replicas)), topic_partition)
+        else:
+            old_replicas = set(context.partition_replica_assignment[topic_partition]) - set(reassigned_replicas)
+            with span("KafkaController.onPartitionReassignment#complete", {"kafka.replicas.old": sorted(old_replicas)}):
+                for replica in reassigned_replicas:
+                    self.replica_state_machine.handle_state_changes(
+                        {PartitionAndReplica(topic_partition.topic, topic_partition.partition, replica)},
+                        ReplicaState.OnlineReplica)
+                self.move_reassigned_partition_leader_if_required(topic_partition, reassigned_partition_context)
+                self.stop_old_replicas_of_reassigned_partition(topic_partition, old_replicas)
+                self.update_assigned_replicas_for_partition(topic_partition, reassigned_replicas)
+                self.remove_partition_from_reassigned_partitions(topic_partition)
+                self.log.info("Removed partition %s from the list of reassigned partitions in zookeeper",
+                              topic_partition)
+                context.partitions_being_reassigned.pop(topic_partition, None)
+                self.send_update_metadata_request(context.live_or_shutting_down_broker_ids, {topic_partition})
+                # A deletion that waited for this reassignment may go on now.
+                self.topic_deletion_manager.resume_deletion_for_topics({topic_partition.topic})
+
+    def watch_isr_changes_for_reassigned_partition(self, topic: str, partition: int,
+                                                   reassigned_partition_context: ReassignedPartitionsContext) -> None:
+        listener = PartitionReassignmentIsrChangeListener(self, self.event_manager, topic, partition,
+                                                          set(reassigned_partition_context.new_replicas))
+        reassigned_partition_context.isr_change_listener = listener
+        self.zk_subscriptions.subscribe_data_changes(get_topic_partition_leader_and_isr_path(topic, partition),
+                                                     listener)
+
+    def initiate_reassign_replicas_for_topic_partition(
+            self, topic_partition: TopicPartition, reassigned_partition_context: ReassignedPartitionsContext) -> None:
+        new_replicas = reassigned_partition_context.new_replicas
+        try:
+            assigned_replicas = self.controller_context.partition_replica_assignment.get(topic_partition)
+            if assigned_replicas is None:
+                raise KafkaException(f"Attempt to reassign partition {topic_partition} that doesn't exist")
+            if assigned_replicas == new_replicas:
+                raise KafkaException(f"Partition {topic_partition} to be reassigned is already assigned to replicas "
+                                     f"{','.join(map(str, new_replicas))}. Ignoring request for partition "
+                                     "reassignment")
+            self.log.info("Handling reassignment of partition %s to new replicas %s", topic_partition,
+                          ",".join(map(str, new_replicas)))
+            # The watch first: the new replicas may join the ISR before this event ends.
+            self.watch_isr_changes_for_reassigned_partition(topic_partition.topic, topic_partition.partition,
+                                                            reassigned_partition_context)
+            self.controller_context.partitions_being_reassigned[topic_partition] = reassigned_partition_context
+            self.topic_deletion_manager.mark_topic_ineligible_for_deletion({topic_partition.topic})
+            self.on_partition_reassignment(topic_partition, reassigned_partition_context)
+        except Exception as e:
+            self.log.error("Error completing reassignment of partition %s", topic_partition, exc_info=e)
+            event(None, "exception", {"exception.type": type(e).__name__, "exception.message": str(e)})
+            # Unblock the admin tool: the znode no longer lists this partition.
+            self.remove_partition_from_reassigned_partitions(topic_partition)
+
+    def initialize_partition_reassignment(self) -> None:
+        """Reassignments left in `/admin/reassign_partitions` by a previous controller: finished ones are dropped."""
+        context = self.controller_context
+        partitions_being_reassigned = self.zk_utils.get_partitions_being_reassigned()
+        reassigned_partitions = {tp for tp, new_replicas in partitions_being_reassigned.items()
+                                 if context.partition_replica_assignment.get(tp) in (None, new_replicas)}
+        for tp in reassigned_partitions:
+            self.remove_partition_from_reassigned_partitions(tp)
+        partitions_to_reassign = {tp: ReassignedPartitionsContext(list(new_replicas))
+                                  for tp, new_replicas in partitions_being_reassigned.items()
+                                  if tp not in reassigned_partitions}
+        context.partitions_being_reassigned.update(partitions_to_reassign)
+        self.log.info("Partitions being reassigned: %s", partitions_being_reassigned)
+        self.log.info("Partitions already reassigned: %s", sorted(reassigned_partitions))
+        self.log.info("Resuming reassignment of partitions: %s", partitions_to_reassign)
+
+    def maybe_trigger_partition_reassignment(self) -> None:
+        for tp, reassignment in list(self.controller_context.partitions_being_reassigned.items()):
+            self.initiate_reassign_replicas_for_topic_partition(tp, reassignment)
+
+    def are_replicas_in_isr(self, topic: str, partition: int, replicas: list[int]) -> bool:
+        tp = TopicPartition(topic, partition)
+        leader_isr = get_partition_leader_and_isr_for_topics(self.zk_utils, [tp]).get(tp)
+        return leader_isr is not None and all(r in leader_isr.leader_and_isr.isr for r in replicas)
+
+    def move_reassigned_partition_leader_if_required(
+            self, topic_partition: TopicPartition, reassigned_partition_context: ReassignedPartitionsContext) -> None:
+        context = self.controller_context
+        reassigned_replicas = reassigned_partition_context.new_replicas
+        current_leader = context.partition_leadership_info[topic_partition].leader_and_isr.leader
+        # The LeaderAndIsr below carries only RAR, so the leader will not let old replicas back into the ISR.
+        old_and_new_replicas = context.partition_replica_assignment[topic_partition]
+        context.partition_replica_assignment[topic_partition] = list(reassigned_replicas)
+        if current_leader not in reassigned_replicas:
+            self.log.info("Leader %d for partition %s being reassigned, is not in the new list of replicas %s. "
+                          "Re-electing leader", current_leader, topic_partition,
+                          ",".join(map(str, reassigned_replicas)))
+            self.partition_state_machine.handle_state_changes({topic_partition}, PartitionState.OnlinePartition,
+                                                              self.reassigned_partition_leader_selector)
+        elif context.is_replica_online(current_leader, topic_partition):
+            self.log.info("Leader %d for partition %s being reassigned, is already in the new list of replicas %s and "
+                          "is alive", current_leader, topic_partition, ",".join(map(str, reassigned_replicas)))
+            self.update_leader_epoch_and_send_request(topic_partition, old_and_new_replicas, reassigned_replicas)
+        else:
+            self.log.info("Leader %d for partition %s being reassigned, is already in the new list of replicas %s but "
+                          "is dead", current_leader, topic_partition, ",".join(map(str, reassigned_replicas)))
+            self.partition_state_machine.handle_state_changes({topic_partition}, PartitionState.OnlinePartition,
+                                                              self.reassigned_partition_leader_selector)
+
+    def stop_old_replicas_of_reassigned_partition(self, topic_partition: TopicPartition,
+                                                  old_replicas: set[int]) -> None:
+        """Out of the ISR, stopped, deleted from disk, forgotten: Offline → DeletionStarted → Successful → gone."""
+        replicas_to_be_deleted = {PartitionAndReplica(topic_partition.topic, topic_partition.partition, r)
+                                  for r in old_replicas}
+        for target_state in (ReplicaState.OfflineReplica, ReplicaState.ReplicaDeletionStarted,
+                             ReplicaState.ReplicaDeletionSuccessful, ReplicaState.NonExistentReplica):
+            self.replica_state_machine.handle_state_changes(replicas_to_be_deleted, target_state)
+
+    def update_assigned_replicas_for_partition(self, topic_partition: TopicPartition, replicas: list[int]) -> None:
+        """Write the topic's assignment znode with this partition's new replicas, then the context."""
+        context = self.controller_context
+        partitions_and_replicas_for_this_topic = {tp.partition: list(r) for tp, r in
+                                                  context.partition_replica_assignment.items()
+                                                  if tp.topic == topic_partition.topic}
+        partitions_and_replicas_for_this_topic[topic_partition.partition] = list(replicas)
+        zk_path = f"{BROKER_TOPICS_PATH}/{topic_partition.topic}"
+        json_partition_map = replica_assignment_zk_data(partitions_and_replicas_for_this_topic)
+        try:
+            self.zk_utils.zk_client.set(zk_path, json_partition_map.encode())
+        except NoNodeError:
+            raise IllegalStateException(f"Topic {topic_partition.topic} doesn't exist") from None
+        self.log.debug("Updated path %s with %s for replica assignment", zk_path, json_partition_map)
+        self.log.info("Updated assigned replicas for partition %s being reassigned to %s ", topic_partition,
+                      ",".join(map(str, replicas)))
+        context.partition_replica_assignment[topic_partition] = list(replicas)
+
+    def start_new_replicas_for_reassigned_partition(self, topic_partition: TopicPartition,
+                                                    new_replicas: set[int]) -> None:
+        for replica in sorted(new_replicas):
+            self.replica_state_machine.handle_state_changes(
+                {PartitionAndReplica(topic_partition.topic, topic_partition.partition, replica)},
+                ReplicaState.NewReplica)
+
+    def update_leader_epoch_and_send_request(self, topic_partition: TopicPartition,
+                                             replicas_to_receive_request: list[int],
+                                             new_assigned_replicas: list[int]) -> None:
+        updated = self.update_leader_epoch(topic_partition.topic, topic_partition.partition)
+        if updated is None:
+            self.state_change_logger.error("Failed to send LeaderAndIsr request with new assigned replica list %s to "
+                                           "leader for partition being reassigned %s",
+                                           ",".join(map(str, new_assigned_replicas)), topic_partition)
+            return
+        try:
+            self.broker_request_batch.new_batch()
+            self.broker_request_batch.add_leader_and_isr_request_for_brokers(
+                replicas_to_receive_request, topic_partition.topic, topic_partition.partition, updated,
+                list(new_assigned_replicas))
+            self.broker_request_batch.send_requests_to_brokers(self.epoch)
+        except IllegalStateException as e:
+            self.handle_illegal_state(e)
+
+    def update_leader_epoch(self, topic: str, partition: int) -> LeaderIsrAndControllerEpoch | None:
+        """Bump only the leader epoch (compare-and-set, retried), so brokers accept the new replica list."""
+        topic_partition = TopicPartition(topic, partition)
+        final: LeaderIsrAndControllerEpoch | None = None
+        zk_write_complete_or_unnecessary = False
+        while not zk_write_complete_or_unnecessary:
+            leader_isr_and_epoch = get_partition_leader_and_isr_for_topics(self.zk_utils, [topic_partition]).get(
+                topic_partition)
+            if leader_isr_and_epoch is None:
+                raise IllegalStateException(f"Cannot update leader epoch for partition {topic_partition} as "
+                                            "leaderAndIsr path is empty. This could mean we somehow tried to reassign "
+                                            "a partition that doesn't exist")
+            if leader_isr_and_epoch.controller_epoch > self.epoch:
+                raise StateChangeFailedException(
+                    f"Leader and isr path written by another controller. This probably means the current controller "
+                    f"with epoch {self.epoch} went through a soft failure and another controller was elected with "
+                    f"epoch {leader_isr_and_epoch.controller_epoch}. Aborting state change by this controller")
+            leader_and_isr = leader_isr_and_epoch.leader_and_isr
+            new_leader_and_isr = leader_and_isr.new_epoch_and_zk_version()
+            update_succeeded, new_version = self.update_leader_and_isr(topic_partition, new_leader_and_isr,
+                                                                       leader_and_isr.zk_version)
+            leader_with_new_version = LeaderAndIsr(new_leader_and_isr.leader, new_leader_and_isr.leader_epoch,
+                                                   new_leader_and_isr.isr, new_version)
+            final = LeaderIsrAndControllerEpoch(leader_with_new_version, self.epoch)
+            if update_succeeded:
+                self.log.info("Updated leader epoch for partition %s to %d", topic_partition,
+                              leader_with_new_version.leader_epoch)
+            zk_write_complete_or_unnecessary = update_succeeded
+        return final
+
+    def remove_partition_from_reassigned_partitions(self, topic_partition: TopicPartition) -> None:
+        context = self.controller_context
+        reassignment = context.partitions_being_reassigned.get(topic_partition)
+        if reassignment is not None and reassignment.isr_change_listener is not None:
+            self.zk_subscriptions.unsubscribe_data_changes(
+                get_topic_partition_leader_and_isr_path(topic_partition.topic, topic_partition.partition),
+                reassignment.isr_change_listener)
+        partitions_being_reassigned = self.zk_utils.get_partitions_being_reassigned()
+        partitions_being_reassigned.pop(topic_partition, None)
+        self.zk_utils.update_partition_reassignment_data(partitions_being_reassigned)
+        context.partitions_being_reassigned.pop(topic_partition, None)
+
+    def deregister_partition_reassignment_isr_change_listeners(self) -> None:
+        for tp, reassignment in self.controller_context.partitions_being_reassigned.items():
+            if reassignment.isr_change_listener is not None:
+                self.zk_subscriptions.unsubscribe_data_changes(
+                    get_topic_partition_leader_and_isr_path(tp.topic, tp.partition), reassignment.isr_change_listener)
+
+    # -- preferred replica election -------------------------------------------------------------------------------
+
+    def on_preferred_replica_election(self, partitions: set[TopicPartition],
+                                      is_triggered_by_auto_rebalance: bool = False) -> None:
+        self.log.info("Starting preferred replica leader election for partitions %s",
+                      ",".join(map(str, sorted(partitions))))
+        set_attributes({"kafka.partitions": sorted(str(tp) for tp in partitions),
+                        "kafka.auto_rebalance": is_triggered_by_auto_rebalance})
+        try:
+            self.partition_state_machine.handle_state_changes(partitions, PartitionState.OnlinePartition,
+                                                              self.preferred_replica_partition_leader_selector)
+        except Exception as e:
+            self.log.error("Error completing preferred replica leader election for partitions %s",
+                           ",".join(map(str, sorted(partitions))), exc_info=e)
+        finally:
+            self.remove_partitions_from_preferred_replica_election(partitions, is_triggered_by_auto_rebalance)
+
+    def fetch_pending_preferred_replica_elections(self) -> set[TopicPartition]:
+        """Elections a previous controller left in `/admin/preferred_replica_election`, minus finished or deleted."""
+        context = self.controller_context
+        partitions_undergoing = self.zk_utils.get_partitions_undergoing_preferred_replica_election()
+        completed = set()
+        for tp in partitions_undergoing:
+            replicas = context.partition_replica_assignment.get(tp)
+            leadership = context.partition_leadership_info.get(tp)
+            if replicas is None or (leadership is not None and leadership.leader_and_isr.leader == replicas[0]):
+                completed.add(tp)
+        ignoring_topic_deletion = partitions_undergoing - completed
+        skipped_for_deletion = {tp for tp in ignoring_topic_deletion
+                                if self.topic_deletion_manager.is_topic_queued_up_for_deletion(tp.topic)}
+        pending = ignoring_topic_deletion - skipped_for_deletion
+        self.log.info("Partitions undergoing preferred replica election: %s", ",".join(map(str, sorted(
+            partitions_undergoing))))
+        self.log.info("Partitions that completed preferred replica election: %s", ",".join(map(str, sorted(
+            completed))))
+        self.log.info("Skipping preferred replica election for partitions due to topic deletion: %s",
+                      ",".join(map(str, sorted(skipped_for_deletion))))
+        self.log.info("Resuming preferred replica election for partitions: %s", ",".join(map(str, sorted(pending))))
+        return pending
+
+    def remove_partitions_from_preferred_replica_election(self, partitions_to_be_removed: set[TopicPartition],
+                                                          is_triggered_by_auto_rebalance: bool) -> None:
+        context = self.controller_context
+        for partition in sorted(partitions_to_be_removed):
+            leadership = context.partition_leadership_info.get(partition)
+            replicas = context.partition_replica_assignment.get(partition)
+            # 1.0.2 looks these up unguarded and fails on an unknown partition, leaving the admin znode behind.
+            if leadership is None or not replicas:
+                self.log.warning("Partition %s failed to complete preferred replica leader election. It does not "
+                                 "exist", partition)
+            elif leadership.leader_and_isr.leader == replicas[0]:
+                self.log.info("Partition %s completed preferred replica leader election. New leader is %d",
+                              partition, replicas[0])
+            else:
+                self.log.warning("Partition %s failed to complete preferred replica leader election. Leader is %d",
+                                 partition, leadership.leader_and_isr.leader)
+        if not is_triggered_by_auto_rebalance:
+            self.zk_utils.delete_path_recursive(PREFERRED_REPLICA_LEADER_ELECTION_PATH)
+
+    @span("KafkaController.checkAndTriggerAutoLeaderRebalance")
+    def check_and_trigger_auto_leader_rebalance(self) -> None:
+        """For each broker whose share of partitions led by someone else exceeds leader.imbalance.per.broker.percentage,
+        hand those partitions back to it."""
+        context = self.controller_context
+        deletion = self.topic_deletion_manager
+        preferred_replicas_for_topics_by_brokers: dict[int, dict[TopicPartition, list[int]]] = {}
+        for tp, assigned_replicas in context.partition_replica_assignment.items():
+            if not deletion.is_topic_queued_up_for_deletion(tp.topic):
+                preferred_replicas_for_topics_by_brokers.setdefault(assigned_replicas[0], {})[tp] = assigned_replicas
+        ratios = {}
+        for leader_broker, topic_and_partitions_for_broker in sorted(preferred_replicas_for_topics_by_brokers.items()):
+            topics_not_in_preferred_replica = [
+                tp for tp in sorted(topic_and_partitions_for_broker)
+                if tp in context.partition_leadership_info
+                and context.partition_leadership_info[tp].leader_and_isr.leader != leader_broker]
+            imbalance_ratio = len(topics_not_in_preferred_replica) / len(topic_and_partitions_for_broker)
+            ratios[str(leader_broker)] = imbalance_ratio
+            if imbalance_ratio > self.config.leader_imbalance_per_broker_percentage / 100:
+                for tp in topics_not_in_preferred_replica:
+                    if context.is_replica_online(leader_broker, tp) and not context.partitions_being_reassigned \
+                            and not deletion.is_topic_queued_up_for_deletion(tp.topic) \
+                            and tp.topic in context.all_topics:
+                        with span("KafkaController.onPreferredReplicaElection"):
+                            self.on_preferred_replica_election({tp}, is_triggered_by_auto_rebalance=True)
+        set_attributes({"kafka.leader.imbalance.ratio": json.dumps(ratios, sort_keys=True)})
 
     def replicas_on_brokers(self, broker_ids: set[int]) -> set[PartitionAndReplica]:
         """ControllerContext.replicasOnBrokers."""
@@ -564,6 +948,40 @@ class KafkaController:
 
     def deregister_topic_deletion_listener(self) -> None:
         self.zk_subscriptions.unsubscribe_child_changes(DELETE_TOPICS_PATH, self.topic_deletion_listener)
+
+    def register_partition_reassignment_listener(self) -> None:
+        self.zk_subscriptions.subscribe_data_changes(REASSIGN_PARTITIONS_PATH, self.partition_reassignment_listener)
+
+    def deregister_partition_reassignment_listener(self) -> None:
+        self.zk_subscriptions.unsubscribe_data_changes(REASSIGN_PARTITIONS_PATH, self.partition_reassignment_listener)
+
+    def register_isr_change_notification_listener(self) -> None:
+        self.log.debug("Registering IsrChangeNotificationListener")
+        self.zk_subscriptions.subscribe_child_changes(ISR_CHANGE_NOTIFICATION_PATH,
+                                                      self.isr_change_notification_listener)
+
+    def deregister_isr_change_notification_listener(self) -> None:
+        self.log.debug("De-registering IsrChangeNotificationListener")
+        self.zk_subscriptions.unsubscribe_child_changes(ISR_CHANGE_NOTIFICATION_PATH,
+                                                        self.isr_change_notification_listener)
+
+    def register_preferred_replica_election_listener(self) -> None:
+        self.zk_subscriptions.subscribe_data_changes(PREFERRED_REPLICA_LEADER_ELECTION_PATH,
+                                                     self.preferred_replica_election_listener)
+
+    def deregister_preferred_replica_election_listener(self) -> None:
+        self.zk_subscriptions.unsubscribe_data_changes(PREFERRED_REPLICA_LEADER_ELECTION_PATH,
+                                                       self.preferred_replica_election_listener)
+
+    def register_log_dir_event_notification_listener(self) -> None:
+        self.log.debug("Registering logDirEventNotificationListener")
+        self.zk_subscriptions.subscribe_child_changes(LOG_DIR_EVENT_NOTIFICATION_PATH,
+                                                      self.log_dir_event_notification_listener)
+
+    def deregister_log_dir_event_notification_listener(self) -> None:
+        self.log.debug("De-registering logDirEventNotificationListener")
+        self.zk_subscriptions.unsubscribe_child_changes(LOG_DIR_EVENT_NOTIFICATION_PATH,
+                                                        self.log_dir_event_notification_listener)
 
     def register_partition_modifications_listener(self, topic: str) -> None:
         if topic in self.partition_modifications_listeners:
@@ -830,6 +1248,9 @@ class TopicDeletion(ControllerEvent):
         if c.config.delete_topic_enable:
             if topics_to_be_deleted:
                 c.log.info("Starting topic deletion for topics %s", ",".join(sorted(topics_to_be_deleted)))
+                topics_being_reassigned = {tp.topic for tp in c.controller_context.partitions_being_reassigned}
+                c.topic_deletion_manager.mark_topic_ineligible_for_deletion(topics_to_be_deleted
+                                                                            & topics_being_reassigned)
                 c.topic_deletion_manager.enqueue_topics_for_deletion(topics_to_be_deleted)
         else:
             for topic in topics_to_be_deleted:
@@ -869,6 +1290,185 @@ class TopicDeletionStopReplicaResult(ControllerEvent):
                 {PartitionAndReplica(tp.topic, tp.partition, self.replica_id) for tp in deleted_replicas})
 
 
+class PartitionReassignment(ControllerEvent):
+    """`/admin/reassign_partitions` changed: start the partitions not already being reassigned.
+
+    The znode is read afresh: every finished partition rewrites it, so many of these events may be queued.
+    """
+
+    def __init__(self, controller: KafkaController) -> None:
+        self.controller = controller
+
+    @property
+    def state(self) -> ControllerState:
+        return ControllerState.PartitionReassignment
+
+    def process(self) -> None:
+        c = self.controller
+        if not c.is_active:
+            return
+        partition_reassignment = c.zk_utils.get_partitions_being_reassigned()
+        partitions_to_be_reassigned = {tp: replicas for tp, replicas in partition_reassignment.items()
+                                       if tp not in c.controller_context.partitions_being_reassigned}
+        set_attributes({"kafka.partitions": sorted(str(tp) for tp in partitions_to_be_reassigned)})
+        for tp, new_replicas in sorted(partitions_to_be_reassigned.items()):
+            if c.topic_deletion_manager.is_topic_queued_up_for_deletion(tp.topic):
+                c.log.error("Skipping reassignment of partition %s since it is currently being deleted", tp)
+                c.remove_partition_from_reassigned_partitions(tp)
+            else:
+                c.initiate_reassign_replicas_for_topic_partition(tp, ReassignedPartitionsContext(list(new_replicas)))
+
+
+class PartitionReassignmentIsrChange(ControllerEvent):
+    """The state znode of a partition being reassigned changed: once every new replica is in the ISR, finish."""
+
+    def __init__(self, controller: KafkaController, topic_partition: TopicPartition,
+                 reassigned_replicas: set[int]) -> None:
+        self.controller = controller
+        self.topic_partition = topic_partition
+        self.reassigned_replicas = reassigned_replicas
+
+    @property
+    def state(self) -> ControllerState:
+        return ControllerState.PartitionReassignment
+
+    def process(self) -> None:
+        c = self.controller
+        if not c.is_active:
+            return
+        tp = self.topic_partition
+        reassigned_partition_context = c.controller_context.partitions_being_reassigned.get(tp)
+        if reassigned_partition_context is None:
+            return
+        leader_isr = get_partition_leader_and_isr_for_topics(c.zk_utils, [tp]).get(tp)
+        if leader_isr is None:
+            c.log.error("Error handling reassignment of partition %s to replicas %s as it was never created", tp,
+                        ",".join(map(str, sorted(self.reassigned_replicas))))
+            return
+        caught_up_replicas = self.reassigned_replicas & set(leader_isr.leader_and_isr.isr)
+        set_attributes({"kafka.topic": tp.topic, "kafka.partition": tp.partition,
+                        "kafka.replicas.caught_up": sorted(caught_up_replicas)})
+        if caught_up_replicas == self.reassigned_replicas:
+            c.log.info("%d/%d replicas have caught up with the leader for partition %s being reassigned.Resuming "
+                       "partition reassignment", len(caught_up_replicas), len(self.reassigned_replicas), tp)
+            c.on_partition_reassignment(tp, reassigned_partition_context)
+        else:
+            c.log.info("%d/%d replicas have caught up with the leader for partition %s being reassigned.Replica(s) %s "
+                       "still need to catch up", len(caught_up_replicas), len(self.reassigned_replicas), tp,
+                       ",".join(map(str, sorted(self.reassigned_replicas - set(leader_isr.leader_and_isr.isr)))))
+
+
+class IsrChangeNotification(ControllerEvent):
+    """Leaders wrote `/isr_change_notification/isr_change_<seq>`: refresh those partitions and tell every broker."""
+
+    def __init__(self, controller: KafkaController, sequence_numbers: list[str]) -> None:
+        self.controller = controller
+        self.sequence_numbers = sequence_numbers
+
+    @property
+    def state(self) -> ControllerState:
+        return ControllerState.IsrChange
+
+    def process(self) -> None:
+        c = self.controller
+        if not c.is_active:
+            return
+        try:
+            topic_and_partitions = {tp for x in self.sequence_numbers for tp in self.get_topic_and_partition(x)}
+            set_attributes({"kafka.partitions": sorted(str(tp) for tp in topic_and_partitions)})
+            if topic_and_partitions:
+                c.update_leader_and_isr_cache(topic_and_partitions)
+                self.process_update_notifications(topic_and_partitions)
+        finally:
+            for x in self.sequence_numbers:
+                c.zk_utils.delete_path_recursive(f"{ISR_CHANGE_NOTIFICATION_PATH}/{x}")
+
+    def process_update_notifications(self, topic_and_partitions: set[TopicPartition]) -> None:
+        live_brokers = self.controller.controller_context.live_or_shutting_down_broker_ids
+        self.controller.log.debug("Sending MetadataRequest to Brokers:%s for TopicAndPartitions:%s",
+                                  sorted(live_brokers), sorted(topic_and_partitions))
+        self.controller.send_update_metadata_request(live_brokers, topic_and_partitions)
+
+    def get_topic_and_partition(self, child: str) -> set[TopicPartition]:
+        change_znode = f"{ISR_CHANGE_NOTIFICATION_PATH}/{child}"
+        json_data, _ = self.controller.zk_utils.read_data_maybe_null(change_znode)
+        if json_data is None:
+            return set()
+        try:
+            return {TopicPartition(p["topic"], int(p["partition"])) for p in json.loads(json_data)["partitions"]}
+        except (ValueError, KeyError, TypeError):
+            self.controller.log.error("Invalid topic and partition JSON in ZK. ZK notification node: %s, JSON: %s",
+                                      change_znode, json_data)
+            return set()
+
+
+class LogDirEventNotification(ControllerEvent):
+    """Brokers reported failed log dirs: ask them, with LeaderAndIsr, which of their replicas are still there."""
+
+    def __init__(self, controller: KafkaController, sequence_numbers: list[str]) -> None:
+        self.controller = controller
+        self.sequence_numbers = sequence_numbers
+
+    @property
+    def state(self) -> ControllerState:
+        return ControllerState.LogDirChange
+
+    def process(self) -> None:
+        c = self.controller
+        try:
+            broker_ids = [b for x in self.sequence_numbers
+                          if (b := get_broker_id_from_log_dir_event(c.zk_utils, x)) is not None]
+            set_attributes({"kafka.brokers": broker_ids})
+            c.on_broker_log_dir_failure(broker_ids)
+        finally:
+            for x in self.sequence_numbers:
+                c.zk_utils.delete_path_recursive(f"{LOG_DIR_EVENT_NOTIFICATION_PATH}/{x}")
+
+
+class PreferredReplicaLeaderElection(ControllerEvent):
+    """`/admin/preferred_replica_election` was written: move those partitions' leadership to their first replica."""
+
+    def __init__(self, controller: KafkaController, partitions: set[TopicPartition]) -> None:
+        self.controller = controller
+        self.partitions = partitions
+
+    @property
+    def state(self) -> ControllerState:
+        return ControllerState.ManualLeaderBalance
+
+    def process(self) -> None:
+        c = self.controller
+        if not c.is_active:
+            return
+        partitions_for_topics_to_be_deleted = {tp for tp in self.partitions
+                                               if c.topic_deletion_manager.is_topic_queued_up_for_deletion(tp.topic)}
+        if partitions_for_topics_to_be_deleted:
+            c.log.error("Skipping preferred replica election for partitions %s since the respective topics are being "
+                        "deleted", sorted(partitions_for_topics_to_be_deleted))
+        with span("KafkaController.onPreferredReplicaElection"):
+            c.on_preferred_replica_election(self.partitions - partitions_for_topics_to_be_deleted)
+
+
+class AutoPreferredReplicaLeaderElection(ControllerEvent):
+    """The scheduler's periodic check for leader imbalance; it schedules the next check whatever happens."""
+
+    def __init__(self, controller: KafkaController) -> None:
+        self.controller = controller
+
+    @property
+    def state(self) -> ControllerState:
+        return ControllerState.AutoLeaderBalance
+
+    def process(self) -> None:
+        c = self.controller
+        if not c.is_active:
+            return
+        try:
+            c.check_and_trigger_auto_leader_rebalance()
+        finally:
+            c.schedule_auto_leader_rebalance_task(delay_ms=c.config.leader_imbalance_check_interval_seconds * 1000)
+
+
 # -- listeners: ZooKeeper callbacks only put events on the queue -------------------------------------------------
 
 class BrokerChangeListener:
@@ -906,6 +1506,70 @@ class PartitionModificationsListener:
 
     def handle_data_change(self, data_path: str, data: str) -> None:
         self.event_manager.put(PartitionModifications(self.controller, self.topic))
+
+    def handle_data_deleted(self, data_path: str) -> None:
+        pass
+
+
+class PartitionReassignmentListener:
+    def __init__(self, controller: KafkaController, event_manager: ControllerEventManager) -> None:
+        self.controller = controller
+        self.event_manager = event_manager
+
+    def handle_data_change(self, data_path: str, data: str) -> None:
+        self.event_manager.put(PartitionReassignment(self.controller))
+
+    def handle_data_deleted(self, data_path: str) -> None:
+        pass
+
+
+class PartitionReassignmentIsrChangeListener:
+    def __init__(self, controller: KafkaController, event_manager: ControllerEventManager, topic: str,
+                 partition: int, reassigned_replicas: set[int]) -> None:
+        self.controller = controller
+        self.event_manager = event_manager
+        self.topic_partition = TopicPartition(topic, partition)
+        self.reassigned_replicas = reassigned_replicas
+
+    def handle_data_change(self, data_path: str, data: str) -> None:
+        self.event_manager.put(PartitionReassignmentIsrChange(self.controller, self.topic_partition,
+                                                              self.reassigned_replicas))
+
+    def handle_data_deleted(self, data_path: str) -> None:
+        pass
+
+
+class IsrChangeNotificationListener:
+    def __init__(self, controller: KafkaController, event_manager: ControllerEventManager) -> None:
+        self.controller = controller
+        self.event_manager = event_manager
+
+    def handle_child_change(self, parent_path: str, current_childs: list[str]) -> None:
+        self.event_manager.put(IsrChangeNotification(self.controller, list(current_childs)))
+
+
+class LogDirEventNotificationListener:
+    def __init__(self, controller: KafkaController, event_manager: ControllerEventManager) -> None:
+        self.controller = controller
+        self.event_manager = event_manager
+
+    def handle_child_change(self, parent_path: str, current_childs: list[str]) -> None:
+        self.event_manager.put(LogDirEventNotification(self.controller, list(current_childs)))
+
+
+class PreferredReplicaElectionListener:
+    def __init__(self, controller: KafkaController, event_manager: ControllerEventManager) -> None:
+        self.controller = controller
+        self.event_manager = event_manager
+
+    def handle_data_change(self, data_path: str, data: str) -> None:
+        try:
+            partitions = parse_preferred_replica_election_data(data)
+        except Exception as e:
+            # In 1.0.2 the parse error escapes into ZkClient's event thread, which logs it and goes on.
+            self.controller.log.error("Error handling data change of %s: %s", data_path, e)
+            return
+        self.event_manager.put(PreferredReplicaLeaderElection(self.controller, partitions))
 
     def handle_data_deleted(self, data_path: str) -> None:
         pass

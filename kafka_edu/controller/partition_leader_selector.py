@@ -8,7 +8,11 @@ from __future__ import annotations
 
 import json
 
-from kafka_edu.common.errors import NoReplicaOnlineException, StateChangeFailedException
+from kafka_edu.common.errors import (
+    LeaderElectionNotNeededException,
+    NoReplicaOnlineException,
+    StateChangeFailedException,
+)
 from kafka_edu.controller.controller_context import ControllerContext, LeaderAndIsr
 from kafka_edu.log.log import TopicPartition
 from kafka_edu.server.kafka_config import KafkaConfig
@@ -88,6 +92,57 @@ class OfflinePartitionLeaderSelector(PartitionLeaderSelector):
         if override is None:
             return self.config.unclean_leader_election_enable
         return str(override).lower() == "true"
+
+
+class ReassignedPartitionLeaderSelector(PartitionLeaderSelector):
+    """A partition whose leader is not among its reassigned replicas: the first live reassigned replica in the ISR
+    leads; the ISR stays as it is until the old replicas are taken out."""
+
+    def __init__(self, controller_context: ControllerContext) -> None:
+        self.controller_context = controller_context
+
+    def _select_leader(self, topic_partition: TopicPartition,
+                       current_leader_and_isr: LeaderAndIsr) -> tuple[LeaderAndIsr, list[int]]:
+        context = self.controller_context
+        reassigned_in_sync_replicas = context.partitions_being_reassigned[topic_partition].new_replicas
+        alive_reassigned_in_sync_replicas = [r for r in reassigned_in_sync_replicas
+                                             if context.is_replica_online(r, topic_partition)
+                                             and r in current_leader_and_isr.isr]
+        if alive_reassigned_in_sync_replicas:
+            return (current_leader_and_isr.new_leader(alive_reassigned_in_sync_replicas[0]),
+                    reassigned_in_sync_replicas)
+        if not reassigned_in_sync_replicas:
+            raise NoReplicaOnlineException(f"List of reassigned replicas for partition {topic_partition} is empty. "
+                                           f"Current leader and ISR: [{current_leader_and_isr}]")
+        raise NoReplicaOnlineException(f"None of the reassigned replicas for partition {topic_partition} are in-sync "
+                                       f"with the leader. Current leader and ISR: [{current_leader_and_isr}]")
+
+
+class PreferredReplicaPartitionLeaderSelector(PartitionLeaderSelector):
+    """The first assigned replica (the preferred one) takes the leadership back, if it is alive and in the ISR."""
+
+    def __init__(self, controller_context: ControllerContext) -> None:
+        self.controller_context = controller_context
+        self.log = Logging("kafka.controller.PreferredReplicaPartitionLeaderSelector",
+                           "[PreferredReplicaPartitionLeaderSelector]: ")
+
+    def _select_leader(self, topic_partition: TopicPartition,
+                       current_leader_and_isr: LeaderAndIsr) -> tuple[LeaderAndIsr, list[int]]:
+        context = self.controller_context
+        assigned_replicas = context.partition_replica_assignment[topic_partition]
+        preferred_replica = assigned_replicas[0]
+        current_leader = context.partition_leadership_info[topic_partition].leader_and_isr.leader
+        if current_leader == preferred_replica:
+            raise LeaderElectionNotNeededException(f"Preferred replica {preferred_replica} is already the current "
+                                                   f"leader for partition {topic_partition}")
+        self.log.info("Current leader %d for partition %s is not the preferred replica. Triggering preferred replica "
+                      "leader election", current_leader, topic_partition)
+        if context.is_replica_online(preferred_replica, topic_partition) and \
+                preferred_replica in current_leader_and_isr.isr:
+            return current_leader_and_isr.new_leader(preferred_replica), assigned_replicas
+        raise StateChangeFailedException(f"Preferred replica {preferred_replica} for partition {topic_partition} is "
+                                         f"either not alive or not in the isr. Current leader and ISR: "
+                                         f"[{current_leader_and_isr}]")
 
 
 class ControlledShutdownLeaderSelector(PartitionLeaderSelector):

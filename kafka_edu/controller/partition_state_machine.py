@@ -12,7 +12,12 @@ from typing import TYPE_CHECKING
 
 from kazoo.exceptions import NodeExistsError
 
-from kafka_edu.common.errors import IllegalStateException, NoReplicaOnlineException, StateChangeFailedException
+from kafka_edu.common.errors import (
+    IllegalStateException,
+    LeaderElectionNotNeededException,
+    NoReplicaOnlineException,
+    StateChangeFailedException,
+)
 from kafka_edu.controller.controller_channel_manager import ControllerBrokerRequestBatch
 from kafka_edu.controller.controller_context import (
     LeaderAndIsr,
@@ -94,6 +99,8 @@ class PartitionStateMachine:
 
     def handle_state_changes(self, partitions: set[TopicPartition], target_state: PartitionState,
                              leader_selector: PartitionLeaderSelector | None = None) -> None:
+        if not partitions:
+            return
         self.log.info("Invoking state change to %s for partitions %s", target_state.name,
                       ",".join(map(str, sorted(partitions))))
         # Its own trace, linked to the controller event: FIDELITY orders CT.psm after the failover steps.
@@ -214,6 +221,8 @@ class PartitionStateMachine:
             self.broker_request_batch.add_leader_and_isr_request_for_brokers(
                 replicas_for_this_partition, topic_partition.topic, topic_partition.partition,
                 new_leader_isr_and_controller_epoch, replicas)
+        except LeaderElectionNotNeededException:
+            pass  # already led as the selector would choose: the partition simply stays Online
         except (NoReplicaOnlineException, StateChangeFailedException):
             raise
         except Exception as e:

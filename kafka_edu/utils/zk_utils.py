@@ -6,15 +6,23 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from kazoo.client import KazooClient, KazooState
-from kazoo.exceptions import BadVersionError, NodeExistsError, NoNodeError
+from kazoo.exceptions import BadVersionError, KazooException, NodeExistsError, NoNodeError
 from kazoo.handlers.threading import KazooTimeoutError
 
-from kafka_edu.common.errors import KafkaException, ZkNodeExistsException, ZkTimeoutException
+from kafka_edu.common.errors import (
+    AdminOperationException,
+    KafkaException,
+    ZkNodeExistsException,
+    ZkTimeoutException,
+)
 from kafka_edu.tracing import span
+
+if TYPE_CHECKING:
+    from kafka_edu.log.log import TopicPartition
 
 log = logging.getLogger("kafka.utils.ZkUtils")
 
@@ -174,6 +182,21 @@ class ZkUtils:
         except NoNodeError:
             return []
 
+    def create_persistent_path(self, path: str, data: str = "") -> None:
+        """Create a persistent znode (and its parents); ZkNodeExistsException if it is already there."""
+        try:
+            self.zk_client.create(path, data.encode(), makepath=True)
+        except NodeExistsError:
+            raise ZkNodeExistsException(path) from None
+
+    def delete_path(self, path: str) -> bool:
+        """Delete one znode; False if it was not there."""
+        try:
+            self.zk_client.delete(path)
+            return True
+        except NoNodeError:
+            return False
+
     # -- cluster id -----------------------------------------------------------------------------------------------
 
     def get_cluster_id(self) -> str | None:
@@ -247,9 +270,158 @@ class ZkUtils:
         data, _ = self.read_data_maybe_null(f"{BROKER_IDS_PATH}/{broker_id}")
         return json.loads(data) if data else None
 
+    def get_sorted_broker_list(self) -> list[int]:
+        """The ids of the registered (live) brokers: the children of `/brokers/ids`."""
+        return sorted(int(broker_id) for broker_id in self.get_children(BROKER_IDS_PATH))
+
+    # -- topics and partitions ------------------------------------------------------------------------------------
+
+    def get_replicas_for_partition(self, topic: str, partition: int) -> list[int]:
+        """The assigned replicas (AR) of one partition in `/brokers/topics/<topic>`; [] if it has none."""
+        data, _ = self.read_data_maybe_null(get_topic_path(topic))
+        if data is None:
+            return []
+        try:
+            replicas = json.loads(data).get("partitions", {}).get(str(partition))
+        except (ValueError, AttributeError):  # not JSON, or not the layout: like a partition without replicas
+            return []
+        return list(replicas) if replicas is not None else []
+
+    def get_all_partitions(self) -> set[TopicPartition]:
+        """Every partition that has a `/brokers/topics/<topic>/partitions/<id>` znode (the controller makes them)."""
+        from kafka_edu.log.log import TopicPartition  # here, not at the top: zk_utils loads before the log layer
+
+        # A topic being deleted may have lost its partitions znode already: it then has no partitions.
+        return {TopicPartition(topic, int(partition))
+                for topic in self.get_children(BROKER_TOPICS_PATH)
+                for partition in self.get_children(get_topic_partitions_path(topic))}
+
+    # -- partition reassignment and preferred replica election ----------------------------------------------------
+
+    def get_partitions_being_reassigned(self) -> dict[TopicPartition, list[int]]:
+        """The target replicas of each partition in `/admin/reassign_partitions`; {} when none is being moved.
+
+        1.0.2 wraps each list in a ReassignedPartitionsContext; the controller builds that context itself.
+        """
+        json_partition_map, _ = self.read_data_maybe_null(REASSIGN_PARTITIONS_PATH)
+        if json_partition_map is None:
+            return {}
+        return parse_partition_reassignment_data(json_partition_map)
+
+    def update_partition_reassignment_data(self, partitions_to_be_reassigned: dict[TopicPartition, list[int]]) -> None:
+        """Rewrite `/admin/reassign_partitions` with the partitions still moving; delete it once none is left."""
+        zk_path = REASSIGN_PARTITIONS_PATH
+        if not partitions_to_be_reassigned:
+            # The znode's absence is what tells everyone (and the next admin command) that no reassignment runs.
+            self.delete_path(zk_path)
+            log.info("No more partitions need to be reassigned. Deleting zk path %s", zk_path)
+            return
+        json_data = format_as_reassignment_json(partitions_to_be_reassigned)
+        try:
+            # Creates the znode if it is missing, as 1.0.2's updatePersistentPath does.
+            self.update_persistent_path(zk_path, json_data)
+            log.debug("Updated partition reassignment path with %s", json_data)
+        except KazooException as e:
+            raise AdminOperationException(repr(e)) from e
+
+    def get_partitions_undergoing_preferred_replica_election(self) -> set[TopicPartition]:
+        """The partitions listed in `/admin/preferred_replica_election`; empty when no election is pending."""
+        # The parser lives with the admin command, as in 1.0.2; imported here because that module imports this one.
+        from kafka_edu.admin.preferred_replica_leader_election_command import parse_preferred_replica_election_data
+
+        json_partition_list, _ = self.read_data_maybe_null(PREFERRED_REPLICA_LEADER_ELECTION_PATH)
+        if json_partition_list is None:
+            return set()
+        return parse_preferred_replica_election_data(json_partition_list)
+
 
 def _to_json(obj: dict[str, Any]) -> str:
     return json.dumps(obj, separators=(",", ":"))
+
+
+def get_topic_path(topic: str) -> str:
+    return f"{BROKER_TOPICS_PATH}/{topic}"
+
+
+def get_topic_partitions_path(topic: str) -> str:
+    return f"{get_topic_path(topic)}/partitions"
+
+
+def parse_partition_reassignment_data_without_dedup(json_data: str) -> list[tuple[TopicPartition, list[int]]]:
+    """Each {"topic", "partition", "replicas"} entry of a reassignment JSON, in order and with any duplicates kept,
+    so that the admin command can reject duplicates before anything is written.
+
+    As in 1.0.2, text that is not JSON, or JSON without "partitions", is read as no partitions at all.
+    """
+    from kafka_edu.log.log import TopicPartition  # here, not at the top: zk_utils loads before the log layer
+
+    try:
+        js = json.loads(json_data)
+    except ValueError:
+        return []
+    partitions_seq = js.get("partitions") if isinstance(js, dict) else None
+    if partitions_seq is None:
+        return []
+    if not isinstance(partitions_seq, list):
+        raise KafkaException(f"Expected a JSON array for \"partitions\", got {json.dumps(partitions_seq)}")
+    assignment = []
+    for p in partitions_seq:
+        topic = _json_field(p, "topic", str)
+        partition = _json_field(p, "partition", int)
+        new_replicas = _json_field(p, "replicas", list)
+        if not all(_is_json_int(r) for r in new_replicas):
+            raise KafkaException(f"Expected a JSON array of integers for \"replicas\" in {json.dumps(p)}")
+        assignment.append((TopicPartition(topic, partition), list(new_replicas)))
+    return assignment
+
+
+def parse_partition_reassignment_data(json_data: str) -> dict[TopicPartition, list[int]]:
+    """A reassignment JSON as partition -> target replicas; a partition listed twice keeps its last entry."""
+    return dict(parse_partition_reassignment_data_without_dedup(json_data))
+
+
+def parse_topics_data(json_data: str) -> list[str]:
+    """The topics of a topics-to-move JSON, {"topics": [{"topic": "foo"}, ...]}, in order; [] if it is not JSON."""
+    try:
+        js = json.loads(json_data)
+    except ValueError:
+        return []
+    topics_seq = js.get("topics") if isinstance(js, dict) else None
+    if topics_seq is None:
+        return []
+    if not isinstance(topics_seq, list):
+        raise KafkaException(f"Expected a JSON array for \"topics\", got {json.dumps(topics_seq)}")
+    return [_json_field(t, "topic", str) for t in topics_seq]
+
+
+def format_as_reassignment_json(partitions_to_be_reassigned: dict[TopicPartition, list[int]]) -> str:
+    """The reassignment JSON that `/admin/reassign_partitions` holds and that the admin command reads and prints."""
+    return _to_json({
+        "version": 1,
+        "partitions": [{"topic": tp.topic, "partition": tp.partition, "replicas": list(replicas)}
+                       for tp, replicas in partitions_to_be_reassigned.items()],
+    })
+
+
+def preferred_replica_leader_election_zk_data(partitions: Iterable[TopicPartition]) -> str:
+    """The JSON of `/admin/preferred_replica_election`: {"version":1,"partitions":[{"topic":..,"partition":..}]}."""
+    return _to_json({"version": 1,
+                     "partitions": [{"topic": tp.topic, "partition": tp.partition} for tp in partitions]})
+
+
+def _is_json_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)  # JSON true is not a partition or broker id
+
+
+def _json_field(entry: Any, name: str, kind: type) -> Any:
+    """One field of a JSON object, of the expected JSON type (1.0.2's `fields(name).to[T]` fails just as loudly)."""
+    if not isinstance(entry, dict) or name not in entry:
+        raise KafkaException(f"Missing field \"{name}\" in {json.dumps(entry)}")
+    value = entry[name]
+    if not (_is_json_int(value) if kind is int else isinstance(value, kind)):
+        json_type = {str: "string", int: "integer", list: "array"}[kind]
+        raise KafkaException(f"Field \"{name}\" of {json.dumps(entry)} is not a JSON {json_type}")
+    return value
 
 
 def broker_to_json(version: int, host: str | None, port: int, advertised_endpoints: Sequence[Any], jmx_port: int,

@@ -13,7 +13,8 @@ from conftest import Broker, ZooKeeper, wait_until
 SESSION_TIMEOUT_S = 2.0
 # With no topics yet there is no partition listener to register (CT.failover.10).
 FAILOVER = ["CT.failover.01", "CT.failover.02", "CT.failover.03", "CT.failover.04", "CT.failover.05",
-            "CT.failover.06", "CT.failover.07", "CT.failover.08", "CT.failover.09", "CT.failover.12"]
+            "CT.failover.06", "CT.failover.07", "CT.failover.08", "CT.failover.09", "CT.failover.11", "CT.failover.12",
+            "CT.failover.13", "CT.failover.14"]
 
 
 def start_cluster(brokers) -> dict[int, Broker]:
@@ -68,7 +69,7 @@ def test_three_brokers_elect_exactly_one_controller_at_epoch_1(brokers, zookeepe
     assert controller_epoch(zookeeper) == 1
 
     # Only the winner's Startup event went on to the failover; the others saw the winner and stopped.
-    steps = wait_until(lambda: event_trace_steps(cluster[controller], "Startup", "CT.failover.12"), 10,
+    steps = wait_until(lambda: event_trace_steps(cluster[controller], "Startup", "CT.failover.14"), 10,
                        "the winner's Startup trace")
     assert steps == ["CT.event", "CT.startup.2", "CT.elect", *FAILOVER]
     failover = cluster[controller].spans()
@@ -84,9 +85,11 @@ def test_three_brokers_elect_exactly_one_controller_at_epoch_1(brokers, zookeepe
     for broker_change in cluster[controller].spans().where(step="CT.event", kafka__controller__event="BrokerChange"):
         assert cluster[controller].spans().where(trace_id=broker_change.trace_id).steps()[:2] == ["CT.event",
                                                                                                    "CT.broker"]
-    assert {s.name for s in failover.where(step="CT.failover.04")} == {
-        "KafkaController.registerTopicChangeListener", "KafkaController.registerTopicDeletionListener",
-        "KafkaController.registerBrokerChangeListener"}
+    # Every watch in 1.0.2's order, before the context is read.
+    assert [s.name.removeprefix("KafkaController.") for s in failover.where(step="CT.failover.04")] == [
+        "registerPartitionReassignmentListener", "registerIsrChangeNotificationListener",
+        "registerPreferredReplicaElectionListener", "registerTopicChangeListener", "registerTopicDeletionListener",
+        "registerBrokerChangeListener", "registerLogDirEventNotificationListener"]
     for broker_id, broker in cluster.items():
         if broker_id != controller:
             steps = wait_until(lambda b=broker: event_trace_steps(b, "Startup", "CT.elect"), 10, "a Startup trace")
@@ -112,7 +115,7 @@ def test_kill_9_of_the_controller_elects_another_at_epoch_2_within_the_session_t
     wait_until(lambda: controller_epoch(zookeeper) == 2, 5, "epoch 2")
 
     # /controller vanished with the dead session: the deletion watch queued Reelect, and the winner failed over.
-    steps = wait_until(lambda: event_trace_steps(cluster[new], "Reelect", "CT.failover.12"), 10, "a Reelect trace")
+    steps = wait_until(lambda: event_trace_steps(cluster[new], "Reelect", "CT.failover.14"), 10, "a Reelect trace")
     assert steps == ["CT.event", "CT.reelect", "CT.elect", *FAILOVER]
     spans = cluster[new].spans()
     assert spans.where(step="CT.failover.01").last().attributes["kafka.controller.epoch"] == 1
