@@ -120,6 +120,53 @@ def topics(options: argparse.Namespace) -> int:
     return run(bootstrap, action, options.topic, options.partitions, options.replication_factor, options.config, out)
 
 
+def _zookeeper_connect(options: argparse.Namespace) -> str:
+    """`--zookeeper`, else the newest run's ZooKeeper (the admin tools below talk to ZooKeeper, as in 1.0.2)."""
+    from kafka_edu.cluster.run_directory import RunDirectory
+    return options.zookeeper or RunDirectory.newest(Path(options.traces)).read_manifest()["zookeeper_connect"]
+
+
+def _error_line(prefix: str, e: BaseException) -> None:
+    """One red line naming the Kafka exception and what caused it; messages are escaped, they hold brackets."""
+    from rich.markup import escape
+    text = f"{type(e).__name__}: {e}"
+    cause = e.__cause__
+    while cause is not None:
+        text += f" (caused by {type(cause).__name__}: {cause})"
+        cause = cause.__cause__
+    console.print(f"[red]{escape(prefix + text)}[/]", soft_wrap=True)
+
+
+def preferred_replica_election(options: argparse.Namespace) -> int:
+    """kafka-preferred-replica-election.sh: `[--path-to-json-file F]`, all partitions by default."""
+    from kafka_edu.admin.preferred_replica_leader_election_command import run
+    try:
+        run(_zookeeper_connect(options), options.path_to_json_file)
+    except Exception as e:
+        _error_line("Failed to start preferred replica election: ", e)
+        return 1
+    return 0
+
+
+def reassign_partitions(options: argparse.Namespace) -> int:
+    """kafka-reassign-partitions.sh: `--reassignment-json-file F --execute|--verify`, or `--generate
+    --topics-to-move-json-file F --broker-list 1,2,3`."""
+    from rich.markup import escape
+
+    from kafka_edu.admin.reassign_partitions_command import run, validate_and_parse_args
+    usage_error = validate_and_parse_args(options)
+    if usage_error is not None:
+        console.print(f"[red]{escape(usage_error)}[/]", soft_wrap=True)
+        return 2
+    action = next(a for a in ("generate", "execute", "verify") if getattr(options, a))
+    try:
+        return run(_zookeeper_connect(options), action, options.reassignment_json_file,
+                   options.topics_to_move_json_file, options.broker_list)
+    except Exception as e:
+        _error_line("Partitions reassignment failed due to ", e)
+        return 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="kafka-edu", description="An instrumented Python port of the Kafka broker.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -157,6 +204,21 @@ def build_parser() -> argparse.ArgumentParser:
     tp.add_argument("--config", action="append", default=[], metavar="k=v")
     tp.add_argument("--bootstrap-server", help="default: the newest run's bootstrap servers")
     tp.add_argument("--traces", default="traces")
+    pe = sub.add_parser("preferred-replica-election",
+                        help="move leadership back to the preferred replicas (kafka-preferred-replica-election.sh)")
+    pe.add_argument("--path-to-json-file", help='{"partitions": [{"topic": "foo", "partition": 1}]}; default: all')
+    pe.add_argument("--zookeeper", help="default: the newest run's ZooKeeper")
+    pe.add_argument("--traces", default="traces")
+    rp = sub.add_parser("reassign-partitions", help="move partitions between brokers (kafka-reassign-partitions.sh)")
+    rp_action = rp.add_mutually_exclusive_group(required=True)
+    for name in ("generate", "execute", "verify"):
+        rp_action.add_argument(f"--{name}", action="store_true")
+    rp.add_argument("--reassignment-json-file",
+                    help='{"version": 1, "partitions": [{"topic": "foo", "partition": 1, "replicas": [1, 2]}]}')
+    rp.add_argument("--topics-to-move-json-file", help='{"version": 1, "topics": [{"topic": "foo"}]}')
+    rp.add_argument("--broker-list", help='the brokers to move the topics to, "0,1,2" (with --generate)')
+    rp.add_argument("--zookeeper", help="default: the newest run's ZooKeeper")
+    rp.add_argument("--traces", default="traces")
     return parser
 
 
@@ -174,6 +236,10 @@ def main(argv: list[str] | None = None) -> int:
             return consumer_groups(options)
         if options.command == "topics":
             return topics(options)
+        if options.command == "preferred-replica-election":
+            return preferred_replica_election(options)
+        if options.command == "reassign-partitions":
+            return reassign_partitions(options)
         return demo(options)
     except Exception as e:
         console.print(f"[red]kafka-edu: {type(e).__name__}: {e}[/]")

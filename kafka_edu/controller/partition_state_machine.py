@@ -81,18 +81,24 @@ class PartitionStateMachine:
 
     def trigger_online_partition_state_change(self) -> None:
         """Every New or Offline partition not queued for deletion gets a leader, in one batch of requests."""
-        try:
-            self.broker_request_batch.new_batch()
-            for topic_partition, partition_state in list(self.partition_state.items()):
-                if self.controller.topic_deletion_manager.is_topic_queued_up_for_deletion(topic_partition.topic):
-                    continue
-                if partition_state in (PartitionState.OfflinePartition, PartitionState.NewPartition):
-                    self.handle_state_change(topic_partition, PartitionState.OnlinePartition,
-                                             self.controller.offline_partition_selector)
-            self.broker_request_batch.send_requests_to_brokers(self.controller.epoch)
-        except Exception as e:
-            self.log.error("Error while moving some partitions to the online state", exc_info=e)
-            self.broker_request_batch.clear()
+        # Its own trace, linked to the caller, like handleStateChanges: elections come after the failover steps.
+        with span("PartitionStateMachine.triggerOnlinePartitionStateChange", root=True,
+                  links=[current_span_context()]) as s:
+            try:
+                self.broker_request_batch.new_batch()
+                elected = 0
+                for topic_partition, partition_state in list(self.partition_state.items()):
+                    if self.controller.topic_deletion_manager.is_topic_queued_up_for_deletion(topic_partition.topic):
+                        continue
+                    if partition_state in (PartitionState.OfflinePartition, PartitionState.NewPartition):
+                        self.handle_state_change(topic_partition, PartitionState.OnlinePartition,
+                                                 self.controller.offline_partition_selector)
+                        elected += 1
+                s.set_attributes({"kafka.partitions": elected})
+                self.broker_request_batch.send_requests_to_brokers(self.controller.epoch)
+            except Exception as e:
+                self.log.error("Error while moving some partitions to the online state", exc_info=e)
+                self.broker_request_batch.clear()
 
     def partitions_in_state(self, state: PartitionState) -> set[TopicPartition]:
         return {tp for tp, s in self.partition_state.items() if s == state}

@@ -21,7 +21,7 @@ from opentelemetry import trace
 from opentelemetry.trace import Link, Span, SpanContext, Status, StatusCode
 from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 
-from kafka_edu.tracing import provider
+from kafka_edu.tracing import breakpoints, provider
 from kafka_edu.tracing.steps import KAFKA_1_0_2, STEPS, SYMBOLS
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -35,7 +35,12 @@ def _tracer() -> trace.Tracer:
 
 
 def _code_path(code: CodeType) -> str:
-    path = Path(code.co_filename).resolve()
+    return _repo_relative(code.co_filename)
+
+
+@functools.cache  # resolving a path stats the file: once per source file, not once per span
+def _repo_relative(filename: str) -> str:
+    path = Path(filename).resolve()
     try:
         return str(path.relative_to(_REPO_ROOT))
     except ValueError:
@@ -110,6 +115,12 @@ class step(span):
         row = STEPS[step_id]
         super().__init__(row.span_name, {"kafka.step": step_id, **(attributes or {})}, origin_file=row.origin_file,
                          version=row.version, links=links, root=root, _depth=_depth)
+        self.step_id = step_id
+
+    def __enter__(self) -> Span:
+        if breakpoints.ACTIVE:  # a breakpoint or a "next" is armed; otherwise this check is all a step pays
+            breakpoints.on_step(self.step_id, self.name)  # blocks before the span opens: it shows the step's own time
+        return super().__enter__()
 
 
 def event(step_id: str | None, name: str, attributes: dict[str, Any] | None = None) -> None:

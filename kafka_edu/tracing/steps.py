@@ -177,6 +177,8 @@ SYMBOLS: dict[str, str] = {
     "ControllerChannelManager.sendRequest": _CHANNEL_MANAGER,
     "RequestSendThread.doWork": _CHANNEL_MANAGER,
     "PartitionStateMachine.handleStateChanges": "core/src/main/scala/kafka/controller/PartitionStateMachine.scala",
+    "PartitionStateMachine.triggerOnlinePartitionStateChange":
+        "core/src/main/scala/kafka/controller/PartitionStateMachine.scala",
     "ReplicaStateMachine.handleStateChanges": "core/src/main/scala/kafka/controller/ReplicaStateMachine.scala",
     "OfflinePartitionLeaderSelector.selectLeader": _SELECTOR,
     "ControlledShutdownLeaderSelector.selectLeader": _SELECTOR,
