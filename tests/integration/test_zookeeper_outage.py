@@ -1,0 +1,67 @@
+"""ZooKeeper unreachable for longer than the brokers' session timeout (Kafka 1.0.2): every session expires; the
+brokers re-register on new sessions, a controller is elected at a higher epoch, every partition gets a live leader
+again, and no broker process dies on the way."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import time
+import uuid
+
+from confluent_kafka.admin import AdminClient, NewTopic
+from conftest import wait_until
+from test_controller_leadership import (
+    PARTITIONS,
+    SESSION_TIMEOUT_S,
+    N,
+    bootstrap,
+    consume_all,
+    controller_of,
+    metadata_leaders,
+    partition_states,
+    produce,
+    start_cluster,
+)
+
+
+def test_brokers_survive_a_zookeeper_outage_longer_than_their_sessions(brokers, zookeeper):
+    cluster = start_cluster(brokers)
+    topic = f"outage-{uuid.uuid4().hex[:6]}"
+    admin = AdminClient({"bootstrap.servers": bootstrap(cluster)})
+    admin.create_topics([NewTopic(topic, num_partitions=PARTITIONS, replication_factor=3)])[topic].result(30)
+    wait_until(lambda: partition_states(zookeeper, topic), 15, "the partition state znodes")
+    assert produce(cluster, topic, 0, N // 2) == []
+    _, epoch_before = controller_of(zookeeper)
+    sessions_before = {b.name: b.log_file.read_text().count("re-registering broker info") for b in cluster.values()}
+
+    zookeeper_pid = zookeeper.server.process.pid
+    os.kill(zookeeper_pid, signal.SIGSTOP)
+    try:
+        # The outage itself: ZooKeeper must stay unreachable for more than every session timeout.
+        time.sleep(SESSION_TIMEOUT_S * 2 + 1)
+    finally:
+        os.kill(zookeeper_pid, signal.SIGCONT)
+
+    def recovered() -> bool:
+        registered = sorted(int(b) for b in zookeeper.client.get_children("/brokers/ids"))
+        if registered != [0, 1, 2] or not zookeeper.exists("/controller"):
+            return False
+        _, epoch = controller_of(zookeeper)
+        states = partition_states(zookeeper, topic)
+        return epoch > epoch_before and bool(states) and all(s["leader"] in registered for s in states.values())
+    wait_until(recovered, 40, "brokers re-registered, a new controller and live leaders")
+
+    assert all(b.process.poll() is None for b in cluster.values()), "a broker died during the outage"
+    # Each broker saw its session replaced and registered again (KafkaHealthcheck's SessionExpireListener).
+    assert all(b.log_file.read_text().count("re-registering broker info") > sessions_before[b.name]
+               for b in cluster.values())
+    controller, _ = controller_of(zookeeper)
+    wait_until(lambda: all(metadata_leaders({i: b}, topic) and
+                           AdminClient({"bootstrap.servers": bootstrap({i: b})}).list_topics(timeout=10).controller_id
+                           == controller for i, b in cluster.items()), 30, "every broker to name the new controller")
+    # Writes go on, and nothing acknowledged before the outage is gone.
+    assert produce(cluster, topic, N // 2, N // 2) == []
+    assert sorted(consume_all(cluster, topic, N)) == sorted(f"v{i}" for i in range(N))
+    assert json.loads(zookeeper.client.get("/controller")[0])["brokerid"] == controller
