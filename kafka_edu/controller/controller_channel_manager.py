@@ -84,7 +84,7 @@ class ControllerChannelManager:
                      callback: ResponseCallback | None = None) -> None:
         # Each request is its own trace (linked to its cause), continued by the broker's send thread.
         with self.broker_lock, span("ControllerChannelManager.sendRequest",
-                                    {"kafka.step": "CT.channel", "kafka.broker.id": broker_id,
+                                    {"kafka.step": "CT.channel", "kafka.destination.broker.id": broker_id,
                                      "kafka.api.key": int(api_key), "kafka.api.name": api_key.api_name,
                                      "kafka.api.version": api_version},
                                     root=True, links=[current_span_context()]) as s:
@@ -168,8 +168,9 @@ class RequestSendThread(threading.Thread):
         if not self._running.is_set():
             return
         with activate(item.enqueue_span), span("RequestSendThread.doWork", {
-                "kafka.step": "CT.channel", "kafka.broker.id": self.broker.id, "kafka.api.key": int(item.api_key),
-                "kafka.api.name": item.api_key.api_name, "kafka.api.version": item.api_version}):
+                "kafka.step": "CT.channel", "kafka.destination.broker.id": self.broker.id,
+                "kafka.api.key": int(item.api_key), "kafka.api.name": item.api_key.api_name,
+                "kafka.api.version": item.api_version}):
             response = None
             while self._running.is_set() and response is None:
                 try:

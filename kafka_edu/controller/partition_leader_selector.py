@@ -6,8 +6,6 @@ that must hear of it. The partition state machine writes the answer to ZooKeeper
 
 from __future__ import annotations
 
-import json
-
 from kafka_edu.common.errors import (
     LeaderElectionNotNeededException,
     NoReplicaOnlineException,
@@ -15,11 +13,10 @@ from kafka_edu.common.errors import (
 )
 from kafka_edu.controller.controller_context import ControllerContext, LeaderAndIsr
 from kafka_edu.log.log import TopicPartition
+from kafka_edu.log.log_config import unclean_leader_election_enable
 from kafka_edu.server.kafka_config import KafkaConfig
 from kafka_edu.tracing import set_attributes, span
 from kafka_edu.utils.kafka_logging import Logging
-
-TOPIC_CONFIG_PATH = "/config/topics"
 
 
 class PartitionLeaderSelector:
@@ -86,12 +83,8 @@ class OfflinePartitionLeaderSelector(PartitionLeaderSelector):
         return new_leader_and_isr, live_assigned_replicas
 
     def unclean_leader_election_enable(self, topic: str) -> bool:
-        """The topic's override if it has one (AdminUtils.fetchEntityConfig), else the broker's default."""
-        data, _ = self.controller_context.zk_utils.read_data_maybe_null(f"{TOPIC_CONFIG_PATH}/{topic}")
-        override = json.loads(data).get("config", {}).get("unclean.leader.election.enable") if data else None
-        if override is None:
-            return self.config.unclean_leader_election_enable
-        return str(override).lower() == "true"
+        return unclean_leader_election_enable(self.controller_context.zk_utils.fetch_entity_config("topics", topic),
+                                              self.config.unclean_leader_election_enable)
 
 
 class ReassignedPartitionLeaderSelector(PartitionLeaderSelector):

@@ -99,3 +99,9 @@ class LogConfig:
         if self.segment_jitter_ms == 0:
             return 0
         return random.randrange(2**31) % min(self.segment_jitter_ms, self.segment_ms)
+
+
+def unclean_leader_election_enable(topic_config: Mapping[str, str], broker_default: bool) -> bool:
+    """LogConfig.uncleanLeaderElectionEnable: the topic's override if it has one, else the broker's default."""
+    override = topic_config.get("unclean.leader.election.enable")
+    return broker_default if override is None else override.lower() == "true"

@@ -81,5 +81,4 @@ class DynamicConfigManager:
         handler.process_config_changes(entity_name, self.fetch_entity_config(entity_type, entity_name))
 
     def fetch_entity_config(self, entity_type: str, entity_name: str) -> dict[str, str]:
-        data, _ = self.zk_utils.read_data_maybe_null(f"{get_entity_config_root_path(entity_type)}/{entity_name}")
-        return {k: str(v) for k, v in json.loads(data).get("config", {}).items()} if data else {}
+        return self.zk_utils.fetch_entity_config(entity_type, entity_name)

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from kafka_edu.common.errors import KafkaStorageException
 from kafka_edu.log.log import TopicPartition
+from kafka_edu.log.log_config import unclean_leader_election_enable
 from kafka_edu.network.blocking_channel import BlockingChannel
 from kafka_edu.protocol.api_keys import ApiKeys
 from kafka_edu.protocol.builder import build
@@ -22,10 +23,12 @@ from kafka_edu.server.abstract_fetcher_thread import (
     ResultWithPartitions,
 )
 from kafka_edu.server.kafka_config import KafkaConfig
+from kafka_edu.tracing import event, span
 
 if TYPE_CHECKING:
     from kafka_edu.server.replica_manager import ReplicaManager
 
+_ORIGIN = "core/src/main/scala/kafka/server/ReplicaFetcherThread.scala"
 FETCH_REQUEST_VERSION = 6
 """What a 1.0 broker sends at inter.broker.protocol.version 1.0 (log start offsets, no fetch sessions)."""
 LIST_OFFSETS_REQUEST_VERSION = 1
@@ -138,25 +141,43 @@ class ReplicaFetcherThread(AbstractFetcherThread):
     def handle_offset_out_of_range(self, topic_partition: TopicPartition) -> int:
         """The leader has not got our fetch offset: behind its start (it deleted old data) or beyond its end (an
         unclean election made a shorter log the leader's)."""
-        replica = self.replica_mgr.get_replica_or_exception(topic_partition)
-        leader_end_offset = self.earliest_or_latest_offset(topic_partition, LATEST_TIMESTAMP)
-        if leader_end_offset < replica.log_end_offset:
-            if not self.broker_config.unclean_leader_election_enable:
-                self.log.critical("Exiting because log truncation is not allowed for partition %s, current leader's "
-                                  "latest offset %d is less than replica's latest offset %d", topic_partition,
-                                  leader_end_offset, replica.log_end_offset)
-                raise FatalExitError()
-            self.log.warning("Reset fetch offset for partition %s from %d to current leader's latest offset %d",
-                             topic_partition, replica.log_end_offset, leader_end_offset)
-            replica.log.truncate_to(leader_end_offset)
-            return leader_end_offset
-        leader_start_offset = self.earliest_or_latest_offset(topic_partition, EARLIEST_TIMESTAMP)
-        self.log.warning("Reset fetch offset for partition %s from %d to current leader's start offset %d",
-                         topic_partition, replica.log_end_offset, leader_start_offset)
-        offset_to_fetch = max(leader_start_offset, replica.log_end_offset)
-        if leader_start_offset > replica.log_end_offset:
-            replica.log.truncate_fully_and_start_at(leader_start_offset)
-        return offset_to_fetch
+        with span("ReplicaFetcherThread.handleOffsetOutOfRange", {
+                "kafka.topic": topic_partition.topic, "kafka.partition": topic_partition.partition,
+                "kafka.fetcher.source.broker": self.source_broker.id}, origin_file=_ORIGIN):
+            replica = self.replica_mgr.get_replica_or_exception(topic_partition)
+            leader_end_offset = self.earliest_or_latest_offset(topic_partition, LATEST_TIMESTAMP)
+            if leader_end_offset < replica.log_end_offset:
+                # Only an unclean election puts a leader behind a follower; the topic's override decides, as the
+                # controller's selector did.
+                if not self.unclean_leader_election_enable(topic_partition.topic):
+                    self.log.critical("Exiting because log truncation is not allowed for partition %s, current "
+                                      "leader %d's latest offset %d is less than replica %d's latest offset %d",
+                                      topic_partition, self.source_broker.id, leader_end_offset, self.replica_id,
+                                      replica.log_end_offset)
+                    raise FatalExitError()
+                self.log.warning("Replica %d for partition %s reset its fetch offset from %d to current leader %d's "
+                                 "latest offset %d", self.replica_id, topic_partition, replica.log_end_offset,
+                                 self.source_broker.id, leader_end_offset)
+                log_end_offset = replica.log_end_offset
+                replica.log.truncate_to(leader_end_offset)
+                _records_truncated(topic_partition, log_end_offset, leader_end_offset, unclean=True)
+                return leader_end_offset
+            leader_start_offset = self.earliest_or_latest_offset(topic_partition, EARLIEST_TIMESTAMP)
+            self.log.warning("Replica %d for partition %s reset its fetch offset from %d to current leader %d's "
+                             "start offset %d", self.replica_id, topic_partition, replica.log_end_offset,
+                             self.source_broker.id, leader_start_offset)
+            offset_to_fetch = max(leader_start_offset, replica.log_end_offset)
+            # Only a follower behind the leader's log start (the leader deleted old segments) starts over.
+            if leader_start_offset > replica.log_end_offset:
+                log_start_offset, log_end_offset = replica.log_start_offset, replica.log_end_offset
+                replica.log.truncate_fully_and_start_at(leader_start_offset)
+                _records_truncated(topic_partition, log_end_offset, log_start_offset, unclean=False)
+            return offset_to_fetch
+
+    def unclean_leader_election_enable(self, topic: str) -> bool:
+        zk_utils = self.replica_mgr.zk_utils
+        topic_config = zk_utils.fetch_entity_config("topics", topic) if zk_utils is not None else {}
+        return unclean_leader_election_enable(topic_config, self.broker_config.unclean_leader_election_enable)
 
     def handle_partitions_with_errors(self, partitions: Iterable[TopicPartition]) -> None:
         partitions = list(partitions)
@@ -252,3 +273,12 @@ class ReplicaFetcherThread(AbstractFetcherThread):
                 self.log.info("Failed to truncate %s: %r", topic_partition, e)
                 partitions_with_error.add(topic_partition)
         return ResultWithPartitions(truncation_points, partitions_with_error)
+
+
+def _records_truncated(topic_partition: TopicPartition, from_offset: int, to_offset: int, unclean: bool) -> None:
+    """What 1.0.2 only warns about in its log: the records a follower throws away to match its leader. `unclean`
+    marks records cut off by an unclean election: written (maybe acknowledged) once, now on no replica."""
+    event(None, "records.truncated", {"kafka.topic": topic_partition.topic,
+                                      "kafka.partition": topic_partition.partition,
+                                      "kafka.offset.from": from_offset, "kafka.offset.to": to_offset,
+                                      "kafka.records.lost": from_offset - to_offset, "kafka.unclean": unclean})

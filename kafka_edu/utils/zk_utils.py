@@ -197,6 +197,11 @@ class ZkUtils:
         except NoNodeError:
             return False
 
+    def fetch_entity_config(self, entity_type: str, entity_name: str) -> dict[str, str]:
+        """AdminUtils.fetchEntityConfig: an entity's overrides under `/config/<type>/<name>` ({} if none)."""
+        data, _ = self.read_data_maybe_null(f"{get_entity_config_root_path(entity_type)}/{entity_name}")
+        return {k: str(v) for k, v in json.loads(data).get("config", {}).items()} if data else {}
+
     # -- cluster id -----------------------------------------------------------------------------------------------
 
     def get_cluster_id(self) -> str | None:

@@ -180,11 +180,11 @@ def test_follower_replicates_and_the_isr_follows_it(cluster: tuple[Any, Any, str
     os.kill(follower.pid, signal.SIGSTOP)
     try:
         wait_until(lambda: state_znode(zookeeper, topic, 0)["isr"] == [LEADER], 30, "the ISR to shrink")
-        wait_until(lambda: zookeeper.client.get_children("/isr_change_notification"), 30, "an ISR change notification")
-        notifications = zookeeper.client.get_children("/isr_change_notification")
-        assert all(n.startswith("isr_change_") for n in notifications)
-        data, _ = zookeeper.client.get(f"/isr_change_notification/{sorted(notifications)[0]}")
-        assert {"topic": topic, "partition": 0} in json.loads(data)["partitions"]
+        # The leader announces the change under /isr_change_notification (the active controller consumes it).
+        wait_until(lambda: any(f"{topic}-0" in s.attributes["kafka.partitions"] and
+                               s.attributes["kafka.zk.path"].startswith("/isr_change_notification/isr_change_")
+                               for s in leader.spans().where(name="ReplicaManager.maybePropagateIsrChanges")),
+                   30, "an ISR change notification")
         errors = produce(leader, topic, 0, 1, "all", retries=0, **{"message.timeout.ms": 10000})
         assert [e.code() for e in errors] == [KafkaError.NOT_ENOUGH_REPLICAS]
     finally:
