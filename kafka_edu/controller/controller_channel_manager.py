@@ -337,7 +337,9 @@ class ControllerBrokerRequestBatch:
                              topic_states=[dict(topic_name=t, partition_states=s) for t, s in topics.items()],
                              live_leaders=[dict(broker_id=b.id, host_name=b.endpoints[listener][0],
                                                 port=b.endpoints[listener][1]) for b in leaders])
-                controller.send_request(broker, ApiKeys.LEADER_AND_ISR, LEADER_AND_ISR_VERSION, body)
+                controller.send_request(broker, ApiKeys.LEADER_AND_ISR, LEADER_AND_ISR_VERSION, body,
+                                        lambda response, b=broker: controller.event_manager.put(
+                                            controller.leader_and_isr_response_received(response, b)))
             self.leader_and_isr_request_map.clear()
 
             topics_um: dict[str, list[dict[str, Any]]] = {}

@@ -73,6 +73,8 @@ class ControllerContext:
         self.partition_replica_assignment: dict[TopicPartition, list[int]] = {}
         self.partition_leadership_info: dict[TopicPartition, LeaderIsrAndControllerEpoch] = {}
         self.partitions_being_reassigned: dict[TopicPartition, ReassignedPartitionsContext] = {}
+        # Replicas each broker answered KAFKA_STORAGE_ERROR for in a LeaderAndIsr response (a failed log dir).
+        self.replicas_on_offline_dirs: dict[int, set[TopicPartition]] = {}
         # Broker is unhashable (its endpoints are a dict), so Kafka's Set[Broker] is kept by id.
         self._live_brokers: dict[int, Broker] = {}
 
@@ -97,8 +99,9 @@ class ControllerContext:
         return list(self._live_brokers.values())
 
     def is_replica_online(self, broker_id: int, topic_partition: TopicPartition) -> bool:
-        """A replica is online when its broker is live (1.0.2 also excludes replicas on failed log dirs)."""
-        return broker_id in self.live_broker_ids
+        """Its broker is live and has not reported the replica's log dir as failed."""
+        return broker_id in self.live_broker_ids and \
+            topic_partition not in self.replicas_on_offline_dirs.get(broker_id, set())
 
     def partitions_on_broker(self, broker_id: int) -> set[TopicPartition]:
         return {tp for tp, replicas in self.partition_replica_assignment.items() if broker_id in replicas}

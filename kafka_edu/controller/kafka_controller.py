@@ -479,6 +479,8 @@ class KafkaController:
         """Everyone learns of the new brokers; their replicas go Online and leaderless partitions get a leader."""
         context = self.controller_context
         self.log.info("New broker startup callback for %s", ",".join(map(str, new_brokers)))
+        for broker_id in new_brokers:
+            context.replicas_on_offline_dirs.pop(broker_id, None)
         self.send_update_metadata_request(context.live_or_shutting_down_broker_ids)
         all_replicas_on_new_brokers = self.replicas_on_brokers(set(new_brokers))
         self.replica_state_machine.handle_state_changes(all_replicas_on_new_brokers, ReplicaState.OnlineReplica)
@@ -500,6 +502,8 @@ class KafkaController:
     def on_broker_failure(self, dead_brokers: list[int]) -> None:
         context = self.controller_context
         self.log.info("Broker failure callback for %s", ",".join(map(str, dead_brokers)))
+        for broker_id in dead_brokers:
+            context.replicas_on_offline_dirs.pop(broker_id, None)
         dead_brokers_that_were_shutting_down = [b for b in dead_brokers if b in context.shutting_down_broker_ids]
         context.shutting_down_broker_ids -= set(dead_brokers)
         self.log.info("Removed %s from list of shutting down brokers.", dead_brokers_that_were_shutting_down)
@@ -513,7 +517,7 @@ class KafkaController:
                                              if deletion.is_topic_queued_up_for_deletion(r.topic)}
         new_offline_replicas_not_for_deletion = new_offline_replicas - new_offline_replicas_for_deletion
         partitions_without_leader = {tp for tp, info in context.partition_leadership_info.items()
-                                     if info.leader_and_isr.leader not in context.live_broker_ids
+                                     if not context.is_replica_online(info.leader_and_isr.leader, tp)
                                      and not deletion.is_topic_queued_up_for_deletion(tp.topic)}
         self.partition_state_machine.handle_state_changes(partitions_without_leader, PartitionState.OfflinePartition)
         self.partition_state_machine.trigger_online_partition_state_change()
@@ -871,6 +875,9 @@ class KafkaController:
 
     def topic_deletion_stop_replica_result(self, response: object, replica_id: int) -> ControllerEvent:
         return TopicDeletionStopReplicaResult(self, response, replica_id)
+
+    def leader_and_isr_response_received(self, response: object, broker_id: int) -> ControllerEvent:
+        return LeaderAndIsrResponseReceived(self, response, broker_id)
 
     # -- election -------------------------------------------------------------------------------------------------
 
@@ -1256,6 +1263,42 @@ class TopicDeletion(ControllerEvent):
             for topic in topics_to_be_deleted:
                 c.log.info("Removing %s/%s since delete topic is disabled", DELETE_TOPICS_PATH, topic)
                 c.zk_utils.delete_path_recursive(f"{DELETE_TOPICS_PATH}/{topic}")
+
+
+class LeaderAndIsrResponseReceived(ControllerEvent):
+    """A broker answered LeaderAndIsr: replicas it reports KAFKA_STORAGE_ERROR for are on a failed log dir and go
+    offline (a new leader if they led)."""
+
+    def __init__(self, controller: KafkaController, leader_and_isr_response: object, broker_id: int) -> None:
+        self.controller = controller
+        self.leader_and_isr_response = leader_and_isr_response
+        self.broker_id = broker_id
+
+    @property
+    def state(self) -> ControllerState:
+        return ControllerState.LeaderAndIsrResponseReceived
+
+    def process(self) -> None:
+        c = self.controller
+        response: Any = self.leader_and_isr_response
+        set_attributes({"kafka.broker.id.from": self.broker_id, "kafka.error_code": response.error_code})
+        if response.error_code != Errors.NONE:
+            c.state_change_logger.error("Received error in LeaderAndIsr response %s from broker %d", response,
+                                        self.broker_id)
+            return
+        errors = {TopicPartition(e.topic_name, e.partition_index): e.error_code for e in response.partition_errors}
+        offline_replicas = {tp for tp, error in errors.items() if error == Errors.KAFKA_STORAGE_ERROR}
+        online_replicas = {tp for tp, error in errors.items() if error == Errors.NONE}
+        context = c.controller_context
+        previous_offline_replicas = context.replicas_on_offline_dirs.get(self.broker_id, set())
+        current_offline_replicas = (previous_offline_replicas - online_replicas) | offline_replicas
+        context.replicas_on_offline_dirs[self.broker_id] = current_offline_replicas
+        new_offline_replicas = current_offline_replicas - previous_offline_replicas
+        if new_offline_replicas:
+            c.state_change_logger.info("Mark replicas %s on broker %d as offline",
+                                       ",".join(map(str, sorted(new_offline_replicas))), self.broker_id)
+            c.on_replicas_become_offline({PartitionAndReplica(tp.topic, tp.partition, self.broker_id)
+                                          for tp in new_offline_replicas})
 
 
 class TopicDeletionStopReplicaResult(ControllerEvent):
