@@ -10,6 +10,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+
 console = Console()
 
 
@@ -92,6 +93,25 @@ def demo(options: argparse.Namespace) -> int:
         with console.status("Stopping the cluster..."):
             runner.down()
     console.print(f"stopped; traces are in {runner.run.path}")
+    return 0
+
+
+def tui(options: argparse.Namespace) -> int:
+    """The live TUI: on a new cluster (stopped again on quit), or attached to `--run DIR`, running or finished."""
+    from tui.app import run
+    from tui.launch import ClusterLaunch
+    if options.run:
+        run(Path(options.run))
+        return 0
+    launch = ClusterLaunch(Path(options.traces), options.brokers, options.zookeeper, options.override)
+    launch.start()
+    try:
+        run(None, launch)
+    finally:
+        with console.status("Stopping the cluster..."):
+            launch.stop()
+    if launch.runner is not None:
+        console.print(f"stopped; traces are in {launch.runner.run.path}")
     return 0
 
 
@@ -188,6 +208,13 @@ def build_parser() -> argparse.ArgumentParser:
     dm = sub.add_parser("demo", help="start a traced cluster, show its startup, keep it running until Ctrl-C")
     dm.add_argument("--brokers", type=int, default=3)
     dm.add_argument("--traces", default="traces")
+    tu = sub.add_parser("tui", help="the live terminal UI: on a new cluster, or on --run traces/<run-id>")
+    tu.add_argument("--run", help="attach to this run directory (running or finished) instead of starting a cluster")
+    tu.add_argument("--brokers", type=int, default=3)
+    tu.add_argument("--mode", choices=["zk"], default="zk")
+    tu.add_argument("--zookeeper", help="use this ZooKeeper instead of starting one")
+    tu.add_argument("--override", action="append", default=[], metavar="k=v", help="a broker property for all")
+    tu.add_argument("--traces", default="traces")
     cg = sub.add_parser("consumer-groups", help="list or describe consumer groups (kafka-consumer-groups.sh)")
     group = cg.add_mutually_exclusive_group(required=True)
     group.add_argument("--list", action="store_true")
@@ -236,6 +263,8 @@ def main(argv: list[str] | None = None) -> int:
             return consumer_groups(options)
         if options.command == "topics":
             return topics(options)
+        if options.command == "tui":
+            return tui(options)
         if options.command == "preferred-replica-election":
             return preferred_replica_election(options)
         if options.command == "reassign-partitions":

@@ -136,9 +136,12 @@ class PartitionStateMachine:
                     assert leader_selector is not None
                     self.elect_leader_for_partition(topic_partition, leader_selector)
             self.partition_state[topic_partition] = target_state
-            event("CT.psm", "partition.state.change", {
-                "kafka.topic": topic_partition.topic, "kafka.partition": topic_partition.partition,
-                "from": curr_state.name, "to": target_state.name})
+            attributes = {"kafka.topic": topic_partition.topic, "kafka.partition": topic_partition.partition,
+                          "from": curr_state.name, "to": target_state.name}
+            leadership = self.controller_context.partition_leadership_info.get(topic_partition)
+            if target_state == PartitionState.OnlinePartition and leadership is not None:
+                attributes["kafka.leader"] = leadership.leader_and_isr.leader
+            event("CT.psm", "partition.state.change", attributes)
         except Exception as t:
             self.state_change_logger.error("Initiated state change for partition %s from %s to %s failed",
                                            topic_partition, curr_state.name, target_state.name, exc_info=t)

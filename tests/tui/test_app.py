@@ -1,0 +1,295 @@
+"""The TUI on recorded runs (App.run_test): what a learner sees when they open a run and move around in it."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from tests.tui.conftest import copy_run, opened, plain, row_texts, wait_for
+from tui.app import KafkaEduApp
+from tui.store import ORPHANS
+from tui.widgets.cluster_pane import ClusterPane
+from tui.widgets.detail import DetailPane
+from tui.widgets.log_pane import LogPane
+from tui.widgets.trace_list import GROUP, TRACE, TraceList
+from tui.widgets.waterfall import Waterfall
+
+
+def run(scenario) -> None:
+    asyncio.run(scenario())
+
+
+def detail_text(app: KafkaEduApp) -> str:
+    return plain(app.query_one("#detail-body").content)
+
+
+def test_opening_a_run_shows_a_broker_startup_with_its_steps(produce: Path) -> None:
+    async def scenario() -> None:
+        async with opened(produce) as (app, pilot):
+            traces = app.query_one(TraceList)
+            assert traces.rows[0] == (GROUP, "startup")
+            waterfall = app.query_one(Waterfall)
+            assert waterfall.trace.root.name == "KafkaServer.startup"
+            names = [waterfall.trace.spans[span_id].name for _, span_id in waterfall.rows]
+            # every startup step in Kafka's order, as the waterfall lists them
+            steps = [waterfall.trace.spans[span_id].step for _, span_id in waterfall.rows]
+            startup_steps = [s for s in steps if s and s.startswith("LC.startup.")]
+            assert startup_steps == sorted(startup_steps) and "LC.startup.08" in startup_steps
+            assert "LogManager.startup" in names
+            assert any("KafkaServer.startup" in line for line in row_texts(waterfall))
+    run(scenario)
+
+
+def test_j_and_k_move_between_traces_and_tab_moves_between_panes(failover: Path) -> None:
+    async def scenario() -> None:
+        async with opened(failover) as (app, pilot):
+            traces, waterfall = app.query_one(TraceList), app.query_one(Waterfall)
+            first = waterfall.trace_id
+            await pilot.press("j")
+            await wait_for(pilot, lambda: waterfall.trace_id != first, what="the next trace")
+            assert waterfall.trace_id == traces.current[1]
+            await pilot.press("k")
+            await wait_for(pilot, lambda: waterfall.trace_id == first, what="the first trace again")
+            await pilot.press("tab")
+            assert app.focused is waterfall
+            await pilot.press("tab")
+            assert isinstance(app.focused, DetailPane)
+            await pilot.press("tab")
+            assert isinstance(app.focused, LogPane)
+            await pilot.press("tab")
+            assert isinstance(app.focused, ClusterPane)
+    run(scenario)
+
+
+def test_search_filters_the_traces_and_escape_clears_it(failover: Path) -> None:
+    async def scenario() -> None:
+        async with opened(failover) as (app, pilot):
+            traces = app.query_one(TraceList)
+            total = traces.matching
+            await pilot.press("slash", *"reelect", "enter")
+            await wait_for(pilot, lambda: traces.needle == "reelect")
+            shown = [row[1] for row in traces.rows if row[0] == TRACE]
+            assert shown and len(shown) < total
+            for trace_id in shown:
+                names = {s.name for s in app.store.traces[trace_id].spans.values()}
+                assert "KafkaController.Reelect.process" in names
+            assert [row[1] for row in traces.rows if row[0] == GROUP] == ["controller event"]
+            assert app.query_one(Waterfall).trace_id in shown  # the selection follows the filter
+            assert app.focused is traces
+            await pilot.press("slash", "escape")
+            await wait_for(pilot, lambda: traces.matching == total, what="the filter to clear")
+    run(scenario)
+
+
+def test_enter_folds_a_span_and_brackets_collapse_and_expand_everything(produce: Path) -> None:
+    async def scenario() -> None:
+        async with opened(produce) as (app, pilot):
+            waterfall = app.query_one(Waterfall)
+            waterfall.focus()
+            everything = len(waterfall.rows)
+            await pilot.press("enter")  # on the root
+            assert len(waterfall.rows) == 1
+            await pilot.press("enter")
+            assert len(waterfall.rows) == everything
+            await pilot.press("left_square_bracket")
+            assert len(waterfall.rows) == 1
+            await pilot.press("right_square_bracket")
+            assert len(waterfall.rows) == everything
+            # in the trace list, Enter on a group header folds the group
+            traces = app.query_one(TraceList)
+            traces.focus()
+            traces.action_jump(0)
+            await pilot.press("enter")
+            assert "startup" in traces.collapsed
+            assert traces.rows[1][0] == GROUP
+    run(scenario)
+
+
+def test_the_critical_path_runs_from_the_root_through_its_last_finishing_child(produce: Path) -> None:
+    async def scenario() -> None:
+        async with opened(produce) as (app, pilot):
+            waterfall = app.query_one(Waterfall)
+            trace = waterfall.trace
+            root = trace.root
+            assert root.span_id in waterfall.critical
+            children = [s for s in trace.spans.values() if s.parent_id == root.span_id]
+            last = max(children, key=lambda s: s.end_ns)
+            assert last.span_id in waterfall.critical
+            # every section lies inside its span, and no two sections overlap in time
+            sections = sorted((s for ss in waterfall.critical.values() for s in ss), key=lambda s: s.start_ns)
+            for section in sections:
+                span = trace.spans[section.span_id]
+                assert span.start_ns <= section.start_ns <= section.end_ns <= span.end_ns
+            for before, after in zip(sections, sections[1:], strict=False):
+                assert before.end_ns <= after.start_ns
+    run(scenario)
+
+
+def test_detail_shows_the_step_its_explanation_the_origin_and_the_ported_source(produce: Path) -> None:
+    async def scenario() -> None:
+        async with opened(produce) as (app, pilot):
+            waterfall = app.query_one(Waterfall)
+            waterfall.focus()
+            index = next(i for i, (_, span_id) in enumerate(waterfall.rows)
+                         if waterfall.trace.spans[span_id].step == "LC.startup.08")
+            waterfall.action_jump(index)
+            await wait_for(pilot, lambda: "LC.startup.08" in detail_text(app), what="the detail of LC.startup.08")
+            text = detail_text(app)
+            assert "LogManager.startup" in text
+            assert "clean-shutdown marker" in text  # the FIDELITY row's "what happens"
+            assert "RecoveringFromUncleanShutdown" in text
+            assert "core/src/main/scala/kafka/log/LogManager.scala" in text
+            span = waterfall.current_span
+            path, line = span.attributes["code.file.path"], span.attributes["code.line.number"]
+            assert f"{path}:{line}" in text
+            source_line = (Path(__file__).resolve().parents[2] / path).read_text().splitlines()[line - 1].strip()
+            assert source_line in text
+    run(scenario)
+
+
+def test_the_cluster_and_log_tell_the_failover_story(failover: Path) -> None:
+    async def scenario() -> None:
+        async with opened(failover) as (app, pilot):
+            log = "\n".join(entry.text for entry in app.model.log)
+            assert "★ elected controller, epoch 1" in log
+            assert "★ elected controller, epoch 2" in log
+            assert "no shutdown in its trace (killed)" in log
+            times = [entry.time_ns for entry in app.model.log]
+            assert times == sorted(times)
+            assert app.model.controller_epoch == 3
+            # the run has ended: every broker is NotRunning and nobody is controller
+            assert {b.state for b in app.model.brokers.values()} == {"NotRunning"}
+            assert app.model.controller_id is None
+            cluster = app.query_one(ClusterPane)
+            assert "last epoch 3" in cluster.border_title
+            # the killed process's awaitShutdown never ended, and says so
+            lost = [s for t in app.store for s in t.spans.values() if app.store.is_lost(s)]
+            assert [s.name for s in lost] == ["KafkaServer.awaitShutdown"]
+    run(scenario)
+
+
+def test_a_replay_has_no_action_keys(failover: Path) -> None:
+    async def scenario() -> None:
+        async with opened(failover) as (app, pilot):
+            assert not app.live
+            for action in ("kill", "stop", "restart", "pause", "create_topic", "produce", "breakpoint"):
+                assert not app.check_action(action, ())
+            await pilot.press("x")  # nothing to do, and no crash
+            await pilot.press("question_mark")
+            await wait_for(pilot, lambda: app.screen.__class__.__name__ == "HelpScreen")
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: app.screen.__class__.__name__ != "HelpScreen")
+    run(scenario)
+
+
+def test_screenshot_saves_an_svg_into_the_run_directory(produce: Path, tmp_path: Path) -> None:
+    run_dir = copy_run(produce, tmp_path / "run")
+
+    async def scenario() -> None:
+        async with opened(run_dir) as (app, pilot):
+            await pilot.press("S")
+            await wait_for(pilot, lambda: list(run_dir.glob("*.svg")), what="a screenshot")
+            assert "<svg" in next(run_dir.glob("*.svg")).read_text()[:200]
+    run(scenario)
+
+
+# -- bad input ------------------------------------------------------------------------------------------------------
+
+
+async def _status(app: KafkaEduApp, pilot) -> str:
+    await wait_for(pilot, app.loaded.is_set, what="the reader to finish")
+    await pilot.pause(0.1)
+    return str(app.query_one("#status").content)
+
+
+def test_a_missing_run_directory_is_reported_not_fatal(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        app = KafkaEduApp(tmp_path / "nowhere", watch=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            assert "no run directory" in await _status(app, pilot)
+    run(scenario)
+
+
+def test_an_empty_run_directory_is_reported(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        app = KafkaEduApp(tmp_path, watch=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            status = await _status(app, pilot)
+            assert "no manifest.json" in status and "no span files yet" in status
+    run(scenario)
+
+
+def test_a_cut_off_last_line_and_a_corrupt_line_are_skipped_and_reported(produce: Path, tmp_path: Path) -> None:
+    run_dir = copy_run(produce, tmp_path / "run")
+    spans = run_dir / "broker-0.jsonl"
+    lines = spans.read_text().splitlines(keepends=True)
+    spans.write_text("".join(lines[:-1]) + '{"resourceSpans": [{"scopeSpans": [{"spans": [ garbage\n'
+                     + lines[-1][: len(lines[-1]) // 2])
+
+    async def scenario() -> None:
+        async with opened(run_dir) as (app, pilot):
+            status = await _status(app, pilot)
+            assert "broker-0.jsonl: 1 unreadable line(s) skipped" in status
+            assert "broker-0.jsonl: last line cut off" in status
+            assert len(app.store) > 100  # everything before the damage is there
+    run(scenario)
+
+
+def test_spans_whose_parent_never_arrives_hang_under_orphans(produce: Path, tmp_path: Path) -> None:
+    run_dir = copy_run(produce, tmp_path / "run")
+    # Drop the startup root from both files: its children lose their parent.
+    (run_dir / "broker-0.starts.jsonl").write_text("".join(
+        line for line in (run_dir / "broker-0.starts.jsonl").read_text().splitlines(keepends=True)
+        if '"name":"KafkaServer.startup"' not in line))
+    ended = (run_dir / "broker-0.jsonl").read_text()
+    root_line = next(line for line in ended.splitlines() if '"name":"KafkaServer.startup","kind"' in line)
+    (run_dir / "broker-0.jsonl").write_text(ended.replace(root_line + "\n", ""))
+
+    async def scenario() -> None:
+        async with opened(run_dir) as (app, pilot):
+            traces = app.query_one(TraceList)
+            waterfall = app.query_one(Waterfall)
+            orphan_traces = [t for t in app.store if t.root is not None and t.root.parent_id]
+            assert orphan_traces
+            traces.select_trace(orphan_traces[0].trace_id)
+            await wait_for(pilot, lambda: waterfall.trace_id == orphan_traces[0].trace_id)
+            assert (0, ORPHANS) in waterfall.rows
+            assert any("orphans" in line for line in row_texts(waterfall))
+    run(scenario)
+
+
+def test_unknown_attributes_are_shown_as_they_are(produce: Path, tmp_path: Path) -> None:
+    run_dir = copy_run(produce, tmp_path / "run")
+    starts = run_dir / "broker-0.starts.jsonl"
+    text = starts.read_text()
+    starts.write_text(text + '{"traceId":"%s","spanId":"00000000000000ff","parentSpanId":"","name":"Mystery.step",'
+                      '"startTimeUnixNano":"1","attributes":{"x.weird":{"nested":[1,2]},"kafka.step":"ZZ.9"}}\n'
+                      % ("f" * 32))
+
+    async def scenario() -> None:
+        async with opened(run_dir) as (app, pilot):
+            traces = app.query_one(TraceList)
+            traces.select_trace("f" * 32)
+            await wait_for(pilot, lambda: "Mystery.step" in detail_text(app))
+            text = detail_text(app)
+            assert "x.weird" in text and "nested" in text
+            assert "ZZ.9" in text and "no explanation for this step yet" in text
+            assert "never ended" in text  # the run is over and this span has no end
+    run(scenario)
+
+
+def test_a_file_truncated_under_a_live_reader_is_read_again(produce: Path, tmp_path: Path) -> None:
+    run_dir = copy_run(produce, tmp_path / "run")
+    spans = run_dir / "broker-0.jsonl"
+
+    async def scenario() -> None:
+        app = KafkaEduApp(run_dir, watch=True)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await wait_for(pilot, app.loaded.is_set)
+            before = len(app.store)
+            first_line = spans.read_text().splitlines(keepends=True)[0]
+            spans.write_text(first_line)  # a new process rewrote the file
+            await wait_for(pilot, lambda: "truncated or replaced" in str(app.query_one("#status").content),
+                           what="the truncation to be noticed")
+            assert len(app.store) == before  # spans read again are not counted twice
+    run(scenario)

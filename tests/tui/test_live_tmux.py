@@ -1,0 +1,131 @@
+"""End to end: `kafka-edu tui` on a live 3-broker cluster in a real terminal (tmux), read back with capture-pane.
+
+A learner's two first experiments: kill -9 the controller and watch a new one take over with a higher epoch; set
+a breakpoint on LogManager.startup, restart a broker, find it paused there, and let it continue.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from kafka_edu.cluster.runner import ClusterRunner
+
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")]
+
+REPO = Path(__file__).resolve().parents[2]
+CONTROLLER = re.compile(r"Cluster · ★ b(\d+) · epoch (\d+)")
+DETAIL = re.compile(r"Detail · (\S+)")
+
+
+class Terminal:
+    """One tmux session running the TUI, 120×40."""
+
+    def __init__(self, traces: Path) -> None:
+        self.traces = traces
+        self.session = f"kafka-edu-tui-{uuid.uuid4().hex[:8]}"
+        # COLUMNS/LINES inherited from a test runner would pin the TUI at their size
+        command = f"cd {REPO} && env -u COLUMNS -u LINES {sys.executable} -m kafka_edu.cli tui --traces {traces}"
+        subprocess.run(["tmux", "new-session", "-d", "-s", self.session, "-x", "120", "-y", "40", command], check=True)
+
+    def screen(self) -> str:
+        return subprocess.run(["tmux", "capture-pane", "-p", "-t", self.session], capture_output=True, text=True
+                              ).stdout
+
+    def press(self, *keys: str) -> None:
+        subprocess.run(["tmux", "send-keys", "-t", self.session, *keys], check=True)
+
+    def wait_for(self, condition: Callable[[str], object], what: str, timeout_s: float = 90.0) -> str:
+        """The screen once `condition(screen)` holds."""
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            screen = self.screen()
+            if condition(screen):
+                return screen
+            time.sleep(0.2)
+        raise AssertionError(f"timed out waiting for {what}; the screen:\n{self.screen()}")
+
+    def alive(self) -> bool:
+        return subprocess.run(["tmux", "has-session", "-t", self.session], capture_output=True).returncode == 0
+
+    def close(self) -> None:
+        """q stops the cluster the TUI started; if that fails, the session and the cluster are stopped here."""
+        if self.alive():
+            self.press("q")
+            deadline = time.monotonic() + 90
+            while self.alive() and time.monotonic() < deadline:
+                time.sleep(0.2)
+        if self.alive():
+            subprocess.run(["tmux", "kill-session", "-t", self.session], check=False)
+        for manifest in self.traces.glob("*/manifest.json"):
+            runner = ClusterRunner.open(manifest.parent)
+            if not runner.run.read_manifest().get("stopped_at"):
+                runner.down()
+
+
+@pytest.fixture
+def terminal(tmp_path: Path) -> Iterator[Terminal]:
+    term = Terminal(tmp_path / "traces")
+    try:
+        term.wait_for(lambda s: s.count("RunningAsBroker") >= 3 and CONTROLLER.search(s), "three brokers and a "
+                      "controller")
+        yield term
+    finally:
+        term.close()
+
+
+def detail_title(screen: str) -> str | None:
+    """The step (or span name) in the Detail pane's title; None while something covers it."""
+    found = DETAIL.search(screen)
+    return found.group(1) if found else None
+
+
+def select_broker(term: Terminal, broker_id: int) -> None:
+    """Focus the Cluster pane (Shift+Tab from Traces) and put its cursor on the broker's row (after ZooKeeper)."""
+    term.press("BTab")
+    term.press("g", *["j"] * (broker_id + 1))
+
+
+def test_kill_9_of_the_controller_shows_a_new_controller_with_a_higher_epoch(terminal: Terminal) -> None:
+    controller, epoch = map(int, CONTROLLER.search(terminal.screen()).groups())
+    select_broker(terminal, controller)
+    terminal.press("x")
+
+    def new_controller(screen: str) -> bool:
+        found = CONTROLLER.search(screen)
+        return bool(found) and int(found.group(1)) != controller and int(found.group(2)) > epoch
+
+    screen = terminal.wait_for(new_controller, "a new controller with a higher epoch")
+    assert f"b{controller} killed in RunningAsBroker" in screen
+    assert "no shutdown in its trace (killed)" in screen or "elected controller" in screen
+
+
+def test_a_breakpoint_on_log_manager_startup_pauses_a_restarted_broker_until_continued(terminal: Terminal) -> None:
+    # The first trace shown is a broker's startup: walk its waterfall down to LC.startup.08 and break there.
+    terminal.press("Tab")
+    for _ in range(40):
+        shown = detail_title(terminal.screen())
+        if shown == "LC.startup.08":
+            break
+        terminal.press("j")
+        terminal.wait_for(lambda s, before=shown: detail_title(s) not in (None, before), "the next span's detail",
+                          timeout_s=30)
+    terminal.press("b")
+    terminal.wait_for(lambda s: "breakpoints: LC.startup.08" in s, "the breakpoint to be set")
+
+    terminal.press("BTab")  # back to Traces; select_broker goes on to Cluster
+    select_broker(terminal, 2)
+    terminal.press("r")
+    terminal.wait_for(lambda s: "paused at LC.startup.08 LogManager.startup on broker 2" in s,
+                      "broker 2 to pause at LC.startup.08")
+    terminal.press("c")
+    terminal.wait_for(lambda s: "paused at" not in s and re.search(r"b2 RunningAsBroker", s),
+                      "broker 2 to finish starting")

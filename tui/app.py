@@ -1,0 +1,441 @@
+"""`kafka-edu tui`: a live (or replayed) view of one cluster run, drawn from its run directory's files only.
+
+A worker thread tails the span files (tui.reader) and hands each batch to the UI thread, which files it into the
+bounded store (tui.store) and the cluster model (tui.cluster); a timer redraws whatever changed, at most 20 times a
+second. Actions on a live cluster go through `tui.control.ClusterControl`, on worker threads, never on the UI thread.
+"""
+
+from __future__ import annotations
+
+import gc
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
+
+from textual import events, on, work
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.widgets import Footer, Input, Static
+from textual.worker import get_current_worker
+
+from kafka_edu.tracing.query import SpanRecord
+from tui.cluster import ClusterModel
+from tui.launch import ClusterLaunch
+from tui.reader import ReadBatch, RunReader
+from tui.store import DEFAULT_MAX_SPANS, SpanStore
+from tui.widgets.cluster_pane import ClusterPane
+from tui.widgets.detail import DetailPane
+from tui.widgets.dialogs import CreateTopicScreen, HelpScreen
+from tui.widgets.log_pane import LogPane
+from tui.widgets.trace_list import TRACE, TraceList
+from tui.widgets.waterfall import Waterfall
+
+if TYPE_CHECKING:
+    from tui.control import ClusterControl, Paused
+
+POLL_S = 0.03  # file polling: with the exporter's 100 ms and one frame, a span shows well within 250 ms
+FRAME_S = 0.05
+BIG_LIST = 10_000  # trace lists longer than this are rebuilt at most every BIG_LIST_S while spans stream in
+BIG_LIST_S = 0.25
+PAUSE_POLL_S = 0.15
+GC_FREEZE_BATCH = 1000
+BURST = 1000
+# Keys that act on a live cluster: without one (a replay) they are hidden and do nothing.
+CONTROL_ACTIONS = {"kill", "stop", "restart", "pause", "create_topic", "produce", "breakpoint", "next_step",
+                   "continue_paused"}
+
+
+@dataclass
+class SpansRead(Message):
+    """A batch from the reader thread; the reader waits until the UI has taken it (flow control)."""
+
+    batch: ReadBatch
+
+
+@dataclass
+class PausedChanged(Message):
+    paused: list[Paused]
+
+
+class KafkaEduApp(App[None]):
+    TITLE = "kafka-edu"
+    CSS_PATH = "app.tcss"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("q", "quit", "Quit"),
+        Binding("question_mark", "help", "Help"),
+        Binding("slash", "search", "Search"),
+        Binding("z", "zoom", "Zoom", show=False),
+        Binding("S", "screenshot", "Screenshot", show=False),
+        Binding("x", "kill", "Kill -9"),
+        Binding("s", "stop", "Stop"),
+        Binding("r", "restart", "Restart"),
+        Binding("p", "pause", "Pause"),
+        Binding("c", "continue_paused", "Continue"),
+        Binding("c", "create_topic", "Topic"),
+        Binding("P", "produce", "Produce"),
+        Binding("b", "breakpoint", "Break"),
+        Binding("n", "next_step", "Next step"),
+    ]
+
+    def __init__(self, run_dir: Path | None = None, launch: ClusterLaunch | None = None,
+                 max_spans: int = DEFAULT_MAX_SPANS, watch: bool = True) -> None:
+        """Args:
+            run_dir: the run to attach to; or None with `launch`, whose new run is attached when it appears.
+            max_spans: spans held in memory; the oldest whole traces go first.
+            watch: poll the files for more after the first read (tests of a finished run turn it off).
+        """
+        super().__init__()
+        self.run_dir = run_dir
+        self.launch = launch
+        self.watch = watch
+        self.store = SpanStore(max_spans)
+        self.model = ClusterModel()
+        self.reader: RunReader | None = None
+        self.control: ClusterControl | None = None
+        self.paused: list[Paused] = []
+        self.breakpoints: set[str] = set()
+        self.problems: list[str] = []
+        self.exits: dict[str, dict[str, object]] = {}  # instance -> its exit record (exit code, dropped spans)
+        self.loaded = threading.Event()  # the files as they were when attached have been read
+        self._consumed = threading.Event()
+        self._last_list_rebuild = 0.0
+        self._status = ""
+        self._waiting_since = time.monotonic()
+        # The panes, kept rather than queried: a modal screen on top must not hide them from the redraw timer.
+        self.cluster_pane = ClusterPane(self.model, id="cluster")
+        self.traces = TraceList(self.store, id="traces")
+        self.waterfall = Waterfall(self.store, live=False, id="waterfall")
+        self.detail = DetailPane(id="detail")
+        self.log_pane = LogPane(self.model, id="log")
+        self.search = Input(placeholder="search traces: span name, step, instance, API, event…", id="search")
+        self.status = Static(id="status")
+
+    # -- layout -----------------------------------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="main"):
+            with Vertical(id="left"):
+                yield self.cluster_pane
+                yield self.traces
+            with Vertical(id="right"):
+                yield self.waterfall
+                yield self.detail
+        yield self.log_pane
+        yield self.search
+        yield self.status
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        for pane, title in ((self.cluster_pane, "Cluster"), (self.traces, "Traces"), (self.detail, "Detail"),
+                            (self.log_pane, "Log"), (self.waterfall, "Waterfall")):
+            pane.border_title = title
+        self.traces.focus()
+        self.set_interval(FRAME_S, self._redraw)
+        if self.run_dir is not None:
+            self._attach(self.run_dir)
+        else:
+            self.set_interval(0.1, self._await_launch, name="await-launch")
+
+    def _await_launch(self) -> None:
+        if self.reader is not None or self.launch is None:
+            return
+        if self.launch.error is not None:
+            self.problems = [f"the cluster did not start: {self.launch.error}"]
+        elif self.launch.run_dir is not None:
+            self._attach(self.launch.run_dir)
+
+    def _attach(self, run_dir: Path) -> None:
+        self.run_dir = run_dir
+        self.reader = RunReader(run_dir)
+        self.tail_run(self.reader)
+
+    @property
+    def live(self) -> bool:
+        """A run still going (its manifest not stopped); a replay has no action keys."""
+        return self.reader is not None and bool(self.reader.manifest) and not self.reader.finished
+
+    # -- ingestion --------------------------------------------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, group="reader")
+    def tail_run(self, reader: RunReader) -> None:
+        worker = get_current_worker()
+        while not worker.is_cancelled:
+            batch = reader.poll()
+            caught_up = not (batch.ended or batch.started)
+            if batch:
+                self._consumed.clear()
+                self.post_message(SpansRead(batch))
+                while not self._consumed.wait(0.1):  # flow control: the UI files one batch at a time
+                    if worker.is_cancelled:
+                        return
+            if caught_up:
+                self.loaded.set()
+                if not self.watch:
+                    return
+                time.sleep(POLL_S)  # nothing new: poll again shortly
+
+    def on_spans_read(self, message: SpansRead) -> None:
+        batch = message.batch
+        try:
+            if batch.manifest is not None:
+                self.model.observe_manifest(batch.manifest)
+            self.store.add_ended(batch.ended)
+            self.store.add_started(batch.started)
+            self.model.observe_ended(batch.ended)
+            if batch.dead is not None:
+                self.store.set_dead(batch.dead)
+                self.model.observe_dead(batch.dead)
+            if batch.problems is not None:
+                self.problems = batch.problems
+            self.exits.update(batch.exits)
+            if len(batch.ended) + len(batch.started) >= GC_FREEZE_BATCH:
+                # Held spans are long-lived and acyclic: keep the cyclic GC from rescanning 100,000 of them (a
+                # full collection would otherwise stall frames for hundreds of ms). Refcounting still frees them.
+                gc.freeze()
+            if self.live != self.waterfall.live:
+                self._live_changed()
+        finally:
+            self._consumed.set()
+
+    def _live_changed(self) -> None:
+        """A run seen running gets its action keys; once its manifest says stopped, it is a replay."""
+        self.waterfall.live = self.live
+        if self.live and self.control is None and self.run_dir is not None:
+            from tui.control import ClusterControl  # only a live run has anything to control
+            self.control = ClusterControl(self.run_dir)
+            self.breakpoints = self.control.breakpoints()
+            self.watch_paused(self.control)
+        elif not self.live:
+            self.control, self.paused = None, []
+            self.workers.cancel_group(self, "paused")
+        self.refresh_bindings()
+
+    @work(thread=True, exclusive=True, group="paused")
+    def watch_paused(self, control: ClusterControl) -> None:
+        worker = get_current_worker()
+        last: list[Paused] = []
+        while not worker.is_cancelled:
+            paused = control.paused()
+            if paused != last:
+                last = paused
+                self.post_message(PausedChanged(paused))
+            time.sleep(PAUSE_POLL_S)
+
+    def on_paused_changed(self, message: PausedChanged) -> None:
+        self.paused = message.paused
+        self.refresh_bindings()
+        if self.paused:
+            first = self.paused[0]
+            self.notify(f"paused at {first.step} {first.span_name} on {_who(first)}", timeout=4)
+
+    # -- drawing ----------------------------------------------------------------------------------------------------
+
+    def _redraw(self) -> None:
+        now = time.monotonic()
+        if len(self.traces.rows) < BIG_LIST or now - self._last_list_rebuild >= BIG_LIST_S:
+            self._last_list_rebuild = now
+            self.traces.rebuild()
+            self._select_first_trace()
+        self.waterfall.rebuild()
+        self.waterfall.tick()
+        if self.waterfall.current_span is not self.detail.span:  # the selected span ended, or was evicted
+            self._show_span(self.waterfall.current_span)
+        self.cluster_pane.rebuild()
+        self.log_pane.rebuild()
+        status = self._status_text()
+        if status != self._status:  # an unchanged status must not cost a layout every frame
+            self._status = status
+            self.status.update(status)
+
+    def _select_first_trace(self) -> None:
+        """Until the user picks one, show the newest trace of the first group (a broker's startup)."""
+        row = self.traces.current
+        if self.waterfall.trace_id is None and row is not None and row[0] != TRACE and len(self.traces.rows) > 1:
+            self.traces.action_cursor(1)
+
+    def _status_text(self) -> str:
+        if self.reader is None:
+            waited = time.monotonic() - self._waiting_since
+            return "; ".join(self.problems) or f"starting ZooKeeper and brokers… {waited:.0f}s"
+        parts = []
+        if self.paused:
+            p = self.paused[0]
+            parts.append(f"[reverse bold yellow] paused at {p.step} {p.span_name} on {_who(p)} [/] n: next step, "
+                         f"c: continue")
+        mode = "live" if self.live else "replay"
+        parts.append(f"{self.reader.manifest.get('run_id', self.run_dir.name if self.run_dir else '?')} · {mode} · "
+                     f"{len(self.store):,} spans")
+        if self.store.evicted_traces:
+            parts.append(f"{self.store.evicted_traces:,} old traces evicted")
+        if self.breakpoints:
+            parts.append("breakpoints: " + ", ".join(sorted(self.breakpoints)))
+        dropped = {name: record.get("dropped_spans") for name, record in self.exits.items()
+                   if record.get("dropped_spans")}
+        if dropped:  # TRACING.md: no span is dropped silently
+            parts.append("[red]dropped spans: " + ", ".join(f"{n} {c}" for n, c in sorted(dropped.items())) + "[/]")
+        if self.problems:
+            parts.append("[red]" + "; ".join(self.problems) + "[/]")
+        return " · ".join(parts)
+
+    @on(TraceList.Selected)
+    def _trace_selected(self, message: TraceList.Selected) -> None:
+        if message.trace_id is not None:
+            self.waterfall.show(message.trace_id)
+
+    @on(Waterfall.SpanSelected)
+    def _span_selected(self, message: Waterfall.SpanSelected) -> None:
+        self._show_span(message.span)
+
+    def _show_span(self, span: SpanRecord | None) -> None:
+        self.detail.show(span, self.store.is_lost(span) if span else False, self.waterfall.t0)
+
+    # -- search -----------------------------------------------------------------------------------------------------
+
+    def action_search(self) -> None:
+        self.search.display = True
+        self.search.focus()
+
+    @on(Input.Changed, "#search")
+    def _search_changed(self, event: Input.Changed) -> None:
+        self.traces.set_filter(event.value)
+        self.waterfall.needle = event.value.lower().strip()
+        self.waterfall.refresh()
+
+    @on(Input.Submitted, "#search")
+    def _search_done(self) -> None:
+        self.search.display = bool(self.search.value)
+        self.traces.focus()
+
+    def on_key(self, event: events.Key) -> None:
+        if event.key == "escape" and self.search.has_focus:
+            self.search.value = ""
+            self.search.display = False
+            self.traces.focus()
+            event.stop()
+
+    # -- keys -------------------------------------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in CONTROL_ACTIONS and self.control is None:
+            return False
+        if action in ("next_step", "continue_paused"):
+            return bool(self.paused)
+        if action == "create_topic":
+            return not self.paused
+        return True
+
+    def action_help(self) -> None:
+        self.push_screen(HelpScreen())
+
+    def action_zoom(self) -> None:
+        if self.screen.maximized is not None:
+            self.screen.minimize()
+        elif self.focused is not None:
+            self.screen.maximize(self.focused)
+
+    def action_screenshot(self) -> None:
+        if self.run_dir is not None and self.run_dir.is_dir():
+            path = self.save_screenshot(path=str(self.run_dir))
+            self.notify(f"screenshot saved: {path}")
+
+    def _selected_broker(self) -> int | None:
+        broker = self.cluster_pane.selected_broker
+        if broker is None:
+            self.notify("select a broker in the Cluster pane first", severity="warning")
+        return broker
+
+    def action_kill(self) -> None:
+        broker = self._selected_broker()
+        if broker is not None:
+            self._control(f"kill -9 broker {broker}", "kill", broker)
+
+    def action_stop(self) -> None:
+        broker = self._selected_broker()
+        if broker is not None:
+            self._control(f"controlled stop of broker {broker}", "stop", broker)
+
+    def action_restart(self) -> None:
+        broker = self._selected_broker()
+        if broker is not None:
+            view = self.model.brokers.get(broker)
+            running = view is not None and view.alive and view.state != "NotRunning"
+            self._control(f"restart of broker {broker}", "restart" if running else "start", broker)
+
+    def action_pause(self) -> None:
+        broker = self._selected_broker()
+        if broker is not None:
+            paused = self.model.brokers[broker].paused if broker in self.model.brokers else False
+            self._control(f"{'resume' if paused else 'pause'} broker {broker}", "resume" if paused else "pause",
+                          broker)
+
+    def action_create_topic(self) -> None:
+        def create(answer: tuple[str, int, int] | None) -> None:
+            if answer is not None:
+                self._control(f"create topic {answer[0]}", "create_topic", *answer)
+        self.push_screen(CreateTopicScreen(len(self.model.brokers)), create)
+
+    def action_produce(self) -> None:
+        if not self.model.topics:
+            self.notify("no topic yet: create one with c", severity="warning")
+            return
+        self._control(f"produce {BURST} messages to {self.model.topics[-1]}", "produce_burst",
+                      self.model.topics[-1], BURST)
+
+    def action_breakpoint(self) -> None:
+        span = self.waterfall.current_span
+        if span is None or not span.step:
+            self.notify("select a span with a FIDELITY step in the Waterfall", severity="warning")
+            return
+        if span.step in self.breakpoints:
+            self.breakpoints.discard(span.step)
+            self._control(f"breakpoint cleared on {span.step}", "clear_breakpoint", span.step)
+        else:
+            self.breakpoints.add(span.step)
+            self._control(f"breakpoint set on {span.step} {span.name}", "set_breakpoint", span.step)
+
+    def _paused_target(self) -> Paused:
+        broker = self.cluster_pane.selected_broker
+        return next((p for p in self.paused if p.broker_id == broker), self.paused[0])
+
+    def action_next_step(self) -> None:
+        target = self._paused_target()
+        self._control(f"{_who(target)}: next step", "step_next", target.instance)
+
+    def action_continue_paused(self) -> None:
+        target = self._paused_target()
+        self._control(f"{_who(target)}: continue", "continue_", target.instance)
+
+    def _control(self, what: str, verb: str, *args: object) -> None:
+        self.notify(what + "…", timeout=2)
+        self._run_control(what, verb, args)
+
+    @work(thread=True, group="control")
+    def _run_control(self, what: str, verb: str, args: tuple[object, ...]) -> None:
+        """Control calls block (a controlled stop takes seconds): they run here, and say how they ended."""
+        try:
+            result = self._restart(*args) if verb == "restart" else getattr(self.control, verb)(*args)
+        except Exception as e:  # a failed action is news for the user, not a crash
+            self.call_from_thread(self.notify, f"{what} failed: {type(e).__name__}: {e}", severity="error")
+            return
+        done = f"{what}: done" + (f" ({result})" if result is not None else "")
+        self.call_from_thread(self.notify, done, timeout=3)
+
+
+    def _restart(self, broker_id: int) -> None:
+        """A controlled stop returns at once; the new process starts once the old one has exited."""
+        self.control.stop(broker_id)
+        while self.control.stopping(broker_id):
+            time.sleep(0.1)
+        self.control.start(broker_id)
+
+
+def _who(paused: Paused) -> str:
+    return f"broker {paused.broker_id}" if paused.broker_id is not None else paused.instance
+
+
+def run(run_dir: Path | None, launch: ClusterLaunch | None = None) -> None:
+    KafkaEduApp(run_dir, launch).run()

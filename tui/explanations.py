@@ -1,0 +1,369 @@
+"""Every FIDELITY.md row of LC, NW and CT, with a paragraph on what that Kafka step is for.
+
+`span` and `what` are the row as FIDELITY.md has it; `why` is written for the detail pane: what a learner should
+take from seeing the step run (or not run) in a trace.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Row:
+    span: str
+    what: str
+    why: str
+
+
+_SWALLOW = (" Like every component in KafkaServer.shutdown it runs inside CoreUtils.swallow: a failure is recorded "
+            "on this span and the shutdown carries on with the next component.")
+
+ROWS: dict[str, Row] = {
+    # -- LC: kafka.Kafka.main ------------------------------------------------------------------------------------
+    "LC.main.1": Row("Kafka.getPropsFromArgs", "parse the properties file and `--override k=v` pairs",
+                     "Before anything else the broker turns its command line into one Properties object: the "
+                     "server.properties file, then each --override on top. A typo here ends the process before a "
+                     "single Kafka component exists, which is why this is the first span of every broker's life."),
+    "LC.main.2": Row("KafkaServerStartable.fromProps", "build the config, reporters, the server object",
+                     "KafkaConfig validates every property against its ConfigDef (types, ranges, defaults), and "
+                     "the KafkaServer object is built, but nothing is started yet: construction and startup are "
+                     "separate so that a bad config fails fast and cheaply."),
+    "LC.main.3": Row("Kafka.main#shutdownHook", "SIGTERM/SIGINT run `shutdown()` (Kafka's JVM shutdown hook)",
+                     "Kafka registers a JVM shutdown hook so that SIGTERM (what `kafka-server-stop.sh` and the "
+                     "cluster runner send) runs the orderly KafkaServer.shutdown. A kill -9 bypasses it: that is "
+                     "the difference between a controlled stop and a crash you can see in the traces."),
+    "LC.main.4": Row("KafkaServer.startup", "the root span of the startup trace",
+                     "The whole startup sequence hangs under this span, one child per step, in the order Kafka's "
+                     "source runs them. Its duration is the time from process start to a broker that serves "
+                     "requests; the critical path shows which step dominated it."),
+    "LC.main.5": Row("KafkaServer.awaitShutdown", "block on the shutdown latch; exit 0, or 1 after a fatal error",
+                     "The main thread parks on a CountDownLatch for the broker's whole life. This span is open "
+                     "until shutdown completes; if the process is killed it never ends, which the TUI shows as a "
+                     "span that was left running."),
+    # -- LC: KafkaServer.startup ---------------------------------------------------------------------------------
+    "LC.startup.01": Row("KafkaServer.startup#guard",
+                         "shutting down → IllegalStateException; already started → return; CAS isStartingUp",
+                         "Startup must run exactly once. The guard refuses to start a broker that is shutting "
+                         "down, returns if it already started, and flips isStartingUp with a compare-and-set so "
+                         "two concurrent callers cannot both proceed."),
+    "LC.startup.02": Row("BrokerState.newState", "→ Starting",
+                         "The broker announces the Starting state (value 1). BrokerState is what operators watch "
+                         "through JMX; every later transition is a span like this one."),
+    "LC.startup.03": Row("KafkaScheduler.startup", "background scheduler (`background.threads`)",
+                         "A thread pool for periodic work (log retention and flushing, ISR checks, checkpointing). "
+                         "It starts early because LogManager and ReplicaManager schedule tasks on it."),
+    "LC.startup.04": Row("KafkaServer.initZk", "chroot creation, ZK session (kazoo), `setupCommonPaths`",
+                         "The broker opens its ZooKeeper session, creating the chroot if zookeeper.connect names "
+                         "one, and makes sure the common znodes (/brokers/ids, /controller_epoch, /config/...) exist. "
+                         "In ZooKeeper mode everything about cluster membership flows through this session."),
+    "LC.startup.05": Row("KafkaServer.getOrGenerateClusterId", "read or create `/cluster/id`",
+                         "The first broker of a new cluster writes a random cluster id into /cluster/id; every other "
+                         "broker reads it. It is later checked against meta.properties so a broker cannot join a "
+                         "different cluster's data by mistake."),
+    "LC.startup.06": Row("KafkaServer.getBrokerIdAndOfflineDirs",
+                         "meta.properties in every log dir; the four branches; `/brokers/seqid` generation",
+                         "The broker id comes from broker.id or from the meta.properties files in its log dirs; "
+                         "they must agree. With broker.id.generation.enable and no id, a fresh one is taken from "
+                         "/brokers/seqid. Dirs that cannot be read are reported offline rather than failing."),
+    "LC.startup.07": Row("KafkaServer.startup#metrics",
+                         "metrics, reporters, BrokerTopicStats, quota managers, LogDirFailureChannel",
+                         "The measuring and limiting machinery is built before anything that needs it: the metrics "
+                         "registry and reporters, per-topic byte and message rates, the client quota managers and "
+                         "the channel on which a failing log dir is reported."),
+    "LC.startup.08": Row("LogManager.startup",
+                         "create + load logs; recovery when the clean-shutdown marker is missing "
+                         "(→ RecoveringFromUncleanShutdown)",
+                         "Every partition directory on disk is loaded: segments, indexes, the producer state. If the "
+                         "previous process did not leave the .kafka_cleanshutdown marker (a crash, a kill -9), the "
+                         "broker enters RecoveringFromUncleanShutdown and re-validates the segments after the "
+                         "recovery point, which is why a crashed broker takes longer to start."),
+    "LC.startup.09": Row("MetadataCache.<init>", "empty cache of cluster metadata; credential provider",
+                         "The broker's view of the cluster (brokers, partition leaders, ISRs) starts empty. It is "
+                         "filled only by the controller's UpdateMetadata requests, so a broker answers Metadata "
+                         "requests from what the controller last told it."),
+    "LC.startup.10": Row("SocketServer.startup",
+                         "acceptors bound, processors not yet started (`startupProcessors=false`)",
+                         "Listening sockets are bound so the port is taken and advertised, but the processor "
+                         "threads stay idle: requests cannot be served before the components that handle them exist."),
+    "LC.startup.11": Row("ReplicaManager.startup", "ISR expiration / ISR change propagation tasks",
+                         "ReplicaManager owns the partitions this broker hosts. Startup schedules the tasks that "
+                         "shrink an ISR when a follower falls behind (replica.lag.time.max.ms) and that publish ISR "
+                         "changes to ZooKeeper for the controller."),
+    "LC.startup.12": Row("KafkaController.startup", "put `Startup` on the controller event queue, start its thread",
+                         "Every broker runs a controller component; only the one that wins the /controller znode "
+                         "becomes active. Startup just enqueues the Startup event: the election itself happens on "
+                         "the controller's event thread, in a trace of its own."),
+    "LC.startup.13": Row("AdminManager.<init>", "topic admin operations",
+                         "The handler behind CreateTopics, DeleteTopics and config changes: it validates requests "
+                         "and writes assignments to ZooKeeper, where the controller picks them up."),
+    "LC.startup.14": Row("GroupCoordinator.startup", "consumer groups, `__consumer_offsets`",
+                         "The group coordinator manages consumer group membership and committed offsets for the "
+                         "groups whose __consumer_offsets partition this broker leads."),
+    "LC.startup.15": Row("TransactionCoordinator.startup", "producer ids (`/latest_producer_id_block`)",
+                         "The transaction coordinator hands out producer ids, reserving blocks of them in "
+                         "/latest_producer_id_block with a conditional ZooKeeper write so two brokers never give "
+                         "out the same id."),
+    "LC.startup.16": Row("KafkaServer.startup#authorizer",
+                         "create and configure the authorizer if `authorizer.class.name` is set",
+                         "Authorization is optional: with no authorizer.class.name every request is allowed. When "
+                         "set, the authorizer is created before KafkaApis, which consults it on every request."),
+    "LC.startup.17": Row("KafkaApis.<init>", "the request dispatcher",
+                         "KafkaApis holds one handle method per API key and references to every component built so "
+                         "far; it is the place where a request's meaning is implemented."),
+    "LC.startup.18": Row("KafkaRequestHandlerPool.<init>", "`num.io.threads` handler threads",
+                         "The I/O threads that take requests off the shared request queue and run KafkaApis.handle. "
+                         "Their number bounds how many requests are processed at once."),
+    "LC.startup.19": Row("DynamicConfigManager.startup", "watch `/config/changes`",
+                         "Topic and client config overrides can change at runtime: the broker watches "
+                         "/config/changes for notifications and applies each change to its logs or quotas."),
+    "LC.startup.20": Row("KafkaHealthcheck.startup", "ephemeral `/brokers/ids/{id}` with endpoints",
+                         "The broker registers itself: an ephemeral znode with its endpoints. Its appearance is what "
+                         "makes the controller's BrokerChange fire; its disappearance when the session dies is how "
+                         "the cluster learns a broker has failed."),
+    "LC.startup.21": Row("KafkaServer.checkpointBrokerId", "write meta.properties where missing",
+                         "Log dirs that have no meta.properties yet get one with the broker id (and cluster id), "
+                         "tying the data on disk to this broker from now on."),
+    "LC.startup.22": Row("SocketServer.startProcessors", "processors begin reading requests",
+                         "Only now, with every handler in place, do the network processors start reading from "
+                         "connections. Clients that connected early have been waiting in the accept backlog."),
+    "LC.startup.23": Row("BrokerState.newState", "→ RunningAsBroker",
+                         "The broker is serving (state 3). The cluster runner waits for exactly this span to decide "
+                         "a broker has started."),
+    "LC.startup.24": Row("KafkaServer.startup#complete",
+                         "new latch, startupComplete, isStartingUp=false, app info",
+                         "The bookkeeping that ends startup: the shutdown latch awaitShutdown will park on, the "
+                         "startupComplete flag, and the version info registered for monitoring."),
+    "LC.startup.err": Row("startup.fatal (event)",
+                          "on any exception: log fatal, isStartingUp=false, `shutdown()`, rethrow",
+                          "Any exception during startup is fatal: the broker logs it, clears isStartingUp, runs the "
+                          "normal shutdown to release what was already started, and rethrows so the process exits "
+                          "with status 1."),
+    # -- LC: KafkaServer.shutdown --------------------------------------------------------------------------------
+    "LC.shutdown.01": Row("KafkaServer.shutdown#guard", "still starting → IllegalStateException; latch/CAS",
+                          "Shutdown refuses to run while startup is in progress and uses a compare-and-set so that "
+                          "the signal handler and a fatal error cannot both run it."),
+    "LC.shutdown.02": Row("KafkaServer.controlledShutdown",
+                          "→ PendingControlledShutdown, ControlledShutdownRequest to the controller with retries",
+                          "Before going away the broker asks the controller to move leadership of its partitions "
+                          "elsewhere, retrying until nothing remains or the retries run out. This is what makes a "
+                          "planned restart invisible to producers, and what a kill -9 skips."),
+    "LC.shutdown.03": Row("BrokerState.newState", "→ BrokerShuttingDown",
+                          "From here on the broker is tearing itself down (state 7)."),
+    "LC.shutdown.04": Row("KafkaHealthcheck.shutdown", "deregister `/brokers/ids/{id}`",
+                          "The broker stops watching its registration; the ephemeral znode goes when the ZooKeeper "
+                          "session closes." + _SWALLOW),
+    "LC.shutdown.05": Row("SocketServer.stopProcessingRequests", "stop acceptors and processors",
+                          "No new requests are read: acceptors and processors stop, so the handlers can drain." +
+                          _SWALLOW),
+    "LC.shutdown.06": Row("KafkaRequestHandlerPool.shutdown", "stop the I/O threads",
+                          "Each handler thread is sent AllDone through the request queue and joined." + _SWALLOW),
+    "LC.shutdown.07": Row("KafkaScheduler.shutdown", "stop the background scheduler",
+                          "Periodic tasks stop; a running task finishes first." + _SWALLOW),
+    "LC.shutdown.08": Row("KafkaApis.close", "release the dispatcher's resources",
+                          "The request dispatcher closes what it holds (quota and fetch sessions)." + _SWALLOW),
+    "LC.shutdown.09": Row("Authorizer.close", "close the authorizer, if any",
+                          "A configured authorizer releases its resources (for example its ZooKeeper watches)." +
+                          _SWALLOW),
+    "LC.shutdown.10": Row("AdminManager.shutdown", "stop topic admin operations",
+                          "Pending admin operations in purgatory are completed or expired." + _SWALLOW),
+    "LC.shutdown.11": Row("TransactionCoordinator.shutdown", "stop the transaction coordinator",
+                          "The coordinator stops accepting transactional requests and its marker channel closes." +
+                          _SWALLOW),
+    "LC.shutdown.12": Row("GroupCoordinator.shutdown", "stop the group coordinator",
+                          "Group state is dropped from memory; it lives on in __consumer_offsets, from which the "
+                          "next coordinator reloads it." + _SWALLOW),
+    "LC.shutdown.13": Row("ReplicaManager.shutdown", "stop fetchers, checkpoint high watermarks",
+                          "Replica fetchers stop and the high watermarks are checkpointed, so the next start knows "
+                          "how much of each log was committed." + _SWALLOW),
+    "LC.shutdown.14": Row("LogManager.shutdown", "flush and close logs, write the clean-shutdown marker",
+                          "Every log is flushed and closed and the .kafka_cleanshutdown marker is written. Its "
+                          "presence is what lets the next startup skip recovery (see LC.startup.08)." + _SWALLOW),
+    "LC.shutdown.15": Row("KafkaController.shutdown", "stop the controller event thread, resign",
+                          "The controller component closes its event queue and resigns; if this broker was the "
+                          "active controller, deleting its session lets another broker win the election." + _SWALLOW),
+    "LC.shutdown.16": Row("ZkUtils.close", "close the ZooKeeper session",
+                          "Closing the session removes the broker's ephemeral znodes at once instead of after the "
+                          "session timeout: the controller's BrokerChange fires immediately." + _SWALLOW),
+    "LC.shutdown.17": Row("quota managers", "shut down the client quota managers",
+                          "The throttling threads of the produce, fetch and request quota managers stop." + _SWALLOW),
+    "LC.shutdown.18": Row("SocketServer.shutdown", "close listeners and connections",
+                          "Sockets are closed for good; connected clients see the connection drop." + _SWALLOW),
+    "LC.shutdown.19": Row("KafkaServer.shutdown#metrics", "close metrics and reporters",
+                          "Metrics reporters are closed and the app info is unregistered." + _SWALLOW),
+    "LC.shutdown.20": Row("BrokerState.newState", "→ NotRunning",
+                          "The broker has released everything (state 0). A trace that never reaches this span "
+                          "belongs to a process that was killed."),
+    "LC.shutdown.21": Row("KafkaServer.shutdown#complete", "flags, latch countDown",
+                          "startupComplete and isShuttingDown are reset and the shutdown latch is counted down, "
+                          "which releases awaitShutdown and lets the process exit 0."),
+    # -- NW: the request path ------------------------------------------------------------------------------------
+    "NW.acceptor.1": Row("Acceptor.accept",
+                         "accept, `ConnectionQuotas.inc` (`max.connections.per.ip`), non-blocking, TCP_NODELAY, "
+                         "keep-alive, buffer sizes, round-robin to a processor",
+                         "One acceptor thread per listener accepts connections, enforces the per-IP connection "
+                         "limit, tunes the socket and hands it round-robin to a processor thread. It never reads "
+                         "a request itself."),
+    "NW.acceptor.2": Row("connection.rejected (event)", "TooManyConnectionsException → close",
+                         "When an address already has max.connections.per.ip connections, the new one is closed "
+                         "straight away; the client sees a dropped connection, not an error response."),
+    "NW.processor.1": Row("Processor.configureNewConnections",
+                          "register queued channels for reads; connection id `local:port-remote:port`",
+                          "A processor picks up the connections the acceptor queued for it and registers them with "
+                          "its selector. The connection id names the connection in every later request span."),
+    "NW.processor.2": Row("Processor.processNewResponses",
+                          "NoOp → unmute; Send → `sendResponse` (inflight); Close → close",
+                          "Responses the handlers produced are taken from this processor's response queue: a send "
+                          "is started, a request needing no answer just unmutes the channel, a close closes it."),
+    "NW.processor.3": Row("Processor.poll", "the selector poll (only traced when it returns work)",
+                          "One non-blocking select over all this processor's connections: completed reads, "
+                          "completed writes and disconnections come out of it."),
+    "NW.processor.4": Row("Processor.processCompletedReceives",
+                          "parse header, build Request, `RequestChannel.sendRequest` (blocks when full), mute",
+                          "Each complete request read is parsed into a Request and put on the shared request queue; "
+                          "the channel is muted so one connection has only one request in flight, which is how "
+                          "Kafka keeps per-connection ordering. A full queue blocks the processor: back-pressure."),
+    "NW.processor.5": Row("Processor.processCompletedSends",
+                          "drop from inflight, update request metrics, unmute",
+                          "When a response is fully written the request is finished: its metrics (queue, local, "
+                          "remote, throttle, response times) are recorded and the channel may read the next request."),
+    "NW.processor.6": Row("Processor.processDisconnected", "drop inflight, `ConnectionQuotas.dec`",
+                          "A closed connection's in-flight response is dropped and its slot in the per-IP "
+                          "connection count is freed."),
+    "NW.handler.1": Row("KafkaRequestHandler.run",
+                        "take a request (`receiveRequest(300)`), idle-ratio meter, `AllDone` ends the thread",
+                        "An I/O thread waits up to 300 ms for a request; the time it spends waiting feeds the "
+                        "RequestHandlerAvgIdlePercent metric, the classic sign of an overloaded broker."),
+    "NW.apis.1": Row("KafkaApis.handle", "dispatch by API key to `handle<Api>Request`",
+                     "The request's API key selects the handler. Errors thrown by a handler become error responses "
+                     "here rather than killing the thread."),
+    "NW.apis.produce": Row("KafkaApis.handleProduceRequest",
+                           "authorize, acks=0 semantics, quota, `ReplicaManager.appendRecords`, response callback",
+                           "A produce request is authorized per topic, appended through ReplicaManager and answered "
+                           "from a callback, because with acks=all the answer waits for the followers. With acks=0 "
+                           "no response is sent at all."),
+    "NW.rm.append": Row("ReplicaManager.appendRecords",
+                        "validate acks (INVALID_REQUIRED_ACKS), append to local log, DelayedProduce in purgatory "
+                        "for acks=-1",
+                        "The append happens on the leader's local log at once; for acks=-1 a DelayedProduce waits "
+                        "in purgatory until every in-sync replica has fetched past the new offsets (or it times out)."),
+    "NW.log.append": Row("Log.append",
+                         "validate batches (CRC, size), assign offsets, roll segment, update LEO / high watermark",
+                         "Batches are checked, given offsets under the log's lock and written to the active segment, "
+                         "rolling a new one when it is full. The log end offset moves; the high watermark moves only "
+                         "when replicas confirm."),
+    "NW.channel.resp": Row("RequestChannel.sendResponse", "to the processor's response queue, wake it",
+                           "The handler's answer goes back to the processor that owns the connection, and that "
+                           "processor is woken from its poll to send it."),
+    # -- CT: the ZooKeeper controller ----------------------------------------------------------------------------
+    "CT.startup.1": Row("KafkaController.startup", "`eventManager.put(Startup)`, `eventManager.start()`",
+                        "The controller does all its work on one event thread; startup only queues the first event "
+                        "and starts that thread."),
+    "CT.event": Row("ControllerEventManager.process",
+                    "one span per event taken off the queue; `kafka.controller.event` = its name; "
+                    "`kafka.controller.state` = its ControllerState",
+                    "Every controller action is an event processed one at a time on a single thread, so the "
+                    "controller never needs locks around its state. The event's name says what triggered it."),
+    "CT.startup.2": Row("KafkaController.Startup.process",
+                        "register session-expiration and controller-change listeners, `elect()`",
+                        "The controller watches /controller for changes and its ZooKeeper session for expiry, then "
+                        "tries to become the controller."),
+    "CT.change": Row("KafkaController.ControllerChange.process",
+                     "`/controller` data changed; resign if no longer active",
+                     "Another broker wrote /controller. If this broker was the active controller, it has lost the "
+                     "role and must resign."),
+    "CT.reelect": Row("KafkaController.Reelect.process", "`/controller` deleted; resign if needed, `elect()`",
+                      "The controller's ephemeral znode vanished (its broker died or stopped): every broker races to "
+                      "create it again."),
+    "CT.elect": Row("KafkaController.elect",
+                    "read `/controller`; create it ephemeral; won → `onControllerFailover`; node exists → read "
+                    "winner; error → `triggerControllerMove`",
+                    "The election is a race to create the ephemeral /controller znode: ZooKeeper lets exactly one "
+                    "create succeed. The winner becomes the controller; the others just learn its id."),
+    "CT.failover.01": Row("KafkaController.readControllerEpochFromZookeeper", "",
+                          "The new controller reads the current controller epoch and its znode version, the "
+                          "starting point for the increment that follows."),
+    "CT.failover.02": Row("KafkaController.incrementControllerEpoch",
+                          "conditional update of `/controller_epoch` (zkVersion)",
+                          "The epoch is bumped with a conditional write on the znode version, so two would-be "
+                          "controllers cannot both claim the same epoch. Brokers reject requests carrying an older "
+                          "epoch: that is how a deposed controller is fenced."),
+    "CT.failover.03": Row("LogDirUtils.deleteLogDirEvents", "",
+                          "Stale log-dir failure notifications from before this controller are removed; the new "
+                          "controller will read the current state of every broker anyway."),
+    "CT.failover.04": Row("KafkaController.register*Listener",
+                          "reassignment, ISR change, preferred election, topic change, topic deletion, broker change, "
+                          "log dir event — one span each",
+                          "The controller subscribes to every znode whose changes it must act on. From now on "
+                          "ZooKeeper watches turn into events on the controller queue."),
+    "CT.failover.05": Row("KafkaController.initializeControllerContext",
+                          "live brokers, topics, assignments, leadership; starts ControllerChannelManager",
+                          "The controller loads the whole cluster state from ZooKeeper into memory and opens a "
+                          "channel (queue and send thread) to every live broker."),
+    "CT.failover.06": Row("TopicDeletionManager.init", "",
+                          "Topics queued for deletion in /admin/delete_topics are picked up so their deletion can "
+                          "resume under the new controller."),
+    "CT.failover.07": Row("KafkaController.sendUpdateMetadataRequest", "to all live-or-shutting-down brokers",
+                          "Every broker learns the current leaders and live brokers from the new controller, so "
+                          "their metadata caches (and the clients that ask them) are correct again."),
+    "CT.failover.08": Row("ReplicaStateMachine.startup", "replicas → OnlineReplica / ReplicaDeletionIneligible",
+                          "Each replica is marked Online if its broker is alive, otherwise ineligible for deletion."),
+    "CT.failover.09": Row("PartitionStateMachine.startup",
+                          "partitions → OnlinePartition / OfflinePartition, elect leaders",
+                          "Partitions whose leader is alive are Online; the others are Offline and get a new leader "
+                          "elected from their live ISR, if any."),
+    "CT.failover.10": Row("KafkaController.registerPartitionModificationsListener", "one per topic",
+                          "A watch per topic notices partitions being added to it."),
+    "CT.failover.11": Row("KafkaController.maybeTriggerPartitionReassignment", "",
+                          "Reassignments that were in progress under the old controller are resumed."),
+    "CT.failover.12": Row("TopicDeletionManager.tryTopicDeletion", "",
+                          "Deletions whose replicas can all be reached are started."),
+    "CT.failover.13": Row("KafkaController.onPreferredReplicaElection", "pending elections",
+                          "Preferred-leader elections that were requested but not finished are run."),
+    "CT.failover.14": Row("KafkaScheduler.startup",
+                          "controller scheduler; auto leader rebalance task if enabled",
+                          "With auto.leader.rebalance.enable the controller periodically moves leadership back to "
+                          "each partition's preferred replica."),
+    "CT.resign": Row("KafkaController.onControllerResignation",
+                     "deregister every listener, reset deletion manager, stop scheduler, reset counters, stop both "
+                     "state machines, reset context — in 1.0.2 order",
+                     "A controller that lost the role (or is shutting down) undoes its failover: it stops listening "
+                     "and forgets its in-memory state, so stale decisions cannot leak out."),
+    "CT.broker": Row("KafkaController.BrokerChange.process", "`onBrokerStartup` / `onBrokerFailure`",
+                     "/brokers/ids changed: new brokers get metadata and their replicas come online; for dead brokers "
+                     "the partitions they led go Offline and new leaders are elected from the ISR."),
+    "CT.topic": Row("KafkaController.TopicChange.process", "`onNewTopicCreation` → `onNewPartitionCreation`",
+                    "A topic appeared under /brokers/topics: its partitions and replicas go from New to Online, the "
+                    "first live replica of each becomes leader, and LeaderAndIsr requests tell the brokers."),
+    "CT.shutdown": Row("KafkaController.ControlledShutdown.process",
+                       "move leadership off the broker, shrink ISR, answer partitionsRemaining",
+                       "A broker asked to stop cleanly: the controller moves each partition it leads to another ISR "
+                       "member and removes it from ISRs, answering with the partitions it could not move yet."),
+    "CT.channel": Row("ControllerChannelManager.sendRequest / RequestSendThread.doWork",
+                      "one queue + send thread per broker; LeaderAndIsr, UpdateMetadata, StopReplica",
+                      "Controller decisions reach the brokers as requests, one queue and one blocking send thread "
+                      "per broker, so a slow broker delays only its own requests."),
+    "CT.psm": Row("partition.state.change (event)",
+                  "`{topic, partition, from, to}`: NonExistent, New, Online, Offline",
+                  "The partition state machine's transitions. Offline means no live leader: producers to that "
+                  "partition fail until a new leader is elected."),
+    "CT.rsm": Row("replica.state.change (event)",
+                  "`{topic, partition, replica, from, to}`: New, Online, Offline, "
+                  "ReplicaDeletionStarted/Successful/Ineligible, NonExistent",
+                  "The replica state machine's transitions, one per replica (partition × broker)."),
+    "CT.select": Row("<Selector>.selectLeader",
+                     "OfflinePartition (live ISR first; unclean only if enabled; NoReplicaOnlineException), "
+                     "ReassignedPartition, PreferredReplica, ControlledShutdown",
+                     "Each situation has its own rule for picking a leader. The offline selector prefers the live "
+                     "ISR and only takes an out-of-sync replica when unclean.leader.election.enable allows data "
+                     "loss; otherwise the partition stays offline."),
+    "CT.fence": Row("controller.epoch.stale (event)",
+                    "a broker rejects a request whose controller epoch is older than the newest it has seen "
+                    "(STALE_CONTROLLER_EPOCH)",
+                    "A controller that was replaced but has not noticed yet (a long GC pause, a partition from "
+                    "ZooKeeper) keeps sending requests; the brokers ignore them because a newer epoch exists."),
+}
+
+
+def explain(step: str | None) -> Row | None:
+    return ROWS.get(step) if step else None
