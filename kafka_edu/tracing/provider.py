@@ -13,7 +13,7 @@ from pathlib import Path
 
 from opentelemetry.exporter.otlp.json.file import FileSpanExporter
 from opentelemetry.sdk.resources import Resource
-from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor, TracerProvider
+from opentelemetry.sdk.trace import ReadableSpan, Span, SpanLimits, SpanProcessor, TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.sdk.trace.sampling import Decision, Sampler, SamplingResult
@@ -136,12 +136,18 @@ def resource_for(instance_id: str, run_id: str, mode: str) -> Resource:
     })
 
 
+SPAN_EVENT_LIMIT = 1_000_000
+
+
 def setup_tracing(instance_id: str, run_id: str, mode: str = "zk", run_dir: Path | None = None) -> Tracing:
     """Install this process's TracerProvider. With no run_dir, spans are kept in memory (tests)."""
     global _current
     request_path_on = os.environ.get(TRACING_ENV, "on").lower() != "off"
+    # OpenTelemetry keeps 128 events per span by default and drops the rest silently; one state-machine batch of a
+    # large failover carries thousands of state changes, and none may go missing.
     provider = TracerProvider(resource=resource_for(instance_id, run_id, mode),
-                              sampler=RequestPathSampler(request_path_on))
+                              sampler=RequestPathSampler(request_path_on),
+                              span_limits=SpanLimits(max_events=SPAN_EVENT_LIMIT))
     process_attributes = ProcessAttributes()
     provider.add_span_processor(process_attributes)
     batch = memory = span_file = None
