@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from confluent_kafka.admin import AdminClient
 from conftest import wait_until
 
 from kafka_edu.cluster.processes import process_alive
@@ -86,7 +87,12 @@ def test_step_through_a_restarting_brokers_startup(cluster):
                       if s.step == "LC.startup.08" and s.resource["process.pid"] == new_pid]
     assert log_manager.start_ns >= paused.since_ns
 
-    # the other actions of the TUI, on the same cluster
+    # the other actions of the TUI, on the same cluster, once every broker knows broker 1 is back (CreateTopics
+    # assigns replicas to the brokers in the controller's metadata cache)
+    def every_broker_sees_three() -> bool:
+        return all(len(AdminClient({"bootstrap.servers": f"127.0.0.1:{p['port']}"}).list_topics(timeout=5).brokers)
+                   == 3 for p in cluster.run.read_manifest()["processes"] if p["role"] == "broker")
+    wait_until(every_broker_sees_three, 30, "every broker's metadata to list three brokers")
     control.create_topic("tui-burst", 3, 3)
     assert control.produce_burst("tui-burst", 300) == 300
 
