@@ -10,6 +10,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from kafka_edu.mining import cli as mining_cli
 
 console = Console()
 
@@ -246,6 +247,7 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--broker-list", help='the brokers to move the topics to, "0,1,2" (with --generate)')
     rp.add_argument("--zookeeper", help="default: the newest run's ZooKeeper")
     rp.add_argument("--traces", default="traces")
+    mining_cli.add_parser(sub)
     return parser
 
 
@@ -269,6 +271,8 @@ def main(argv: list[str] | None = None) -> int:
             return preferred_replica_election(options)
         if options.command == "reassign-partitions":
             return reassign_partitions(options)
+        if options.command == "mine":
+            return mining_cli.run(options)
         return demo(options)
     except Exception as e:
         console.print(f"[red]kafka-edu: {type(e).__name__}: {e}[/]")
