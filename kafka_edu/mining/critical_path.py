@@ -1,11 +1,9 @@
 """`kafka-edu mine critical-path`: per kind of trace, which spans are on the critical path and what share of the
 trace's time they hold: the work that, made faster, makes the whole procedure faster.
 
-The path is Jaeger's: children are first clipped to their parent's interval (those wholly outside dropped); then,
-from the root, the child that finishes last is on the path from its end to the parent's end; the walk descends into
-it, and on coming back continues in the parent with the last child finishing before that child started; time no
-child covers is the span's own. Each trace is walked in a Spark task (traces grouped by run and trace id); the
-sections are summed per trace kind (root span name, with the controller event or the API for those roots).
+The path is Jaeger's (kafka_edu/tracing/critical_path.py, shared with the TUI). Each trace is walked in a Spark
+task (traces grouped by run and trace id); the sections are summed per trace kind (root span name, with the
+controller event or the API for those roots).
 """
 
 from __future__ import annotations
@@ -20,6 +18,7 @@ from pyspark.sql import functions as F
 
 from kafka_edu.mining import charts
 from kafka_edu.mining.output import Col, JobResult
+from kafka_edu.tracing.critical_path import critical_path
 
 TABLE_SPANS_PER_KIND = 5
 
@@ -37,49 +36,6 @@ def trace_kind(root: PathSpan) -> str:
     return f"{root.name}[{root.detail}]" if root.detail else root.name
 
 
-def _clipped(spans: dict[str, PathSpan], root_id: str) -> tuple[dict[str, PathSpan], dict[str, list[PathSpan]]]:
-    """Spans reachable from the root, each clipped to its (clipped) parent; children lists by parent id."""
-    children: dict[str, list[PathSpan]] = defaultdict(list)
-    for span in spans.values():
-        if span.span_id != root_id:
-            children[span.parent_id].append(span)
-    kept = {root_id: spans[root_id]}
-    kept_children: dict[str, list[PathSpan]] = defaultdict(list)
-    stack = [root_id]
-    while stack:
-        parent = kept[stack.pop()]
-        for child in children.get(parent.span_id, []):
-            start, end = max(child.start, parent.start), min(child.end, parent.end)
-            if start > end or child.span_id in kept:  # outside the parent, or a cycle in bad data
-                continue
-            clipped = child._replace(start=start, end=end)
-            kept[child.span_id] = clipped
-            kept_children[parent.span_id].append(clipped)
-            stack.append(child.span_id)
-    return kept, kept_children
-
-
-def critical_path(spans: dict[str, PathSpan], root_id: str) -> list[tuple[PathSpan, int, int]]:
-    """(span, section start, section end) on the critical path, from the root's end backwards."""
-    kept, children = _clipped(spans, root_id)
-    path = []
-    span, returning = kept[root_id], None
-    while True:
-        end = span.end if returning is None else returning
-        candidates = [c for c in children.get(span.span_id, []) if returning is None or c.end < returning]
-        last = max(candidates, key=lambda c: (c.end, c.start, c.span_id), default=None)
-        if last is not None:
-            if last.end != end:
-                path.append((span, last.end, end))
-            span, returning = last, None
-            continue
-        if span.start != end:
-            path.append((span, span.start, end))
-        if span.span_id == root_id:
-            return path
-        span, returning = kept[span.parent_id], span.start
-
-
 def _trace_sections(spans: Iterable[PathSpan]) -> Iterator[tuple[str, str, int, int, int]]:
     """(kind, span name, section ns, root duration ns, 1 if it is the root's row) for one trace; nothing when
     the trace has no single root (a process died before the root ended)."""
@@ -91,8 +47,8 @@ def _trace_sections(spans: Iterable[PathSpan]) -> Iterator[tuple[str, str, int, 
     root = true_roots[0]
     kind = trace_kind(root)
     sums: dict[str, int] = defaultdict(int)
-    for span, start, end in critical_path(by_id, root.span_id):
-        sums[span.name] += end - start
+    for section in critical_path(((s.span_id, s.parent_id, s.start, s.end) for s in by_id.values()), root.span_id):
+        sums[by_id[section.span_id].name] += section.end_ns - section.start_ns
     yield (kind, "", 0, root.end - root.start, 1)
     for name, section in sums.items():
         yield (kind, name, section, 0, 0)
