@@ -1514,37 +1514,32 @@ class AutoPreferredReplicaLeaderElection(ControllerEvent):
 
 # -- listeners: ZooKeeper callbacks only put events on the queue -------------------------------------------------
 
-class BrokerChangeListener:
+class ControllerListener:
+    """What every listener holds: the controller whose events it makes, and the queue it puts them on."""
+
     def __init__(self, controller: KafkaController, event_manager: ControllerEventManager) -> None:
         self.controller = controller
         self.event_manager = event_manager
 
+
+class BrokerChangeListener(ControllerListener):
     def handle_child_change(self, parent_path: str, current_childs: list[str]) -> None:
         self.event_manager.put(BrokerChange(self.controller, current_childs))
 
 
-class TopicChangeListener:
-    def __init__(self, controller: KafkaController, event_manager: ControllerEventManager) -> None:
-        self.controller = controller
-        self.event_manager = event_manager
-
+class TopicChangeListener(ControllerListener):
     def handle_child_change(self, parent_path: str, current_childs: list[str]) -> None:
         self.event_manager.put(TopicChange(self.controller, set(current_childs)))
 
 
-class TopicDeletionListener:
-    def __init__(self, controller: KafkaController, event_manager: ControllerEventManager) -> None:
-        self.controller = controller
-        self.event_manager = event_manager
-
+class TopicDeletionListener(ControllerListener):
     def handle_child_change(self, parent_path: str, current_childs: list[str]) -> None:
         self.event_manager.put(TopicDeletion(self.controller, set(current_childs)))
 
 
-class PartitionModificationsListener:
+class PartitionModificationsListener(ControllerListener):
     def __init__(self, controller: KafkaController, event_manager: ControllerEventManager, topic: str) -> None:
-        self.controller = controller
-        self.event_manager = event_manager
+        super().__init__(controller, event_manager)
         self.topic = topic
 
     def handle_data_change(self, data_path: str, data: str) -> None:
@@ -1554,11 +1549,7 @@ class PartitionModificationsListener:
         pass
 
 
-class PartitionReassignmentListener:
-    def __init__(self, controller: KafkaController, event_manager: ControllerEventManager) -> None:
-        self.controller = controller
-        self.event_manager = event_manager
-
+class PartitionReassignmentListener(ControllerListener):
     def handle_data_change(self, data_path: str, data: str) -> None:
         self.event_manager.put(PartitionReassignment(self.controller))
 
@@ -1566,11 +1557,10 @@ class PartitionReassignmentListener:
         pass
 
 
-class PartitionReassignmentIsrChangeListener:
+class PartitionReassignmentIsrChangeListener(ControllerListener):
     def __init__(self, controller: KafkaController, event_manager: ControllerEventManager, topic: str,
                  partition: int, reassigned_replicas: set[int]) -> None:
-        self.controller = controller
-        self.event_manager = event_manager
+        super().__init__(controller, event_manager)
         self.topic_partition = TopicPartition(topic, partition)
         self.reassigned_replicas = reassigned_replicas
 
@@ -1582,29 +1572,17 @@ class PartitionReassignmentIsrChangeListener:
         pass
 
 
-class IsrChangeNotificationListener:
-    def __init__(self, controller: KafkaController, event_manager: ControllerEventManager) -> None:
-        self.controller = controller
-        self.event_manager = event_manager
-
+class IsrChangeNotificationListener(ControllerListener):
     def handle_child_change(self, parent_path: str, current_childs: list[str]) -> None:
         self.event_manager.put(IsrChangeNotification(self.controller, list(current_childs)))
 
 
-class LogDirEventNotificationListener:
-    def __init__(self, controller: KafkaController, event_manager: ControllerEventManager) -> None:
-        self.controller = controller
-        self.event_manager = event_manager
-
+class LogDirEventNotificationListener(ControllerListener):
     def handle_child_change(self, parent_path: str, current_childs: list[str]) -> None:
         self.event_manager.put(LogDirEventNotification(self.controller, list(current_childs)))
 
 
-class PreferredReplicaElectionListener:
-    def __init__(self, controller: KafkaController, event_manager: ControllerEventManager) -> None:
-        self.controller = controller
-        self.event_manager = event_manager
-
+class PreferredReplicaElectionListener(ControllerListener):
     def handle_data_change(self, data_path: str, data: str) -> None:
         try:
             partitions = parse_preferred_replica_election_data(data)
@@ -1618,11 +1596,7 @@ class PreferredReplicaElectionListener:
         pass
 
 
-class ControllerChangeListener:
-    def __init__(self, controller: KafkaController, event_manager: ControllerEventManager) -> None:
-        self.controller = controller
-        self.event_manager = event_manager
-
+class ControllerChangeListener(ControllerListener):
     def handle_data_change(self, data_path: str, data: str) -> None:
         self.event_manager.put(ControllerChange(self.controller, parse_controller_id(data)))
 
@@ -1630,12 +1604,8 @@ class ControllerChangeListener:
         self.event_manager.put(Reelect(self.controller))
 
 
-class SessionExpirationListener(ZkStateListener):
+class SessionExpirationListener(ControllerListener, ZkStateListener):
     """A new session replaced an expired one: our `/controller`, if we had it, is gone; elect again."""
-
-    def __init__(self, controller: KafkaController, event_manager: ControllerEventManager) -> None:
-        self.controller = controller
-        self.event_manager = event_manager
 
     def handle_new_session(self) -> None:
         self.event_manager.put(Reelect(self.controller))
