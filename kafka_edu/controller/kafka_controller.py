@@ -1005,13 +1005,15 @@ class KafkaController:
 
 # -- events (case classes inside KafkaController in 1.0.2) -------------------------------------------------------
 
-class Startup(ControllerEvent):
+class KafkaControllerEvent(ControllerEvent):
+    """An event of this controller: in 1.0.2 the events are inner classes of KafkaController and see it directly."""
+
     def __init__(self, controller: KafkaController) -> None:
         self.controller = controller
 
-    @property
-    def state(self) -> ControllerState:
-        return ControllerState.ControllerChange
+
+class Startup(KafkaControllerEvent):
+    state = ControllerState.ControllerChange
 
     def process(self) -> None:
         with step("CT.startup.2"):
@@ -1020,16 +1022,14 @@ class Startup(ControllerEvent):
             self.controller.elect()
 
 
-class ControllerChange(ControllerEvent):
+class ControllerChange(KafkaControllerEvent):
     """`/controller` now names `new_controller_id`: if that is no longer us, resign."""
 
-    def __init__(self, controller: KafkaController, new_controller_id: int) -> None:
-        self.controller = controller
-        self.new_controller_id = new_controller_id
+    state = ControllerState.ControllerChange
 
-    @property
-    def state(self) -> ControllerState:
-        return ControllerState.ControllerChange
+    def __init__(self, controller: KafkaController, new_controller_id: int) -> None:
+        super().__init__(controller)
+        self.new_controller_id = new_controller_id
 
     def process(self) -> None:
         c = self.controller
@@ -1040,15 +1040,10 @@ class ControllerChange(ControllerEvent):
                 c.on_controller_resignation()
 
 
-class Reelect(ControllerEvent):
+class Reelect(KafkaControllerEvent):
     """`/controller` was deleted, or our session was replaced: resign if we lost it, then run for election."""
 
-    def __init__(self, controller: KafkaController) -> None:
-        self.controller = controller
-
-    @property
-    def state(self) -> ControllerState:
-        return ControllerState.ControllerChange
+    state = ControllerState.ControllerChange
 
     def process(self) -> None:
         c = self.controller
@@ -1061,16 +1056,14 @@ class Reelect(ControllerEvent):
             c.elect()
 
 
-class BrokerChange(ControllerEvent):
+class BrokerChange(KafkaControllerEvent):
     """The children of `/brokers/ids` changed: new brokers get a channel and their replicas, dead ones lose theirs."""
 
-    def __init__(self, controller: KafkaController, current_broker_list: list[str]) -> None:
-        self.controller = controller
-        self.current_broker_list = current_broker_list
+    state = ControllerState.BrokerChange
 
-    @property
-    def state(self) -> ControllerState:
-        return ControllerState.BrokerChange
+    def __init__(self, controller: KafkaController, current_broker_list: list[str]) -> None:
+        super().__init__(controller)
+        self.current_broker_list = current_broker_list
 
     def process(self) -> None:
         c = self.controller
@@ -1104,19 +1097,17 @@ class BrokerChange(ControllerEvent):
                     c.on_broker_failure(sorted(dead_broker_ids))
 
 
-class ControlledShutdown(ControllerEvent):
+class ControlledShutdown(KafkaControllerEvent):
     """A broker about to stop: its led partitions get another leader, it leaves the ISR of the others; the callback
     gets the replicated partitions it still leads (or the exception)."""
 
+    state = ControllerState.ControlledShutdown
+
     def __init__(self, controller: KafkaController, id_: int,
                  controlled_shutdown_callback: Callable[[Any], None]) -> None:
-        self.controller = controller
+        super().__init__(controller)
         self.id = id_
         self.controlled_shutdown_callback = controlled_shutdown_callback
-
-    @property
-    def state(self) -> ControllerState:
-        return ControllerState.ControlledShutdown
 
     def process(self) -> None:
         with step("CT.shutdown", {"kafka.shutdown.broker.id": self.id}) as s:
@@ -1166,16 +1157,14 @@ class ControlledShutdown(ControllerEvent):
                 if info.leader_and_isr.leader == id_ and len(context.partition_replica_assignment.get(tp, [])) > 1}
 
 
-class TopicChange(ControllerEvent):
+class TopicChange(KafkaControllerEvent):
     """The children of `/brokers/topics` changed: new topics' partitions get leaders (onNewTopicCreation)."""
 
-    def __init__(self, controller: KafkaController, topics: set[str]) -> None:
-        self.controller = controller
-        self.topics = topics
+    state = ControllerState.TopicChange
 
-    @property
-    def state(self) -> ControllerState:
-        return ControllerState.TopicChange
+    def __init__(self, controller: KafkaController, topics: set[str]) -> None:
+        super().__init__(controller)
+        self.topics = topics
 
     def process(self) -> None:
         c = self.controller
@@ -1201,16 +1190,14 @@ class TopicChange(ControllerEvent):
                     c.on_new_topic_creation(new_topics, set(added_partition_replica_assignment))
 
 
-class PartitionModifications(ControllerEvent):
+class PartitionModifications(KafkaControllerEvent):
     """A topic's assignment znode changed: partitions added to it are created like a new topic's."""
 
-    def __init__(self, controller: KafkaController, topic: str) -> None:
-        self.controller = controller
-        self.topic = topic
+    state = ControllerState.TopicChange
 
-    @property
-    def state(self) -> ControllerState:
-        return ControllerState.TopicChange
+    def __init__(self, controller: KafkaController, topic: str) -> None:
+        super().__init__(controller)
+        self.topic = topic
 
     def process(self) -> None:
         c = self.controller
@@ -1230,16 +1217,14 @@ class PartitionModifications(ControllerEvent):
                 c.on_new_partition_creation(set(partitions_to_be_added))
 
 
-class TopicDeletion(ControllerEvent):
+class TopicDeletion(KafkaControllerEvent):
     """Children of `/admin/delete_topics`: topics that exist are queued for deletion, the others' markers removed."""
 
-    def __init__(self, controller: KafkaController, topics_to_be_deleted: set[str]) -> None:
-        self.controller = controller
-        self.topics_to_be_deleted = topics_to_be_deleted
+    state = ControllerState.TopicDeletion
 
-    @property
-    def state(self) -> ControllerState:
-        return ControllerState.TopicDeletion
+    def __init__(self, controller: KafkaController, topics_to_be_deleted: set[str]) -> None:
+        super().__init__(controller)
+        self.topics_to_be_deleted = topics_to_be_deleted
 
     def process(self) -> None:
         c = self.controller
@@ -1265,18 +1250,16 @@ class TopicDeletion(ControllerEvent):
                 c.zk_utils.delete_path_recursive(f"{DELETE_TOPICS_PATH}/{topic}")
 
 
-class LeaderAndIsrResponseReceived(ControllerEvent):
+class LeaderAndIsrResponseReceived(KafkaControllerEvent):
     """A broker answered LeaderAndIsr: replicas it reports KAFKA_STORAGE_ERROR for are on a failed log dir and go
     offline (a new leader if they led)."""
 
+    state = ControllerState.LeaderAndIsrResponseReceived
+
     def __init__(self, controller: KafkaController, leader_and_isr_response: object, broker_id: int) -> None:
-        self.controller = controller
+        super().__init__(controller)
         self.leader_and_isr_response = leader_and_isr_response
         self.broker_id = broker_id
-
-    @property
-    def state(self) -> ControllerState:
-        return ControllerState.LeaderAndIsrResponseReceived
 
     def process(self) -> None:
         c = self.controller
@@ -1301,17 +1284,15 @@ class LeaderAndIsrResponseReceived(ControllerEvent):
                                           for tp in new_offline_replicas})
 
 
-class TopicDeletionStopReplicaResult(ControllerEvent):
+class TopicDeletionStopReplicaResult(KafkaControllerEvent):
     """A broker answered StopReplica with delete: its replicas are deleted, or failed to be."""
 
+    state = ControllerState.TopicDeletion
+
     def __init__(self, controller: KafkaController, stop_replica_response: object, replica_id: int) -> None:
-        self.controller = controller
+        super().__init__(controller)
         self.stop_replica_response = stop_replica_response
         self.replica_id = replica_id
-
-    @property
-    def state(self) -> ControllerState:
-        return ControllerState.TopicDeletion
 
     def process(self) -> None:
         c = self.controller
@@ -1333,18 +1314,13 @@ class TopicDeletionStopReplicaResult(ControllerEvent):
                 {PartitionAndReplica(tp.topic, tp.partition, self.replica_id) for tp in deleted_replicas})
 
 
-class PartitionReassignment(ControllerEvent):
+class PartitionReassignment(KafkaControllerEvent):
     """`/admin/reassign_partitions` changed: start the partitions not already being reassigned.
 
     The znode is read afresh: every finished partition rewrites it, so many of these events may be queued.
     """
 
-    def __init__(self, controller: KafkaController) -> None:
-        self.controller = controller
-
-    @property
-    def state(self) -> ControllerState:
-        return ControllerState.PartitionReassignment
+    state = ControllerState.PartitionReassignment
 
     def process(self) -> None:
         c = self.controller
@@ -1362,18 +1338,16 @@ class PartitionReassignment(ControllerEvent):
                 c.initiate_reassign_replicas_for_topic_partition(tp, ReassignedPartitionsContext(list(new_replicas)))
 
 
-class PartitionReassignmentIsrChange(ControllerEvent):
+class PartitionReassignmentIsrChange(KafkaControllerEvent):
     """The state znode of a partition being reassigned changed: once every new replica is in the ISR, finish."""
+
+    state = ControllerState.PartitionReassignment
 
     def __init__(self, controller: KafkaController, topic_partition: TopicPartition,
                  reassigned_replicas: set[int]) -> None:
-        self.controller = controller
+        super().__init__(controller)
         self.topic_partition = topic_partition
         self.reassigned_replicas = reassigned_replicas
-
-    @property
-    def state(self) -> ControllerState:
-        return ControllerState.PartitionReassignment
 
     def process(self) -> None:
         c = self.controller
@@ -1401,16 +1375,14 @@ class PartitionReassignmentIsrChange(ControllerEvent):
                        ",".join(map(str, sorted(self.reassigned_replicas - set(leader_isr.leader_and_isr.isr)))))
 
 
-class IsrChangeNotification(ControllerEvent):
+class IsrChangeNotification(KafkaControllerEvent):
     """Leaders wrote `/isr_change_notification/isr_change_<seq>`: refresh those partitions and tell every broker."""
 
-    def __init__(self, controller: KafkaController, sequence_numbers: list[str]) -> None:
-        self.controller = controller
-        self.sequence_numbers = sequence_numbers
+    state = ControllerState.IsrChange
 
-    @property
-    def state(self) -> ControllerState:
-        return ControllerState.IsrChange
+    def __init__(self, controller: KafkaController, sequence_numbers: list[str]) -> None:
+        super().__init__(controller)
+        self.sequence_numbers = sequence_numbers
 
     def process(self) -> None:
         c = self.controller
@@ -1445,16 +1417,14 @@ class IsrChangeNotification(ControllerEvent):
             return set()
 
 
-class LogDirEventNotification(ControllerEvent):
+class LogDirEventNotification(KafkaControllerEvent):
     """Brokers reported failed log dirs: ask them, with LeaderAndIsr, which of their replicas are still there."""
 
-    def __init__(self, controller: KafkaController, sequence_numbers: list[str]) -> None:
-        self.controller = controller
-        self.sequence_numbers = sequence_numbers
+    state = ControllerState.LogDirChange
 
-    @property
-    def state(self) -> ControllerState:
-        return ControllerState.LogDirChange
+    def __init__(self, controller: KafkaController, sequence_numbers: list[str]) -> None:
+        super().__init__(controller)
+        self.sequence_numbers = sequence_numbers
 
     def process(self) -> None:
         c = self.controller
@@ -1468,16 +1438,14 @@ class LogDirEventNotification(ControllerEvent):
                 c.zk_utils.delete_path_recursive(f"{LOG_DIR_EVENT_NOTIFICATION_PATH}/{x}")
 
 
-class PreferredReplicaLeaderElection(ControllerEvent):
+class PreferredReplicaLeaderElection(KafkaControllerEvent):
     """`/admin/preferred_replica_election` was written: move those partitions' leadership to their first replica."""
 
-    def __init__(self, controller: KafkaController, partitions: set[TopicPartition]) -> None:
-        self.controller = controller
-        self.partitions = partitions
+    state = ControllerState.ManualLeaderBalance
 
-    @property
-    def state(self) -> ControllerState:
-        return ControllerState.ManualLeaderBalance
+    def __init__(self, controller: KafkaController, partitions: set[TopicPartition]) -> None:
+        super().__init__(controller)
+        self.partitions = partitions
 
     def process(self) -> None:
         c = self.controller
@@ -1492,15 +1460,10 @@ class PreferredReplicaLeaderElection(ControllerEvent):
             c.on_preferred_replica_election(self.partitions - partitions_for_topics_to_be_deleted)
 
 
-class AutoPreferredReplicaLeaderElection(ControllerEvent):
+class AutoPreferredReplicaLeaderElection(KafkaControllerEvent):
     """The scheduler's periodic check for leader imbalance; it schedules the next check whatever happens."""
 
-    def __init__(self, controller: KafkaController) -> None:
-        self.controller = controller
-
-    @property
-    def state(self) -> ControllerState:
-        return ControllerState.AutoLeaderBalance
+    state = ControllerState.AutoLeaderBalance
 
     def process(self) -> None:
         c = self.controller
