@@ -16,8 +16,10 @@ PARTITIONS = 6
 N = 600
 
 
-def start_cluster(brokers: Any) -> dict[int, Broker]:
-    cluster = {i: brokers(f"b{i}", broker_id=str(i), zookeeper_session_timeout_ms=str(int(SESSION_TIMEOUT_S * 1000)))
+def start_cluster(brokers: Any, **props: str) -> dict[int, Broker]:
+    """Three brokers (ids 0-2) with a short session timeout and `props`, running and past the controller's election."""
+    cluster = {i: brokers(f"b{i}", broker_id=str(i), zookeeper_session_timeout_ms=str(int(SESSION_TIMEOUT_S * 1000)),
+                          **props)
                for i in range(3)}
     for broker in cluster.values():
         broker.start()

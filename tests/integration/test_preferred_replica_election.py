@@ -8,7 +8,8 @@ import json
 from typing import Any
 
 from conftest import Broker, ZooKeeper, wait_until
-from test_controller_leadership import PARTITIONS, SESSION_TIMEOUT_S, consume_all, produce
+from test_controller_leadership import PARTITIONS, consume_all, produce
+from test_controller_leadership import start_cluster as leadership_cluster
 
 from kafka_edu.admin.preferred_replica_leader_election_command import write_preferred_replica_election_data
 from kafka_edu.log.log import TopicPartition
@@ -18,14 +19,7 @@ TOPIC = "preferred"
 
 
 def start_cluster(brokers: Any, **props: str) -> dict[int, Broker]:
-    cluster = {i: brokers(f"b{i}", broker_id=str(i), zookeeper_session_timeout_ms=str(int(SESSION_TIMEOUT_S * 1000)),
-                          min_insync_replicas="2", replica_lag_time_max_ms="3000", **props)
-               for i in range(3)}
-    for broker in cluster.values():
-        broker.start()
-    for broker in cluster.values():
-        broker.wait_running().wait_for_controller()
-    return cluster
+    return leadership_cluster(brokers, min_insync_replicas="2", replica_lag_time_max_ms="3000", **props)
 
 
 def create_topic(zookeeper: ZooKeeper) -> None:
