@@ -46,6 +46,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def run(options: argparse.Namespace, spark=None) -> int:
     """Run one `mine` verb; 0 on success, 2 on unusable input, 1 on any other failure."""
     console, errors = Console(), Console(stderr=True, soft_wrap=True)  # soft: paths stay copyable
+    if not console.is_terminal:  # piped or captured: whole rows rather than tables squeezed into 80 columns
+        console = Console(width=200)
     traces = Path(options.traces)
     if not traces.is_dir():  # before starting a JVM for nothing
         errors.print(f"[red]kafka-edu mine: trace directory {traces} does not exist[/]")
