@@ -186,6 +186,10 @@ class ClusterModel:
         if topic and topic not in self.topics:
             self.topics.append(topic)
         old, new = attributes.get("from"), attributes.get("to")
+        if new == "OnlinePartition" and isinstance(attributes.get("kafka.leader"), int):
+            # The controller names the leader of every partition it brings online, new ones included.
+            self._set_leaders(span, attributes["kafka.leader"], [f"{topic}-{attributes.get('kafka.partition')}"],
+                              lead=True)
         if old != new and new in ("OnlinePartition", "OfflinePartition"):
             self._add_log(time_ns, span.instance, f"{topic}-{attributes.get('kafka.partition')}: {old} → {new}",
                           "warning" if new == "OfflinePartition" else "leader")

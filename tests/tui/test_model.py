@@ -118,3 +118,18 @@ def test_every_lc_nw_ct_row_of_fidelity_is_explained() -> None:
     ids = set(re.findall(r"^\| ((?:LC|NW|CT)\.[\w.]+) \|", fidelity.read_text(), re.MULTILINE))
     ids |= {f"LC.shutdown.{n:02d}" for n in range(1, 22)}  # the shutdown rows are a numbered paragraph
     assert ids - set(ROWS) == set()
+
+
+def test_the_controller_s_partition_state_changes_name_the_leaders_of_new_partitions() -> None:
+    from kafka_edu.tracing.query import SpanEvent
+    from tui.cluster import ClusterModel
+
+    controller = span("psm", "", 0, 10)
+    controller.attributes["kafka.broker.id"] = 0
+    controller.events = [SpanEvent("partition.state.change", 5, {"kafka.topic": "t", "kafka.partition": p,
+                                                                  "from": "NewPartition", "to": "OnlinePartition",
+                                                                  "kafka.leader": p % 2}) for p in range(3)]
+    model = ClusterModel()
+    model.observe_ended([controller])
+    assert (model.leads(0), model.leads(1)) == (2, 1)
+    assert model.topics == ["t"]
