@@ -54,6 +54,7 @@ from kafka_edu.protocol.api_keys import ApiKeys
 from kafka_edu.protocol.errors import Errors
 from kafka_edu.server.kafka_config import KafkaConfig
 from kafka_edu.tracing import event, set_attributes, span, step
+from kafka_edu.tracing.znodes import link_to_writer
 from kafka_edu.utils.kafka_logging import Logging
 from kafka_edu.utils.kafka_scheduler import KafkaScheduler
 from kafka_edu.utils.log_dir_utils import delete_log_dir_events, get_broker_id_from_log_dir_event
@@ -1086,6 +1087,7 @@ class BrokerChange(KafkaControllerEvent):
                             "kafka.brokers.live": sorted(cur_broker_ids)})
             assert c.controller_channel_manager is not None
             for broker in new_brokers:
+                link_to_writer(c.zk_utils.get_broker_info(broker.id))  # its registration, in its startup trace
                 c.controller_channel_manager.add_broker(broker)
             for broker_id in dead_broker_ids:
                 c.controller_channel_manager.remove_broker(broker_id)
@@ -1185,6 +1187,9 @@ class TopicChange(KafkaControllerEvent):
             c.log.info("New topics: [%s], deleted topics: [%s], new partition replica assignment [%s]",
                        sorted(new_topics), sorted(deleted_topics), added_partition_replica_assignment)
             set_attributes({"kafka.topics.new": sorted(new_topics), "kafka.topics.deleted": sorted(deleted_topics)})
+            for topic in sorted(new_topics):  # the CreateTopics request (or tool) that wrote the assignment
+                data, _ = c.zk_utils.read_data_maybe_null(f"{BROKER_TOPICS_PATH}/{topic}")
+                link_to_writer(json.loads(data) if data else None)
             if new_topics:
                 with span("KafkaController.onNewTopicCreation", {"kafka.topics": sorted(new_topics)}):
                     c.on_new_topic_creation(new_topics, set(added_partition_replica_assignment))
@@ -1410,7 +1415,10 @@ class IsrChangeNotification(KafkaControllerEvent):
         if json_data is None:
             return set()
         try:
-            return {TopicPartition(p["topic"], int(p["partition"])) for p in json.loads(json_data)["partitions"]}
+            isr_changes = json.loads(json_data)
+            partitions = {TopicPartition(p["topic"], int(p["partition"])) for p in isr_changes["partitions"]}
+            link_to_writer(isr_changes)  # the leader's maybePropagateIsrChanges
+            return partitions
         except (ValueError, KeyError, TypeError):
             self.controller.log.error("Invalid topic and partition JSON in ZK. ZK notification node: %s, JSON: %s",
                                       change_znode, json_data)

@@ -24,6 +24,7 @@ from kafka_edu.log.log_config import LogConfig
 from kafka_edu.protocol.errors import Errors
 from kafka_edu.server.delayed_operation import DelayedOperation, DelayedOperationPurgatory
 from kafka_edu.server.metadata_cache import MetadataCache
+from kafka_edu.tracing.znodes import with_writer
 from kafka_edu.utils.zk_utils import (
     BROKER_TOPICS_PATH,
     DELETE_TOPICS_PATH,
@@ -224,8 +225,8 @@ class AdminManager:
         self.zk_utils.update_persistent_path(f"{get_entity_config_root_path('topics')}/{topic}",
                                              json.dumps({"version": 1, "config": configs}))
         try:
-            self.zk_utils.zk_client.create(f"{BROKER_TOPICS_PATH}/{topic}", json.dumps(
-                {"version": 1, "partitions": {str(p): r for p, r in sorted(assignments.items())}}).encode(),
+            self.zk_utils.zk_client.create(f"{BROKER_TOPICS_PATH}/{topic}", json.dumps(with_writer(
+                {"version": 1, "partitions": {str(p): r for p, r in sorted(assignments.items())}})).encode(),
                 makepath=True)
         except NodeExistsError:
             raise TopicExistsException(f"Topic '{topic}' already exists.") from None

@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from kafka_edu.log.log import TopicPartition
+from kafka_edu.tracing.znodes import with_writer
 from kafka_edu.utils.zk_utils import BROKER_TOPICS_PATH, ISR_CHANGE_NOTIFICATION_PATH, ZkUtils
 
 log = logging.getLogger("kafka.utils.ReplicationUtils")
@@ -84,4 +85,4 @@ def propagate_isr_changes(zk_utils: ZkUtils, isr_change_set: Iterable[TopicParti
 
 def generate_isr_change_json(isr_changes: Iterable[TopicPartition]) -> str:
     partitions = [{"topic": tp.topic, "partition": tp.partition} for tp in sorted(isr_changes)]
-    return json.dumps({"version": 1, "partitions": partitions}, separators=(",", ":"))
+    return json.dumps(with_writer({"version": 1, "partitions": partitions}), separators=(",", ":"))

@@ -20,6 +20,7 @@ from kafka_edu.common.errors import (
     ZkTimeoutException,
 )
 from kafka_edu.tracing import span
+from kafka_edu.tracing.znodes import with_writer
 
 if TYPE_CHECKING:
     from kafka_edu.log.log import TopicPartition
@@ -444,4 +445,4 @@ def broker_to_json(version: int, host: str | None, port: int, advertised_endpoin
         info["listener_security_protocol_map"] = {e.listener_name: e.security_protocol for e in advertised_endpoints}
     if rack is not None and version >= 3:
         info["rack"] = rack
-    return _to_json(info)
+    return _to_json(with_writer(info))

@@ -13,6 +13,7 @@ from test_controller_leadership import start_cluster as leadership_cluster
 
 from kafka_edu.admin.preferred_replica_leader_election_command import write_preferred_replica_election_data
 from kafka_edu.log.log import TopicPartition
+from kafka_edu.tracing.query import load_run
 from kafka_edu.utils.zk_utils import ZkUtils
 
 TOPIC = "preferred"
@@ -70,6 +71,13 @@ def test_restarted_broker_rejoins_the_isr_and_a_preferred_election_gives_its_par
     # The leaders announced the ISR changes, and the controller passed them on to every broker.
     wait_until(lambda: controller.spans().where(step="CT.event", kafka__controller__event="IsrChangeNotification"),
                30, "an IsrChangeNotification event")
+    # Each notification links the event to the leader's span that wrote it (both on disk within moments).
+    def linked_to_a_propagation() -> bool:
+        notifications = controller.spans().where(step="CT.event", kafka__controller__event="IsrChangeNotification")
+        writers = {trace_id for s in notifications for trace_id, _ in s.links}
+        propagations = load_run(controller.run_dir).where(name="ReplicaManager.maybePropagateIsrChanges")
+        return bool(writers & {s.trace_id for s in propagations})
+    wait_until(linked_to_a_propagation, 10, "an IsrChangeNotification linked to the leader's propagation span")
 
     zk_utils = ZkUtils(zookeeper.connect, 6000, 6000)
     try:
@@ -80,6 +88,10 @@ def test_restarted_broker_rejoins_the_isr_and_a_preferred_election_gives_its_par
                "leadership back on the preferred replicas")
     wait_until(lambda: not zookeeper.exists("/admin/preferred_replica_election"), 10, "the admin znode to go")
 
+    # The event's span ends after it removed the znode, and reaches the file moments later.
+    wait_until(lambda: controller.spans().where(step="CT.event",
+                                                kafka__controller__event="PreferredReplicaLeaderElection"),
+               10, "the PreferredReplicaLeaderElection span")
     spans = controller.spans()
     election = spans.where(step="CT.event", kafka__controller__event="PreferredReplicaLeaderElection").last()
     assert election.attributes["kafka.controller.state"] == "ManualLeaderBalance"
