@@ -462,7 +462,10 @@ class KafkaServer:
             client.close()
 
     def await_shutdown(self) -> None:
-        self.shutdown_latch.await_()
+        # Waits of a second, repeated: Python runs a signal's handler only when the main thread is between waits,
+        # and an unbounded wait may never return for a signal the kernel delivered to another thread.
+        while not self.shutdown_latch.await_(1.0):
+            pass
 
     def bound_port(self, listener_name: str = "PLAINTEXT") -> int:
         return self.socket_server.bound_port(listener_name)

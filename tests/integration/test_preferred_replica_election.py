@@ -71,6 +71,10 @@ def test_restarted_broker_rejoins_the_isr_and_a_preferred_election_gives_its_par
     # The leaders announced the ISR changes, and the controller passed them on to every broker.
     wait_until(lambda: controller.spans().where(step="CT.event", kafka__controller__event="IsrChangeNotification"),
                30, "an IsrChangeNotification event")
+    # The BrokerChange that saw the victim come back links to its registration, in its new startup trace.
+    restart = cluster[victim].spans().where(name="KafkaServer.startup").last()
+    comeback = [s for s in controller.spans().where(step="CT.broker") if s.attributes["kafka.brokers.new"] == [victim]]
+    assert comeback and restart.trace_id in {trace_id for trace_id, _ in comeback[-1].links}
     # Each notification links the event to the leader's span that wrote it (both on disk within moments).
     def linked_to_a_propagation() -> bool:
         notifications = controller.spans().where(step="CT.event", kafka__controller__event="IsrChangeNotification")
