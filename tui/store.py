@@ -83,7 +83,7 @@ class Trace:
 
 
 class SpanStore:
-    """Traces in memory, at most `max_spans` spans; the oldest whole traces are evicted first."""
+    """Traces in memory, at most `max_spans` spans; the oldest whole finished traces are evicted first."""
 
     def __init__(self, max_spans: int = DEFAULT_MAX_SPANS) -> None:
         self.max_spans = max_spans
@@ -196,7 +196,10 @@ class SpanStore:
 
     def _evict(self) -> None:
         while self.span_count > self.max_spans and len(self.traces) > 1:
-            trace_id, trace = self.traces.popitem(last=False)
+            # The oldest finished trace goes first: a running one (a broker's awaitShutdown lasts its whole life)
+            # would lose the spans still to come. Only when every trace is running does the oldest go.
+            trace_id = next((t for t, tr in self.traces.items() if not tr.running), next(iter(self.traces)))
+            trace = self.traces.pop(trace_id)
             self.span_count -= len(trace.spans)
             self.evicted_traces += 1
             filed = self._filed.pop(trace_id, None)

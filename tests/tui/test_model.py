@@ -66,6 +66,18 @@ def test_eviction_drops_the_oldest_whole_traces_and_ignores_their_late_spans() -
     assert sum(len(g) for g in store.groups.values()) == 3
 
 
+def test_eviction_keeps_a_trace_that_is_still_running() -> None:
+    store = SpanStore(max_spans=10)
+    store.add_started([span("wait", "", 0, 0, trace="life", name="KafkaServer.awaitShutdown")])
+    for t in range(5):
+        store.add_ended([span(f"s{t}{i}", "" if i == 0 else f"s{t}0", t * 100 + i, t * 100 + 50, trace=f"t{t}")
+                         for i in range(3)])
+    assert list(store.traces)[0] == "life"  # the oldest, but its span has not ended
+    assert len(store) <= 10
+    store.add_ended([span("wait", "", 0, 900, trace="life", name="KafkaServer.awaitShutdown")])
+    assert store.traces["life"].running == 0
+
+
 def test_a_process_restart_makes_the_previous_processes_running_spans_lost() -> None:
     store = SpanStore()
     store.add_started([span("wait", "", 10, 0, trace="a", name="KafkaServer.awaitShutdown")])
