@@ -24,6 +24,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.skipif(shutil.which("tmux") is None,
 REPO = Path(__file__).resolve().parents[2]
 CONTROLLER = re.compile(r"Cluster · ★ b(\d+) · epoch (\d+)")
 DETAIL = re.compile(r"Detail · (\S+)")
+WATERFALL = re.compile(r"Waterfall · (\S+)")
 
 
 class Terminal:
@@ -109,7 +110,20 @@ def test_kill_9_of_the_controller_shows_a_new_controller_with_a_higher_epoch(ter
 
 
 def test_a_breakpoint_on_log_manager_startup_pauses_a_restarted_broker_until_continued(terminal: Terminal) -> None:
-    # The first trace shown is a broker's startup: walk its waterfall down to LC.startup.08 and break there.
+    # Pick a broker's startup trace in the Traces pane (a broker's Kafka.main is a trace of its own, ended before its
+    # startup, and may be listed first), then walk its waterfall down to LC.startup.08 and break there.
+    def showing_startup(screen: str) -> bool:
+        found = WATERFALL.search(screen)
+        return bool(found) and found.group(1) == "KafkaServer.startup"
+    for _ in range(12):
+        if showing_startup(terminal.screen()):
+            break
+        terminal.press("j")
+        try:  # a group's header row shows no new trace: then the next press moves on
+            terminal.wait_for(showing_startup, "a startup trace", timeout_s=3)
+        except AssertionError:
+            continue
+    assert showing_startup(terminal.screen())
     terminal.press("Tab")
     for _ in range(40):
         shown = detail_title(terminal.screen())
