@@ -9,6 +9,7 @@ import time
 
 from confluent_kafka.admin import AdminClient
 from conftest import Broker, ZooKeeper, wait_until
+from kazoo.exceptions import NoNodeError
 
 SESSION_TIMEOUT_S = 2.0
 # With no topics yet there is no partition listener to register (CT.failover.10).
@@ -28,8 +29,10 @@ def start_cluster(brokers) -> dict[int, Broker]:
 
 
 def controller_id(zookeeper: ZooKeeper) -> int | None:
-    stat = zookeeper.client.exists("/controller")
-    return json.loads(zookeeper.client.get("/controller")[0])["brokerid"] if stat else None
+    try:  # one read: the znode may vanish between an exists() and a get() when a session expires
+        return json.loads(zookeeper.client.get("/controller")[0])["brokerid"]
+    except NoNodeError:
+        return None
 
 
 def wait_for_controller(zookeeper: ZooKeeper, timeout_s: float, other_than: int | None = None) -> int:
