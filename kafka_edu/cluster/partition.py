@@ -9,6 +9,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from kafka_edu.api.leader_and_isr import LeaderAndIsr
 from kafka_edu.common.errors import (
     NotEnoughReplicasException,
     NotLeaderForPartitionException,
@@ -16,8 +17,8 @@ from kafka_edu.common.errors import (
 )
 from kafka_edu.log.log import Log, LogAppendInfo, TopicPartition
 from kafka_edu.protocol.errors import Errors
-from kafka_edu.server.replication_utils import LeaderAndIsr, update_leader_and_isr
 from kafka_edu.tracing import event, span, step
+from kafka_edu.utils.replication_utils import update_leader_and_isr
 
 if TYPE_CHECKING:
     from kafka_edu.server.replica_manager import LogReadResult, ReplicaManager

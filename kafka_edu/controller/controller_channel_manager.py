@@ -13,8 +13,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from kafka_edu.api.leader_and_isr import LeaderAndIsr
 from kafka_edu.common.errors import IllegalStateException
-from kafka_edu.controller.controller_context import ControllerContext, LeaderAndIsr, LeaderIsrAndControllerEpoch
+from kafka_edu.controller.controller_context import ControllerContext, LeaderIsrAndControllerEpoch
 from kafka_edu.log.log import TopicPartition
 from kafka_edu.network.blocking_channel import BlockingChannel
 from kafka_edu.protocol.api_keys import ApiKeys
@@ -32,9 +33,6 @@ if TYPE_CHECKING:
 LEADER_AND_ISR_VERSION = 4
 UPDATE_METADATA_VERSION = 6
 STOP_REPLICA_VERSION = 2
-
-# LeaderAndIsr.LeaderDuringDelete: the leader UpdateMetadata names for a partition of a topic being deleted.
-LEADER_DURING_DELETE = -2
 
 _SEND_BACKOFF_S = 0.1
 
@@ -298,9 +296,8 @@ class ControllerBrokerRequestBatch:
             replicas = context.partition_replica_assignment.get(topic_partition, [])
             offline_replicas = [r for r in replicas if r not in context.live_broker_ids]
             if being_deleted:
-                info = leader_isr_and_controller_epoch.leader_and_isr
                 leader_isr_and_controller_epoch = LeaderIsrAndControllerEpoch(
-                    LeaderAndIsr(LEADER_DURING_DELETE, info.leader_epoch, list(info.isr), info.zk_version),
+                    LeaderAndIsr.during_delete(leader_isr_and_controller_epoch.leader_and_isr.isr),
                     leader_isr_and_controller_epoch.controller_epoch)
             self.update_metadata_request_partition_info_map[topic_partition] = _UpdateMetadataPartitionInfo(
                 leader_isr_and_controller_epoch, list(replicas), offline_replicas)

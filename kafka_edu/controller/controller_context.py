@@ -1,5 +1,5 @@
 """Port of ControllerContext and LeaderIsrAndControllerEpoch from core/src/main/scala/kafka/controller/
-KafkaController.scala, and LeaderAndIsr from core/src/main/scala/kafka/api/LeaderAndIsr.scala (Kafka 1.0.2).
+KafkaController.scala (Kafka 1.0.2).
 
 The module also holds the ZkUtils reads the context is filled from (`getAllBrokersInCluster`, `getAllTopics`,
 `getReplicaAssignmentForTopics`, `getPartitionLeaderAndIsrForTopics` in 1.0.2's ZkUtils).
@@ -11,36 +11,11 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from kafka_edu.api.leader_and_isr import LeaderAndIsr
 from kafka_edu.log.log import TopicPartition
 from kafka_edu.server.metadata_cache import Broker
+from kafka_edu.utils.replication_utils import get_leader_isr_and_epoch_for_partition
 from kafka_edu.utils.zk_utils import BROKER_IDS_PATH, BROKER_TOPICS_PATH, ZkUtils
-
-
-@dataclass(frozen=True)
-class LeaderAndIsr:
-    """A partition's leader, leader epoch and ISR, with the zkVersion of the state znode they were read from."""
-
-    leader: int
-    leader_epoch: int
-    isr: list[int]
-    zk_version: int
-
-    def new_leader(self, leader: int) -> LeaderAndIsr:
-        """The same ISR under another leader, at the next leader epoch."""
-        return self.new_leader_and_isr(leader, self.isr)
-
-    def new_epoch_and_zk_version(self) -> LeaderAndIsr:
-        """Same leader and ISR at the next leader epoch: makes brokers accept a LeaderAndIsr with a new replica list."""
-        return self.new_leader_and_isr(self.leader, self.isr)
-
-    def new_leader_and_isr(self, leader: int, isr: list[int]) -> LeaderAndIsr:
-        """The next state of the partition: a new leader epoch, and the zkVersion the write will give the znode."""
-        return LeaderAndIsr(leader, self.leader_epoch + 1, list(isr), self.zk_version + 1)
-
-    def to_json(self, controller_epoch: int) -> str:
-        """ZkUtils.leaderAndIsrZkData: the partition state znode's JSON."""
-        return json.dumps({"controller_epoch": controller_epoch, "leader": self.leader, "version": 1,
-                           "leader_epoch": self.leader_epoch, "isr": self.isr}, separators=(",", ":"))
 
 
 @dataclass(frozen=True)
@@ -154,21 +129,14 @@ def get_replica_assignment_for_topics(zk_utils: ZkUtils, topics: Iterable[str]) 
     return assignment
 
 
-def get_topic_partition_leader_and_isr_path(topic: str, partition: int) -> str:
-    return f"{BROKER_TOPICS_PATH}/{topic}/partitions/{partition}/state"
-
-
 def get_partition_leader_and_isr_for_topics(
         zk_utils: ZkUtils, partitions: Iterable[TopicPartition]) -> dict[TopicPartition, LeaderIsrAndControllerEpoch]:
-    """The state znodes that exist (ReplicationUtils.getLeaderIsrAndEpochForPartition for each partition)."""
+    """ZkUtils.getPartitionLeaderAndIsrForTopics: the state znodes that exist, by partition."""
     leadership = {}
     for tp in partitions:
-        data, stat = zk_utils.read_data_maybe_null(get_topic_partition_leader_and_isr_path(tp.topic, tp.partition))
-        if data:
-            state = json.loads(data)
-            leadership[tp] = LeaderIsrAndControllerEpoch(
-                LeaderAndIsr(state["leader"], state["leader_epoch"], list(state["isr"]), stat.version),
-                state["controller_epoch"])
+        leader_isr_and_epoch = get_leader_isr_and_epoch_for_partition(zk_utils, tp.topic, tp.partition)
+        if leader_isr_and_epoch is not None:
+            leadership[tp] = leader_isr_and_epoch
     return leadership
 
 

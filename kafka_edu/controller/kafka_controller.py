@@ -16,6 +16,7 @@ from typing import Any
 from kazoo.exceptions import NodeExistsError, NoNodeError
 
 from kafka_edu.admin.preferred_replica_leader_election_command import parse_preferred_replica_election_data
+from kafka_edu.api.leader_and_isr import LeaderAndIsr
 from kafka_edu.common.errors import (
     BrokerNotAvailableException,
     ControllerMovedException,
@@ -27,14 +28,12 @@ from kafka_edu.common.errors import (
 from kafka_edu.controller.controller_channel_manager import ControllerBrokerRequestBatch, ControllerChannelManager
 from kafka_edu.controller.controller_context import (
     ControllerContext,
-    LeaderAndIsr,
     LeaderIsrAndControllerEpoch,
     ReassignedPartitionsContext,
     get_all_brokers_in_cluster,
     get_all_topics,
     get_partition_leader_and_isr_for_topics,
     get_replica_assignment_for_topics,
-    get_topic_partition_leader_and_isr_path,
     replica_assignment_zk_data,
 )
 from kafka_edu.controller.controller_event_manager import ControllerEvent, ControllerEventManager
@@ -58,6 +57,7 @@ from kafka_edu.tracing.znodes import link_to_writer
 from kafka_edu.utils.kafka_logging import Logging
 from kafka_edu.utils.kafka_scheduler import KafkaScheduler
 from kafka_edu.utils.log_dir_utils import delete_log_dir_events, get_broker_id_from_log_dir_event
+from kafka_edu.utils.replication_utils import update_leader_and_isr
 from kafka_edu.utils.zk_utils import (
     BROKER_IDS_PATH,
     BROKER_TOPICS_PATH,
@@ -70,11 +70,10 @@ from kafka_edu.utils.zk_utils import (
     REASSIGN_PARTITIONS_PATH,
     ZkStateListener,
     ZkUtils,
+    get_topic_partition_leader_and_isr_path,
 )
 
 INITIAL_CONTROLLER_EPOCH = 1
-# LeaderAndIsr.NoLeader: the state znode's leader while a partition has none.
-NO_LEADER = -1
 INITIAL_CONTROLLER_EPOCH_ZK_VERSION = 1
 
 _log = Logging("kafka.controller.KafkaController")
@@ -415,13 +414,6 @@ class KafkaController:
 
     # -- leadership in ZooKeeper --------------------------------------------------------------------------------------
 
-    def update_leader_and_isr(self, topic_partition: TopicPartition, leader_and_isr: LeaderAndIsr,
-                              expected_zk_version: int) -> tuple[bool, int]:
-        """ReplicationUtils.updateLeaderAndIsr: compare-and-set the partition's state znode with our epoch."""
-        path = get_topic_partition_leader_and_isr_path(topic_partition.topic, topic_partition.partition)
-        return self.zk_utils.conditional_update_persistent_path(path, leader_and_isr.to_json(self.epoch),
-                                                                expected_zk_version)
-
     def remove_replica_from_isr(self, topic: str, partition: int,
                                 replica_id: int) -> LeaderIsrAndControllerEpoch | None:
         """Take a dead replica out of the ISR (and the leadership, if it led), retrying on a lost compare-and-set.
@@ -445,17 +437,17 @@ class KafkaController:
                     f"with epoch {self.epoch} went through a soft failure and another controller was elected with "
                     f"epoch {leader_isr_and_epoch.controller_epoch}. Aborting state change by this controller")
             if replica_id in leader_and_isr.isr:
-                new_leader = NO_LEADER if replica_id == leader_and_isr.leader else leader_and_isr.leader
+                new_leader = LeaderAndIsr.NoLeader if replica_id == leader_and_isr.leader else leader_and_isr.leader
                 new_isr = [b for b in leader_and_isr.isr if b != replica_id]
                 if not new_isr and not self.offline_partition_selector.unclean_leader_election_enable(topic):
                     self.log.info("Retaining last ISR %d of partition %s since unclean leader election is disabled",
                                   replica_id, topic_partition)
                     new_isr = list(leader_and_isr.isr)
                 new_leader_and_isr = leader_and_isr.new_leader_and_isr(new_leader, new_isr)
-                update_succeeded, new_version = self.update_leader_and_isr(topic_partition, new_leader_and_isr,
-                                                                           leader_and_isr.zk_version)
-                leader_with_new_version = LeaderAndIsr(new_leader_and_isr.leader, new_leader_and_isr.leader_epoch,
-                                                       new_leader_and_isr.isr, new_version)
+                update_succeeded, new_version = update_leader_and_isr(self.zk_utils, topic, partition,
+                                                                      new_leader_and_isr, self.epoch,
+                                                                      leader_and_isr.zk_version)
+                leader_with_new_version = new_leader_and_isr.with_zk_version(new_version)
                 final_leader_isr_and_controller_epoch = LeaderIsrAndControllerEpoch(leader_with_new_version,
                                                                                     self.epoch)
                 self.controller_context.partition_leadership_info[topic_partition] = \
@@ -748,10 +740,9 @@ class KafkaController:
                     f"epoch {leader_isr_and_epoch.controller_epoch}. Aborting state change by this controller")
             leader_and_isr = leader_isr_and_epoch.leader_and_isr
             new_leader_and_isr = leader_and_isr.new_epoch_and_zk_version()
-            update_succeeded, new_version = self.update_leader_and_isr(topic_partition, new_leader_and_isr,
-                                                                       leader_and_isr.zk_version)
-            leader_with_new_version = LeaderAndIsr(new_leader_and_isr.leader, new_leader_and_isr.leader_epoch,
-                                                   new_leader_and_isr.isr, new_version)
+            update_succeeded, new_version = update_leader_and_isr(self.zk_utils, topic, partition, new_leader_and_isr,
+                                                                  self.epoch, leader_and_isr.zk_version)
+            leader_with_new_version = new_leader_and_isr.with_zk_version(new_version)
             final = LeaderIsrAndControllerEpoch(leader_with_new_version, self.epoch)
             if update_succeeded:
                 self.log.info("Updated leader epoch for partition %s to %d", topic_partition,
@@ -874,8 +865,8 @@ class KafkaController:
         assignment = self.controller_context.partition_replica_assignment
         return {PartitionAndReplica(tp.topic, tp.partition, r) for tp in partitions for r in assignment.get(tp, [])}
 
-    def topic_deletion_stop_replica_result(self, response: object, replica_id: int) -> ControllerEvent:
-        return TopicDeletionStopReplicaResult(self, response, replica_id)
+    def topic_deletion_stop_replica_response_received(self, response: object, replica_id: int) -> ControllerEvent:
+        return TopicDeletionStopReplicaResponseReceived(self, response, replica_id)
 
     def leader_and_isr_response_received(self, response: object, broker_id: int) -> ControllerEvent:
         return LeaderAndIsrResponseReceived(self, response, broker_id)
@@ -1289,7 +1280,7 @@ class LeaderAndIsrResponseReceived(KafkaControllerEvent):
                                           for tp in new_offline_replicas})
 
 
-class TopicDeletionStopReplicaResult(KafkaControllerEvent):
+class TopicDeletionStopReplicaResponseReceived(KafkaControllerEvent):
     """A broker answered StopReplica with delete: its replicas are deleted, or failed to be."""
 
     state = ControllerState.TopicDeletion

@@ -6,12 +6,13 @@ that must hear of it. The partition state machine writes the answer to ZooKeeper
 
 from __future__ import annotations
 
+from kafka_edu.api.leader_and_isr import LeaderAndIsr
 from kafka_edu.common.errors import (
     LeaderElectionNotNeededException,
     NoReplicaOnlineException,
     StateChangeFailedException,
 )
-from kafka_edu.controller.controller_context import ControllerContext, LeaderAndIsr
+from kafka_edu.controller.controller_context import ControllerContext
 from kafka_edu.log.log import TopicPartition
 from kafka_edu.log.log_config import unclean_leader_election_enable
 from kafka_edu.server.kafka_config import KafkaConfig

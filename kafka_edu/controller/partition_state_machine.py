@@ -10,25 +10,25 @@ from __future__ import annotations
 from enum import Enum
 from typing import TYPE_CHECKING
 
-from kazoo.exceptions import NodeExistsError
-
+from kafka_edu.api.leader_and_isr import LeaderAndIsr
 from kafka_edu.common.errors import (
     IllegalStateException,
     LeaderElectionNotNeededException,
     NoReplicaOnlineException,
     StateChangeFailedException,
+    ZkNodeExistsException,
 )
 from kafka_edu.controller.controller_channel_manager import ControllerBrokerRequestBatch
 from kafka_edu.controller.controller_context import (
-    LeaderAndIsr,
     LeaderIsrAndControllerEpoch,
     get_partition_leader_and_isr_for_topics,
-    get_topic_partition_leader_and_isr_path,
 )
 from kafka_edu.controller.partition_leader_selector import PartitionLeaderSelector
 from kafka_edu.log.log import TopicPartition
 from kafka_edu.tracing import current_span_context, event, span
 from kafka_edu.utils.kafka_logging import Logging
+from kafka_edu.utils.replication_utils import update_leader_and_isr
+from kafka_edu.utils.zk_utils import get_topic_partition_leader_and_isr_path, leader_and_isr_zk_data
 
 if TYPE_CHECKING:
     from kafka_edu.controller.kafka_controller import KafkaController
@@ -179,12 +179,13 @@ class PartitionStateMachine:
                         f"[{sorted(context.live_broker_ids)}]. No assigned replica is alive.")
             self.state_change_logger.error(fail_msg)
             raise StateChangeFailedException(fail_msg)
-        leader_and_isr = LeaderAndIsr(live_assigned_replicas[0], 0, live_assigned_replicas, 0)
+        leader_and_isr = LeaderAndIsr.initial(live_assigned_replicas[0], live_assigned_replicas)
         leader_isr_and_controller_epoch = LeaderIsrAndControllerEpoch(leader_and_isr, self.controller.epoch)
-        path = get_topic_partition_leader_and_isr_path(topic_partition.topic, topic_partition.partition)
         try:
-            self.zk_utils.zk_client.create(path, leader_and_isr.to_json(self.controller.epoch).encode(), makepath=True)
-        except NodeExistsError:
+            self.zk_utils.create_persistent_path(
+                get_topic_partition_leader_and_isr_path(topic_partition.topic, topic_partition.partition),
+                leader_and_isr_zk_data(leader_and_isr, self.controller.epoch))
+        except ZkNodeExistsException:
             existing = get_partition_leader_and_isr_for_topics(self.zk_utils, [topic_partition])[topic_partition]
             raise StateChangeFailedException(
                 f"Encountered error while changing partition {topic_partition}'s state from New to Online since "
@@ -214,10 +215,10 @@ class PartitionStateMachine:
                         f"{self.controller_id} went through a soft failure and another controller was elected with "
                         f"epoch {controller_epoch}.")
                 leader_and_isr, replicas = leader_selector.select_leader(topic_partition, current_leader_and_isr)
-                update_succeeded, new_version = self.controller.update_leader_and_isr(
-                    topic_partition, leader_and_isr, current_leader_and_isr.zk_version)
-                new_leader_and_isr = LeaderAndIsr(leader_and_isr.leader, leader_and_isr.leader_epoch,
-                                                  leader_and_isr.isr, new_version)
+                update_succeeded, new_version = update_leader_and_isr(
+                    self.zk_utils, topic_partition.topic, topic_partition.partition, leader_and_isr,
+                    self.controller.epoch, current_leader_and_isr.zk_version)
+                new_leader_and_isr = leader_and_isr.with_zk_version(new_version)
                 zookeeper_path_update_succeeded = update_succeeded
                 replicas_for_this_partition = replicas
             assert new_leader_and_isr is not None

@@ -170,7 +170,7 @@ class TopicDeletionManager:
     def _stop_replica_callback(self, response_and_replica: tuple[object, int]) -> None:
         """Runs on a send thread: the answer is handled as an event, on the controller's thread."""
         response, replica_id = response_and_replica
-        self.event_manager.put(self.controller.topic_deletion_stop_replica_result(response, replica_id))
+        self.event_manager.put(self.controller.topic_deletion_stop_replica_response_received(response, replica_id))
 
     def on_partition_deletion(self, partitions_to_be_deleted: set[TopicPartition]) -> None:
         self.log.info("Partition deletion callback for %s", ",".join(map(str, sorted(partitions_to_be_deleted))))

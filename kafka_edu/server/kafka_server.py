@@ -410,13 +410,13 @@ class KafkaServer:
                                      self.config.controlled_shutdown_max_retries}) as s:
             self.log.info("Starting controlled shutdown")
             self.broker_state.new_state(BrokerStates.PendingControlledShutdown)
-            shutdown_succeeded = self.network_client_controlled_shutdown(self.config.controlled_shutdown_max_retries)
+            shutdown_succeeded = self.do_controlled_shutdown(self.config.controlled_shutdown_max_retries)
             s.set_attributes({"kafka.controlled_shutdown.succeeded": shutdown_succeeded})
             if not shutdown_succeeded:
                 self.log.warning("Proceeding to do an unclean shutdown as all the controlled shutdown attempts failed")
 
-    def network_client_controlled_shutdown(self, retries: int) -> bool:
-        """The retry loop of 1.0.2's networkClientControlledShutdown, over one blocking connection at a time."""
+    def do_controlled_shutdown(self, retries: int) -> bool:
+        """The retry loop of 1.0.2's doControlledShutdown, over one blocking connection at a time."""
         client = _ControlledShutdownClient(self.config)
         try:
             shutdown_succeeded = False

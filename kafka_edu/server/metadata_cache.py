@@ -5,11 +5,9 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 
+from kafka_edu.api.leader_and_isr import LeaderAndIsr
 from kafka_edu.log.log import TopicPartition
 from kafka_edu.protocol.errors import Errors
-
-LEADER_DURING_DELETE = -2
-"""LeaderAndIsr.LeaderDuringDelete: the leader an UpdateMetadata names for a partition being deleted."""
 
 
 @dataclass
@@ -121,7 +119,7 @@ class MetadataCache:
             self.alive_brokers = {b.id: b for b in update_metadata_request.live_brokers}
             deleted_partitions = []
             for topic_partition, info in update_metadata_request.partition_states.items():
-                if info.leader == LEADER_DURING_DELETE:
+                if info.leader == LeaderAndIsr.LeaderDuringDelete:
                     self._remove_partition_info(topic_partition.topic, topic_partition.partition)
                     deleted_partitions.append(topic_partition)
                 else:

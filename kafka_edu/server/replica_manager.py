@@ -33,10 +33,10 @@ from kafka_edu.server.kafka_config import KafkaConfig
 from kafka_edu.server.log_dir_failure_channel import LogDirFailureChannel
 from kafka_edu.server.metadata_cache import MetadataCache, UpdateMetadataRequest
 from kafka_edu.server.replica_fetcher_manager import ReplicaFetcherManager
-from kafka_edu.server.replication_utils import propagate_isr_changes
 from kafka_edu.tracing import event, span
 from kafka_edu.utils.concurrent import AtomicBoolean
 from kafka_edu.utils.kafka_scheduler import KafkaScheduler
+from kafka_edu.utils.replication_utils import propagate_isr_changes
 from kafka_edu.utils.zk_utils import ZkUtils
 
 log = logging.getLogger("kafka.server.ReplicaManager")

@@ -6,7 +6,7 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from kazoo.client import KazooClient, KazooState
@@ -23,6 +23,7 @@ from kafka_edu.tracing import span
 from kafka_edu.tracing.znodes import with_writer
 
 if TYPE_CHECKING:
+    from kafka_edu.api.leader_and_isr import LeaderAndIsr
     from kafka_edu.log.log import TopicPartition
 
 log = logging.getLogger("kafka.utils.ZkUtils")
@@ -161,11 +162,21 @@ class ZkUtils:
             except NodeExistsError:
                 self.zk_client.set(path, data.encode())
 
-    def conditional_update_persistent_path(self, path: str, data: str, expected_version: int) -> tuple[bool, int]:
-        """Write only if the znode is still at `expected_version`: ZooKeeper's compare-and-set."""
+    def conditional_update_persistent_path(
+            self, path: str, data: str, expected_version: int,
+            optional_checker: Callable[[ZkUtils, str, str], tuple[bool, int]] | None = None) -> tuple[bool, int]:
+        """Write only if the znode is still at `expected_version`: ZooKeeper's compare-and-set.
+
+        On a version conflict, `optional_checker` may still call the write done (and give the znode's version).
+        """
         try:
             return True, self.zk_client.set(path, data.encode(), version=expected_version).version
-        except (BadVersionError, NoNodeError):
+        except BadVersionError:
+            if optional_checker is not None:
+                return optional_checker(self, path, data)
+            log.debug("Checker method is not passed skipping zkData match")
+            return False, -1
+        except NoNodeError:
             return False, -1
 
     def delete_path_recursive(self, path: str) -> None:
@@ -351,6 +362,21 @@ def get_topic_path(topic: str) -> str:
 
 def get_topic_partitions_path(topic: str) -> str:
     return f"{get_topic_path(topic)}/partitions"
+
+
+def get_topic_partition_path(topic: str, partition_id: int) -> str:
+    return f"{get_topic_partitions_path(topic)}/{partition_id}"
+
+
+def get_topic_partition_leader_and_isr_path(topic: str, partition_id: int) -> str:
+    """The partition state znode: leader, leader epoch, ISR and the epoch of the controller that wrote them."""
+    return f"{get_topic_partition_path(topic, partition_id)}/state"
+
+
+def leader_and_isr_zk_data(leader_and_isr: LeaderAndIsr, controller_epoch: int) -> str:
+    """ZkUtils.leaderAndIsrZkData: the JSON of a partition state znode, its keys in the order Kafka writes them."""
+    return _to_json({"controller_epoch": controller_epoch, "leader": leader_and_isr.leader, "version": 1,
+                     "leader_epoch": leader_and_isr.leader_epoch, "isr": list(leader_and_isr.isr)})
 
 
 def parse_partition_reassignment_data_without_dedup(json_data: str) -> list[tuple[TopicPartition, list[int]]]:
