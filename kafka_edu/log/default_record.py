@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from kafka_edu.common.errors import InvalidRecordException
 
@@ -62,6 +63,138 @@ def increment_sequence(base_sequence: int, increment: int) -> int:
     if base_sequence > INT_MAX - increment:
         return increment - (INT_MAX - base_sequence) - 1
     return base_sequence + increment
+
+
+class RecordsSummary(NamedTuple):
+    """What LogValidator needs from a batch's records when it keeps the batch's bytes: no keys, values or headers.
+
+    Timestamps are deltas from the batch's firstTimestamp; the offset of the largest timestamp is that of the first
+    record carrying it, as a record-by-record scan with a strict `>` finds it.
+    """
+
+    min_timestamp_delta: int
+    max_timestamp_delta: int
+    index_of_max_timestamp: int  # position of that record in the batch, 0 for the first
+    has_null_key: bool
+    offset_deltas_in_order: bool  # offset deltas are exactly 0, 1, 2, ...
+
+
+def read_records_partially(data: bytes | bytearray | memoryview, position: int, end: int,
+                           count: int) -> RecordsSummary | None:
+    """Walk `count` records in data[position:end] checking each one's framing as read_from does, reading no payload.
+
+    The port of what later Kafka versions do with DefaultRecord.readPartiallyFrom (the batch's skipKeyValueIterator):
+    each record's size, attributes, timestamp and offset deltas, key and value lengths and every header's key and value
+    lengths are read, the bytes between them skipped, and the fields must end exactly where the record's size says,
+    with exactly `count` records ending exactly at `end`. Returns None if any record would fail read_from (or for an
+    empty batch): callers then walk the records with read_from, which raises the error for the first bad record.
+    Varints of one or two bytes, the common case, are decoded inline.
+    """
+    if count <= 0:
+        return None
+    min_delta = max_delta = None
+    index_of_max = -1
+    has_null_key = False
+    in_order = True
+    try:
+        for index in range(count):
+            b = data[position]
+            if b < 0x80:
+                size = (b >> 1) ^ -(b & 1)
+                position += 1
+            elif data[position + 1] < 0x80:
+                b = (b & 0x7F) | (data[position + 1] << 7)
+                size = (b >> 1) ^ -(b & 1)
+                position += 2
+            else:
+                size, position = read_varint(data, position)
+            record_end = position + size
+            if size <= 0 or record_end > end:
+                return None
+            p = position + 1  # attributes: no bits are defined for v2 records
+            b = data[p]
+            if b < 0x80:
+                timestamp_delta = (b >> 1) ^ -(b & 1)
+                p += 1
+            elif data[p + 1] < 0x80:
+                b = (b & 0x7F) | (data[p + 1] << 7)
+                timestamp_delta = (b >> 1) ^ -(b & 1)
+                p += 2
+            else:
+                timestamp_delta, p = read_varlong(data, p)
+            b = data[p]
+            if b < 0x80:
+                offset_delta = (b >> 1) ^ -(b & 1)
+                p += 1
+            elif data[p + 1] < 0x80:
+                b = (b & 0x7F) | (data[p + 1] << 7)
+                offset_delta = (b >> 1) ^ -(b & 1)
+                p += 2
+            else:
+                offset_delta, p = read_varint(data, p)
+            b = data[p]
+            if b < 0x80:
+                key_size = (b >> 1) ^ -(b & 1)
+                p += 1
+            elif data[p + 1] < 0x80:
+                b = (b & 0x7F) | (data[p + 1] << 7)
+                key_size = (b >> 1) ^ -(b & 1)
+                p += 2
+            else:
+                key_size, p = read_varint(data, p)
+            if key_size >= 0:
+                p += key_size
+            else:
+                has_null_key = True
+            b = data[p]
+            if b < 0x80:
+                value_size = (b >> 1) ^ -(b & 1)
+                p += 1
+            elif data[p + 1] < 0x80:
+                b = (b & 0x7F) | (data[p + 1] << 7)
+                value_size = (b >> 1) ^ -(b & 1)
+                p += 2
+            else:
+                value_size, p = read_varint(data, p)
+            if value_size > 0:
+                p += value_size
+            b = data[p]
+            if b == 0:  # no headers
+                p += 1
+            else:
+                num_headers, p = read_varint(data, p)
+                if num_headers < 0:
+                    return None
+                for _ in range(num_headers):
+                    header_key_size, p = read_varint(data, p)
+                    if header_key_size < 0 or p + header_key_size > record_end:
+                        return None
+                    p += header_key_size
+                    header_value_size, p = read_varint(data, p)
+                    if header_value_size > 0:
+                        p += header_value_size
+                    if p > record_end:
+                        return None
+            # Every field must lie inside the record (p only grows, so a field past its end shows here).
+            if p != record_end:
+                return None
+            position = record_end
+            if offset_delta != index:
+                in_order = False
+            if max_delta is None:
+                min_delta = max_delta = timestamp_delta
+                index_of_max = index
+            elif timestamp_delta > max_delta:
+                max_delta = timestamp_delta
+                index_of_max = index
+            elif timestamp_delta < min_delta:
+                min_delta = timestamp_delta
+    except (IndexError, _Underflow, InvalidRecordException):
+        return None
+    if position != end:
+        return None
+    assert min_delta is not None and max_delta is not None
+    return RecordsSummary(min_delta, max_delta, index_of_max, has_null_key, in_order)
 
 
 @dataclass

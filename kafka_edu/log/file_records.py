@@ -18,7 +18,7 @@ from kafka_edu.common.errors import (
     KafkaException,
 )
 from kafka_edu.log.compression_type import CompressionType
-from kafka_edu.log.default_record import DefaultRecord, increment_sequence
+from kafka_edu.log.default_record import DefaultRecord, RecordsSummary, increment_sequence, read_records_partially
 
 # --- Wire layout of a record batch, magic v2 (Records.java and DefaultRecordBatch.java constants). ---
 
@@ -196,8 +196,25 @@ class DefaultRecordBatch:
         if position != len(data):
             raise InvalidRecordException("Incorrect declared batch size, records still remaining in file")
 
+    def records_summary(self) -> RecordsSummary | None:
+        """Walk the records' framing without building them (read_records_partially); None if any is malformed.
+
+        An uncompressed batch is walked where it lies; a compressed one is decompressed first, as records() does.
+        """
+        size = self.size_in_bytes
+        if self.attributes & COMPRESSION_CODEC_MASK == 0:
+            if len(self.buffer) < size:
+                return None
+            return read_records_partially(self.buffer, RECORD_BATCH_OVERHEAD, size, self.record_count)
+        try:
+            data = self.compression_type.wrap_for_input(memoryview(self.buffer)[RECORD_BATCH_OVERHEAD:size])
+        except KafkaException:
+            return None  # records() raises the codec's error
+        return read_records_partially(data, 0, len(data), self.record_count)
+
     def compute_checksum(self) -> int:
-        return crc32c.crc32c(bytes(self.buffer[ATTRIBUTES_OFFSET : self.size_in_bytes]))
+        # crc32c reads the buffer in place: no copy of the batch.
+        return crc32c.crc32c(memoryview(self.buffer)[ATTRIBUTES_OFFSET : self.size_in_bytes])
 
     def is_valid(self) -> bool:
         return self.size_in_bytes >= RECORD_BATCH_OVERHEAD and self.checksum == self.compute_checksum()

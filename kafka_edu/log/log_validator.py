@@ -8,6 +8,7 @@ offset is assigned, so nothing of it reaches the log.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from kafka_edu.common.errors import (
     InvalidRecordException,
@@ -107,24 +108,70 @@ def _validate_record(batch: DefaultRecordBatch, record: DefaultRecord, now: int,
     _validate_timestamp(batch, record, now, timestamp_type, timestamp_diff_max_ms)
 
 
+class _ValidatedRecords(NamedTuple):
+    """What validating a batch's records found: their count, largest timestamp, and whether offsets need fixing."""
+
+    count: int
+    max_timestamp: int  # NO_TIMESTAMP unless a record carries a larger one
+    index_of_max_timestamp: int  # the first record carrying it, -1 if none
+    inner_offsets_in_order: bool  # record offsets are exactly 0, 1, 2, ... (what in-place assignment needs)
+
+
+def _validate_records(batch: DefaultRecordBatch, now: int, timestamp_type: TimestampType, timestamp_diff_max_ms: int,
+                      compacted_topic: bool) -> _ValidatedRecords:
+    """validateRecord for each record of the batch, in order, as LogValidator's loops over `batch.asScala` do.
+
+    The walk reads every record's framing (DefaultRecordBatch.records_summary) and checks keys and timestamps on the
+    batch's smallest and largest timestamps, which holds for each record iff it holds for those two. If anything is
+    off, the batch is walked again record by record (DefaultRecord.read_from, then _validate_record), which raises
+    the error Kafka raises for the first bad record.
+    """
+    # A producer's batch starts at base offset 0, so its record offsets are its offset deltas.
+    summary = batch.records_summary() if batch.base_offset == 0 else None
+    if summary is not None and batch.timestamp_type is not TimestampType.LOG_APPEND_TIME:
+        first_timestamp = batch.first_timestamp
+        min_timestamp = first_timestamp + summary.min_timestamp_delta
+        max_timestamp = first_timestamp + summary.max_timestamp_delta
+        keys_valid = not (compacted_topic and summary.has_null_key)
+        timestamps_valid = (timestamp_type is not TimestampType.CREATE_TIME
+                            or (abs(min_timestamp - now) <= timestamp_diff_max_ms
+                                and abs(max_timestamp - now) <= timestamp_diff_max_ms))
+        if keys_valid and timestamps_valid:
+            in_order = summary.offset_deltas_in_order
+            if max_timestamp > NO_TIMESTAMP:
+                return _ValidatedRecords(batch.record_count, max_timestamp, summary.index_of_max_timestamp, in_order)
+            return _ValidatedRecords(batch.record_count, NO_TIMESTAMP, -1, in_order)
+    count = 0
+    max_timestamp, index_of_max_timestamp, in_order = NO_TIMESTAMP, -1, True
+    for record in batch.records():
+        _validate_record(batch, record, now, timestamp_type, timestamp_diff_max_ms, compacted_topic)
+        if record.offset != count:
+            in_order = False
+        if record.timestamp > max_timestamp:
+            max_timestamp, index_of_max_timestamp = record.timestamp, count
+        count += 1
+    return _ValidatedRecords(count, max_timestamp, index_of_max_timestamp, in_order)
+
+
 def _assign_offsets_non_compressed(records: MemoryRecords, offset_counter: LongRef, now: int, compacted_topic: bool,
                                    timestamp_type: TimestampType, timestamp_diff_max_ms: int,
                                    partition_leader_epoch: int, is_from_client: bool,
                                    magic: int) -> ValidationAndOffsetAssignResult:
-    """In place: stamp base offset and leader epoch (outside the CRC), and maxTimestamp/type (CRC redone if changed)."""
+    """In place: stamp base offset and leader epoch (outside the CRC), and maxTimestamp/type (CRC redone if changed).
+
+    Each record takes the next offset of the counter; the batch's largest timestamp is that of its records.
+    """
     max_timestamp = NO_TIMESTAMP
     offset_of_max_timestamp = -1
     initial_offset = offset_counter.value
     for batch in records.batches():
         _validate_batch(batch, is_from_client, magic)
-        max_batch_timestamp = NO_TIMESTAMP
-        offset_of_max_batch_timestamp = -1
-        for record in batch.records():
-            _validate_record(batch, record, now, timestamp_type, timestamp_diff_max_ms, compacted_topic)
-            offset = offset_counter.get_and_increment()
-            if record.timestamp > max_batch_timestamp:
-                max_batch_timestamp = record.timestamp
-                offset_of_max_batch_timestamp = offset
+        validated = _validate_records(batch, now, timestamp_type, timestamp_diff_max_ms, compacted_topic)
+        first_offset_of_batch = offset_counter.value
+        offset_counter.add_and_get(validated.count)
+        max_batch_timestamp = validated.max_timestamp
+        offset_of_max_batch_timestamp = (first_offset_of_batch + validated.index_of_max_timestamp
+                                         if validated.index_of_max_timestamp >= 0 else -1)
         if max_batch_timestamp > max_timestamp:
             max_timestamp = max_batch_timestamp
             offset_of_max_timestamp = offset_of_max_batch_timestamp
@@ -158,21 +205,19 @@ def validate_messages_and_assign_offsets_compressed(records: MemoryRecords, offs
         # ProduceRequest (v3+) already rejects this in Kafka; the in-place path below relies on it.
         raise InvalidRecordException("Compressed record sets must contain exactly one record batch")
     max_timestamp = NO_TIMESTAMP
-    expected_inner_offset = LongRef(0)
-    validated_records: list[DefaultRecord] = []
+    num_records = 0
     initial_offset = offset_counter.value
     for batch in records.batches():
         _validate_batch(batch, is_from_client, to_magic)
         # Control records written uncompressed stay as they are.
         if source_codec is CompressionType.NONE and batch.is_control_batch:
             in_place_assignment = True
-        for record in batch.records():
-            _validate_record(batch, record, now, timestamp_type, timestamp_diff_max_ms, compacted_topic)
-            if record.offset != expected_inner_offset.get_and_increment():
-                in_place_assignment = False
-            if record.timestamp > max_timestamp:
-                max_timestamp = record.timestamp
-            validated_records.append(record)
+        validated = _validate_records(batch, now, timestamp_type, timestamp_diff_max_ms, compacted_topic)
+        if not validated.inner_offsets_in_order:
+            in_place_assignment = False
+        if validated.max_timestamp > max_timestamp:
+            max_timestamp = validated.max_timestamp
+        num_records += validated.count
 
     if not in_place_assignment:
         # Only one batch per request carries producer state in v2, so the first batch's fields are the ones.
@@ -180,8 +225,10 @@ def validate_messages_and_assign_offsets_compressed(records: MemoryRecords, offs
         builder = MemoryRecordsBuilder(target_codec, timestamp_type, offset_counter.value, now, first.producer_id,
                                        first.producer_epoch, first.base_sequence, first.is_transactional,
                                        partition_leader_epoch)
-        for record in validated_records:
-            builder.append_with_offset(offset_counter.get_and_increment(), record)
+        # The records were validated above; the rebuild needs them whole (keys, values, headers).
+        for batch in records.batches():
+            for record in batch.records():
+                builder.append_with_offset(offset_counter.get_and_increment(), record)
         rebuilt = builder.build()
         return ValidationAndOffsetAssignResult(rebuilt, builder.max_timestamp, builder.offset_of_max_timestamp,
                                                message_size_maybe_changed=True,
@@ -189,7 +236,7 @@ def validate_messages_and_assign_offsets_compressed(records: MemoryRecords, offs
 
     # Reuse the compressed payload byte for byte; only header fields change.
     batch = next(records.batches())
-    last_offset = offset_counter.add_and_get(len(validated_records)) - 1
+    last_offset = offset_counter.add_and_get(num_records) - 1
     batch.set_last_offset(last_offset)
     if timestamp_type is TimestampType.LOG_APPEND_TIME:
         max_timestamp = now

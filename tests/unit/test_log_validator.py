@@ -7,11 +7,13 @@ installed, so its codec hooks are pointed at cramjam (the record and xerial fram
 
 from __future__ import annotations
 
+import random
 import struct
 import types
 from pathlib import Path
 
 import cramjam
+import crc32c
 import pytest
 from kafka.record.default_records import DefaultRecordBatch as KpBatch
 from kafka.record.default_records import DefaultRecordBatchBuilder
@@ -24,9 +26,21 @@ from kafka_edu.common.errors import (
     RecordTooLargeException,
     UnsupportedForMessageFormatException,
 )
-from kafka_edu.log.file_records import ATTRIBUTES_OFFSET, CRC_OFFSET, RECORDS_COUNT_OFFSET, build_batch
+from kafka_edu.log import log_validator
+from kafka_edu.log.compression_type import CompressionType
+from kafka_edu.log.default_record import DefaultRecord
+from kafka_edu.log.file_records import (
+    ATTRIBUTES_OFFSET,
+    CRC_OFFSET,
+    RECORDS_COUNT_OFFSET,
+    DefaultRecordBatch,
+    MemoryRecords,
+    TimestampType,
+    build_batch,
+)
 from kafka_edu.log.log import Log
 from kafka_edu.log.log_config import LogConfig
+from kafka_edu.protocol.errors import Errors
 
 NOW = 1_700_000_000_000
 CODECS = {"gzip": 1, "snappy": 2, "snappy-raw": 2, "lz4": 3, "zstd": 4}
@@ -159,8 +173,6 @@ def test_create_time_outside_the_allowed_difference_is_rejected(tmp_path: Path) 
 
 def with_header_change(batch: bytes, offset: int, fmt: str, value: int) -> bytes:
     """Change a CRC-covered header field and fix the CRC, so that only the record check can catch it."""
-    import crc32c
-
     changed = bytearray(batch)
     struct.pack_into(fmt, changed, offset, value)
     struct.pack_into(">I", changed, CRC_OFFSET, crc32c.crc32c(bytes(changed[ATTRIBUTES_OFFSET:])))
@@ -225,3 +237,128 @@ def test_uncompressed_batches_are_assigned_in_place(tmp_path: Path) -> None:
     stored = log.read(0, 1 << 20)
     assert stored[16:] == sent[16:]
     assert [r.offset for r in parse(stored)[0]] == [0, 1, 2]
+
+
+# -- the record walk behind in-place validation ---------------------------------------------------------------------
+# LogValidator reads each record's framing without building it (DefaultRecordBatch.records_summary) and falls back to
+# a record-by-record walk when anything is off. Both must accept and reject exactly the same batches, with the same
+# error for the first bad record.
+
+
+def validate(data: bytes, **options: object) -> tuple[object, ...]:
+    """LogValidator's outcome for one produce request: the error, or what it assigned and the bytes it keeps."""
+
+    records = MemoryRecords(data)
+    codec = CompressionType.for_id(data[ATTRIBUTES_OFFSET + 1] & 0x07)
+    counter = log_validator.LongRef(100)
+    try:
+        result = log_validator.validate_messages_and_assign_offsets(
+            records, counter, NOW, codec, codec, bool(options.get("compacted", False)), 2,
+            TimestampType.for_name(str(options.get("timestamp_type", "CreateTime"))),
+            int(options.get("max_diff", 2**63 - 1)), 5, True)  # type: ignore[call-overload]
+    except Exception as e:  # noqa: BLE001 - the outcome under test
+        return type(e).__name__, str(e)
+    return (result.max_timestamp, result.shallow_offset_of_max_timestamp, result.num_messages, counter.value,
+            result.message_size_maybe_changed, bytes(result.validated_records.buffer))
+
+
+def record_by_record(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Turn the framing walk off, so that validation builds every record (DefaultRecord.read_from)."""
+    monkeypatch.setattr(DefaultRecordBatch, "records_summary", lambda self: None)
+
+
+def with_records(batch: bytes, records: bytes, count: int | None = None) -> bytes:
+    """The batch with its records section replaced (uncompressed), its length, count and CRC made consistent."""
+    changed = bytearray(batch[:61] + records)
+    struct.pack_into(">i", changed, 8, len(changed) - 12)
+    if count is not None:
+        struct.pack_into(">i", changed, RECORDS_COUNT_OFFSET, count)
+        struct.pack_into(">i", changed, 23, count - 1)
+    struct.pack_into(">I", changed, CRC_OFFSET, crc32c.crc32c(bytes(changed[ATTRIBUTES_OFFSET:])))
+    return bytes(changed)
+
+
+def random_batch(rng: random.Random, codec: str = "none") -> bytes:
+    builder = DefaultRecordBatchBuilder(magic=2, compression_type=CODECS.get(codec, 0), is_transactional=False,
+                                        producer_id=-1, producer_epoch=-1, base_sequence=-1, batch_size=1 << 20)
+
+    def blob(limit: int) -> bytes | None:
+        return None if rng.random() < 0.2 else bytes(rng.getrandbits(8) for _ in range(rng.choice([0, 3, limit])))
+
+    first = NOW + rng.choice([0, -5000, 5000, -NOW - 1])  # -1: a record without a timestamp
+    for i in range(rng.randint(1, 12)):
+        timestamp = first if i == 0 else first + rng.choice([0, 1, 70, -70, 9000, -9000, 2**40])
+        headers = [(f"h{j}" * rng.randint(0, 40), blob(90)) for j in range(rng.choice([0, 0, 1, 3]))]
+        builder.append(i, timestamp=timestamp, key=blob(200), value=blob(300), headers=headers)
+    return bytes(builder.build())
+
+
+OPTIONS = [{}, {"compacted": True}, {"max_diff": 6000}, {"max_diff": 0}, {"timestamp_type": "LogAppendTime"}]
+
+
+def test_the_framing_walk_and_the_record_walk_agree_on_valid_batches(monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = random.Random(1)
+    batches = [random_batch(rng) for _ in range(150)] + [random_batch(rng, "gzip") for _ in range(30)]
+    assert all(DefaultRecordBatch(b).records_summary() is not None for b in batches)  # the walk takes them all
+    fast = [validate(b, **o) for b in batches for o in OPTIONS]
+    record_by_record(monkeypatch)
+    slow = [validate(b, **o) for b in batches for o in OPTIONS]
+    assert fast == slow
+    assert sum(1 for outcome in fast if isinstance(outcome[0], int)) > len(fast) // 3  # not all rejected
+
+
+def test_the_framing_walk_and_the_record_walk_agree_on_corrupt_records(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Bytes flipped, cut or added inside the records, with the CRC made valid again: only the walk can tell."""
+    rng = random.Random(2)
+    corrupt = []
+    for _ in range(400):
+        batch = random_batch(rng)
+        records = bytearray(batch[61:])
+        count = None
+        kind = rng.randrange(4)
+        if kind == 0 and records:
+            records[rng.randrange(len(records))] = rng.getrandbits(8)
+        elif kind == 1 and records:
+            del records[rng.randrange(len(records)):][: rng.randint(1, 4)]
+        elif kind == 2:
+            records.insert(rng.randrange(len(records) + 1), rng.getrandbits(8))
+        else:
+            count = struct.unpack_from(">i", batch, RECORDS_COUNT_OFFSET)[0] + rng.choice([-1, 1])
+            count = max(count, 1)
+        corrupt.append(with_records(batch, bytes(records), count))
+    fast = [validate(b, **o) for b in corrupt for o in OPTIONS[:3]]
+    record_by_record(monkeypatch)
+    slow = [validate(b, **o) for b in corrupt for o in OPTIONS[:3]]
+    assert fast == slow
+    assert sum(1 for outcome in fast if outcome[0] == "InvalidRecordException") > len(fast) // 4
+
+
+def test_a_corrupt_record_inside_a_large_batch_is_a_corrupt_message(tmp_path: Path) -> None:
+    sent = build_batch([b"v" * 100] * 500)
+    records = bytearray(sent[61:])
+    position = 0
+    for _ in range(300):
+        _, position = DefaultRecord.read_from(records, position, 0, 0, -1, None)
+    # Record 300: size (2 bytes), attributes, timestamp delta (1), offset delta (2), null key (1), value length.
+    assert records[position + 6] == 0x01 and records[position + 7 : position + 9] == b"\xc8\x01"
+    records[position + 7 : position + 9] = b"\x7e\x00"  # value length 63 and an extra byte: 100 bytes follow
+    log = open_log(tmp_path)
+    with pytest.raises(InvalidRecordException, match="Invalid record size|invalid record structure") as raised:
+        log.append_as_leader(with_records(sent, bytes(records)), leader_epoch=0)
+    assert Errors.for_exception(raised.value) == Errors.CORRUPT_MESSAGE
+    assert log.log_end_offset == 0
+
+
+def test_the_first_bad_record_decides_the_error(tmp_path: Path) -> None:
+    """A keyless record before a record with an out-of-range timestamp: Kafka stops at the first, so does the port."""
+    builder = DefaultRecordBatchBuilder(magic=2, compression_type=0, is_transactional=False, producer_id=-1,
+                                        producer_epoch=-1, base_sequence=-1, batch_size=1 << 20)
+    builder.append(0, timestamp=NOW, key=b"k", value=b"a", headers=[])
+    builder.append(1, timestamp=NOW, key=None, value=b"b", headers=[])
+    builder.append(2, timestamp=NOW - 3_600_000, key=b"k", value=b"c", headers=[])
+    sent = bytes(builder.build())
+    with pytest.raises(InvalidRecordException, match="without key"):
+        open_log(tmp_path / "a", cleanup_policy="compact", message_timestamp_difference_max_ms=60_000).append_as_leader(
+            sent, leader_epoch=0)
+    with pytest.raises(InvalidTimestampException, match="with offset 2 is out of range"):
+        open_log(tmp_path / "b", message_timestamp_difference_max_ms=60_000).append_as_leader(sent, leader_epoch=0)
