@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import struct
 
-import crc32c
-
 from kafka_edu.log.compression_type import CompressionType
 from kafka_edu.log.default_record import DefaultRecord
 from kafka_edu.log.file_records import (
@@ -19,6 +17,7 @@ from kafka_edu.log.file_records import (
     TRANSACTIONAL_FLAG_MASK,
     MemoryRecords,
     TimestampType,
+    checksum_crc32c,
 )
 
 # baseOffset, batchLength, partitionLeaderEpoch, magic, crc, attributes, lastOffsetDelta, firstTimestamp,
@@ -85,5 +84,5 @@ class MemoryRecordsBuilder:
                           self.max_timestamp, self.producer_id, self.producer_epoch, self.base_sequence,
                           self.num_records)
         buffer[RECORD_BATCH_OVERHEAD:] = payload
-        struct.pack_into(">I", buffer, CRC_OFFSET, crc32c.crc32c(bytes(buffer[ATTRIBUTES_OFFSET:])))
+        struct.pack_into(">I", buffer, CRC_OFFSET, checksum_crc32c(memoryview(buffer)[ATTRIBUTES_OFFSET:]))
         return MemoryRecords(buffer)
