@@ -10,7 +10,7 @@ import sys
 import threading
 from pathlib import Path
 
-from kafka_edu.cluster.run_directory import RunDirectory
+from kafka_edu.cluster_runner.run_directory import RunDirectory
 from kafka_edu.common.config_def import ConfigException
 from kafka_edu.server.broker_metadata_checkpoint import load_props
 from kafka_edu.server.kafka_server_startable import KafkaServerStartable
@@ -20,20 +20,20 @@ from kafka_edu.utils.kafka_logging import configure_logging
 log = logging.getLogger("kafka.Kafka")
 
 
+@step("LC.main.1")
 def get_props_from_args(args: list[str]) -> dict[str, str]:
-    with step("LC.main.1", {"kafka.args": args}):
-        parser = argparse.ArgumentParser(prog="kafka-edu server-start", add_help=False)
-        parser.add_argument("server_properties")
-        parser.add_argument("--override", action="append", default=[], metavar="property=value")
-        options, non_option = parser.parse_known_args(args)
-        if non_option:
-            raise ConfigException("Found non argument parameters: " + ",".join(non_option))
-        try:
-            props = load_props(Path(options.server_properties))
-        except OSError as e:
-            raise ConfigException(f"Cannot read {options.server_properties}: {e.strerror}") from e
-        props.update(parse_key_value_args(options.override))
-        return props
+    parser = argparse.ArgumentParser(prog="kafka-edu server-start", add_help=False)
+    parser.add_argument("server_properties")
+    parser.add_argument("--override", action="append", default=[], metavar="property=value")
+    options, non_option = parser.parse_known_args(args)
+    if non_option:
+        raise ConfigException("Found non argument parameters: " + ",".join(non_option))
+    try:
+        props = load_props(Path(options.server_properties))
+    except OSError as e:
+        raise ConfigException(f"Cannot read {options.server_properties}: {e.strerror}") from e
+    props.update(parse_key_value_args(options.override))
+    return props
 
 
 def parse_key_value_args(args: list[str]) -> dict[str, str]:
@@ -74,6 +74,7 @@ class ShutdownHook:
     def register(self) -> None:
         signal.signal(signal.SIGTERM, self.on_signal)
         signal.signal(signal.SIGINT, self.on_signal)
+        event("LC.main.3")
 
     def on_signal(self, signum: int, _frame: object) -> None:
         log.info("Terminating process due to signal %s", signal.Signals(signum).name)
@@ -96,15 +97,13 @@ def main(args: list[str]) -> int:
     try:
         # The span covers main up to startup; startup and the wait are traces of their own, so a kill -9 loses
         # none of these spans' parents.
-        with span("Kafka.main", {"kafka.run.dir": str(run.path)}, root=True) as main_span:
+        with span("Kafka.main", root=True):
             server_props = get_props_from_args(args)
             kafka_server_startable = KafkaServerStartable.from_props(server_props)
             shutdown_hook = ShutdownHook(kafka_server_startable)
-            with step("LC.main.3"):
-                shutdown_hook.register()
-                event("LC.main.3", "shutdown.hook.registered", {"signals": ["SIGTERM", "SIGINT"]})
+            shutdown_hook.register()
         kafka_server_startable.startup()
-        with step("LC.main.5", root=True, links=[main_span.get_span_context()]):
+        with step("LC.main.5", root=True):
             kafka_server_startable.await_shutdown()
         shutdown_hook.join()
     except SystemExit as e:  # a failed startup, already shut down

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from kafka_edu.tracing import end_span, step
+from kafka_edu.tracing import completes_request, step
 
 
 @dataclass
@@ -34,7 +34,6 @@ class Request:
     api_local_complete_time_ns: int = -1
     response_complete_time_ns: int = -1
     response_dequeue_time_ns: int = -1
-    trace_root: Any = None  # the request's root span: the handler thread continues it
     traceparent: str | None = None  # the caller's span, when another broker sent this request
 
     @property
@@ -42,8 +41,9 @@ class Request:
         """The client's address as Kafka prints an InetAddress: "/127.0.0.1"."""
         return "/" + self.connection_id.split("-", 1)[1].rsplit(":", 1)[0]
 
-    def request_metrics(self, end_time_ns: int) -> dict[str, float]:
-        """RequestChannel.Request.updateRequestMetrics: where the request's time went, in ms."""
+    @completes_request
+    def update_request_metrics(self, end_time_ns: int) -> dict[str, float]:
+        """Where the request's time went, in ms (Kafka feeds these to its request histograms)."""
         def ms(later: int, earlier: int) -> float:
             return max(0.0, (later - earlier) / 1e6) if later >= 0 and earlier >= 0 else 0.0
         api_local_complete = self.api_local_complete_time_ns if self.api_local_complete_time_ns >= 0 \
@@ -100,14 +100,13 @@ class RequestChannel:
         """Blocks while the queue is full: back-pressure on the network threads."""
         self.request_queue.put(request)
 
+    @step("NW.channel.resp")
     def send_response(self, response: Response) -> None:
-        with step("NW.channel.resp", {"kafka.processor.id": response.processor,
-                                      "kafka.response.action": response.response_action.value}):
-            response.request.response_complete_time_ns = time.time_ns()
-            responses = self.processors.get(response.processor)
-            if responses is not None:  # the processor is gone when the broker is stopping
-                responses.put(response)
-                self._response_listeners[response.processor]()
+        response.request.response_complete_time_ns = time.time_ns()
+        responses = self.processors.get(response.processor)
+        if responses is not None:  # the processor is gone when the broker is stopping
+            responses.put(response)
+            self._response_listeners[response.processor]()
 
     def receive_request(self, timeout_ms: int) -> Request | object | None:
         try:
@@ -132,8 +131,7 @@ class RequestChannel:
         while not self.request_queue.empty():
             request = self.request_queue.get_nowait()
             if isinstance(request, Request):
-                end_ns = time.time_ns()
-                end_span(request.trace_root, request.request_metrics(end_ns), end_ns)
+                request.update_request_metrics(time.time_ns())
 
     def shutdown(self) -> None:
         self.clear()

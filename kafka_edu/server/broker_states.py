@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from enum import IntEnum
 
-from kafka_edu.tracing import span, step
+from kafka_edu.tracing import span
 
 
 class BrokerStates(IntEnum):
@@ -24,9 +24,6 @@ class BrokerState:
     def __init__(self) -> None:
         self.current_state: BrokerStates = BrokerStates.NotRunning
 
-    def new_state(self, new_state: BrokerStates, step_id: str | None = None) -> None:
-        """Move to `new_state`; `step_id` names the FIDELITY row when the change is one."""
-        attributes = {"kafka.broker.state.from": self.current_state.name, "kafka.broker.state.to": new_state.name,
-                      "kafka.broker.state.value": int(new_state)}
-        with step(step_id, attributes, _depth=3) if step_id else span("BrokerState.newState", attributes, _depth=2):
-            self.current_state = new_state
+    @span("BrokerState.newState")
+    def new_state(self, new_state: BrokerStates) -> None:
+        self.current_state = new_state

@@ -8,7 +8,7 @@ import time
 from typing import TYPE_CHECKING
 
 from kafka_edu.network.request_channel import SHUTDOWN_REQUEST, Request, RequestChannel
-from kafka_edu.tracing import activate, step
+from kafka_edu.tracing import step
 
 if TYPE_CHECKING:
     from kafka_edu.server.kafka_apis import KafkaApis
@@ -43,16 +43,16 @@ class KafkaRequestHandler(threading.Thread):
                 return
             self.handle(request)
 
+    @step("NW.handler.1")
     def handle(self, request: Request) -> None:
         request.request_dequeue_time_ns = time.time_ns()
-        with activate(request.trace_root), step("NW.handler.1", {"kafka.handler.id": self.id}):
-            try:
-                self.apis.handle(request)
-            except Exception:
-                log.exception("Exception when handling request")
-            finally:
-                if request.api_local_complete_time_ns < 0:
-                    request.api_local_complete_time_ns = time.time_ns()
+        try:
+            self.apis.handle(request)
+        except Exception:
+            log.exception("Exception when handling request")
+        finally:
+            if request.api_local_complete_time_ns < 0:
+                request.api_local_complete_time_ns = time.time_ns()
 
     def initiate_shutdown(self) -> None:
         self.request_channel.send_shutdown_request()

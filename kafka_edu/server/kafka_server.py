@@ -37,7 +37,7 @@ from kafka_edu.server.kafka_request_handler import KafkaRequestHandlerPool
 from kafka_edu.server.log_dir_failure_channel import LogDirFailureChannel
 from kafka_edu.server.metadata_cache import MetadataCache
 from kafka_edu.server.replica_manager import ReplicaManager
-from kafka_edu.tracing import event, set_attributes, set_process_attribute, span, step
+from kafka_edu.tracing import event, span, step
 from kafka_edu.tracing.step import current_traceparent
 from kafka_edu.utils.concurrent import AtomicBoolean, CountDownLatch
 from kafka_edu.utils.core_utils import generate_uuid_as_base64, swallow
@@ -102,24 +102,21 @@ class KafkaServer:
                         return
                     can_startup = self.is_starting_up.compare_and_set(False, True)
                 if can_startup:
-                    self.broker_state.new_state(BrokerStates.Starting, "LC.startup.02")
+                    self.broker_state.new_state(BrokerStates.Starting)
 
-                    with step("LC.startup.03", {"kafka.scheduler.threads": self.config.background_threads}):
+                    with step("LC.startup.03"):
                         self.kafka_scheduler.startup()
 
-                    with step("LC.startup.04", {"kafka.zk.connect": self.config.zk_connect}):
+                    with step("LC.startup.04"):
                         self.zk_utils = self.init_zk()
 
                     with step("LC.startup.05"):
                         self.cluster_id = self.get_or_generate_cluster_id(self.zk_utils)
-                        set_attributes({"kafka.cluster.id": self.cluster_id})
                     self.log.info("Cluster ID = %s", self.cluster_id)
 
                     with step("LC.startup.06"):
                         broker_id, initial_offline_dirs = self.get_broker_id_and_offline_dirs()
                         self.config.broker_id = broker_id
-                        set_process_attribute("kafka.broker.id", broker_id)
-                        set_attributes({"kafka.broker.id": broker_id, "kafka.log.offline_dirs": initial_offline_dirs})
                     self.log.log_ident = f"[KafkaServer id={broker_id}] "
 
                     with step("LC.startup.07"):
@@ -127,7 +124,7 @@ class KafkaServer:
                         self.broker_topic_stats = BrokerTopicStats()
                         self.log_dir_failure_channel = LogDirFailureChannel(len(self.config.log_dirs))
 
-                    with step("LC.startup.08", {"kafka.log.dirs": self.config.log_dirs}):
+                    with step("LC.startup.08"):
                         self.log_manager = self.create_log_manager(initial_offline_dirs)
                         self.log_manager.startup()
 
@@ -135,8 +132,7 @@ class KafkaServer:
                         self.metadata_cache = MetadataCache(self.config.broker_id)
 
                     # Acceptors bind now so the bound ports are known; processors wait until the end of startup.
-                    with step("LC.startup.10", {"kafka.listeners": [e.connection_string()
-                                                                    for e in self.config.listeners]}):
+                    with step("LC.startup.10"):
                         self.socket_server = SocketServer(self.config)
                         self.socket_server.startup(startup_processors=False)
 
@@ -160,7 +156,7 @@ class KafkaServer:
                         self.transaction_coordinator = TransactionCoordinator(self.config.broker_id, self.zk_utils)
                         self.transaction_coordinator.startup()
 
-                    with step("LC.startup.16", {"kafka.authorizer": self.config.authorizer_class_name or ""}):
+                    with step("LC.startup.16"):
                         self.authorizer = self.create_authorizer()
 
                     with step("LC.startup.17"):
@@ -170,7 +166,7 @@ class KafkaServer:
                                               self.config, self.metadata_cache, self.kafka_controller,
                                               self.cluster_id, copy_kafka_config_to_log(self.config))
 
-                    with step("LC.startup.18", {"kafka.io.threads": self.config.num_io_threads}):
+                    with step("LC.startup.18"):
                         self.request_handler_pool = KafkaRequestHandlerPool(
                             self.config.broker_id, self.socket_server.request_channel, self.apis,
                             self.config.num_io_threads)
@@ -183,19 +179,18 @@ class KafkaServer:
                     # Tell everyone we are alive: listeners with port 0 are registered with the port actually bound.
                     listeners = [e if e.port != 0 else _with_port(e, self.socket_server.bound_port(e.listener_name))
                                  for e in self.config.advertised_listeners]
-                    with step("LC.startup.20", {"kafka.endpoints": [e.connection_string() for e in listeners]}):
+                    with step("LC.startup.20"):
                         self.kafka_healthcheck = KafkaHealthcheck(self.config.broker_id, listeners, self.zk_utils,
                                                                   self.config.rack)
                         self.kafka_healthcheck.startup()
 
                     # Only once the id is registered is it safe to make it permanent on disk.
-                    with step("LC.startup.21"):
-                        self.checkpoint_broker_id(self.config.broker_id)
+                    self.checkpoint_broker_id(self.config.broker_id)
 
                     with step("LC.startup.22"):
                         self.socket_server.start_processors()
 
-                    self.broker_state.new_state(BrokerStates.RunningAsBroker, "LC.startup.23")
+                    self.broker_state.new_state(BrokerStates.RunningAsBroker)
 
                     with step("LC.startup.24"):
                         self.shutdown_latch = CountDownLatch(1)
@@ -205,8 +200,7 @@ class KafkaServer:
             except BaseException as e:
                 self.log.critical("Fatal error during KafkaServer startup. Prepare to shutdown: %s: %s",
                                   type(e).__name__, e)
-                event("LC.startup.err", "startup.fatal", {"exception.type": type(e).__name__,
-                                                          "exception.message": str(e)})
+                event("LC.startup.err")
                 self.is_starting_up.set(False)
                 self.shutdown()
                 raise
@@ -260,12 +254,9 @@ class KafkaServer:
                 "to create a new broker, you should remove all data in your data directories (log.dirs).")
         elif not broker_id_set and broker_id < 0 and self.config.broker_id_generation_enable:
             broker_id = self.generate_broker_id()
-            set_attributes({"kafka.broker.id.source": "zookeeper"})
         elif len(broker_id_set) == 1:
             broker_id = next(iter(broker_id_set))
-            set_attributes({"kafka.broker.id.source": "meta.properties"})
-        else:
-            set_attributes({"kafka.broker.id.source": "config"})
+
         return broker_id, offline_dirs
 
     def generate_broker_id(self) -> int:
@@ -275,13 +266,13 @@ class KafkaServer:
             self.log.error("Failed to generate broker.id due to %s", e)
             raise GenerateBrokerIdException("Failed to generate broker.id") from e
 
+    @step("LC.startup.21")
     def checkpoint_broker_id(self, broker_id: int) -> None:
         log_dirs_without_meta_props = [
             log_dir for log_dir in self.config.log_dirs
             if self.log_manager.is_log_dir_online(log_dir) and self.broker_metadata_checkpoints[log_dir].read() is None]
         for log_dir in log_dirs_without_meta_props:
             self.broker_metadata_checkpoints[log_dir].write(BrokerMetadata(broker_id))
-        set_attributes({"kafka.log.dirs.checkpointed": log_dirs_without_meta_props})
 
     def create_replica_manager(self) -> ReplicaManager:
         return ReplicaManager(self.config, self.kafka_scheduler, self.log_manager, self.is_shutting_down,
@@ -344,7 +335,7 @@ class KafkaServer:
                 if proceed:
                     with swallow(self.log):
                         self.controlled_shutdown()
-                    self.broker_state.new_state(BrokerStates.BrokerShuttingDown, "LC.shutdown.03")
+                    self.broker_state.new_state(BrokerStates.BrokerShuttingDown)
                     if self.kafka_healthcheck is not None:
                         with swallow(self.log), step("LC.shutdown.04"):
                             self.kafka_healthcheck.shutdown()
@@ -390,7 +381,7 @@ class KafkaServer:
                     if self.broker_topic_stats is not None:
                         with swallow(self.log), step("LC.shutdown.19"):
                             self.broker_topic_stats.close()
-                    self.broker_state.new_state(BrokerStates.NotRunning, "LC.shutdown.20")
+                    self.broker_state.new_state(BrokerStates.NotRunning)
                     with step("LC.shutdown.21"):
                         self.startup_complete.set(False)
                         self.is_shutting_down.set(False)
@@ -406,12 +397,10 @@ class KafkaServer:
         ControlledShutdown requests to whoever `/controller` names, retried with a backoff; on failure, go on anyway."""
         if not (self.startup_complete.get() and self.config.controlled_shutdown_enable):
             return
-        with step("LC.shutdown.02", {"kafka.controlled_shutdown.max_retries":
-                                     self.config.controlled_shutdown_max_retries}) as s:
+        with step("LC.shutdown.02"):
             self.log.info("Starting controlled shutdown")
             self.broker_state.new_state(BrokerStates.PendingControlledShutdown)
             shutdown_succeeded = self.do_controlled_shutdown(self.config.controlled_shutdown_max_retries)
-            s.set_attributes({"kafka.controlled_shutdown.succeeded": shutdown_succeeded})
             if not shutdown_succeeded:
                 self.log.warning("Proceeding to do an unclean shutdown as all the controlled shutdown attempts failed")
 
@@ -436,13 +425,9 @@ class KafkaServer:
                         prev_controller = broker
                 if prev_controller is not None:
                     try:
-                        with span("KafkaServer.controlledShutdown#attempt",
-                                  {"kafka.controller.id": prev_controller.id,
-                                   "kafka.controlled_shutdown.attempt": retries - remaining_retries}) as attempt:
+                        with span("KafkaServer.doControlledShutdown#attempt"):
                             response = client.send(prev_controller, self.config.broker_id)
                             remaining = [f"{p.topic_name}-{p.partition_index}" for p in response.remaining_partitions]
-                            attempt.set_attributes({"kafka.error": Errors(response.error_code).name,
-                                                    "kafka.partitions.remaining": remaining})
                         if response.error_code == Errors.NONE and not remaining:
                             shutdown_succeeded = True
                             self.log.info("Controlled shutdown succeeded")

@@ -21,9 +21,9 @@ class KafkaServerStartable:
         self.server = KafkaServer(server_config)
 
     @staticmethod
+    @step("LC.main.2")
     def from_props(server_props: dict[str, str]) -> KafkaServerStartable:
-        with step("LC.main.2"):
-            return KafkaServerStartable(KafkaConfig.from_props(server_props))
+        return KafkaServerStartable(KafkaConfig.from_props(server_props))
 
     def startup(self) -> None:
         try:

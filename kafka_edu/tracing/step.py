@@ -1,9 +1,16 @@
-"""`step` and `span`: the only way ported code talks to OpenTelemetry.
+"""`step`, `span` and `event`: the markers ported code carries, and the only way it reaches OpenTelemetry.
 
-    with step("LC.startup.04"):
+    @step("CT.failover.01")                 # the step is the whole method
+    def read_controller_epoch_from_zookeeper(self) -> None: ...
+
+    with step("LC.startup.04"):             # the step is a block inside a method
         self.zk_utils = self.init_zk()
 
-opens a span named after the FIDELITY row, tagged with its id, its Kafka origin and the Python lines that run it.
+A marker names a row of the table in `steps.py`: the span's name, Kafka origin and FIDELITY id come from there. Its
+domain attributes, links and (on the request path) its parent come from the describers in `attributes.py`, which
+read the method's arguments and result, or the block's local variables, so nothing about tracing has to stand
+between Kafka's statements. A marker costs one check when the process does not trace, and nothing more for a
+request whose trace is not sampled.
 """
 
 from __future__ import annotations
@@ -11,9 +18,10 @@ from __future__ import annotations
 import functools
 import sys
 import threading
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from types import CodeType, TracebackType
+from types import CodeType, FrameType, TracebackType
 from typing import Any, TypeVar
 
 from opentelemetry import context as otel_context
@@ -21,21 +29,22 @@ from opentelemetry import trace
 from opentelemetry.trace import Link, Span, SpanContext, Status, StatusCode
 from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 
-from kafka_edu.tracing import breakpoints, provider
-from kafka_edu.tracing.steps import KAFKA_1_0_2, STEPS, SYMBOLS
+from kafka_edu.tracing import attributes, breakpoints, provider
+from kafka_edu.tracing.requests import (
+    UNSAMPLED,
+    remote_span_context,  # noqa: F401  (re-exported)
+)
+from kafka_edu.tracing.steps import EVENTS, REQUEST_PATH_ROOTS, STEPS, SYMBOLS, Symbol
 
 F = TypeVar("F", bound=Callable[..., Any])
 _REPO_ROOT = Path(__file__).resolve().parents[2]
-_noop_tracer = trace.NoOpTracer()
+_ROOT_CONTEXT = trace.set_span_in_context(trace.INVALID_SPAN)
+_UNSAMPLED_CONTEXT = trace.set_span_in_context(UNSAMPLED)
+_propagator = TraceContextTextMapPropagator()
 
 
-def _tracer() -> trace.Tracer:
-    current = provider.current_tracing()
-    return current.provider.get_tracer("kafka_edu") if current else _noop_tracer
-
-
-def _code_path(code: CodeType) -> str:
-    return _repo_relative(code.co_filename)
+class UnknownSpanName(KeyError):
+    """A marker named a span, step or event that the table in steps.py does not have."""
 
 
 @functools.cache  # resolving a path stats the file: once per source file, not once per span
@@ -47,94 +56,271 @@ def _repo_relative(filename: str) -> str:
         return str(path)
 
 
-class span:
-    """A span for a Kafka symbol. Usable as `with span(...)` or as a method decorator."""
+class _Marker:
+    """What never changes between two spans of one marker: the table row, its describers and static attributes."""
 
-    def __init__(self, name: str, attributes: dict[str, Any] | None = None, *, origin_file: str | None = None,
-                 version: str = KAFKA_1_0_2, links: list[SpanContext] | None = None, root: bool = False,
-                 _depth: int = 1) -> None:
+    __slots__ = ("name", "step_id", "root", "request_root", "static", "start", "end", "parent", "links", "when",
+                 "retro")
+
+    def __init__(self, name: str, step_id: str | None, root: bool) -> None:
+        symbol: Symbol = SYMBOLS.get(name) or _unknown(f"span {name!r}")
         self.name = name
-        self.attributes = {
-            "kafka.origin.file": origin_file or SYMBOLS.get(name, ""),
-            "kafka.origin.symbol": name.split("#", 1)[0],
-            "kafka.origin.version": version,
-        }
-        if attributes:
-            self.attributes.update(attributes)
-        self.links = [Link(c) for c in links or []]
-        self.root = root
-        self._code: CodeType | None = None
-        self._line = 0
-        if _depth:
-            frame = sys._getframe(_depth)
-            self._code, self._line = frame.f_code, frame.f_lineno
-        self._cm = None
+        self.step_id = step_id or symbol.step
+        self.request_root = name in REQUEST_PATH_ROOTS
+        self.root = root or self.request_root
+        self.static = {"kafka.origin.file": symbol.origin_file, "kafka.origin.symbol": symbol.origin_symbol,
+                       "kafka.origin.version": symbol.version}
+        if self.step_id:
+            self.static["kafka.step"] = self.step_id
+        describer = attributes.describer_for(self.step_id, name)
+        self.start, self.end, self.parent, self.links, self.when, self.retro = (
+            describer.start, describer.end, describer.parent, describer.links, describer.when, describer.retro)
+
+
+def _unknown(what: str) -> Any:
+    raise UnknownSpanName(f"{what} is not in the table (kafka_edu/tracing/steps.py): add its row there first")
+
+
+@functools.cache
+def _marker(name: str, step_id: str | None, root: bool) -> _Marker:
+    return _Marker(name, step_id, root)
+
+
+def _step_span_name(step_id: str) -> str:
+    row = STEPS.get(step_id) or _unknown(f"step {step_id!r}")
+    if row.event is not None:
+        _unknown(f"step {step_id!r} is an event ({row.event}), use event();")
+    return row.span_name
+
+
+class _Open:
+    """One span in progress: what `_finish` needs to end it."""
+
+    __slots__ = ("span", "token")
+
+    def __init__(self, span_: Span | None, token: object) -> None:
+        self.span = span_
+        self.token = token
+
+
+def _begin(m: _Marker, code: CodeType, line: int, scope: Callable[[], Mapping[str, Any]],
+           legacy: tuple[dict[str, Any] | None, list[SpanContext] | None] | None = None) -> _Open | None:
+    """Start the marker's span, or return None where nothing is to be traced."""
+    tracing = provider.current_tracing()
+    if tracing is None:
+        return None
+    if m.request_root and not tracing.request_path_on:  # sampled away: the steps below it must know, and skip too
+        return _Open(None, otel_context.attach(_UNSAMPLED_CONTEXT))
+    if m.when is not None and not m.when(scope()):
+        return None
+    context = None
+    if m.parent is not None:  # a request-path step: its parent is the request's root, found from its scope
+        parent = m.parent(scope())
+        if parent is None:
+            return None
+        if not parent.is_recording():  # an unsampled request: make that known to the steps below, trace nothing
+            return _Open(None, otel_context.attach(trace.set_span_in_context(parent)))
+        context = trace.set_span_in_context(parent)
+    elif m.root:
+        context = _ROOT_CONTEXT
+    else:
+        current = trace.get_current_span().get_span_context()
+        if current.is_valid and not current.trace_flags.sampled:
+            return None  # inside an unsampled request
+    attrs = dict(m.static)
+    attrs["code.function.name"] = code.co_qualname
+    attrs["code.file.path"] = _repo_relative(code.co_filename)
+    attrs["code.line.number"] = line
+    attrs["thread.name"] = threading.current_thread().name
+    if m.start is not None:
+        attrs.update(_described(m.start, scope))
+    if legacy is not None and legacy[0]:
+        attrs.update(legacy[0])
+    step_id = attrs.get("kafka.step")
+    if breakpoints.ACTIVE and step_id:  # blocks before the span opens: the span shows the step's own time
+        breakpoints.on_step(step_id, m.name)
+    links = [Link(c) for c in _described(m.links, scope) or ()] if m.links is not None else None
+    if legacy is not None and legacy[1]:
+        links = (links or []) + [Link(c) for c in legacy[1]]
+    span_ = tracing.tracer.start_span(m.name, context=context, attributes=attrs, links=links,
+                                      record_exception=False, set_status_on_exception=False)
+    return _Open(span_, otel_context.attach(trace.set_span_in_context(span_)))
+
+
+def _finish(m: _Marker, opened: _Open, exc: BaseException | None, scope: Callable[[], Mapping[str, Any]]) -> None:
+    span_ = opened.span
+    if span_ is None:
+        otel_context.detach(opened.token)
+        return
+    if exc is not None:
+        # Python exceptions here carry Kafka's class names (InconsistentBrokerIdException, ...).
+        span_.record_exception(exc, attributes={"exception.type": type(exc).__name__})
+        span_.set_status(Status(StatusCode.ERROR, f"{type(exc).__name__}: {exc}"))
+    if m.end is not None:
+        described = _described(m.end, scope)
+        if described:
+            span_.set_attributes(described)
+    otel_context.detach(opened.token)  # after the describers: they may name the span as the current one
+    span_.end()
+
+
+def _described(describer: Callable[[Mapping[str, Any]], Any], scope: Callable[[], Mapping[str, Any]]) -> Any:
+    """A describer's answer; a describer that fails costs the span its attributes, never the broker its step."""
+    try:
+        return describer(scope())
+    except Exception as e:
+        if attributes.STRICT:
+            raise
+        return {"kafka.describe.error": f"{type(e).__name__}: {e}"}
+
+
+def _frame_scope(frame: FrameType) -> Callable[[], Mapping[str, Any]]:
+    return lambda: frame.f_locals
+
+
+class span:
+    """A span for a Kafka symbol in the table. `with span(name):` around a block, or `@span(name)` on a method."""
+
+    def __init__(self, name: str, attributes: dict[str, Any] | None = None, *, root: bool = False,
+                 links: list[SpanContext] | None = None, _step_id: str | None = None, **_legacy: Any) -> None:
+        self._m = _marker(name, _step_id, root)
+        self._open: _Open | None = None
+        self._frame: FrameType | None = None
+        self._legacy = (attributes, links) if attributes or links else None  # being moved into attributes.py
 
     def __enter__(self) -> Span:
-        if self._code is not None:
-            self.attributes.update({
-                "code.function.name": self._code.co_qualname,
-                "code.file.path": _code_path(self._code),
-                "code.line.number": self._line,
-                "thread.name": threading.current_thread().name,
-            })
-        context = trace.set_span_in_context(trace.INVALID_SPAN) if self.root else None
-        self._cm = _tracer().start_as_current_span(
-            self.name, context=context, attributes=self.attributes, links=self.links,
-            record_exception=False, set_status_on_exception=False)
-        return self._cm.__enter__()
+        frame = self._frame = sys._getframe(1)
+        self._open = _begin(self._m, frame.f_code, frame.f_lineno, _frame_scope(frame), self._legacy)
+        return self._open.span if self._open is not None and self._open.span is not None else trace.INVALID_SPAN
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> bool | None:
-        if exc is not None:
-            current = trace.get_current_span()
-            # Python exceptions here carry Kafka's class names (InconsistentBrokerIdException, ...).
-            current.record_exception(exc, attributes={"exception.type": type(exc).__name__})
-            current.set_status(Status(StatusCode.ERROR, f"{type(exc).__name__}: {exc}"))
-        return self._cm.__exit__(exc_type, exc, tb)
+                 tb: TracebackType | None) -> None:
+        if self._open is not None:
+            _finish(self._m, self._open, exc, _frame_scope(self._frame))
+        self._frame = None
 
     def __call__(self, func: F) -> F:
-        name, attributes, links, root = self.name, self.attributes, self.links, self.root
-        code, line = func.__code__, func.__code__.co_firstlineno
-
-        @functools.wraps(func)
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
-            s = span(name, dict(attributes), root=root, _depth=0)
-            s.links, s._code, s._line = links, code, line
-            with s:
-                return func(*args, **kwargs)
-
-        return wrapper  # type: ignore[return-value]
+        return _decorate(self._m, func, self._legacy)
 
 
 class step(span):
-    """The span of one FIDELITY row, carrying `kafka.step`."""
+    """The span of one FIDELITY row, carrying `kafka.step`.
 
-    def __init__(self, step_id: str, attributes: dict[str, Any] | None = None, *,
-                 links: list[SpanContext] | None = None, root: bool = False, _depth: int = 2) -> None:
-        row = STEPS[step_id]
-        super().__init__(row.span_name, {"kafka.step": step_id, **(attributes or {})}, origin_file=row.origin_file,
-                         version=row.version, links=links, root=root, _depth=_depth)
-        self.step_id = step_id
+    On a method of a family row (`CT.failover.04`, `CT.select`), the span is named after the method's Kafka symbol:
+    the class name and the method name in camelCase, which must be one of the row's members in the table.
+    """
 
-    def __enter__(self) -> Span:
-        if breakpoints.ACTIVE:  # a breakpoint or a "next" is armed; otherwise this check is all a step pays
-            breakpoints.on_step(self.step_id, self.name)  # blocks before the span opens: it shows the step's own time
-        return super().__enter__()
+    def __init__(self, step_id: str, attributes: dict[str, Any] | None = None, *, root: bool = False,
+                 links: list[SpanContext] | None = None, **_legacy: Any) -> None:
+        row = STEPS.get(step_id) or _unknown(f"step {step_id!r}")
+        self._step_id = step_id
+        self._family = row.is_family
+        self._root = root
+        self._open = None
+        self._frame = None
+        self._legacy = (attributes, links) if attributes or links else None
+        if not self._family:
+            self._m = _marker(_step_span_name(step_id), step_id, root)
+
+    def __call__(self, func: F) -> F:
+        if self._family:
+            self._m = _marker(kafka_symbol(func), self._step_id, self._root)
+        return _decorate(self._m, func, self._legacy)
 
 
-def event(step_id: str | None, name: str, attributes: dict[str, Any] | None = None) -> None:
-    """A span event on the current span (a state change, or an event-type FIDELITY row)."""
-    attrs = dict(attributes or {})
-    if step_id:
-        attrs["kafka.step"] = step_id
-    trace.get_current_span().add_event(name, attrs)
+def kafka_symbol(func: Callable[..., Any]) -> str:
+    """`KafkaController.register_topic_change_listener` -> `KafkaController.registerTopicChangeListener`."""
+    owner, _, method = func.__qualname__.rpartition(".")
+    head, *rest = method.split("_")
+    return f"{owner.rsplit('.', 1)[-1]}.{head}{''.join(word.title() for word in rest)}"
 
 
-def set_attributes(attributes: dict[str, Any]) -> None:
-    """Add attributes to the current span (values learned while a step runs)."""
-    trace.get_current_span().set_attributes(attributes)
+def _decorate(m: _Marker, func: F, legacy: tuple | None = None) -> F:
+    code = func.__code__
+    names = code.co_varnames[:code.co_argcount]
+    line = code.co_firstlineno
 
+    def scope_of(args: tuple, kwargs: dict, result: Any = None) -> Callable[[], Mapping[str, Any]]:
+        def bind() -> Mapping[str, Any]:
+            bound = dict(zip(names, args, strict=False))
+            bound.update(kwargs)
+            bound["result"] = result
+            return bound
+        return bind
+
+    if m.retro:
+        @functools.wraps(func)
+        def retro_wrapper(*args: Any, **kwargs: Any) -> Any:
+            tracing = provider.current_tracing()
+            if tracing is None or (m.request_root and not tracing.request_path_on):
+                return func(*args, **kwargs)
+            started = time.time_ns()
+            result = func(*args, **kwargs)
+            _retro_span(tracing, m, code, line, started, scope_of(args, kwargs, result))
+            return result
+        return retro_wrapper  # type: ignore[return-value]
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        opened = _begin(m, code, line, scope_of(args, kwargs), legacy)
+        if opened is None:
+            return func(*args, **kwargs)
+        try:
+            result = func(*args, **kwargs)
+        except BaseException as e:
+            _finish(m, opened, e, scope_of(args, kwargs))
+            raise
+        _finish(m, opened, None, scope_of(args, kwargs, result))
+        return result
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _retro_span(tracing: provider.Tracing, m: _Marker, code: CodeType, line: int, started: int,
+                scope: Callable[[], Mapping[str, Any]]) -> None:
+    """A span recorded after the call, only when its describer says the call did work (a poll that found data)."""
+    described = _described(m.end, scope)
+    if described is None:
+        return
+    attrs = dict(m.static)
+    attrs.update({"code.function.name": code.co_qualname, "code.file.path": _repo_relative(code.co_filename),
+                  "code.line.number": line, "thread.name": threading.current_thread().name})
+    attrs.update(described)
+    links = [Link(c) for c in _described(m.links, scope) or ()] if m.links is not None else None
+    span_ = tracing.tracer.start_span(m.name, context=_ROOT_CONTEXT if m.root else None, attributes=attrs,
+                                      links=links, start_time=started)
+    span_.end()
+
+
+def event(name_or_step: str | None, legacy_name: str | None = None, legacy_attrs: dict | None = None) -> None:
+    """A span event on the current span: a state change, or an event-type FIDELITY row (`event("CT.psm")`).
+
+    Its attributes come from the event's describer in attributes.py, reading the caller's local variables.
+    """
+    current = trace.get_current_span()
+    if not current.is_recording():
+        return
+    if legacy_name is not None:  # event(step_id, name, attrs): being moved into attributes.py
+        if legacy_name not in EVENTS:
+            _unknown(f"event {legacy_name!r}")
+        step_attr = {"kafka.step": name_or_step} if name_or_step else {}
+        current.add_event(legacy_name, {**(legacy_attrs or {}), **step_attr})
+        return
+    row = STEPS.get(name_or_step)
+    name = row.event if row is not None and row.event else name_or_step
+    if name not in EVENTS:
+        _unknown(f"event {name_or_step!r}")
+    attrs: dict[str, Any] = {}
+    describer = attributes.event_describer(name)
+    if describer is not None:
+        frame = sys._getframe(1)
+        attrs.update(_described(describer, _frame_scope(frame)) or {})
+    if EVENTS[name]:
+        attrs["kafka.step"] = EVENTS[name]
+    current.add_event(name, attrs)
+
+
+# -- context across threads and processes (used by the tracing package and the wire codec) ------------------------
 
 def current_span_context() -> SpanContext:
     return trace.get_current_span().get_span_context()
@@ -142,42 +328,27 @@ def current_span_context() -> SpanContext:
 
 def current_traceparent() -> str | None:
     """The W3C traceparent of the current span, to carry in an outgoing request header; None when not tracing."""
+    if not trace.get_current_span().is_recording():
+        return None
     carrier: dict[str, str] = {}
-    TraceContextTextMapPropagator().inject(carrier)
+    _propagator.inject(carrier)
     return carrier.get("traceparent")
 
 
-def remote_span_context(traceparent: str | None) -> SpanContext | None:
-    """The sender's span named by a W3C traceparent from a request header; None when absent or malformed."""
-    if not traceparent:
-        return None
-    context = TraceContextTextMapPropagator().extract({"traceparent": traceparent})
-    span_context = trace.get_current_span(context).get_span_context()
-    return span_context if span_context.is_valid else None
 
 
-def open_span(name: str, attributes: dict[str, Any] | None = None, *, step_id: str | None = None,
-              links: list[SpanContext] | None = None, start_time_ns: int | None = None,
-              origin_file: str | None = None) -> Span:
-    """A root span that outlives any `with` block: a request, from its receive to the end of its response."""
-    row = STEPS[step_id] if step_id else None
-    attrs = {
-        "kafka.origin.file": row.origin_file if row else origin_file or SYMBOLS.get(name, ""),
-        "kafka.origin.symbol": (row.origin_symbol if row else name.split("#", 1)[0]),
-        "kafka.origin.version": row.version if row else KAFKA_1_0_2,
-        **({"kafka.step": step_id} if step_id else {}),
-        **(attributes or {}),
-    }
-    frame = sys._getframe(1)
-    attrs.update({"code.function.name": frame.f_code.co_qualname, "code.file.path": _code_path(frame.f_code),
-                  "code.line.number": frame.f_lineno, "thread.name": threading.current_thread().name})
-    return _tracer().start_span(row.span_name if row else name, context=trace.set_span_in_context(trace.INVALID_SPAN),
-                                attributes=attrs, links=[Link(c) for c in links or []], start_time=start_time_ns)
+# -- legacy helpers, being replaced by describers in attributes.py --------------------------------------------------
+
+def set_attributes(attrs: dict[str, Any]) -> None:
+    trace.get_current_span().set_attributes(attrs)
+
+
+def add_event(span_: Span | None, name: str, attrs: dict[str, Any] | None = None) -> None:
+    if span_ is not None:
+        span_.add_event(name, attrs or {})
 
 
 class activate:
-    """Make `span` the current span on this thread (a request crossing from a processor to a handler)."""
-
     def __init__(self, span_: Span | None) -> None:
         self.span = span_
         self._token = None
@@ -192,13 +363,23 @@ class activate:
             otel_context.detach(self._token)
 
 
-def end_span(span_: Span | None, attributes: dict[str, Any] | None = None, end_time_ns: int | None = None) -> None:
+def open_span(name: str, attrs: dict[str, Any] | None = None, *, step_id: str | None = None,
+              links: list[SpanContext] | None = None, start_time_ns: int | None = None, **_legacy: Any) -> Span:
+    tracing = provider.current_tracing()
+    if tracing is None:
+        return trace.INVALID_SPAN
+    m = _marker(_step_span_name(step_id) if step_id else name, step_id, True)
+    frame = sys._getframe(1)
+    a = dict(m.static)
+    a.update({"code.function.name": frame.f_code.co_qualname,
+              "code.file.path": _repo_relative(frame.f_code.co_filename), "code.line.number": frame.f_lineno,
+              "thread.name": threading.current_thread().name, **(attrs or {})})
+    return tracing.tracer.start_span(m.name, context=_ROOT_CONTEXT, attributes=a,
+                                     links=[Link(c) for c in links or []], start_time=start_time_ns)
+
+
+def end_span(span_: Span | None, attrs: dict[str, Any] | None = None, end_time_ns: int | None = None) -> None:
     if span_ is not None:
-        if attributes:
-            span_.set_attributes(attributes)
+        if attrs:
+            span_.set_attributes(attrs)
         span_.end(end_time=end_time_ns)
-
-
-def add_event(span_: Span | None, name: str, attributes: dict[str, Any] | None = None) -> None:
-    if span_ is not None:
-        span_.add_event(name, attributes or {})

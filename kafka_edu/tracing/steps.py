@@ -1,6 +1,8 @@
-"""The FIDELITY.md rows this port emits: step id -> span name and the Kafka file the step lives in.
+"""The one table of what the port can emit: every span name, its Kafka origin, and the FIDELITY row it is.
 
-This table is the one place that ties a step id to Kafka's source; ported code only names the id.
+`STEPS` maps a FIDELITY.md row to the span (or event) it becomes; `SYMBOLS` lists every other Kafka symbol the port
+opens a span for; `EVENTS` every span event. Ported code names only a row id or a symbol; `step`, `span` and `event`
+refuse a name that is not here, and `tests/unit/test_tracing_table.py` checks the code and FIDELITY.md against it.
 """
 
 from __future__ import annotations
@@ -8,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 KAFKA_1_0_2 = "1.0.2"
+KAFKA_1_1_0 = "1.1.0"
 KAFKA_3_9 = "3.9"
 
 _SERVER = "core/src/main/scala/kafka/server/"
@@ -18,35 +21,69 @@ _SCHEDULER = "core/src/main/scala/kafka/utils/KafkaScheduler.scala"
 _ZK_UTILS = "core/src/main/scala/kafka/utils/ZkUtils.scala"
 _LOG_MANAGER = "core/src/main/scala/kafka/log/LogManager.scala"
 _SOCKET_SERVER = "core/src/main/scala/kafka/network/SocketServer.scala"
+_REQUEST_CHANNEL = "core/src/main/scala/kafka/network/RequestChannel.scala"
 _KAFKA_APIS = _SERVER + "KafkaApis.scala"
+_REPLICA_MANAGER = _SERVER + "ReplicaManager.scala"
 _REQUEST_HANDLER = _SERVER + "KafkaRequestHandler.scala"
+_HEALTHCHECK = _SERVER + "KafkaHealthcheck.scala"
+_FETCHER = _SERVER + "AbstractFetcherThread.scala"
+_REPLICA_FETCHER = _SERVER + "ReplicaFetcherThread.scala"
+_PARTITION = "core/src/main/scala/kafka/cluster/Partition.scala"
 _TXN_COORDINATOR = "core/src/main/scala/kafka/coordinator/transaction/TransactionCoordinator.scala"
 _GROUP_COORDINATOR = "core/src/main/scala/kafka/coordinator/group/GroupCoordinator.scala"
+_GROUP_METADATA = "core/src/main/scala/kafka/coordinator/group/GroupMetadata.scala"
+_GROUP_METADATA_MANAGER = "core/src/main/scala/kafka/coordinator/group/GroupMetadataManager.scala"
 _CONTROLLER = "core/src/main/scala/kafka/controller/KafkaController.scala"
 _CONTROLLER_EVENT_MANAGER = "core/src/main/scala/kafka/controller/ControllerEventManager.scala"
 _CHANNEL_MANAGER = "core/src/main/scala/kafka/controller/ControllerChannelManager.scala"
 _TOPIC_DELETION = "core/src/main/scala/kafka/controller/TopicDeletionManager.scala"
+_PSM = "core/src/main/scala/kafka/controller/PartitionStateMachine.scala"
+_RSM = "core/src/main/scala/kafka/controller/ReplicaStateMachine.scala"
 _SELECTOR = "core/src/main/scala/kafka/controller/PartitionLeaderSelector.scala"
 
 
 @dataclass(frozen=True)
 class Step:
-    """One FIDELITY row: the span it becomes and where its original lives."""
+    """One FIDELITY row: the span it becomes and where its original lives.
+
+    A row whose span name is a family (`KafkaController.register*Listener`, `<Selector>.selectLeader`) is emitted as
+    each member's own name; the members are in SYMBOLS with this row as their `step`.
+    """
 
     span_name: str
     origin_file: str
     version: str = KAFKA_1_0_2
+    event: str | None = None  # the span event this row is, for rows marked *event* in FIDELITY.md
 
     @property
     def origin_symbol(self) -> str:
         return self.span_name.split("#", 1)[0]
+
+    @property
+    def is_family(self) -> bool:
+        return "*" in self.span_name or self.span_name.startswith("<")
+
+
+@dataclass(frozen=True)
+class Symbol:
+    """A span name: the Kafka symbol it is named after, and the FIDELITY row it always is (None: none, or one that
+    depends on the call, as `BrokerState.newState` is LC.startup.02 or LC.shutdown.20 by its target state)."""
+
+    name: str
+    origin_file: str
+    version: str = KAFKA_1_0_2
+    step: str | None = None
+
+    @property
+    def origin_symbol(self) -> str:
+        return self.name.split("#", 1)[0]
 
 
 STEPS: dict[str, Step] = {
     # kafka.Kafka.main
     "LC.main.1": Step("Kafka.getPropsFromArgs", _KAFKA),
     "LC.main.2": Step("KafkaServerStartable.fromProps", _SERVER + "KafkaServerStartable.scala"),
-    "LC.main.3": Step("Kafka.main#shutdownHook", _KAFKA),  # the span registering the hook carries the event
+    "LC.main.3": Step("Kafka.main#shutdownHook", _KAFKA, event="shutdown.hook.registered"),
     "LC.main.4": Step("KafkaServer.startup", _KAFKA_SERVER),
     "LC.main.5": Step("KafkaServer.awaitShutdown", _KAFKA_SERVER),
     # KafkaServer.startup
@@ -60,7 +97,7 @@ STEPS: dict[str, Step] = {
     "LC.startup.08": Step("LogManager.startup", _LOG_MANAGER),
     "LC.startup.09": Step("MetadataCache.<init>", _SERVER + "MetadataCache.scala"),
     "LC.startup.10": Step("SocketServer.startup", _SOCKET_SERVER),
-    "LC.startup.11": Step("ReplicaManager.startup", _SERVER + "ReplicaManager.scala"),
+    "LC.startup.11": Step("ReplicaManager.startup", _REPLICA_MANAGER),
     "LC.startup.12": Step("KafkaController.startup", _CONTROLLER),
     "LC.startup.13": Step("AdminManager.<init>", _SERVER + "AdminManager.scala"),
     "LC.startup.14": Step("GroupCoordinator.startup", _GROUP_COORDINATOR),
@@ -69,16 +106,17 @@ STEPS: dict[str, Step] = {
     "LC.startup.17": Step("KafkaApis.<init>", _KAFKA_APIS),
     "LC.startup.18": Step("KafkaRequestHandlerPool.<init>", _REQUEST_HANDLER),
     "LC.startup.19": Step("DynamicConfigManager.startup", _SERVER + "DynamicConfigManager.scala"),
-    "LC.startup.20": Step("KafkaHealthcheck.startup", _SERVER + "KafkaHealthcheck.scala"),
+    "LC.startup.20": Step("KafkaHealthcheck.startup", _HEALTHCHECK),
     "LC.startup.21": Step("KafkaServer.checkpointBrokerId", _KAFKA_SERVER),
     "LC.startup.22": Step("SocketServer.startProcessors", _SOCKET_SERVER),
     "LC.startup.23": Step("BrokerState.newState", _BROKER_STATES),
     "LC.startup.24": Step("KafkaServer.startup#complete", _KAFKA_SERVER),
     # KafkaServer.shutdown, numbered in 1.0.2 order (steps of components not built yet are absent)
+    "LC.startup.err": Step("KafkaServer.startup", _KAFKA_SERVER, event="startup.fatal"),
     "LC.shutdown.01": Step("KafkaServer.shutdown#guard", _KAFKA_SERVER),
     "LC.shutdown.02": Step("KafkaServer.controlledShutdown", _KAFKA_SERVER),
     "LC.shutdown.03": Step("BrokerState.newState", _BROKER_STATES),
-    "LC.shutdown.04": Step("KafkaHealthcheck.shutdown", _SERVER + "KafkaHealthcheck.scala"),
+    "LC.shutdown.04": Step("KafkaHealthcheck.shutdown", _HEALTHCHECK),
     "LC.shutdown.05": Step("SocketServer.stopProcessingRequests", _SOCKET_SERVER),
     "LC.shutdown.06": Step("KafkaRequestHandlerPool.shutdown", _REQUEST_HANDLER),
     "LC.shutdown.07": Step("KafkaScheduler.shutdown", _SCHEDULER),
@@ -87,7 +125,7 @@ STEPS: dict[str, Step] = {
     "LC.shutdown.10": Step("AdminManager.shutdown", _SERVER + "AdminManager.scala"),
     "LC.shutdown.11": Step("TransactionCoordinator.shutdown", _TXN_COORDINATOR),
     "LC.shutdown.12": Step("GroupCoordinator.shutdown", _GROUP_COORDINATOR),
-    "LC.shutdown.13": Step("ReplicaManager.shutdown", _SERVER + "ReplicaManager.scala"),
+    "LC.shutdown.13": Step("ReplicaManager.shutdown", _REPLICA_MANAGER),
     "LC.shutdown.14": Step("LogManager.shutdown", _LOG_MANAGER),
     "LC.shutdown.15": Step("KafkaController.shutdown", _CONTROLLER),
     "LC.shutdown.16": Step("ZkUtils.close", _ZK_UTILS),
@@ -97,6 +135,7 @@ STEPS: dict[str, Step] = {
     "LC.shutdown.21": Step("KafkaServer.shutdown#complete", _KAFKA_SERVER),
     # The request path (FIDELITY NW)
     "NW.acceptor.1": Step("Acceptor.accept", _SOCKET_SERVER),
+    "NW.acceptor.2": Step("Acceptor.accept", _SOCKET_SERVER, event="connection.rejected"),
     "NW.processor.1": Step("Processor.configureNewConnections", _SOCKET_SERVER),
     "NW.processor.2": Step("Processor.processNewResponses", _SOCKET_SERVER),
     "NW.processor.3": Step("Processor.poll", _SOCKET_SERVER),
@@ -106,9 +145,9 @@ STEPS: dict[str, Step] = {
     "NW.handler.1": Step("KafkaRequestHandler.run", _REQUEST_HANDLER),
     "NW.apis.1": Step("KafkaApis.handle", _KAFKA_APIS),
     "NW.apis.produce": Step("KafkaApis.handleProduceRequest", _KAFKA_APIS),
-    "NW.rm.append": Step("ReplicaManager.appendRecords", _SERVER + "ReplicaManager.scala"),
+    "NW.rm.append": Step("ReplicaManager.appendRecords", _REPLICA_MANAGER),
     "NW.log.append": Step("Log.append", "core/src/main/scala/kafka/log/Log.scala"),
-    "NW.channel.resp": Step("RequestChannel.sendResponse", "core/src/main/scala/kafka/network/RequestChannel.scala"),
+    "NW.channel.resp": Step("RequestChannel.sendResponse", _REQUEST_CHANNEL),
     # The ZooKeeper controller (FIDELITY CT): election, failover, resignation, broker and topic changes
     "CT.startup.1": Step("KafkaController.startup", _CONTROLLER),
     "CT.event": Step("ControllerEventManager.process", _CONTROLLER_EVENT_MANAGER),
@@ -119,69 +158,134 @@ STEPS: dict[str, Step] = {
     "CT.failover.01": Step("KafkaController.readControllerEpochFromZookeeper", _CONTROLLER),
     "CT.failover.02": Step("KafkaController.incrementControllerEpoch", _CONTROLLER),
     "CT.failover.03": Step("LogDirUtils.deleteLogDirEvents", "core/src/main/scala/kafka/utils/LogDirUtils.scala"),
-    # One span per listener, named after its method (SYMBOLS below) and tagged with this id.
+    # One span per listener, named after its method (SYMBOLS below).
     "CT.failover.04": Step("KafkaController.register*Listener", _CONTROLLER),
     "CT.failover.05": Step("KafkaController.initializeControllerContext", _CONTROLLER),
     "CT.failover.06": Step("TopicDeletionManager.init", _TOPIC_DELETION),
     "CT.failover.07": Step("KafkaController.sendUpdateMetadataRequest", _CONTROLLER),
-    "CT.failover.08": Step("ReplicaStateMachine.startup",
-                           "core/src/main/scala/kafka/controller/ReplicaStateMachine.scala"),
-    "CT.failover.09": Step("PartitionStateMachine.startup",
-                           "core/src/main/scala/kafka/controller/PartitionStateMachine.scala"),
+    "CT.failover.08": Step("ReplicaStateMachine.startup", _RSM),
+    "CT.failover.09": Step("PartitionStateMachine.startup", _PSM),
     "CT.failover.10": Step("KafkaController.registerPartitionModificationsListener", _CONTROLLER),
     "CT.failover.11": Step("KafkaController.maybeTriggerPartitionReassignment", _CONTROLLER),
     "CT.failover.12": Step("TopicDeletionManager.tryTopicDeletion", _TOPIC_DELETION),
     "CT.failover.13": Step("KafkaController.onPreferredReplicaElection", _CONTROLLER),
-    "CT.failover.14": Step("KafkaScheduler.startup", "core/src/main/scala/kafka/utils/KafkaScheduler.scala"),
+    "CT.failover.14": Step("KafkaScheduler.startup", _SCHEDULER),
     "CT.resign": Step("KafkaController.onControllerResignation", _CONTROLLER),
     "CT.broker": Step("KafkaController.BrokerChange.process", _CONTROLLER),
     "CT.topic": Step("KafkaController.TopicChange.process", _CONTROLLER),
     "CT.shutdown": Step("KafkaController.ControlledShutdown.process", _CONTROLLER),
-    # Two spans, ControllerChannelManager.sendRequest (queued) and RequestSendThread.doWork (sent), both in SYMBOLS.
+    # Two spans: ControllerChannelManager.sendRequest (queued) and RequestSendThread.doWork (sent, in SYMBOLS).
     "CT.channel": Step("ControllerChannelManager.sendRequest", _CHANNEL_MANAGER),
-    # One span per selector class, `<Selector>.selectLeader` (SYMBOLS below), tagged with this id.
+    # One span per selector class (SYMBOLS below).
     "CT.select": Step("<Selector>.selectLeader", _SELECTOR),
+    "CT.psm": Step("PartitionStateMachine.handleStateChange", _PSM, event="partition.state.change"),
+    "CT.rsm": Step("ReplicaStateMachine.handleStateChange", _RSM, event="replica.state.change"),
+    "CT.fence": Step("ReplicaManager.becomeLeaderOrFollower", _REPLICA_MANAGER, event="controller.epoch.stale"),
 }
 
-# Spans for Kafka symbols that are not FIDELITY rows themselves but show inside one (no kafka.step).
-SYMBOLS: dict[str, str] = {
-    "BrokerState.newState": _BROKER_STATES,
-    "KafkaServer.shutdown": _KAFKA_SERVER,
-    "KafkaHealthcheck.register": _SERVER + "KafkaHealthcheck.scala",
-    "KafkaHealthcheck.SessionExpireListener.handleNewSession": _SERVER + "KafkaHealthcheck.scala",
-    "Kafka.main": _KAFKA,
-    "LogManager.loadLogs": _LOG_MANAGER,
-    "LogManager.loadLog": _LOG_MANAGER,
-    "ZkUtils.setupCommonPaths": _ZK_UTILS,
-    "ZkUtils.getBrokerSequenceId": _ZK_UTILS,
-    "RequestChannel.Request": "core/src/main/scala/kafka/network/RequestChannel.scala",
-    "Processor.sendResponse": _SOCKET_SERVER,
-    "KafkaController.onControllerFailover": _CONTROLLER,
-    "KafkaController.triggerControllerMove": _CONTROLLER,
-    "KafkaController.registerTopicChangeListener": _CONTROLLER,
-    "KafkaController.registerBrokerChangeListener": _CONTROLLER,
-    "KafkaController.registerTopicDeletionListener": _CONTROLLER,
-    "KafkaController.registerPartitionReassignmentListener": _CONTROLLER,
-    "KafkaController.registerIsrChangeNotificationListener": _CONTROLLER,
-    "KafkaController.registerPreferredReplicaElectionListener": _CONTROLLER,
-    "KafkaController.registerLogDirEventNotificationListener": _CONTROLLER,
-    "KafkaController.onPartitionReassignment": _CONTROLLER,
-    "KafkaController.onPartitionReassignment#expand": _CONTROLLER,
-    "KafkaController.onPartitionReassignment#complete": _CONTROLLER,
-    "KafkaController.checkAndTriggerAutoLeaderRebalance": _CONTROLLER,
-    "KafkaController.onPreferredReplicaElection": _CONTROLLER,  # also CT.failover.13 at failover
-    "KafkaController.onBrokerStartup": _CONTROLLER,
-    "KafkaController.onBrokerFailure": _CONTROLLER,
-    "KafkaController.onNewTopicCreation": _CONTROLLER,
-    "KafkaController.onNewPartitionCreation": _CONTROLLER,
-    "ControllerChannelManager.sendRequest": _CHANNEL_MANAGER,
-    "RequestSendThread.doWork": _CHANNEL_MANAGER,
-    "PartitionStateMachine.handleStateChanges": "core/src/main/scala/kafka/controller/PartitionStateMachine.scala",
-    "PartitionStateMachine.triggerOnlinePartitionStateChange":
-        "core/src/main/scala/kafka/controller/PartitionStateMachine.scala",
-    "ReplicaStateMachine.handleStateChanges": "core/src/main/scala/kafka/controller/ReplicaStateMachine.scala",
-    "OfflinePartitionLeaderSelector.selectLeader": _SELECTOR,
-    "ControlledShutdownLeaderSelector.selectLeader": _SELECTOR,
-    "ReassignedPartitionLeaderSelector.selectLeader": _SELECTOR,
-    "PreferredReplicaPartitionLeaderSelector.selectLeader": _SELECTOR,
+
+# Every other span name, and the members of the family rows above.
+_SYMBOL_ROWS: list[Symbol] = [
+    Symbol("Kafka.main", _KAFKA),
+    Symbol("KafkaServer.shutdown", _KAFKA_SERVER),
+    Symbol("KafkaServer.doControlledShutdown#attempt", _KAFKA_SERVER),
+    Symbol("KafkaHealthcheck.register", _HEALTHCHECK),
+    Symbol("KafkaHealthcheck.SessionExpireListener.handleNewSession", _HEALTHCHECK),
+    Symbol("LogManager.loadLogs", _LOG_MANAGER),
+    Symbol("ZkUtils.setupCommonPaths", _ZK_UTILS),
+    Symbol("ZkUtils.getBrokerSequenceId", _ZK_UTILS),
+    # The request path: a request's life is its root span, from its receive to its response's send.
+    Symbol("RequestChannel.Request", _REQUEST_CHANNEL),
+    Symbol("Processor.sendResponse", _SOCKET_SERVER),
+    Symbol("KafkaApis.handleLeaderAndIsrRequest", _KAFKA_APIS),
+    Symbol("KafkaApis.handleStopReplicaRequest", _KAFKA_APIS),
+    Symbol("KafkaApis.handleControlledShutdownRequest", _KAFKA_APIS),
+    Symbol("KafkaApis.handleUpdateMetadataRequest", _KAFKA_APIS),
+    # Replication
+    Symbol("ReplicaManager.becomeLeaderOrFollower", _REPLICA_MANAGER),
+    Symbol("ReplicaManager.makeLeaders", _REPLICA_MANAGER),
+    Symbol("ReplicaManager.makeFollowers", _REPLICA_MANAGER),
+    Symbol("ReplicaManager.maybePropagateIsrChanges", _REPLICA_MANAGER),
+    Symbol("ReplicaManager.maybeUpdateMetadataCache", _REPLICA_MANAGER),
+    Symbol("ReplicaManager.stopReplicas", _REPLICA_MANAGER),
+    Symbol("Partition.maybeExpandIsr", _PARTITION),
+    Symbol("Partition.maybeShrinkIsr", _PARTITION),
+    Symbol("Partition.updateIsr", _PARTITION),
+    Symbol("AbstractFetcherThread.maybeTruncate", _FETCHER),
+    Symbol("AbstractFetcherThread.processFetchRequest", _FETCHER),
+    Symbol("ReplicaFetcherThread.handleOffsetOutOfRange", _REPLICA_FETCHER),
+    # Consumer groups
+    Symbol("GroupCoordinator.handleJoinGroup", _GROUP_COORDINATOR),
+    Symbol("GroupCoordinator.handleSyncGroup", _GROUP_COORDINATOR),
+    Symbol("GroupCoordinator.handleLeaveGroup", _GROUP_COORDINATOR),
+    Symbol("GroupCoordinator.handleDeleteGroups", _GROUP_COORDINATOR, KAFKA_1_1_0),
+    Symbol("GroupCoordinator.prepareRebalance", _GROUP_COORDINATOR),
+    Symbol("GroupCoordinator.onCompleteJoin", _GROUP_COORDINATOR),
+    Symbol("GroupCoordinator.onExpireHeartbeat", _GROUP_COORDINATOR),
+    Symbol("GroupMetadataManager.storeGroup", _GROUP_METADATA_MANAGER),
+    Symbol("GroupMetadataManager.storeOffsets", _GROUP_METADATA_MANAGER),
+    Symbol("GroupMetadataManager.loadGroupsForPartition", _GROUP_METADATA_MANAGER),
+    Symbol("GroupMetadataManager.removeGroupsForPartition", _GROUP_METADATA_MANAGER),
+    Symbol("GroupMetadataManager.cleanupGroupMetadata", _GROUP_METADATA_MANAGER),
+    # The controller
+    Symbol("KafkaController.onControllerFailover", _CONTROLLER),
+    Symbol("KafkaController.triggerControllerMove", _CONTROLLER),
+    Symbol("KafkaController.registerPartitionReassignmentListener", _CONTROLLER, step="CT.failover.04"),
+    Symbol("KafkaController.registerIsrChangeNotificationListener", _CONTROLLER, step="CT.failover.04"),
+    Symbol("KafkaController.registerPreferredReplicaElectionListener", _CONTROLLER, step="CT.failover.04"),
+    Symbol("KafkaController.registerTopicChangeListener", _CONTROLLER, step="CT.failover.04"),
+    Symbol("KafkaController.registerTopicDeletionListener", _CONTROLLER, step="CT.failover.04"),
+    Symbol("KafkaController.registerBrokerChangeListener", _CONTROLLER, step="CT.failover.04"),
+    Symbol("KafkaController.registerLogDirEventNotificationListener", _CONTROLLER, step="CT.failover.04"),
+    Symbol("KafkaController.onPartitionReassignment", _CONTROLLER),
+    Symbol("KafkaController.onPartitionReassignment#expand", _CONTROLLER),
+    Symbol("KafkaController.onPartitionReassignment#complete", _CONTROLLER),
+    Symbol("KafkaController.checkAndTriggerAutoLeaderRebalance", _CONTROLLER),
+    Symbol("KafkaController.onBrokerStartup", _CONTROLLER),
+    Symbol("KafkaController.onBrokerFailure", _CONTROLLER),
+    Symbol("KafkaController.onNewTopicCreation", _CONTROLLER),
+    Symbol("KafkaController.onNewPartitionCreation", _CONTROLLER),
+    Symbol("RequestSendThread.doWork", _CHANNEL_MANAGER, step="CT.channel"),
+    Symbol("PartitionStateMachine.handleStateChanges", _PSM),
+    Symbol("PartitionStateMachine.triggerOnlinePartitionStateChange", _PSM),
+    Symbol("ReplicaStateMachine.handleStateChanges", _RSM),
+    Symbol("OfflinePartitionLeaderSelector.selectLeader", _SELECTOR, step="CT.select"),
+    Symbol("ControlledShutdownLeaderSelector.selectLeader", _SELECTOR, step="CT.select"),
+    Symbol("ReassignedPartitionLeaderSelector.selectLeader", _SELECTOR, step="CT.select"),
+    Symbol("PreferredReplicaPartitionLeaderSelector.selectLeader", _SELECTOR, step="CT.select"),
+]
+
+
+def _symbols() -> dict[str, Symbol]:
+    """SYMBOLS: the rows above, plus each non-family step's own span under its row id (when only one row has it)."""
+    rows_by_name: dict[str, list[str]] = {}
+    for step_id, row in STEPS.items():
+        if row.event is None and not row.is_family:
+            rows_by_name.setdefault(row.span_name, []).append(step_id)
+    symbols = {s.name: s for s in _SYMBOL_ROWS}
+    for name, step_ids in rows_by_name.items():
+        row = STEPS[step_ids[0]]
+        if name in symbols:  # a symbol that is a row only in context (onPreferredReplicaElection at failover)
+            continue
+        symbols[name] = Symbol(name, row.origin_file, row.version, step_ids[0] if len(step_ids) == 1 else None)
+    return symbols
+
+
+SYMBOLS: dict[str, Symbol] = _symbols()
+
+# Span events: name -> the FIDELITY row it is (None: a state change that no row names).
+EVENTS: dict[str, str | None] = {
+    **{row.event: step_id for step_id, row in STEPS.items() if row.event},
+    "exception": None,  # OpenTelemetry's own, for a failure a step survived (see provider.ExceptionsOnSpans)
+    "group.state.change": None,
+    "isr.change": None,
+    "log.truncate": None,
+    "records.truncated": None,
+    "leader.epoch.stale": None,
 }
+
+# Roots of request-path traces (sampled away when KAFKA_EDU_TRACING=off): a connection accepted, a processor's loop
+# phases, one client request.
+REQUEST_PATH_ROOTS = frozenset({"RequestChannel.Request", "Acceptor.accept", "Processor.configureNewConnections",
+                                "Processor.processNewResponses", "Processor.poll", "Processor.processCompletedSends",
+                                "Processor.processDisconnected"})

@@ -1,0 +1,111 @@
+"""Describers: what a span or event says about the Kafka state around it, kept out of the ported code.
+
+A describer is registered for a FIDELITY row id or a span name (from the table in steps.py) and reads a *scope*:
+
+- for a decorated method, its arguments by name (`self`, ...) and, at the end, `result`;
+- for a `with step(...)` block, the local variables of the method the block is in.
+
+    @end("LC.startup.05")
+    def _cluster_id(scope):
+        return {"kafka.cluster.id": scope["self"].cluster_id}
+
+Kinds: `start` (attributes when the span opens, for a step still running), `end` (attributes when it closes),
+`links` (span contexts the span links to), `when` (False: this call gets no span), `parent` (request-path steps:
+the span of the request they serve, or None for no span), `retro` (the span is recorded after the call, only when
+its end describer returns a dict: a poll that found work), and `on_event` for span events. Describers run only for
+spans that are recorded.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from kafka_edu.tracing.steps import EVENTS, STEPS, SYMBOLS
+
+Scope = Mapping[str, Any]
+Describe = Callable[[Scope], Any]
+# Tests set this so that a describer that no longer matches the code it reads fails loudly instead of being recorded.
+STRICT = os.environ.get("KAFKA_EDU_TRACING_STRICT", "") == "1"
+
+
+@dataclass
+class Describer:
+    start: Describe | None = None
+    end: Describe | None = None
+    parent: Describe | None = None
+    links: Describe | None = None
+    when: Describe | None = None
+    retro: bool = False
+
+
+_NONE = Describer()
+_DESCRIBERS: dict[str, Describer] = {}
+_EVENT_DESCRIBERS: dict[str, Describe] = {}
+
+
+def describer_for(step_id: str | None, name: str) -> Describer:
+    return (_DESCRIBERS.get(step_id) if step_id else None) or _DESCRIBERS.get(name) or _NONE
+
+
+def event_describer(name: str) -> Describe | None:
+    return _EVENT_DESCRIBERS.get(name)
+
+
+def _register(kind: str, *keys: str, retro: bool = False) -> Callable[[Describe], Describe]:
+    for key in keys:
+        if key not in STEPS and key not in SYMBOLS:
+            raise KeyError(f"describer for {key!r}, which is not in the table (kafka_edu/tracing/steps.py)")
+
+    def register(describe: Describe) -> Describe:
+        for key in keys:
+            describer = _DESCRIBERS.setdefault(key, Describer())
+            setattr(describer, kind, describe)
+            describer.retro = describer.retro or retro
+        return describe
+    return register
+
+
+def start(*keys: str) -> Callable[[Describe], Describe]:
+    return _register("start", *keys)
+
+
+def end(*keys: str) -> Callable[[Describe], Describe]:
+    return _register("end", *keys)
+
+
+def retro(*keys: str) -> Callable[[Describe], Describe]:
+    """An end describer whose None means "no span": the call did no work worth a span."""
+    return _register("end", *keys, retro=True)
+
+
+def links(*keys: str) -> Callable[[Describe], Describe]:
+    return _register("links", *keys)
+
+
+def when(*keys: str) -> Callable[[Describe], Describe]:
+    """A predicate on the scope before the call: False means the call is not worth a span (a loop phase with no
+    work), and it runs untraced."""
+    return _register("when", *keys)
+
+
+def parent(*keys: str) -> Callable[[Describe], Describe]:
+    return _register("parent", *keys)
+
+
+def on_event(*names: str) -> Callable[[Describe], Describe]:
+    for name in names:
+        if name not in EVENTS:
+            raise KeyError(f"describer for event {name!r}, which is not in the table (kafka_edu/tracing/steps.py)")
+
+    def register(describe: Describe) -> Describe:
+        for name in names:
+            _EVENT_DESCRIBERS[name] = describe
+        return describe
+    return register
+
+
+# The describers themselves, one module per area of the port; importing them registers them.
+from kafka_edu.tracing.describers import controller, lifecycle, replication, request_path  # noqa: E402, F401

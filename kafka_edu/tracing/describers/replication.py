@@ -1,0 +1,4 @@
+"""Describers for replication spans (see kafka_edu/tracing/attributes.py)."""
+
+from __future__ import annotations
+

@@ -1,0 +1,74 @@
+"""A client request's trace: its root span is the request's life, from its receive to its response's send.
+
+The root is opened the first time a request-path step asks for it (the processor that received the request) and
+ended by `completes_request`, the decorator on `Request.update_request_metrics`, which puts Kafka's request metrics
+on it. Between the two, every step that serves the request finds its parent here. The root is kept on the request
+object under a private name: the ported Request class declares nothing for tracing.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from opentelemetry import trace
+from opentelemetry.trace import Link, NonRecordingSpan, Span, SpanContext, TraceFlags
+from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
+
+from kafka_edu.tracing import provider
+from kafka_edu.tracing.steps import SYMBOLS
+
+F = TypeVar("F", bound=Callable[..., Any])
+_ROOT = "RequestChannel.Request"
+_ATTR = "_kafka_edu_trace_root"
+_ROOT_CONTEXT = trace.set_span_in_context(trace.INVALID_SPAN)
+# The parent of every step of a request whose trace is not sampled: valid, so the steps below it do nothing.
+UNSAMPLED = NonRecordingSpan(SpanContext(trace_id=1, span_id=1, is_remote=False, trace_flags=TraceFlags(0)))
+_propagator = TraceContextTextMapPropagator()
+_symbol = SYMBOLS[_ROOT]
+_STATIC = {"kafka.origin.file": _symbol.origin_file, "kafka.origin.symbol": _symbol.origin_symbol,
+           "kafka.origin.version": _symbol.version}
+
+
+def request_root(request: Any) -> Span | None:
+    """The root span of `request`'s trace, opened now if this is its first step; None when nothing traces."""
+    root = request.__dict__.get(_ATTR)
+    if root is not None:
+        return root
+    tracing = provider.current_tracing()
+    if tracing is None:
+        return None
+    if not tracing.request_path_on:
+        root = UNSAMPLED
+    else:
+        from kafka_edu.tracing.describers.request_path import request_attributes  # one describer for the root
+        attributes = {**_STATIC, **request_attributes(request)}
+        sender = remote_span_context(request.traceparent)
+        root = tracing.tracer.start_span(_ROOT, context=_ROOT_CONTEXT, attributes=attributes,
+                                         links=[Link(sender)] if sender else None,
+                                         start_time=request.start_time_ns)
+    request.__dict__[_ATTR] = root
+    return root
+
+
+def completes_request(update_request_metrics: F) -> F:
+    """On `Request.update_request_metrics(end_ns)`: its metrics go on the request's root span, which ends at end_ns."""
+    @functools.wraps(update_request_metrics)
+    def wrapper(request: Any, end_time_ns: int, *args: Any, **kwargs: Any) -> Any:
+        metrics = update_request_metrics(request, end_time_ns, *args, **kwargs)
+        root = request.__dict__.pop(_ATTR, None)
+        if root is not None and root.is_recording():
+            root.set_attributes(metrics)
+            root.end(end_time=end_time_ns)
+        return metrics
+    return wrapper  # type: ignore[return-value]
+
+
+def remote_span_context(traceparent: str | None) -> SpanContext | None:
+    """The sender's span named by a W3C traceparent from a request header; None when absent or malformed."""
+    if not traceparent:
+        return None
+    context = _propagator.extract({"traceparent": traceparent})
+    span_context = trace.get_current_span(context).get_span_context()
+    return span_context if span_context.is_valid else None
