@@ -26,7 +26,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from kafka_edu.cluster.runner import ClusterRunner
+from kafka_edu.cluster_runner.runner import ClusterRunner
 from kafka_edu.tracing.query import Spans, load_run
 
 console = Console()

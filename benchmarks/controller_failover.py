@@ -51,8 +51,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from kafka_edu.cluster.processes import process_alive
-from kafka_edu.cluster.runner import ClusterRunner
+from kafka_edu.cluster_runner.processes import process_alive
+from kafka_edu.cluster_runner.runner import ClusterRunner
 from kafka_edu.tracing.query import SpanRecord, Spans, load_run, parse_traces_line
 
 console = Console()

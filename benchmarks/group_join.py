@@ -23,7 +23,7 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
-from kafka_edu.cluster.runner import ClusterRunner
+from kafka_edu.cluster_runner.runner import ClusterRunner
 from kafka_edu.tracing.query import load_run
 
 console = Console()

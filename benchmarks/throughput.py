@@ -44,8 +44,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from kafka_edu.cluster.processes import free_port, process_alive
-from kafka_edu.cluster.runner import ClusterRunner
+from kafka_edu.cluster_runner.processes import free_port, process_alive
+from kafka_edu.cluster_runner.runner import ClusterRunner
 from kafka_edu.tracing.query import load_run, read_span_file
 
 console = Console(width=None if sys.stdout.isatty() else 150)

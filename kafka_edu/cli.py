@@ -44,8 +44,8 @@ def zookeeper_start(options: argparse.Namespace) -> int:
 
 
 def cluster(options: argparse.Namespace) -> int:
-    from kafka_edu.cluster.report import print_startup_summary, print_status
-    from kafka_edu.cluster.runner import ClusterRunner
+    from kafka_edu.cluster_runner.report import print_startup_summary, print_status
+    from kafka_edu.cluster_runner.runner import ClusterRunner
     traces = Path(options.traces)
     if options.verb == "up":
         with console.status(f"Starting ZooKeeper and {options.brokers} brokers..."):
@@ -77,8 +77,8 @@ def cluster(options: argparse.Namespace) -> int:
 
 def demo(options: argparse.Namespace) -> int:
     """The README's main command until the TUI lands: a traced cluster and its startup, step by step."""
-    from kafka_edu.cluster.report import print_startup_summary
-    from kafka_edu.cluster.runner import ClusterRunner
+    from kafka_edu.cluster_runner.report import print_startup_summary
+    from kafka_edu.cluster_runner.runner import ClusterRunner
     with console.status(f"Starting ZooKeeper and {options.brokers} brokers..."):
         runner = ClusterRunner.up(options.brokers, Path(options.traces))
     try:
@@ -119,7 +119,7 @@ def tui(options: argparse.Namespace) -> int:
 def consumer_groups(options: argparse.Namespace) -> int:
     """kafka-consumer-groups.sh: `--list`, or `--describe GROUP`; the bootstrap defaults to the newest run's."""
     from kafka_edu.admin.consumer_group_command import run
-    from kafka_edu.cluster.run_directory import RunDirectory
+    from kafka_edu.cluster_runner.run_directory import RunDirectory
     bootstrap = options.bootstrap_server or RunDirectory.newest(Path(options.traces)).read_manifest()[
         "bootstrap_servers"]
     # Piped output keeps whole rows (rich would otherwise fit the table into 80 columns)
@@ -130,7 +130,7 @@ def consumer_groups(options: argparse.Namespace) -> int:
 def topics(options: argparse.Namespace) -> int:
     """kafka-topics.sh: `--create TOPIC --partitions P --replication-factor R`, `--describe [TOPIC]`, `--delete`."""
     from kafka_edu.admin.topic_command import run
-    from kafka_edu.cluster.run_directory import RunDirectory
+    from kafka_edu.cluster_runner.run_directory import RunDirectory
     bootstrap = options.bootstrap_server or RunDirectory.newest(Path(options.traces)).read_manifest()[
         "bootstrap_servers"]
     action = next(a for a in ("create", "delete", "list", "describe") if getattr(options, a))
@@ -143,7 +143,7 @@ def topics(options: argparse.Namespace) -> int:
 
 def _zookeeper_connect(options: argparse.Namespace) -> str:
     """`--zookeeper`, else the newest run's ZooKeeper (the admin tools below talk to ZooKeeper, as in 1.0.2)."""
-    from kafka_edu.cluster.run_directory import RunDirectory
+    from kafka_edu.cluster_runner.run_directory import RunDirectory
     return options.zookeeper or RunDirectory.newest(Path(options.traces)).read_manifest()["zookeeper_connect"]
 
 

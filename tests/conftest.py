@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from kazoo.client import KazooClient
 
-from kafka_edu.cluster.processes import free_port, stop_process
-from kafka_edu.cluster.run_directory import RUN_DIR_ENV, RUN_ID_ENV
+from kafka_edu.cluster_runner.processes import free_port, stop_process
+from kafka_edu.cluster_runner.run_directory import RUN_DIR_ENV, RUN_ID_ENV
 from kafka_edu.server.broker_metadata_checkpoint import load_props
 from kafka_edu.tracing.query import Spans, load_run
 from kafka_edu.zk.zookeeper_server import ZooKeeperServer

@@ -20,8 +20,8 @@ from typing import Any
 from confluent_kafka import Producer
 
 from kafka_edu.admin.topic_command import TopicService
-from kafka_edu.cluster.processes import process_alive, signal_process
-from kafka_edu.cluster.runner import NOT_RUNNING, ClusterError, ClusterRunner
+from kafka_edu.cluster_runner.processes import process_alive, signal_process
+from kafka_edu.cluster_runner.runner import NOT_RUNNING, ClusterError, ClusterRunner
 from kafka_edu.tracing.breakpoints import (
     CONTINUE,
     CONTROL_FILE,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from kafka_edu.cluster.runner import ClusterRunner
+from kafka_edu.cluster_runner.runner import ClusterRunner
 
 
 class ClusterLaunch:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kafka_edu.cluster_runner.processes import process_alive
 from kafka_edu.tracing.query import SpanRecord, parse_traces_line
 
 STARTS_SUFFIX = ".starts.jsonl"
@@ -75,18 +76,6 @@ class ReadBatch:
     def __bool__(self) -> bool:
         return bool(self.ended or self.started or self.manifest is not None or self.exits or self.dead is not None
                     or self.problems is not None)
-
-
-def process_alive(pid: int | None) -> bool:
-    if not pid:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 class RunReader:

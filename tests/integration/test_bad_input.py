@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from conftest import meta_broker_id
 
-from kafka_edu.cluster.processes import free_port
+from kafka_edu.cluster_runner.processes import free_port
 
 
 def server_start(*args: str, cwd: Path) -> subprocess.CompletedProcess:

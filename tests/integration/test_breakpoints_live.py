@@ -11,8 +11,8 @@ import pytest
 from confluent_kafka.admin import AdminClient
 from conftest import wait_until
 
-from kafka_edu.cluster.processes import process_alive
-from kafka_edu.cluster.runner import ClusterRunner
+from kafka_edu.cluster_runner.processes import process_alive
+from kafka_edu.cluster_runner.runner import ClusterRunner
 from kafka_edu.tracing.query import load_run
 from kafka_edu.tracing.steps import STEPS
 from tui.control import ClusterControl, Paused

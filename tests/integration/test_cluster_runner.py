@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from conftest import REPO
 
-from kafka_edu.cluster.processes import process_alive
+from kafka_edu.cluster_runner.processes import process_alive
 from kafka_edu.tracing.query import load_run
 
 STEP_KEYS = ("kafka.origin.file", "kafka.origin.symbol", "kafka.origin.version", "code.function.name",

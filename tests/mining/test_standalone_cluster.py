@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from kafka_edu.cluster.processes import free_port
+from kafka_edu.cluster_runner.processes import free_port
 
 from .conftest import BASELINE, SAMPLES
 

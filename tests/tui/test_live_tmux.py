@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from kafka_edu.cluster.runner import ClusterRunner
+from kafka_edu.cluster_runner.runner import ClusterRunner
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")]
 

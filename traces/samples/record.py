@@ -20,7 +20,7 @@ from pathlib import Path
 from confluent_kafka import Producer
 
 from kafka_edu.admin.topic_command import TopicService
-from kafka_edu.cluster.runner import ClusterRunner
+from kafka_edu.cluster_runner.runner import ClusterRunner
 from kafka_edu.tracing.provider import TRACING_ENV
 from kafka_edu.tracing.query import load_run
 

@@ -1,4 +1,5 @@
-"""Rich summaries of a run for the terminal: each broker's startup, step by step, and the processes' status."""
+"""Our own code, not a Kafka port: Rich summaries of a run for the terminal, each broker's startup step by step and
+the processes' status."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The cluster runner: ZooKeeper and N brokers as separate OS processes on loopback, in one run directory."""
+"""Our own code, not a Kafka port: the cluster runner, ZooKeeper and N brokers as separate OS processes on loopback,
+in one run directory."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from kafka_edu.cluster.processes import free_port, process_alive, signal_process, stop_process, wait_exit
-from kafka_edu.cluster.run_directory import DEFAULT_TRACES_DIR, RunDirectory, now_iso
+from kafka_edu.cluster_runner.processes import free_port, process_alive, signal_process, stop_process, wait_exit
+from kafka_edu.cluster_runner.run_directory import DEFAULT_TRACES_DIR, RunDirectory, now_iso
 from kafka_edu.server.broker_metadata_checkpoint import load_props
 from kafka_edu.tracing.query import read_span_file
 from kafka_edu.zk.zookeeper_server import ZooKeeperServer, is_ok

@@ -1,4 +1,5 @@
-"""OS process helpers for the cluster runner: free ports, liveness, signalling with a deadline."""
+"""Our own code, not a Kafka port: OS process helpers for the cluster runner and the TUI (free ports, liveness,
+signalling with a deadline)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import os
 import signal
 import socket
 import time
+from pathlib import Path
 
 
 def free_port() -> int:
@@ -14,18 +16,34 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def process_alive(pid: int) -> bool:
+def process_alive(pid: int | None) -> bool:
+    """Whether process `pid` still runs. False for no pid, for a process that is gone, and for a zombie: a child of
+    ours that has exited is reaped here, and another process's exited child is read as a zombie from /proc."""
+    if not pid or pid < 0:
+        return False  # 0 and negative numbers name process groups to waitpid and kill, never one process
     try:
-        done, _ = os.waitpid(pid, os.WNOHANG)  # reaps our own children, so a dead child is not a zombie
+        done, _ = os.waitpid(pid, os.WNOHANG)
         if done == pid:
             return False
     except ChildProcessError:
         pass  # not our child: its parent reaps it
     try:
         os.kill(pid, 0)
-        return True
     except ProcessLookupError:
         return False
+    except PermissionError:
+        return True  # it exists, as another user's process
+    return not _is_zombie(pid)
+
+
+def _is_zombie(pid: int) -> bool:
+    """A process that has exited but that its parent has not yet reaped (state Z, or X while it goes)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False  # no /proc (or the process just went): os.kill already said it exists
+    # The state follows the command name, which is in parentheses and may itself hold ") ".
+    return stat[stat.rfind(")") + 2:][:1] in ("Z", "X")
 
 
 def wait_exit(pid: int, timeout_s: float) -> bool:

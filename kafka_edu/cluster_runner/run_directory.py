@@ -1,4 +1,5 @@
-"""A run directory, `traces/<run-id>/`: every file of one cluster run, and its manifest (shared/TRACING.md)."""
+"""Our own code, not a Kafka port: a run directory, `traces/<run-id>/`, with every file of one cluster run and its
+manifest (shared/TRACING.md)."""
 
 from __future__ import annotations
 
