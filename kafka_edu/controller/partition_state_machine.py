@@ -66,7 +66,7 @@ class PartitionStateMachine:
         self.partition_state: dict[TopicPartition, PartitionState] = {}
         self.broker_request_batch = ControllerBrokerRequestBatch(controller)
         self.log = Logging("kafka.controller.PartitionStateMachine",
-                           f"[Partition state machine on Controller {self.controller_id}]: ")
+                           f"[PartitionStateMachine controllerId={self.controller_id}] ")
         self.state_change_logger = Logging("state.change.logger", f"[Controller id={self.controller_id}] ")
 
     def startup(self) -> None:

@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING, Any
 
 from kafka_edu.common.errors import IllegalStateException, StateChangeFailedException
 from kafka_edu.controller.controller_channel_manager import ControllerBrokerRequestBatch
-from kafka_edu.controller.controller_context import get_partition_leader_and_isr_for_topics
 from kafka_edu.log.log import TopicPartition
 from kafka_edu.tracing import current_span_context, event, span
 from kafka_edu.utils.kafka_logging import Logging
+from kafka_edu.utils.replication_utils import get_leader_isr_and_epoch_for_partition
 
 if TYPE_CHECKING:
     from kafka_edu.controller.kafka_controller import KafkaController
@@ -74,7 +74,7 @@ class ReplicaStateMachine:
         self.replica_state: dict[PartitionAndReplica, ReplicaState] = {}
         self.broker_request_batch = ControllerBrokerRequestBatch(controller)
         self.log = Logging("kafka.controller.ReplicaStateMachine",
-                           f"[Replica state machine on controller {self.controller_id}]: ")
+                           f"[ReplicaStateMachine controllerId={self.controller_id}] ")
         self.state_change_logger = Logging("state.change.logger", f"[Controller id={self.controller_id}] ")
 
     def startup(self) -> None:
@@ -131,8 +131,8 @@ class ReplicaStateMachine:
             self.assert_valid_transition(partition_and_replica, target_state)
             if target_state == ReplicaState.NewReplica:
                 # The replica starts as a follower of the partition's current leader, if it has one yet.
-                leader_isr_and_controller_epoch = get_partition_leader_and_isr_for_topics(
-                    self.zk_utils, [topic_partition]).get(topic_partition)
+                leader_isr_and_controller_epoch = get_leader_isr_and_epoch_for_partition(self.zk_utils, topic,
+                                                                                         partition)
                 if leader_isr_and_controller_epoch is not None:
                     if leader_isr_and_controller_epoch.leader_and_isr.leader == replica_id:
                         raise StateChangeFailedException(f"Replica {replica_id} for partition {topic_partition} cannot "
