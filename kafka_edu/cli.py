@@ -55,7 +55,7 @@ def cluster(options: argparse.Namespace) -> int:
         console.print(f"run directory: [bold]{runner.run.path}[/]")
         console.print(f"bootstrap servers: [bold]{manifest['bootstrap_servers']}[/]")
         return 0
-    runner = ClusterRunner.open(Path(options.run) if options.run else None, traces)
+    runner = ClusterRunner.open(Path(options.run) if options.run else None, traces, changes=options.verb != "status")
     if options.verb == "status":
         print_status(runner.status())
     elif options.verb == "down":
@@ -131,9 +131,9 @@ def topics(options: argparse.Namespace) -> int:
     """kafka-topics.sh: `--create TOPIC --partitions P --replication-factor R`, `--describe [TOPIC]`, `--delete`."""
     from kafka_edu.admin.topic_command import run
     from kafka_edu.cluster_runner.run_directory import RunDirectory
-    bootstrap = options.bootstrap_server or RunDirectory.newest(Path(options.traces)).read_manifest()[
-        "bootstrap_servers"]
     action = next(a for a in ("create", "delete", "list", "describe") if getattr(options, a))
+    bootstrap = options.bootstrap_server or RunDirectory.newest(
+        Path(options.traces), changes=action in ("create", "delete")).read_manifest()["bootstrap_servers"]
     if action in ("create", "delete") and not options.topic:
         console.print(f"--{action} needs --topic")
         return 2
@@ -144,7 +144,8 @@ def topics(options: argparse.Namespace) -> int:
 def _zookeeper_connect(options: argparse.Namespace) -> str:
     """`--zookeeper`, else the newest run's ZooKeeper (the admin tools below talk to ZooKeeper, as in 1.0.2)."""
     from kafka_edu.cluster_runner.run_directory import RunDirectory
-    return options.zookeeper or RunDirectory.newest(Path(options.traces)).read_manifest()["zookeeper_connect"]
+    return options.zookeeper or RunDirectory.newest(Path(options.traces), changes=True).read_manifest()[
+        "zookeeper_connect"]
 
 
 def _error_line(prefix: str, e: BaseException) -> None:
@@ -204,7 +205,8 @@ def build_parser() -> argparse.ArgumentParser:
     cl.add_argument("--mode", choices=["zk"], default="zk")
     cl.add_argument("--zookeeper", help="use this ZooKeeper instead of starting one")
     cl.add_argument("--override", action="append", default=[], metavar="k=v", help="a broker property for all")
-    cl.add_argument("--run", help="run directory (default: the newest)")
+    cl.add_argument("--run", help="run directory (default: the live run started last; stop, kill and the other "
+                                  "verbs that change a cluster refuse to guess when several runs are live)")
     cl.add_argument("--traces", default="traces")
     dm = sub.add_parser("demo", help="start a traced cluster, show its startup, keep it running until Ctrl-C")
     dm.add_argument("--brokers", type=int, default=3)
@@ -252,6 +254,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from kafka_edu.cluster_runner.run_directory import AmbiguousRunError
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] == "server-start":
         return server_start(argv[1:])  # Kafka's own argument grammar, parsed by Kafka.getPropsFromArgs
@@ -274,6 +277,9 @@ def main(argv: list[str] | None = None) -> int:
         if options.command == "mine":
             return mining_cli.run(options)
         return demo(options)
+    except AmbiguousRunError as e:
+        console.print(f"[red]kafka-edu {options.command}: {e}[/]", soft_wrap=True)
+        return 2
     except Exception as e:
         console.print(f"[red]kafka-edu: {type(e).__name__}: {e}[/]")
         return 1

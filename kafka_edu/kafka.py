@@ -114,7 +114,7 @@ def main(args: list[str]) -> int:
         _report_fatal(e)
     finally:
         tracing.shutdown()
-        run.write_exit_record(instance_id, exit_code, tracing.dropped)
+        run.write_exit_record(instance_id, exit_code, tracing.stats())
     return exit_code
 
 

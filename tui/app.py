@@ -100,6 +100,7 @@ class KafkaEduApp(App[None]):
         self.breakpoints: set[str] = set()
         self.problems: list[str] = []
         self.exits: dict[str, dict[str, object]] = {}  # instance -> its exit record (exit code, dropped spans)
+        self.span_stats: dict[str, dict[str, object]] = {}  # instance -> its span files' policy and counts
         self.loaded = threading.Event()  # the files as they were when attached have been read
         self._consumed = threading.Event()
         self._last_list_rebuild = 0.0
@@ -192,6 +193,7 @@ class KafkaEduApp(App[None]):
             if batch.problems is not None:
                 self.problems = batch.problems
             self.exits.update(batch.exits)
+            self.span_stats.update(batch.span_stats)
             if len(batch.ended) + len(batch.started) >= GC_FREEZE_BATCH:
                 # Held spans are long-lived and acyclic: keep the cyclic GC from rescanning 100,000 of them (a
                 # full collection would otherwise stall frames for hundreds of ms). Refcounting still frees them.
@@ -277,6 +279,7 @@ class KafkaEduApp(App[None]):
                    if record.get("dropped_spans")}
         if dropped:  # TRACING.md: no span is dropped silently
             parts.append("[red]dropped spans: " + ", ".join(f"{n} {c}" for n, c in sorted(dropped.items())) + "[/]")
+        parts.extend(request_policy_text(self.span_stats))
         if self.problems:
             parts.append("[red]" + "; ".join(self.problems) + "[/]")
         return " · ".join(parts)
@@ -439,3 +442,23 @@ def _who(paused: Paused) -> str:
 
 def run(run_dir: Path | None, launch: ClusterLaunch | None = None) -> None:
     KafkaEduApp(run_dir, launch).run()
+
+
+def request_policy_text(span_stats: dict[str, dict[str, object]]) -> list[str]:
+    """The request-path sampling policy and what it and the budget left out, once the brokers have reported."""
+    if not span_stats:
+        return []
+    settings = next(iter(span_stats.values())).get("settings") or {}
+    if settings.get("sampling"):
+        parts = [f"request traces: all up to {settings['rate']:g}/s per kind, then 1 in {settings['one_in']}, "
+                 f"slow ≥ {settings['slow_ms']:g} ms and failed always"]
+    else:
+        parts = ["request traces: all"]
+    sampled = sum(int(s.get("sampled_out_spans", 0) or 0) for s in span_stats.values())
+    budget = sum(int(s.get("budget_dropped_spans", 0) or 0) for s in span_stats.values())
+    if sampled:
+        parts.append(f"{sampled:,} request spans sampled out")
+    if budget:
+        parts.append(f"[yellow]{budget:,} oldest request spans dropped for the "
+                     f"{int(settings.get('budget_bytes', 0)) >> 20} MB budget[/]")
+    return parts

@@ -70,11 +70,13 @@ class ReadBatch:
     started: list[SpanRecord] = field(default_factory=list)
     manifest: dict[str, Any] | None = None  # when it changed
     exits: dict[str, dict[str, Any]] = field(default_factory=dict)  # instance -> its exit record, when new
+    span_stats: dict[str, dict[str, Any]] = field(default_factory=dict)  # instance -> its span-file policy and counts
     dead: set[str] | None = None  # instances whose process is gone, when it changed
     problems: list[str] | None = None  # when they changed: what is wrong with the run's files
 
     def __bool__(self) -> bool:
-        return bool(self.ended or self.started or self.manifest is not None or self.exits or self.dead is not None
+        return bool(self.ended or self.started or self.manifest is not None or self.exits or self.span_stats
+                    or self.dead is not None
                     or self.problems is not None)
 
 
@@ -120,15 +122,16 @@ class RunReader:
         self.manifest = batch.manifest = manifest
 
     def _read_exits(self, batch: ReadBatch) -> None:
-        for path in self.run_dir.glob("*.exit.json"):
-            try:
-                mtime = path.stat().st_mtime
-                if self._exit_mtimes.get(path) == mtime:
+        for suffix, found in ((".exit.json", batch.exits), (".tracing.json", batch.span_stats)):
+            for path in self.run_dir.glob("*" + suffix):
+                try:
+                    mtime = path.stat().st_mtime
+                    if self._exit_mtimes.get(path) == mtime:
+                        continue
+                    found[path.name.removesuffix(suffix)] = json.loads(path.read_text())
+                    self._exit_mtimes[path] = mtime
+                except (OSError, ValueError):
                     continue
-                batch.exits[path.name.removesuffix(".exit.json")] = json.loads(path.read_text())
-                self._exit_mtimes[path] = mtime
-            except (OSError, ValueError):
-                continue
 
     def _read_spans(self, batch: ReadBatch) -> None:
         for path in sorted(self.run_dir.glob("*.jsonl")):

@@ -23,6 +23,10 @@ def now_iso() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S%z")
 
 
+class AmbiguousRunError(RuntimeError):
+    """More than one run is live and the command did not say which."""
+
+
 class RunDirectory:
     def __init__(self, path: Path, run_id: str) -> None:
         self.path = path
@@ -50,11 +54,35 @@ class RunDirectory:
         return cls.create()
 
     @classmethod
-    def newest(cls, traces_dir: Path = DEFAULT_TRACES_DIR) -> RunDirectory:
-        runs = sorted(p for p in traces_dir.glob("*/manifest.json"))
+    def all_runs(cls, traces_dir: Path = DEFAULT_TRACES_DIR) -> list[RunDirectory]:
+        """Every run with a manifest, in the order they were started (a run id begins with its start time)."""
+        return sorted((cls.open(p.parent) for p in traces_dir.glob("*/manifest.json")), key=lambda r: r.run_id)
+
+    @classmethod
+    def newest(cls, traces_dir: Path = DEFAULT_TRACES_DIR, *, changes: bool = False) -> RunDirectory:
+        """The run a command means when it names none: the live run started last, else the run started last.
+
+        A command that would stop or change a cluster (`changes`) refuses to guess between two live runs: a restart
+        in one class's cluster must not make another class's `cluster down` stop it.
+        """
+        runs = cls.all_runs(traces_dir)
         if not runs:
             raise FileNotFoundError(f"no run with a manifest under {traces_dir}/")
-        return cls.open(max(runs, key=lambda p: p.stat().st_mtime).parent)
+        live = [run for run in runs if run.is_live()]
+        if changes and len(live) > 1:
+            names = "".join(f"\n  {run.path}" for run in live)
+            raise AmbiguousRunError(f"{len(live)} runs are live:{names}\nsay which one with --run DIR")
+        return live[-1] if live else runs[-1]
+
+    def is_live(self) -> bool:
+        """Not stopped by the runner, and at least one of its processes still there."""
+        from kafka_edu.cluster_runner.processes import process_alive
+        try:
+            manifest = self.read_manifest()
+        except (OSError, ValueError):
+            return False
+        return not manifest.get("stopped_at") and any(
+            process_alive(p["pid"]) for p in manifest.get("processes", []) if p.get("pid"))
 
     def environment(self) -> dict[str, str]:
         return {**os.environ, RUN_DIR_ENV: str(self.path), RUN_ID_ENV: self.run_id}
@@ -75,9 +103,10 @@ class RunDirectory:
 
     # -- per-process exit records (a process cannot safely edit the manifest the runner owns) --------------------
 
-    def write_exit_record(self, instance_id: str, exit_code: int, dropped_spans: int) -> None:
-        record = {"instance": instance_id, "exit_code": exit_code, "dropped_spans": dropped_spans,
-                  "pid": os.getpid(), "at": now_iso()}
+    def write_exit_record(self, instance_id: str, exit_code: int, span_stats: dict[str, Any]) -> None:
+        """`span_stats`: what the process's span files gave up (`dropped_spans`, and by policy and budget)."""
+        record = {"instance": instance_id, "exit_code": exit_code, "dropped_spans": span_stats.get("dropped_spans", 0),
+                  "span_files": span_stats, "pid": os.getpid(), "at": now_iso()}
         (self.path / f"{instance_id}.exit.json").write_text(json.dumps(record) + "\n")
 
     def exit_records(self) -> dict[str, dict[str, Any]]:

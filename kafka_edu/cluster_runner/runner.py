@@ -13,7 +13,7 @@ from typing import Any
 from kafka_edu.cluster_runner.processes import free_port, process_alive, signal_process, stop_process, wait_exit
 from kafka_edu.cluster_runner.run_directory import DEFAULT_TRACES_DIR, RunDirectory, now_iso
 from kafka_edu.server.broker_metadata_checkpoint import load_props
-from kafka_edu.tracing.query import read_span_file
+from kafka_edu.tracing.query import read_span_file_from
 from kafka_edu.zk.zookeeper_server import ZooKeeperServer, is_ok
 
 BASE_CONFIG = Path(__file__).resolve().parents[2] / "config" / "server.properties"
@@ -29,6 +29,9 @@ class ClusterRunner:
 
     def __init__(self, run: RunDirectory) -> None:
         self.run = run
+        # broker id -> (pid, offset read up to in its span file, last BrokerState seen): each check reads only what
+        # the broker wrote since the last one, so its cost does not grow with the run's traces
+        self._state_tails: dict[int, tuple[int, int, str]] = {}
 
     # -- bringing a cluster up ------------------------------------------------------------------------------------
 
@@ -55,8 +58,10 @@ class ClusterRunner:
         return runner
 
     @classmethod
-    def open(cls, run_dir: Path | None = None, traces_dir: Path = DEFAULT_TRACES_DIR) -> ClusterRunner:
-        return cls(RunDirectory.open(run_dir) if run_dir else RunDirectory.newest(traces_dir))
+    def open(cls, run_dir: Path | None = None, traces_dir: Path = DEFAULT_TRACES_DIR, *,
+             changes: bool = False) -> ClusterRunner:
+        """The run at `run_dir`, or the one a command means when it names none (see RunDirectory.newest)."""
+        return cls(RunDirectory.open(run_dir) if run_dir else RunDirectory.newest(traces_dir, changes=changes))
 
     def start_zookeeper(self) -> None:
         port = free_port()
@@ -112,11 +117,13 @@ class ClusterRunner:
         entry = self.broker_entry(broker_id)
         if entry["pid"] and process_alive(entry["pid"]):
             raise ClusterError(f"broker {broker_id} is already running (pid {entry['pid']})")
+        span_file = self.span_file(broker_id)
+        span_offset = span_file.stat().st_size if span_file.exists() else 0  # where this process's spans begin
         with open(entry["log"], "ab") as log:
             process = subprocess.Popen([sys.executable, "-m", "kafka_edu.cli", "server-start", entry["config"]],
                                        stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                        env=self.run.environment(), start_new_session=True)
-        self._update_entry(broker_id, pid=process.pid, state="Starting")
+        self._update_entry(broker_id, pid=process.pid, state="Starting", span_offset=span_offset)
         return process.pid
 
     def stop(self, broker_id: int, timeout_s: float = 60.0) -> None:
@@ -148,18 +155,25 @@ class ClusterRunner:
             signal_process(entry["pid"], signal.SIGCONT)
         self._update_entry(broker_id, state="resumed")
 
+    def span_file(self, broker_id: int) -> Path:
+        """The broker's lifecycle span file (request-path spans go to segments of their own)."""
+        return self.run.path / f"broker-{broker_id}.jsonl"
+
     def broker_state(self, broker_id: int) -> str:
-        """The broker's BrokerState as its own trace tells it (spans of its current process only)."""
+        """The broker's BrokerState as its own trace tells it: the spans its current process wrote, read from where
+        that process began and, on the next call, from where the last call stopped."""
         entry = self.broker_entry(broker_id)
-        if not entry["pid"] or not process_alive(entry["pid"]):
+        pid = entry["pid"]
+        if not pid or not process_alive(pid):
             return NOT_RUNNING
-        state = "Starting"
-        for path in self.run.path.glob("broker-*.jsonl"):
-            if path.name.endswith(".starts.jsonl"):
-                continue
-            for s in read_span_file(path):
-                if s.name == "BrokerState.newState" and s.resource.get("process.pid") == entry["pid"]:
-                    state = s.attributes["kafka.broker.state.to"]
+        known_pid, offset, state = self._state_tails.get(broker_id, (None, 0, "Starting"))
+        if known_pid != pid:
+            offset, state = entry.get("span_offset", 0), "Starting"
+        offset, changes = read_span_file_from(self.span_file(broker_id), offset)
+        for s in changes:
+            if s.name == "BrokerState.newState" and s.resource.get("process.pid") == pid:
+                state = s.attributes["kafka.broker.state.to"]
+        self._state_tails[broker_id] = (pid, offset, state)
         return state
 
     def wait_for_state(self, broker_id: int, state: str, timeout_s: float) -> None:
@@ -203,5 +217,8 @@ class ClusterRunner:
                 stop_process(entry["pid"], 10)
                 entry["state"] = "stopped"
         manifest["stopped_at"] = now_iso()
-        manifest["dropped_spans"] = {name: record["dropped_spans"] for name, record in self.run.exit_records().items()}
+        exits = self.run.exit_records()
+        manifest["dropped_spans"] = {name: record["dropped_spans"] for name, record in exits.items()}
+        manifest["span_files"] = {name: record["span_files"] for name, record in exits.items()
+                                  if "span_files" in record}
         self.run.write_manifest(manifest)

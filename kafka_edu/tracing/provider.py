@@ -1,125 +1,32 @@
 """One TracerProvider per process, writing the span files TRACING.md fixes.
 
-Ended spans go to `<run>/<instance>.jsonl` (OTLP/JSON Lines, the official file exporter) and span starts to
-`<run>/<instance>.starts.jsonl`, so live views can draw a step that is still running. Both are written in batches by
-one background thread, a few times a second: the thread that starts or ends a span only appends it to a queue.
+Spans go to the files of `writer.py` (OTLP/JSON Lines through the official file exporter, starts in a side file so
+live views can draw a step that is still running), written in batches by one background thread a few times a
+second: the thread that starts or ends a span only appends it to a queue. Request-path traces are sampled and kept
+within a budget there; nothing else is ever given up.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import os
-import threading
-from collections import deque
 from pathlib import Path
 
 from opentelemetry import trace
-from opentelemetry.exporter.otlp.json.file import FileSpanExporter
 from opentelemetry.sdk.resources import Resource
-from opentelemetry.sdk.trace import ReadableSpan, Span, SpanLimits, SpanProcessor, TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExporter
+from opentelemetry.sdk.trace import Span, SpanLimits, SpanProcessor, TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.sdk.trace.sampling import Decision, Sampler, SamplingResult
 from opentelemetry.trace import get_current_span
 
 from kafka_edu.tracing.steps import REQUEST_PATH_ROOTS
+from kafka_edu.tracing.writer import SpanFileWriter, TracePolicy
 
 TRACING_ENV = "KAFKA_EDU_TRACING"  # "off": request-path spans are sampled away (benchmarks); lifecycle spans stay
-EXPORT_DELAY_S = 0.1  # TRACING.md: a span is on disk within 250 ms of its end
-MAX_QUEUE_SIZE = 1 << 16  # bursts (a startup, a flood of requests) fit without dropping
-EXPORT_BATCH = 2048
 # OpenTelemetry keeps 128 events per span by default and drops the rest silently; one state-machine batch of a
 # large failover carries thousands of state changes, and none may go missing.
 SPAN_EVENT_LIMIT = 1_000_000
-
-
-class SpanFileWriter(SpanProcessor):
-    """Queues span starts and ends and writes them from one thread: starts as JSON lines, ends through the exporter.
-
-    A full queue drops the span and counts it (the count goes to the run manifest); nothing is dropped silently.
-    """
-
-    def __init__(self, exporter: SpanExporter, starts_path: Path | None) -> None:
-        self.exporter = exporter
-        self.dropped = 0
-        self._ended: deque[ReadableSpan] = deque()
-        self._started: deque[Span] = deque()
-        self._starts_fd = os.open(starts_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644) if starts_path else -1
-        self._wakeup = threading.Event()
-        self._stopping = False
-        self._flushed = threading.Condition()
-        self._thread = threading.Thread(target=self._run, name="span-file-writer", daemon=True)
-        self._thread.start()
-
-    def on_start(self, span: Span, parent_context=None) -> None:
-        if self._starts_fd >= 0:
-            self._started.append(span)  # deque.append is atomic: no lock on the traced thread
-
-    def on_end(self, span: ReadableSpan) -> None:
-        if len(self._ended) >= MAX_QUEUE_SIZE:
-            self.dropped += 1
-            return
-        self._ended.append(span)
-        if len(self._ended) >= EXPORT_BATCH:
-            self._wakeup.set()
-
-    def _run(self) -> None:
-        while True:
-            self._wakeup.wait(EXPORT_DELAY_S)
-            self._wakeup.clear()
-            self._write_pending()
-            with self._flushed:
-                self._flushed.notify_all()
-            if self._stopping:
-                return
-
-    def _write_pending(self) -> None:
-        started = _drain(self._started)
-        if started:
-            os.write(self._starts_fd, b"".join(_start_line(s) for s in started))
-        while ended := _drain(self._ended, EXPORT_BATCH):
-            try:
-                self.exporter.export(ended)
-            except Exception:  # a full disk must not kill the writer; the spans are counted as dropped
-                logging.getLogger(__name__).exception("Exporting %d spans failed", len(ended))
-                self.dropped += len(ended)
-
-    def force_flush(self, timeout_millis: int = 30_000) -> bool:
-        with self._flushed:
-            self._wakeup.set()
-            return self._flushed.wait(timeout_millis / 1000)
-
-    def shutdown(self) -> None:
-        self._stopping = True
-        self._wakeup.set()
-        self._thread.join(timeout=30)
-        self._write_pending()  # anything that ended while the thread was stopping
-        self.exporter.shutdown()
-        if self._starts_fd >= 0:
-            os.close(self._starts_fd)
-            self._starts_fd = -1
-
-
-def _drain(queue: deque, limit: int | None = None) -> list:
-    items = []
-    while queue and (limit is None or len(items) < limit):
-        items.append(queue.popleft())
-    return items
-
-
-def _start_line(span: Span) -> bytes:
-    ctx = span.get_span_context()
-    parent = span.parent
-    record = {
-        "traceId": format(ctx.trace_id, "032x"),
-        "spanId": format(ctx.span_id, "016x"),
-        "parentSpanId": format(parent.span_id, "016x") if parent else "",
-        "name": span.name,
-        "startTimeUnixNano": str(span.start_time),
-        "attributes": dict(span.attributes or {}),
-    }
-    return (json.dumps(record, separators=(",", ":"), default=str) + "\n").encode()
 
 
 class RequestPathSampler(Sampler):
@@ -192,6 +99,10 @@ class Tracing:
     def dropped(self) -> int:
         return self.writer.dropped if self.writer else 0
 
+    def stats(self) -> dict[str, object]:
+        """What the span files gave up, and by which rule (the exit record and the manifest carry it)."""
+        return self.writer.stats() if self.writer else {"dropped_spans": 0}
+
     def shutdown(self) -> None:
         self.provider.shutdown()
 
@@ -226,7 +137,7 @@ def setup_tracing(instance_id: str, run_id: str, mode: str = "zk", run_dir: Path
     else:
         run_dir.mkdir(parents=True, exist_ok=True)
         span_file = run_dir / f"{instance_id}.jsonl"
-        writer = SpanFileWriter(FileSpanExporter(span_file), run_dir / f"{instance_id}.starts.jsonl")
+        writer = SpanFileWriter(run_dir, instance_id, TracePolicy.from_environment())
         provider.add_span_processor(writer)
     _current = Tracing(provider, process_attributes, writer, memory, span_file, request_path_on)
     root_logger = logging.getLogger()

@@ -91,6 +91,19 @@ def read_span_file(path: Path) -> Iterator[SpanRecord]:
                 yield from parse_traces_line(line)
 
 
+def read_span_file_from(path: Path, offset: int) -> tuple[int, list[SpanRecord]]:
+    """The spans of whole lines written after byte `offset`, and the offset to read from next time."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(offset)
+            data = f.read()
+    except FileNotFoundError:
+        return offset, []
+    whole = data[:data.rfind(b"\n") + 1]  # a line still being written is read next time
+    spans = [s for line in whole.decode("utf-8", errors="replace").splitlines() for s in parse_traces_line(line)]
+    return offset + len(whole), spans
+
+
 class Spans:
     """A list of spans with the questions tests and lessons ask of it."""
 

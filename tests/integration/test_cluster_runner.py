@@ -8,10 +8,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import REPO
 
 from kafka_edu.cluster_runner.processes import process_alive
 from kafka_edu.tracing.query import load_run
+from tests.integration.helpers import REPO
 
 STEP_KEYS = ("kafka.origin.file", "kafka.origin.symbol", "kafka.origin.version", "code.function.name",
              "code.file.path", "code.line.number")
@@ -96,3 +96,59 @@ def test_topics_command_and_pause_resume(cluster):
     assert open(f"/proc/{pid}/stat").read().split()[2] == "T"  # stopped, as in a long GC pause
     assert cli("resume", "0", traces=traces).returncode == 0
     assert open(f"/proc/{pid}/stat").read().split()[2] != "T"
+
+
+def test_a_restart_reads_only_the_spans_its_new_process_wrote(cluster, monkeypatch):
+    """`cluster start` waits for RunningAsBroker by reading the broker's span file from where its new process
+    began: what earlier processes traced, however much, is not read again."""
+    from kafka_edu.cluster_runner import runner as runner_module
+    from kafka_edu.cluster_runner.runner import ClusterRunner
+
+    run_dir, traces = cluster
+    assert cli("stop", "1", traces=traces).returncode == 0
+    span_file = run_dir / "broker-1.jsonl"
+    line = span_file.read_text().splitlines()[0] + "\n"
+    with open(span_file, "a") as f:  # an hour of a busy broker's earlier life
+        f.write(line * (40_000_000 // len(line)))
+    filled = span_file.stat().st_size
+
+    read_bytes = []
+    original = runner_module.read_span_file_from
+
+    def counting(path, offset):
+        new_offset, spans = original(path, offset)
+        read_bytes.append(new_offset - offset)
+        return new_offset, spans
+    monkeypatch.setattr(runner_module, "read_span_file_from", counting)
+
+    runner = ClusterRunner.open(run_dir)
+    runner.start(1)
+    runner.wait_for_state(1, "RunningAsBroker", 90)
+    assert runner.broker_state(1) == "RunningAsBroker"
+    assert filled > 40_000_000 and sum(read_bytes) < 2_000_000  # only the new process's own spans
+    assert len(read_bytes) >= 2  # each check went on from where the last one stopped
+
+
+def test_commands_that_change_a_cluster_refuse_to_guess_between_live_runs(tmp_path):
+    import os
+
+    from kafka_edu.cluster_runner.run_directory import AmbiguousRunError, RunDirectory
+
+    traces = tmp_path / "traces"
+    for run_id, pid in (("20261124-100000-aaaa", os.getpid()), ("20261124-110000-bbbb", os.getpid()),
+                        ("20261124-120000-cccc", None)):
+        (traces / run_id).mkdir(parents=True)
+        manifest = {"run_id": run_id, "mode": "zk", "stopped_at": None if pid else "2026-11-24T12:30:00",
+                    "bootstrap_servers": "127.0.0.1:1", "processes": [{"role": "broker", "id": 0, "pid": pid}]}
+        (traces / run_id / "manifest.json").write_text(json.dumps(manifest))
+    # the stopped run touched last does not count: the live run started last does
+    os.utime(traces / "20261124-100000-aaaa" / "manifest.json")
+    assert RunDirectory.newest(traces).run_id == "20261124-110000-bbbb"
+    with pytest.raises(AmbiguousRunError, match="(?s)20261124-100000-aaaa.*20261124-110000-bbbb"):
+        RunDirectory.newest(traces, changes=True)
+
+    down = cli("down", traces=traces)
+    assert down.returncode == 2
+    assert "2 runs are live" in down.stdout and "--run" in down.stdout
+    assert "20261124-100000-aaaa" in down.stdout and "20261124-110000-bbbb" in down.stdout
+    assert cli("kill", "0", traces=traces).returncode == 2
