@@ -7,9 +7,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import meta_broker_id
 
 from kafka_edu.cluster_runner.processes import free_port
+from tests.integration.helpers import meta_broker_id
 
 
 def server_start(*args: str, cwd: Path) -> subprocess.CompletedProcess:

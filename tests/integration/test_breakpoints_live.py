@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 from confluent_kafka.admin import AdminClient
-from conftest import wait_until
 
 from kafka_edu.cluster_runner.processes import process_alive
 from kafka_edu.cluster_runner.runner import ClusterRunner
 from kafka_edu.tracing.query import load_run
 from kafka_edu.tracing.steps import STEPS
+from tests.integration.helpers import wait_until
 from tui.control import ClusterControl, Paused
 
 OVERRIDES = ["zookeeper.session.timeout.ms=6000", "controlled.shutdown.retry.backoff.ms=200",

@@ -6,11 +6,10 @@ import json
 import os
 import signal
 
-from conftest import meta_broker_id, wait_until
-
 from kafka_edu.log.file_records import build_batch
 from kafka_edu.log.log import Log
 from kafka_edu.log.log_config import LogConfig
+from tests.integration.helpers import meta_broker_id, wait_until
 
 # CT.startup.1 is KafkaController.startup itself, inside LC.startup.12; the Startup event runs in its own trace.
 STARTUP_ORDER = ["LC.startup.01", "LC.startup.02", "LC.startup.03", "LC.startup.04", "LC.startup.05",

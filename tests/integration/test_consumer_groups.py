@@ -11,8 +11,9 @@ import uuid
 import pytest
 from confluent_kafka import Consumer, Producer
 from confluent_kafka.admin import AdminClient, NewTopic
-from conftest import REPO, wait_until
 from kafka import KafkaConsumer
+
+from tests.integration.helpers import REPO, wait_until
 
 PARTITIONS = 6
 

@@ -11,8 +11,8 @@ from typing import Any
 
 from confluent_kafka import Producer
 from confluent_kafka.admin import AdminClient, NewTopic
-from conftest import wait_until
-from test_controller_leadership import (
+
+from tests.integration.helpers import (
     PARTITIONS,
     bootstrap,
     consume_all,
@@ -20,6 +20,7 @@ from test_controller_leadership import (
     metadata_leaders,
     partition_states,
     start_cluster,
+    wait_until,
 )
 
 

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import time
 
-from confluent_kafka.admin import AdminClient
-from conftest import Broker, ZooKeeper, wait_until
-from kazoo.exceptions import NoNodeError
+from tests.integration.helpers import (
+    SESSION_TIMEOUT_S,
+    Broker,
+    ZooKeeper,
+    controller_epoch,
+    controller_id,
+    metadata_controller_id,
+    wait_until,
+)
 
-SESSION_TIMEOUT_S = 2.0
 # With no topics yet there is no partition listener to register (CT.failover.10).
 FAILOVER = ["CT.failover.01", "CT.failover.02", "CT.failover.03", "CT.failover.04", "CT.failover.05",
             "CT.failover.06", "CT.failover.07", "CT.failover.08", "CT.failover.09", "CT.failover.11", "CT.failover.12",
@@ -28,13 +32,6 @@ def start_cluster(brokers) -> dict[int, Broker]:
     return cluster
 
 
-def controller_id(zookeeper: ZooKeeper) -> int | None:
-    try:  # one read: the znode may vanish between an exists() and a get() when a session expires
-        return json.loads(zookeeper.client.get("/controller")[0])["brokerid"]
-    except NoNodeError:
-        return None
-
-
 def wait_for_controller(zookeeper: ZooKeeper, timeout_s: float, other_than: int | None = None) -> int:
     """The id in /controller once it names a broker other than `other_than`."""
     def elected() -> bool:
@@ -42,16 +39,6 @@ def wait_for_controller(zookeeper: ZooKeeper, timeout_s: float, other_than: int 
         return current is not None and current != other_than
     wait_until(elected, timeout_s, "a controller" if other_than is None else f"a controller other than {other_than}")
     return controller_id(zookeeper)
-
-
-def controller_epoch(zookeeper: ZooKeeper) -> int | None:
-    return int(zookeeper.client.get("/controller_epoch")[0]) if zookeeper.exists("/controller_epoch") else None
-
-
-def metadata_controller_id(broker: Broker) -> int:
-    """The controller a real client is told about in a Metadata answer."""
-    admin = AdminClient({"bootstrap.servers": broker.props["listeners"].removeprefix("PLAINTEXT://")})
-    return admin.list_topics(timeout=10).controller_id
 
 
 def event_trace_steps(broker: Broker, event_name: str, last_step: str) -> list[str] | None:

@@ -15,13 +15,20 @@ from typing import Any
 import pytest
 from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
-from conftest import Broker, ZooKeeper, wait_until
 from kafka.admin import KafkaAdminClient
 from kafka.admin import NewTopic as KafkaNewTopic
-from test_controller_election import controller_epoch, controller_id, metadata_controller_id
-from test_controller_leadership import bootstrap, metadata_leaders
 
 from kafka_edu.tracing.query import load_run
+from tests.integration.helpers import (
+    Broker,
+    ZooKeeper,
+    bootstrap,
+    controller_epoch,
+    controller_id,
+    metadata_controller_id,
+    metadata_leaders,
+    wait_until,
+)
 
 SESSION_TIMEOUT_S = 6.0
 SESSION_TIMEOUT_MS = str(int(SESSION_TIMEOUT_S * 1000))

@@ -7,84 +7,22 @@ import json
 import uuid
 from typing import Any
 
-from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
-from conftest import Broker, ZooKeeper, wait_until
 
 from kafka_edu.tracing.query import load_run
-
-SESSION_TIMEOUT_S = 2.0
-PARTITIONS = 6
-N = 600
-
-
-def start_cluster(brokers: Any, **props: str) -> dict[int, Broker]:
-    """Three brokers (ids 0-2) with a short session timeout and `props`, running and past the controller's election."""
-    cluster = {i: brokers(f"b{i}", broker_id=str(i), zookeeper_session_timeout_ms=str(int(SESSION_TIMEOUT_S * 1000)),
-                          **props)
-               for i in range(3)}
-    for broker in cluster.values():
-        broker.start()
-    for broker in cluster.values():
-        broker.wait_running().wait_for_controller()
-    return cluster
-
-
-def bootstrap(cluster: dict[int, Broker]) -> str:
-    return ",".join(b.props["listeners"].removeprefix("PLAINTEXT://") for b in cluster.values())
-
-
-def controller_of(zookeeper: ZooKeeper) -> tuple[int, int]:
-    """The active controller's id and its epoch."""
-    controller = json.loads(zookeeper.client.get("/controller")[0])["brokerid"]
-    return controller, int(zookeeper.client.get("/controller_epoch")[0])
-
-
-def partition_states(zookeeper: ZooKeeper, topic: str) -> dict[int, dict[str, Any]] | None:
-    """Every partition's state znode, once all exist."""
-    states = {}
-    for partition in range(PARTITIONS):
-        path = f"/brokers/topics/{topic}/partitions/{partition}/state"
-        if not zookeeper.exists(path):
-            return None
-        states[partition] = json.loads(zookeeper.client.get(path)[0])
-    return states
-
-
-def metadata_leaders(cluster: dict[int, Broker], topic: str) -> dict[int, int]:
-    admin = AdminClient({"bootstrap.servers": bootstrap(cluster)})
-    partitions = admin.list_topics(topic, timeout=10).topics[topic].partitions
-    return {p: m.leader for p, m in partitions.items()}
-
-
-def produce(cluster: dict[int, Broker], topic: str, start: int, count: int) -> list[Any]:
-    errors: list[Any] = []
-    producer = Producer({"bootstrap.servers": bootstrap(cluster), "acks": "all", "enable.idempotence": True,
-                         "linger.ms": 5})
-    for i in range(start, start + count):
-        producer.produce(topic, key=str(i).encode(), value=f"v{i}".encode(),
-                         on_delivery=lambda err, _msg: errors.append(err) if err else None)
-        producer.poll(0)
-    assert producer.flush(60) == 0
-    return errors
-
-
-def consume_all(cluster: dict[int, Broker], topic: str, expected: int) -> list[str]:
-    consumer = Consumer({"bootstrap.servers": bootstrap(cluster), "group.id": f"g-{uuid.uuid4().hex[:6]}",
-                         "enable.auto.commit": False, "auto.offset.reset": "earliest"})
-    consumer.assign([TopicPartition(topic, p, 0) for p in range(PARTITIONS)])
-    values: list[str] = []
-
-    def read_everything() -> bool:
-        for message in consumer.consume(500, timeout=1):
-            if message.error() is None:
-                values.append(message.value().decode())
-        return len(values) >= expected
-    try:
-        wait_until(read_everything, 60, f"{expected} records")
-    finally:
-        consumer.close()
-    return values
+from tests.integration.helpers import (
+    PARTITIONS,
+    SESSION_TIMEOUT_S,
+    N,
+    bootstrap,
+    consume_all,
+    controller_of,
+    metadata_leaders,
+    partition_states,
+    produce,
+    start_cluster,
+    wait_until,
+)
 
 
 def test_the_controller_elects_leaders_and_moves_them_off_a_killed_broker(brokers, zookeeper):

@@ -7,7 +7,8 @@ from collections import defaultdict
 
 import pytest
 from confluent_kafka import Consumer, Producer, TopicPartition
-from conftest import wait_until
+
+from tests.integration.helpers import wait_until
 
 RECORDS = 200_000
 

@@ -7,8 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from conftest import Broker, ZooKeeper, wait_until
-from test_controller_leadership import PARTITIONS, consume_all, produce, start_cluster
+from tests.integration.helpers import PARTITIONS, Broker, ZooKeeper, consume_all, produce, start_cluster, wait_until
 
 TOPIC = "moving"
 

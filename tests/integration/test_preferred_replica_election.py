@@ -7,14 +7,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from conftest import Broker, ZooKeeper, wait_until
-from test_controller_leadership import PARTITIONS, consume_all, produce
-from test_controller_leadership import start_cluster as leadership_cluster
-
 from kafka_edu.admin.preferred_replica_leader_election_command import write_preferred_replica_election_data
 from kafka_edu.log.log import TopicPartition
 from kafka_edu.tracing.query import load_run
 from kafka_edu.utils.zk_utils import ZkUtils
+from tests.integration.helpers import PARTITIONS, Broker, ZooKeeper, consume_all, produce, wait_until
+from tests.integration.helpers import start_cluster as leadership_cluster
 
 TOPIC = "preferred"
 

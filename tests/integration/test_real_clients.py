@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
-from conftest import wait_until
 from kafka import KafkaConsumer, KafkaProducer
 from kafka.record.default_records import DefaultRecordBatch
+
+from tests.integration.helpers import wait_until
 
 N = 2000
 

@@ -12,7 +12,6 @@ from typing import Any
 
 import pytest
 from confluent_kafka import KafkaError, Producer
-from conftest import wait_until
 from kafka_wire import WireConnection, address_of
 
 from kafka_edu.log.file_records import MemoryRecords
@@ -20,6 +19,7 @@ from kafka_edu.protocol.api_keys import ApiKeys
 from kafka_edu.protocol.builder import build
 from kafka_edu.protocol.codec import encode_request
 from kafka_edu.protocol.errors import Errors
+from tests.integration.helpers import wait_until
 
 LEADER, FOLLOWER = 1, 2
 CONTROLLER_EPOCH = 1

@@ -15,7 +15,6 @@ from typing import Any
 
 import pytest
 from confluent_kafka import Consumer, Producer, TopicPartition
-from conftest import wait_until
 from kafka.protocol.old.api_versions import ApiVersionsResponse_v0
 from kafka_wire import ConnectionClosed, WireConnection, address_of, frame, with_api_key, with_version
 from kio.serial._introspect import (
@@ -31,6 +30,7 @@ from kafka_edu.log.file_records import build_batch
 from kafka_edu.protocol import ApiKeys, Errors, decode_request, decode_response, encode_request
 from kafka_edu.protocol.builder import build
 from kafka_edu.server.kafka_apis import SUPPORTED_VERSIONS
+from tests.integration.helpers import wait_until
 
 MAX_REQUEST_BYTES = 65536
 MESSAGE_MAX_BYTES = 1024

@@ -13,11 +13,13 @@ import time
 import uuid
 
 from confluent_kafka.admin import AdminClient, NewTopic
-from conftest import wait_until
-from test_controller_leadership import (
+from kazoo.exceptions import NoNodeError
+
+from tests.integration.helpers import (
     PARTITIONS,
     SESSION_TIMEOUT_S,
     N,
+    ZooKeeper,
     bootstrap,
     consume_all,
     controller_of,
@@ -25,7 +27,21 @@ from test_controller_leadership import (
     partition_states,
     produce,
     start_cluster,
+    wait_until,
 )
+
+
+def controller_election(zookeeper: ZooKeeper) -> tuple[int, int, int] | None:
+    """Which election made the controller (the zxid that created /controller: a new election, even of the same
+    broker, creates a new one), its id and its epoch; None while /controller changes under the reads."""
+    try:
+        election = zookeeper.client.get("/controller")[1].czxid
+        controller, epoch = controller_of(zookeeper)
+        if zookeeper.client.get("/controller")[1].czxid == election:
+            return election, controller, epoch
+    except NoNodeError:
+        pass
+    return None
 
 
 def test_brokers_survive_a_zookeeper_outage_longer_than_their_sessions(brokers, zookeeper):
@@ -35,7 +51,8 @@ def test_brokers_survive_a_zookeeper_outage_longer_than_their_sessions(brokers, 
     admin.create_topics([NewTopic(topic, num_partitions=PARTITIONS, replication_factor=3)])[topic].result(30)
     wait_until(lambda: partition_states(zookeeper, topic), 15, "the partition state znodes")
     assert produce(cluster, topic, 0, N // 2) == []
-    _, epoch_before = controller_of(zookeeper)
+    election_before, controller_before, epoch_before = wait_until(lambda: controller_election(zookeeper), 10,
+                                                                  "the controller")
     sessions_before = {b.name: b.log_file.read_text().count("re-registering broker info") for b in cluster.values()}
     expirations_before = {b.name: b.log_file.read_text().count("Session has expired") for b in cluster.values()}
 
@@ -61,8 +78,13 @@ def test_brokers_survive_a_zookeeper_outage_longer_than_their_sessions(brokers, 
         log = broker.log_file.read_text()
         if log.count("Session has expired") > expirations_before[broker.name]:
             assert log.count("re-registering broker info") > sessions_before[broker.name], broker.name
-    controller, epoch = controller_of(zookeeper)
-    assert epoch >= epoch_before
+    election, controller, epoch = wait_until(lambda: controller_election(zookeeper), 10, "the controller")
+    if election == election_before:
+        # The controller's session survived: no election, the same controller at the same epoch.
+        assert (controller, epoch) == (controller_before, epoch_before)
+    else:
+        # A new controller was elected: its epoch is strictly greater than the one before it.
+        assert epoch > epoch_before
     wait_until(lambda: all(metadata_leaders({i: b}, topic) and
                            AdminClient({"bootstrap.servers": bootstrap({i: b})}).list_topics(timeout=10).controller_id
                            == controller for i, b in cluster.items()), 30, "every broker to name the new controller")

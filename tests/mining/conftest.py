@@ -2,18 +2,12 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from kafka_edu.tracing.query import Spans, load_run
-
-SAMPLES = Path(__file__).resolve().parents[2] / "traces" / "samples"
-FAILOVER = SAMPLES / "mining-failover"
-BASELINE = SAMPLES / "mining-baseline"
-RUNS = ["mining-failover", "mining-baseline"]
+from tests.mining.helpers import BASELINE, FAILOVER, RUNS, SAMPLES
 
 
 @pytest.fixture(scope="session")
@@ -37,11 +31,3 @@ def loaded(spark):
 def python_spans() -> dict[str, Spans]:
     """The same runs read by the plain-Python query helper: the independent side of every comparison."""
     return {path.name: load_run(path) for path in (FAILOVER, BASELINE)}
-
-
-def percentile(values: list[float], p: float) -> float:
-    """Linear interpolation between closest ranks (numpy's default, Spark's `percentile`)."""
-    xs = sorted(values)
-    k = (len(xs) - 1) * p
-    lo, hi = math.floor(k), math.ceil(k)
-    return xs[lo] + (xs[hi] - xs[lo]) * (k - lo)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from .conftest import SAMPLES
+from tests.mining.helpers import SAMPLES
 
 
 def test_job_prints_a_table_and_writes_csv_and_charts(spark, tmp_path: Path, capsys, monkeypatch) -> None:

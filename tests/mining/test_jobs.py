@@ -9,8 +9,7 @@ from collections import Counter, defaultdict
 import pytest
 
 from kafka_edu.tracing.query import SpanRecord, Spans
-
-from .conftest import percentile
+from tests.mining.helpers import percentile
 
 
 def _all(python_spans: dict[str, Spans]) -> list[SpanRecord]:

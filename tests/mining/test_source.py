@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 
 from kafka_edu.mining.session import MiningError
-
-from .conftest import BASELINE, FAILOVER, RUNS, SAMPLES
+from tests.mining.helpers import BASELINE, FAILOVER, RUNS, SAMPLES
 
 
 def _span(span_id: str, **overrides) -> dict:

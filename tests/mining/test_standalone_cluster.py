@@ -15,8 +15,7 @@ from pathlib import Path
 import pytest
 
 from kafka_edu.cluster_runner.processes import free_port
-
-from .conftest import BASELINE, SAMPLES
+from tests.mining.helpers import BASELINE, SAMPLES
 
 
 def _start(args: list[str], log: Path, env: dict[str, str]) -> subprocess.Popen:

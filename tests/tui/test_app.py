@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from tests.tui.conftest import copy_run, opened, plain, row_texts, wait_for
+from tests.tui.helpers import copy_run, opened, plain, row_texts, wait_for
 from tui.app import KafkaEduApp
 from tui.store import ORPHANS
 from tui.widgets.cluster_pane import ClusterPane

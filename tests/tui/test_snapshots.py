@@ -1,8 +1,9 @@
 """Snapshots of the main screens: Textual's own SVG export compared with the stored one, byte for byte.
 
 This is what pytest-textual-snapshot does; that plugin pins syrupy 4.8, which requires pytest < 9, so the project
-(on pytest 9) compares the same SVGs itself. A mismatch leaves `<name>.actual.svg` beside the snapshot to look at;
-`KAFKA_EDU_UPDATE_SNAPSHOTS=1 pytest tests/tui/test_snapshots.py` accepts the new screens.
+(on pytest 9) compares the same SVGs itself. A mismatch or a missing snapshot fails the test and leaves
+`<name>.actual.svg` beside where the snapshot belongs, to look at; `KAFKA_EDU_UPDATE_SNAPSHOTS=1 pytest
+tests/tui/test_snapshots.py` writes the screens as the new snapshots.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input
 
-from tests.tui.conftest import opened, wait_for
+from tests.tui.helpers import opened, wait_for
 from tui.app import KafkaEduApp
 
 SNAPSHOTS = Path(__file__).resolve().parent / "snapshots"
@@ -47,11 +48,15 @@ def snapshot(run_dir: Path, name: str, size: tuple[int, int],
     svg = asyncio.run(scenario())
     expected = SNAPSHOTS / f"{name}.svg"
     actual = SNAPSHOTS / f"{name}.actual.svg"
-    if UPDATE or not expected.exists():
+    if UPDATE:
         SNAPSHOTS.mkdir(exist_ok=True)
         expected.write_text(svg)
         actual.unlink(missing_ok=True)
         return
+    if not expected.exists():
+        SNAPSHOTS.mkdir(exist_ok=True)
+        actual.write_text(svg)
+        pytest.fail(f"no {name} snapshot: look at {actual}, then accept it with KAFKA_EDU_UPDATE_SNAPSHOTS=1")
     if svg != expected.read_text():
         actual.write_text(svg)
         pytest.fail(f"the {name} screen changed: compare {actual} with {expected}")

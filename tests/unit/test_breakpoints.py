@@ -12,9 +12,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import REPO, wait_until
 
 from kafka_edu.tracing import breakpoints, setup_tracing, step
+from tests.integration.helpers import REPO, wait_until
 from tui.control import ClusterControl, Paused
 
 

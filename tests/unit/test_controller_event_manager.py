@@ -5,11 +5,10 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
-from conftest import wait_until
-
 from kafka_edu.controller.controller_event_manager import ControllerEvent, ControllerEventManager
 from kafka_edu.controller.controller_state import ControllerState
 from kafka_edu.tracing import setup_tracing, span
+from tests.integration.helpers import wait_until
 
 
 class RecordingEvent(ControllerEvent):

@@ -11,7 +11,6 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from test_group_metadata_manager import Reply, StubReplicaManager, records_in, wait_until
 
 from kafka_edu.common.errors import IllegalStateException
 from kafka_edu.coordinator.group.group_coordinator import GroupConfig, GroupCoordinator, JoinGroupResult
@@ -28,6 +27,8 @@ from kafka_edu.log.log import TopicPartition
 from kafka_edu.protocol.errors import Errors
 from kafka_edu.server.delayed_operation import DelayedOperationPurgatory
 from kafka_edu.tracing import setup_tracing
+from tests.integration.helpers import wait_until
+from tests.unit.helpers import Reply, StubReplicaManager, records_in
 
 PROTOCOLS = [("range", b"range-metadata"), ("roundrobin", b"rr-metadata")]
 TP0, TP1 = TopicPartition("topic", 0), TopicPartition("topic", 1)

@@ -1,23 +1,18 @@
 """GroupMetadataManager: __consumer_offsets records, appends, replay on immigration, expiration tombstones.
 
-The offsets partitions are real Logs in a tmp dir behind a tiny ReplicaManager stand-in (also used by
-test_group_coordinator.py).
+The offsets partitions are real Logs in a tmp dir behind a tiny ReplicaManager stand-in (tests/unit/helpers.py).
 """
 
 from __future__ import annotations
 
 import struct
-import threading
 from collections.abc import Callable
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
-from conftest import wait_until
 
 from kafka_edu.coordinator.group.group_metadata import Dead, Empty, GroupMetadata, Stable
 from kafka_edu.coordinator.group.group_metadata_manager import (
-    GROUP_METADATA_TOPIC_NAME,
     GroupMetadataKey,
     GroupMetadataManager,
     GroupTopicPartition,
@@ -35,99 +30,10 @@ from kafka_edu.coordinator.group.group_metadata_manager import (
 from kafka_edu.coordinator.group.member_metadata import MemberMetadata
 from kafka_edu.coordinator.group.offset_and_metadata import OffsetAndMetadata
 from kafka_edu.coordinator.group.offset_config import OffsetConfig
-from kafka_edu.log.file_records import MemoryRecords
-from kafka_edu.log.log import Log, TopicPartition
-from kafka_edu.log.log_config import LogConfig
+from kafka_edu.log.log import TopicPartition
 from kafka_edu.protocol.errors import Errors
-from kafka_edu.server.replica_manager import PartitionResponse
-
-
-class StubPartition:
-    """The slice of cluster.Partition the coordinator uses: a local leader replica with a real Log."""
-
-    def __init__(self, log: Log) -> None:
-        self.log = log
-        self.high_watermark = log.log_end_offset
-        self.is_leader = True
-        self.on_local_log: Callable[[], None] | None = None  # lets a test hold a load in progress
-
-    def local_log(self) -> Log:
-        if self.on_local_log is not None:
-            self.on_local_log()
-        return self.log
-
-    def leader_replica_if_local(self) -> SimpleNamespace | None:
-        return SimpleNamespace(log=self.log) if self.is_leader else None
-
-    def append_records_to_leader(self, records: bytes, is_from_client: bool, required_acks: int):
-        info = self.log.append_as_leader(records, leader_epoch=0, is_from_client=is_from_client)
-        self.high_watermark = self.log.log_end_offset
-        return info
-
-
-class StubReplicaManager:
-    """append_records / get_partition over real __consumer_offsets logs; `append_error` fails every append."""
-
-    def __init__(self, log_dir: Path) -> None:
-        self.log_dir = log_dir
-        self.partitions: dict[TopicPartition, StubPartition] = {}
-        self.append_error: Errors | None = None
-        self.appends: list[dict[TopicPartition, bytes]] = []
-
-    def lead(self, partition: int) -> StubPartition:
-        tp = TopicPartition(GROUP_METADATA_TOPIC_NAME, partition)
-        log = Log(self.log_dir / str(tp), LogConfig(cleanup_policy="compact"))
-        self.partitions[tp] = StubPartition(log)
-        return self.partitions[tp]
-
-    def get_partition(self, topic_partition: TopicPartition) -> StubPartition | None:
-        return self.partitions.get(topic_partition)
-
-    def append_records(self, timeout: int, required_acks: int, internal_topics_allowed: bool, is_from_client: bool,
-                       entries_per_partition: dict[TopicPartition, bytes],
-                       response_callback: Callable[[dict[TopicPartition, PartitionResponse]], None]) -> None:
-        assert internal_topics_allowed and not is_from_client
-        self.appends.append(entries_per_partition)
-        responses = {}
-        for tp, records in entries_per_partition.items():
-            partition = self.partitions.get(tp)
-            if self.append_error is not None:
-                responses[tp] = PartitionResponse(self.append_error)
-            elif partition is None:
-                responses[tp] = PartitionResponse(Errors.UNKNOWN_TOPIC_OR_PARTITION)
-            else:
-                info = partition.append_records_to_leader(records, is_from_client, required_acks)
-                responses[tp] = PartitionResponse(Errors.NONE, info.first_offset, info.log_append_time,
-                                                  info.log_start_offset)
-        response_callback(responses)
-
-    def close(self) -> None:
-        for partition in self.partitions.values():
-            partition.log.close()
-
-
-def records_in(partition: StubPartition) -> list[tuple[int, bytes, bytes | None]]:
-    """(offset, key, value) of every record in the partition's log."""
-    log = partition.log
-    data = log.read(log.log_start_offset, 1 << 30) if log.log_end_offset > log.log_start_offset else b""
-    return [(r.offset, r.key, r.value) for batch in MemoryRecords(data).batches() for r in batch.records()]
-
-
-class Reply:
-    """A response callback that records its arguments and counts its calls."""
-
-    def __init__(self) -> None:
-        self.calls: list[object] = []
-        self.event = threading.Event()
-
-    def __call__(self, *args: object) -> None:
-        self.calls.append(args[0] if len(args) == 1 else args)
-        self.event.set()
-
-    def get(self, timeout_s: float = 5.0) -> object:
-        assert self.event.wait(timeout_s), "callback never called"
-        assert len(self.calls) == 1, f"callback called {len(self.calls)} times"
-        return self.calls[0]
+from tests.integration.helpers import wait_until
+from tests.unit.helpers import Reply, StubPartition, StubReplicaManager, records_in
 
 
 @pytest.fixture
