@@ -7,10 +7,11 @@ UpdateMetadata and StopReplica requests one state change produces and sends them
 
 from __future__ import annotations
 
+import contextvars
 import queue
 import threading
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from kafka_edu.api.leader_and_isr import LeaderAndIsr
@@ -22,8 +23,7 @@ from kafka_edu.protocol.api_keys import ApiKeys
 from kafka_edu.protocol.builder import build
 from kafka_edu.server.kafka_config import KafkaConfig
 from kafka_edu.server.metadata_cache import Broker
-from kafka_edu.tracing import activate, current_span_context, span
-from kafka_edu.tracing.step import current_traceparent
+from kafka_edu.tracing import span, step
 from kafka_edu.utils.kafka_logging import Logging
 
 if TYPE_CHECKING:
@@ -45,7 +45,8 @@ class QueueItem:
     api_version: int
     body: Any
     callback: ResponseCallback | None
-    enqueue_span: Any = None
+    # The context the request was queued in: the send thread sends it in that context, continuing its trace.
+    context: contextvars.Context = field(default_factory=contextvars.copy_context)
 
 
 @dataclass
@@ -78,17 +79,13 @@ class ControllerChannelManager:
             for broker_id in list(self.broker_state_info):
                 self.remove_existing_broker(self.broker_state_info[broker_id])
 
+    @step("CT.channel", root=True)  # each request is its own trace, linked to its cause, continued by the send
     def send_request(self, broker_id: int, api_key: ApiKeys, api_version: int, body: Any,
                      callback: ResponseCallback | None = None) -> None:
-        # Each request is its own trace (linked to its cause), continued by the broker's send thread.
-        with self.broker_lock, span("ControllerChannelManager.sendRequest",
-                                    {"kafka.step": "CT.channel", "kafka.destination.broker.id": broker_id,
-                                     "kafka.api.key": int(api_key), "kafka.api.name": api_key.api_name,
-                                     "kafka.api.version": api_version},
-                                    root=True, links=[current_span_context()]) as s:
+        with self.broker_lock:
             state_info = self.broker_state_info.get(broker_id)
             if state_info is not None:
-                state_info.message_queue.put(QueueItem(api_key, api_version, body, callback, s))
+                state_info.message_queue.put(QueueItem(api_key, api_version, body, callback))
             else:
                 self.log.warning("Not sending request %s to broker %d, since it is offline.", api_key.api_name,
                                  broker_id)
@@ -163,27 +160,27 @@ class RequestSendThread(threading.Thread):
 
     def do_work(self) -> None:
         item = self.message_queue.get()
-        if not self._running.is_set():
-            return
-        with activate(item.enqueue_span), span("RequestSendThread.doWork", {
-                "kafka.step": "CT.channel", "kafka.destination.broker.id": self.broker.id,
-                "kafka.api.key": int(item.api_key), "kafka.api.name": item.api_key.api_name,
-                "kafka.api.version": item.api_version}):
-            response = None
-            while self._running.is_set() and response is None:
-                try:
-                    if not self.broker_ready():
-                        self._backoff()
-                        continue
-                    response = self._send_and_receive(item)
-                except Exception as e:
-                    self.log.warning("Controller %d epoch %d fails to send request %s to broker %s. Reconnecting "
-                                     "to broker.", self.controller_id, self.controller_context.epoch,
-                                     item.api_key.api_name, self.broker.id, exc_info=e)
-                    self._disconnect()
+        if self._running.is_set():
+            item.context.run(self.send, item)
+
+    @span("RequestSendThread.doWork")
+    def send(self, item: QueueItem) -> None:
+        """The rest of doWork: send until a response comes or the thread stops, then call back."""
+        response = None
+        while self._running.is_set() and response is None:
+            try:
+                if not self.broker_ready():
                     self._backoff()
-            if response is not None and item.callback is not None:
-                item.callback(response)
+                    continue
+                response = self._send_and_receive(item)
+            except Exception as e:
+                self.log.warning("Controller %d epoch %d fails to send request %s to broker %s. Reconnecting "
+                                 "to broker.", self.controller_id, self.controller_context.epoch,
+                                 item.api_key.api_name, self.broker.id, exc_info=e)
+                self._disconnect()
+                self._backoff()
+        if response is not None and item.callback is not None:
+            item.callback(response)
 
     def _backoff(self) -> None:
         # Kafka's backoff(): pause before retrying a broker that is not reachable yet; shutdown cuts it short.
@@ -204,8 +201,7 @@ class RequestSendThread(threading.Thread):
             return False
 
     def _send_and_receive(self, item: QueueItem) -> Any:
-        return self.network_client.send_and_receive(item.api_key, item.api_version, item.body,
-                                                    traceparent=current_traceparent())
+        return self.network_client.send_and_receive(item.api_key, item.api_version, item.body)
 
     def _disconnect(self) -> None:
         self.network_client.disconnect()

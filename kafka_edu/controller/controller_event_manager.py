@@ -6,14 +6,13 @@ the broker's own startup only put events on the queue. That single thread is why
 
 from __future__ import annotations
 
+import contextvars
 import queue
 import threading
 from collections.abc import Callable
 
-from opentelemetry.trace import SpanContext
-
 from kafka_edu.controller.controller_state import ControllerState
-from kafka_edu.tracing import current_span_context, step
+from kafka_edu.tracing import step
 from kafka_edu.utils.kafka_logging import Logging
 
 CONTROLLER_EVENT_THREAD_NAME = "controller-event-thread"
@@ -40,14 +39,15 @@ class ControllerEvent:
 class ControllerEventManager:
     """A queue of controller events and the `controller-event-thread` that processes them in order.
 
-    Each processed event is the root of its own trace (CT.event), linked to the span that put it on the queue.
+    Each processed event is the root of its own trace (CT.event), linked to the span that put it on the queue: an
+    event travels with the context it was put in.
     """
 
     def __init__(self, event_processed_listener: Callable[[ControllerEvent], None]) -> None:
         self.event_processed_listener = event_processed_listener
         self._state = ControllerState.Idle
         # None is the wake-up that stands in for Java interrupting the thread blocked in queue.take().
-        self._queue: queue.Queue[tuple[ControllerEvent, SpanContext | None] | None] = queue.Queue()
+        self._queue: queue.Queue[tuple[ControllerEvent, contextvars.Context] | None] = queue.Queue()
         self.thread = ControllerEventThread(self, CONTROLLER_EVENT_THREAD_NAME)
 
     @property
@@ -64,20 +64,17 @@ class ControllerEventManager:
         self._queue.put(None)
 
     def put(self, event: ControllerEvent) -> None:
-        enqueuer = current_span_context()
-        self._queue.put((event, enqueuer if enqueuer.is_valid else None))
+        self._queue.put((event, contextvars.copy_context()))
 
     def do_work(self) -> None:
         """ControllerEventThread.doWork: take one event, run it in its state, tell the listener, back to Idle."""
         item = self._queue.get()
         if item is None or not self.thread.is_running:
             return
-        controller_event, enqueuer = item
+        controller_event, put_in = item
         self._state = controller_event.state
         try:
-            with step("CT.event", {"kafka.controller.event": controller_event.name,
-                                   "kafka.controller.state": controller_event.state.name},
-                      root=True, links=[enqueuer] if enqueuer else None):
+            with step("CT.event", root=True):
                 controller_event.process()
         except Exception:
             self.thread.log.exception("Error processing event %s", controller_event)

@@ -52,8 +52,7 @@ from kafka_edu.log.log import TopicPartition
 from kafka_edu.protocol.api_keys import ApiKeys
 from kafka_edu.protocol.errors import Errors
 from kafka_edu.server.kafka_config import KafkaConfig
-from kafka_edu.tracing import event, set_attributes, span, step
-from kafka_edu.tracing.znodes import link_to_writer
+from kafka_edu.tracing import span, step
 from kafka_edu.utils.kafka_logging import Logging
 from kafka_edu.utils.kafka_scheduler import KafkaScheduler
 from kafka_edu.utils.log_dir_utils import delete_log_dir_events, get_broker_id_from_log_dir_event
@@ -155,11 +154,11 @@ class KafkaController:
 
     # -- lifecycle ------------------------------------------------------------------------------------------------
 
+    @step("CT.startup.1")
     def startup(self) -> None:
         """Not an election yet: queue Startup, which runs on the event thread once it starts."""
-        with step("CT.startup.1"):
-            self.event_manager.put(Startup(self))
-            self.event_manager.start()
+        self.event_manager.put(Startup(self))
+        self.event_manager.start()
 
     def shutdown(self) -> None:
         self.event_manager.close()
@@ -179,56 +178,42 @@ class KafkaController:
         Any failure here reaches `elect`, which gives the controllership up again.
         """
         self.log.info("Starting become controller state transition")
-        with step("CT.failover.01"):
-            self.read_controller_epoch_from_zookeeper()
-        with step("CT.failover.02"):
-            self.increment_controller_epoch()
+        self.read_controller_epoch_from_zookeeper()
+        self.increment_controller_epoch()
         with step("CT.failover.03"):
-            set_attributes({"kafka.zk.deleted": delete_log_dir_events(self.zk_utils)})
+            delete_log_dir_events(self.zk_utils)
 
         # Watches go in before the reads, so no change between reading and watching is missed.
-        for name, register in (
-                ("registerPartitionReassignmentListener", self.register_partition_reassignment_listener),
-                ("registerIsrChangeNotificationListener", self.register_isr_change_notification_listener),
-                ("registerPreferredReplicaElectionListener", self.register_preferred_replica_election_listener),
-                ("registerTopicChangeListener", self.register_topic_change_listener),
-                ("registerTopicDeletionListener", self.register_topic_deletion_listener),
-                ("registerBrokerChangeListener", self.register_broker_change_listener),
-                ("registerLogDirEventNotificationListener", self.register_log_dir_event_notification_listener)):
-            with span(f"KafkaController.{name}", {"kafka.step": "CT.failover.04"}):
-                register()
+        self.register_partition_reassignment_listener()
+        self.register_isr_change_notification_listener()
+        self.register_preferred_replica_election_listener()
+        self.register_topic_change_listener()
+        self.register_topic_deletion_listener()
+        self.register_broker_change_listener()
+        self.register_log_dir_event_notification_listener()
 
-        with step("CT.failover.05"):
-            self.initialize_controller_context()
-
-        with step("CT.failover.06"):
-            topics_to_be_deleted, topics_ineligible_for_deletion = self.fetch_topic_deletions_in_progress()
-            self.log.info("Initializing topic deletion manager")
-            self.topic_deletion_manager.init(topics_to_be_deleted, topics_ineligible_for_deletion)
+        self.initialize_controller_context()
+        topics_to_be_deleted, topics_ineligible_for_deletion = self.fetch_topic_deletions_in_progress()
+        self.log.info("Initializing topic deletion manager")
+        self.topic_deletion_manager.init(topics_to_be_deleted, topics_ineligible_for_deletion)
 
         # Brokers learn the live brokers and the leaders as recorded before the state machines change anything, so
         # that the LeaderAndIsr that follows finds them able to reach the leaders.
         with step("CT.failover.07"):
             self.send_update_metadata_request(self.controller_context.live_or_shutting_down_broker_ids)
 
-        with step("CT.failover.08"):
-            self.replica_state_machine.startup()
-        with step("CT.failover.09"):
-            self.partition_state_machine.startup()
+        self.replica_state_machine.startup()
+        self.partition_state_machine.startup()
 
         for topic in sorted(self.controller_context.all_topics):
-            with step("CT.failover.10", {"kafka.topic": topic}):
+            with step("CT.failover.10"):
                 self.register_partition_modifications_listener(topic)
         self.log.info("Ready to serve as the new controller with epoch %d", self.epoch)
-        with step("CT.failover.11", {"kafka.partitions": sorted(
-                str(tp) for tp in self.controller_context.partitions_being_reassigned)}):
-            self.maybe_trigger_partition_reassignment()
-        with step("CT.failover.12"):
-            self.topic_deletion_manager.try_topic_deletion()
+        self.maybe_trigger_partition_reassignment()
+        self.topic_deletion_manager.try_topic_deletion()
         pending_preferred_replica_elections = self.fetch_pending_preferred_replica_elections()
-        with step("CT.failover.13"):
-            self.on_preferred_replica_election(pending_preferred_replica_elections)
-        with step("CT.failover.14", {"kafka.auto_leader_rebalance": self.config.auto_leader_rebalance_enable}):
+        self.on_preferred_replica_election(pending_preferred_replica_elections)  # CT.failover.13 when called here
+        with step("CT.failover.14"):
             self.log.info("Starting the controller scheduler")
             self.kafka_scheduler.startup()
             if self.config.auto_leader_rebalance_enable:
@@ -239,32 +224,33 @@ class KafkaController:
                                       lambda: self.event_manager.put(AutoPreferredReplicaLeaderElection(self)),
                                       delay=delay_ms)
 
+    @step("CT.resign")
     def on_controller_resignation(self) -> None:
         """Stop acting as the controller: drop the watches the failover set and forget the cluster."""
-        with step("CT.resign", {"kafka.controller.epoch": self.epoch}):
-            self.log.debug("Resigning")
-            self.deregister_isr_change_notification_listener()
-            self.deregister_partition_reassignment_listener()
-            self.deregister_preferred_replica_election_listener()
-            self.deregister_log_dir_event_notification_listener()
-            self.topic_deletion_manager.reset()
-            # The rebalance task must not put events after the controllership is gone.
-            self.kafka_scheduler.shutdown()
-            self.offline_partition_count = 0
-            self.preferred_replica_imbalance_count = 0
-            self.global_topic_count = 0
-            self.global_partition_count = 0
-            self.deregister_partition_reassignment_isr_change_listeners()
-            self.partition_state_machine.shutdown()
-            self.deregister_topic_change_listener()
-            for topic in list(self.partition_modifications_listeners):
-                self.deregister_partition_modifications_listener(topic)
-            self.deregister_topic_deletion_listener()
-            self.replica_state_machine.shutdown()
-            self.deregister_broker_change_listener()
-            self.reset_controller_context()
-            self.log.info("Resigned")
+        self.log.debug("Resigning")
+        self.deregister_isr_change_notification_listener()
+        self.deregister_partition_reassignment_listener()
+        self.deregister_preferred_replica_election_listener()
+        self.deregister_log_dir_event_notification_listener()
+        self.topic_deletion_manager.reset()
+        # The rebalance task must not put events after the controllership is gone.
+        self.kafka_scheduler.shutdown()
+        self.offline_partition_count = 0
+        self.preferred_replica_imbalance_count = 0
+        self.global_topic_count = 0
+        self.global_partition_count = 0
+        self.deregister_partition_reassignment_isr_change_listeners()
+        self.partition_state_machine.shutdown()
+        self.deregister_topic_change_listener()
+        for topic in list(self.partition_modifications_listeners):
+            self.deregister_partition_modifications_listener(topic)
+        self.deregister_topic_deletion_listener()
+        self.replica_state_machine.shutdown()
+        self.deregister_broker_change_listener()
+        self.reset_controller_context()
+        self.log.info("Resigned")
 
+    @step("CT.failover.01")
     def read_controller_epoch_from_zookeeper(self) -> None:
         if self.zk_utils.path_exists(CONTROLLER_EPOCH_PATH):
             epoch_data, stat = self.zk_utils.read_data_maybe_null(CONTROLLER_EPOCH_PATH)
@@ -272,9 +258,8 @@ class KafkaController:
             self.controller_context.epoch_zk_version = stat.version
             self.log.info("Initialized controller epoch to %d and zk version %d", self.controller_context.epoch,
                           self.controller_context.epoch_zk_version)
-        set_attributes({"kafka.controller.epoch": self.controller_context.epoch,
-                        "kafka.controller.epoch_zk_version": self.controller_context.epoch_zk_version})
 
+    @step("CT.failover.02")
     def increment_controller_epoch(self) -> None:
         """Write epoch + 1 only if `/controller_epoch` is still at the version read: a compare-and-set in ZooKeeper.
 
@@ -304,17 +289,12 @@ class KafkaController:
                 raise ControllerMovedException("Controller moved to another broker. Aborting controller startup "
                                                "procedure") from None
             except Exception as oe:
-                self._error_while_incrementing(oe)
+                self.log.error("Error while incrementing controller epoch", exc_info=oe)
         except Exception as oe:
-            self._error_while_incrementing(oe)
+            self.log.error("Error while incrementing controller epoch", exc_info=oe)
         self.log.info("Incremented epoch to %d", context.epoch)
-        set_attributes({"kafka.controller.epoch": context.epoch,
-                        "kafka.controller.epoch_zk_version": context.epoch_zk_version})
 
-    def _error_while_incrementing(self, e: Exception) -> None:
-        self.log.error("Error while incrementing controller epoch", exc_info=e)
-        event(None, "exception", {"exception.type": type(e).__name__, "exception.message": str(e)})
-
+    @step("CT.failover.05")
     def initialize_controller_context(self) -> None:
         context = self.controller_context
         context.live_brokers = get_all_brokers_in_cluster(self.zk_utils)
@@ -328,10 +308,6 @@ class KafkaController:
         self.log.info("Currently active brokers in the cluster: %s", sorted(context.live_broker_ids))
         self.log.info("Currently shutting brokers in the cluster: %s", sorted(context.shutting_down_broker_ids))
         self.log.info("Current list of topics in the cluster: %s", sorted(context.all_topics))
-        set_attributes({"kafka.brokers.live": sorted(context.live_broker_ids),
-                        "kafka.topics": sorted(context.all_topics),
-                        "kafka.partitions": len(context.partition_replica_assignment),
-                        "kafka.partitions.with_leader_and_isr": len(context.partition_leadership_info)})
 
     def update_leader_and_isr_cache(self, partitions: set[TopicPartition] | None = None) -> None:
         if partitions is None:
@@ -468,6 +444,7 @@ class KafkaController:
 
     # -- brokers and topics come and go -----------------------------------------------------------------------------
 
+    @span("KafkaController.onBrokerStartup")
     def on_broker_startup(self, new_brokers: list[int]) -> None:
         """Everyone learns of the new brokers; their replicas go Online and leaderless partitions get a leader."""
         context = self.controller_context
@@ -492,6 +469,7 @@ class KafkaController:
                           sorted({r.topic for r in replicas_for_topics_to_be_deleted}), new_brokers)
             self.topic_deletion_manager.resume_deletion_for_topics({r.topic for r in replicas_for_topics_to_be_deleted})
 
+    @span("KafkaController.onBrokerFailure")
     def on_broker_failure(self, dead_brokers: list[int]) -> None:
         context = self.controller_context
         self.log.info("Broker failure callback for %s", ",".join(map(str, dead_brokers)))
@@ -522,12 +500,14 @@ class KafkaController:
         if not partitions_without_leader:
             self.send_update_metadata_request(context.live_or_shutting_down_broker_ids)
 
+    @span("KafkaController.onNewTopicCreation")
     def on_new_topic_creation(self, topics: set[str], new_partitions: set[TopicPartition]) -> None:
         self.log.info("New topic creation callback for %s", ",".join(map(str, sorted(new_partitions))))
         for topic in sorted(topics):
             self.register_partition_modifications_listener(topic)
         self.on_new_partition_creation(new_partitions)
 
+    @span("KafkaController.onNewPartitionCreation")
     def on_new_partition_creation(self, new_partitions: set[TopicPartition]) -> None:
         """New → Online for partitions and replicas: the first live assigned replica leads, the live ones are ISR."""
         self.log.info("New partition creation callback for %s", ",".join(map(str, sorted(new_partitions))))
@@ -553,16 +533,13 @@ class KafkaController:
                                   reassigned_partition_context: ReassignedPartitionsContext) -> None:
         context = self.controller_context
         reassigned_replicas = reassigned_partition_context.new_replicas
-        set_attributes({"kafka.topic": topic_partition.topic, "kafka.partition": topic_partition.partition,
-                        "kafka.replicas.reassigned": list(reassigned_replicas),
-                        "kafka.replicas.current": list(context.partition_replica_assignment[topic_partition])})
         if not self.are_replicas_in_isr(topic_partition.topic, topic_partition.partition, reassigned_replicas):
             self.log.info("New replicas %s for partition %s being reassigned not yet caught up with the leader",
                           ",".join(map(str, reassigned_replicas)), topic_partition)
             current = context.partition_replica_assignment[topic_partition]
             new_replicas_not_in_old_replica_list = set(reassigned_replicas) - set(current)
             new_and_old_replicas = list(dict.fromkeys([*current, *reassigned_replicas]))
-            with span("KafkaController.onPartitionReassignment#expand", {"kafka.replicas": new_and_old_replicas}):
+            with span("KafkaController.onPartitionReassignment#expand"):
                 self.update_assigned_replicas_for_partition(topic_partition, new_and_old_replicas)
                 self.update_leader_epoch_and_send_request(
                     topic_partition, context.partition_replica_assignment[topic_partition], new_and_old_replicas)
@@ -571,7 +548,7 @@ class KafkaController:
                           ",".join(map(str, reassigned_replicas)), topic_partition)
         else:
             old_replicas = set(context.partition_replica_assignment[topic_partition]) - set(reassigned_replicas)
-            with span("KafkaController.onPartitionReassignment#complete", {"kafka.replicas.old": sorted(old_replicas)}):
+            with span("KafkaController.onPartitionReassignment#complete"):
                 for replica in reassigned_replicas:
                     self.replica_state_machine.handle_state_changes(
                         {PartitionAndReplica(topic_partition.topic, topic_partition.partition, replica)},
@@ -616,7 +593,6 @@ class KafkaController:
             self.on_partition_reassignment(topic_partition, reassigned_partition_context)
         except Exception as e:
             self.log.error("Error completing reassignment of partition %s", topic_partition, exc_info=e)
-            event(None, "exception", {"exception.type": type(e).__name__, "exception.message": str(e)})
             # Unblock the admin tool: the znode no longer lists this partition.
             self.remove_partition_from_reassigned_partitions(topic_partition)
 
@@ -636,6 +612,7 @@ class KafkaController:
         self.log.info("Partitions already reassigned: %s", sorted(reassigned_partitions))
         self.log.info("Resuming reassignment of partitions: %s", partitions_to_reassign)
 
+    @step("CT.failover.11")
     def maybe_trigger_partition_reassignment(self) -> None:
         for tp, reassignment in list(self.controller_context.partitions_being_reassigned.items()):
             self.initiate_reassign_replicas_for_topic_partition(tp, reassignment)
@@ -770,12 +747,11 @@ class KafkaController:
 
     # -- preferred replica election -------------------------------------------------------------------------------
 
+    @span("KafkaController.onPreferredReplicaElection")  # CT.failover.13 when onControllerFailover calls it
     def on_preferred_replica_election(self, partitions: set[TopicPartition],
                                       is_triggered_by_auto_rebalance: bool = False) -> None:
         self.log.info("Starting preferred replica leader election for partitions %s",
                       ",".join(map(str, sorted(partitions))))
-        set_attributes({"kafka.partitions": sorted(str(tp) for tp in partitions),
-                        "kafka.auto_rebalance": is_triggered_by_auto_rebalance})
         try:
             self.partition_state_machine.handle_state_changes(partitions, PartitionState.OnlinePartition,
                                                               self.preferred_replica_partition_leader_selector)
@@ -837,22 +813,19 @@ class KafkaController:
         for tp, assigned_replicas in context.partition_replica_assignment.items():
             if not deletion.is_topic_queued_up_for_deletion(tp.topic):
                 preferred_replicas_for_topics_by_brokers.setdefault(assigned_replicas[0], {})[tp] = assigned_replicas
-        ratios = {}
         for leader_broker, topic_and_partitions_for_broker in sorted(preferred_replicas_for_topics_by_brokers.items()):
             topics_not_in_preferred_replica = [
                 tp for tp in sorted(topic_and_partitions_for_broker)
                 if tp in context.partition_leadership_info
                 and context.partition_leadership_info[tp].leader_and_isr.leader != leader_broker]
             imbalance_ratio = len(topics_not_in_preferred_replica) / len(topic_and_partitions_for_broker)
-            ratios[str(leader_broker)] = imbalance_ratio
+            self.log.debug("Leader imbalance ratio for broker %d is %s", leader_broker, imbalance_ratio)
             if imbalance_ratio > self.config.leader_imbalance_per_broker_percentage / 100:
                 for tp in topics_not_in_preferred_replica:
                     if context.is_replica_online(leader_broker, tp) and not context.partitions_being_reassigned \
                             and not deletion.is_topic_queued_up_for_deletion(tp.topic) \
                             and tp.topic in context.all_topics:
-                        with span("KafkaController.onPreferredReplicaElection"):
-                            self.on_preferred_replica_election({tp}, is_triggered_by_auto_rebalance=True)
-        set_attributes({"kafka.leader.imbalance.ratio": json.dumps(ratios, sort_keys=True)})
+                        self.on_preferred_replica_election({tp}, is_triggered_by_auto_rebalance=True)
 
     def replicas_on_brokers(self, broker_ids: set[int]) -> set[PartitionAndReplica]:
         """ControllerContext.replicasOnBrokers."""
@@ -876,43 +849,38 @@ class KafkaController:
     def get_controller_id(self) -> int:
         return self.zk_utils.get_controller_id()
 
+    @step("CT.elect")
     def elect(self) -> None:
         """Try to become the controller by creating the ephemeral `/controller`; ZooKeeper lets exactly one win."""
-        with step("CT.elect") as s:
-            timestamp = int(time.time() * 1000)
-            elect_string = controller_zk_data(self.config.broker_id, timestamp)
+        timestamp = int(time.time() * 1000)
+        elect_string = controller_zk_data(self.config.broker_id, timestamp)
 
+        self.active_controller_id = self.get_controller_id()
+        # Startup and a deletion watch can both lead here: if a controller exists, leave it be.
+        if self.active_controller_id != -1:
+            self.log.debug("Broker %d has been elected as the controller, so stopping the election process.",
+                           self.active_controller_id)
+            return
+
+        try:
+            # ZKCheckedEphemeral: the znode may already be ours if a create was retried after a lost connection.
+            self.zk_utils._create_checked_ephemeral(CONTROLLER_PATH, elect_string)
+            self.log.info("%d successfully elected as the controller", self.config.broker_id)
+            self.active_controller_id = self.config.broker_id
+            self.on_controller_failover()
+        except ZkNodeExistsException:
+            # Someone else created it first.
             self.active_controller_id = self.get_controller_id()
-            # Startup and a deletion watch can both lead here: if a controller exists, leave it be.
             if self.active_controller_id != -1:
-                self.log.debug("Broker %d has been elected as the controller, so stopping the election process.",
-                               self.active_controller_id)
-                s.set_attributes({"kafka.controller.id": self.active_controller_id, "kafka.controller.won": False})
-                return
-
-            try:
-                # ZKCheckedEphemeral: the znode may already be ours if a create was retried after a lost connection.
-                self.zk_utils._create_checked_ephemeral(CONTROLLER_PATH, elect_string)
-                self.log.info("%d successfully elected as the controller", self.config.broker_id)
-                self.active_controller_id = self.config.broker_id
-                s.set_attributes({"kafka.controller.id": self.active_controller_id, "kafka.controller.won": True})
-                self.on_controller_failover()
-                s.set_attributes({"kafka.controller.epoch": self.epoch})
-            except ZkNodeExistsException:
-                # Someone else created it first.
-                self.active_controller_id = self.get_controller_id()
-                s.set_attributes({"kafka.controller.id": self.active_controller_id, "kafka.controller.won": False})
-                if self.active_controller_id != -1:
-                    self.log.debug("Broker %d was elected as controller instead of broker %d",
-                                   self.active_controller_id, self.config.broker_id)
-                else:
-                    self.log.warning("A controller has been elected but just resigned, this will result in another "
-                                     "round of election")
-            except Exception as e2:
-                self.log.error("Error while electing or becoming controller on broker %d", self.config.broker_id,
-                               exc_info=e2)
-                event(None, "exception", {"exception.type": type(e2).__name__, "exception.message": str(e2)})
-                self.trigger_controller_move()
+                self.log.debug("Broker %d was elected as controller instead of broker %d",
+                               self.active_controller_id, self.config.broker_id)
+            else:
+                self.log.warning("A controller has been elected but just resigned, this will result in another "
+                                 "round of election")
+        except Exception as e2:
+            self.log.error("Error while electing or becoming controller on broker %d", self.config.broker_id,
+                           exc_info=e2)
+            self.trigger_controller_move()
 
     @span("KafkaController.triggerControllerMove")
     def trigger_controller_move(self) -> None:
@@ -930,30 +898,35 @@ class KafkaController:
         self.zk_subscriptions.subscribe_data_changes(CONTROLLER_PATH,
                                                      ControllerChangeListener(self, self.event_manager))
 
+    @step("CT.failover.04")
     def register_broker_change_listener(self) -> None:
         self.zk_subscriptions.subscribe_child_changes(BROKER_IDS_PATH, self.broker_change_listener)
 
     def deregister_broker_change_listener(self) -> None:
         self.zk_subscriptions.unsubscribe_child_changes(BROKER_IDS_PATH, self.broker_change_listener)
 
+    @step("CT.failover.04")
     def register_topic_change_listener(self) -> None:
         self.zk_subscriptions.subscribe_child_changes(BROKER_TOPICS_PATH, self.topic_change_listener)
 
     def deregister_topic_change_listener(self) -> None:
         self.zk_subscriptions.unsubscribe_child_changes(BROKER_TOPICS_PATH, self.topic_change_listener)
 
+    @step("CT.failover.04")
     def register_topic_deletion_listener(self) -> None:
         self.zk_subscriptions.subscribe_child_changes(DELETE_TOPICS_PATH, self.topic_deletion_listener)
 
     def deregister_topic_deletion_listener(self) -> None:
         self.zk_subscriptions.unsubscribe_child_changes(DELETE_TOPICS_PATH, self.topic_deletion_listener)
 
+    @step("CT.failover.04")
     def register_partition_reassignment_listener(self) -> None:
         self.zk_subscriptions.subscribe_data_changes(REASSIGN_PARTITIONS_PATH, self.partition_reassignment_listener)
 
     def deregister_partition_reassignment_listener(self) -> None:
         self.zk_subscriptions.unsubscribe_data_changes(REASSIGN_PARTITIONS_PATH, self.partition_reassignment_listener)
 
+    @step("CT.failover.04")
     def register_isr_change_notification_listener(self) -> None:
         self.log.debug("Registering IsrChangeNotificationListener")
         self.zk_subscriptions.subscribe_child_changes(ISR_CHANGE_NOTIFICATION_PATH,
@@ -964,6 +937,7 @@ class KafkaController:
         self.zk_subscriptions.unsubscribe_child_changes(ISR_CHANGE_NOTIFICATION_PATH,
                                                         self.isr_change_notification_listener)
 
+    @step("CT.failover.04")
     def register_preferred_replica_election_listener(self) -> None:
         self.zk_subscriptions.subscribe_data_changes(PREFERRED_REPLICA_LEADER_ELECTION_PATH,
                                                      self.preferred_replica_election_listener)
@@ -972,6 +946,7 @@ class KafkaController:
         self.zk_subscriptions.unsubscribe_data_changes(PREFERRED_REPLICA_LEADER_ELECTION_PATH,
                                                        self.preferred_replica_election_listener)
 
+    @step("CT.failover.04")
     def register_log_dir_event_notification_listener(self) -> None:
         self.log.debug("Registering logDirEventNotificationListener")
         self.zk_subscriptions.subscribe_child_changes(LOG_DIR_EVENT_NOTIFICATION_PATH,
@@ -1007,11 +982,11 @@ class KafkaControllerEvent(ControllerEvent):
 class Startup(KafkaControllerEvent):
     state = ControllerState.ControllerChange
 
+    @step("CT.startup.2")
     def process(self) -> None:
-        with step("CT.startup.2"):
-            self.controller.register_session_expiration_listener()
-            self.controller.register_controller_change_listener()
-            self.controller.elect()
+        self.controller.register_session_expiration_listener()
+        self.controller.register_controller_change_listener()
+        self.controller.elect()
 
 
 class ControllerChange(KafkaControllerEvent):
@@ -1023,13 +998,13 @@ class ControllerChange(KafkaControllerEvent):
         super().__init__(controller)
         self.new_controller_id = new_controller_id
 
+    @step("CT.change")
     def process(self) -> None:
         c = self.controller
-        with step("CT.change", {"kafka.controller.id": self.new_controller_id}):
-            was_active_before_change = c.is_active
-            c.active_controller_id = self.new_controller_id
-            if was_active_before_change and not c.is_active:
-                c.on_controller_resignation()
+        was_active_before_change = c.is_active
+        c.active_controller_id = self.new_controller_id
+        if was_active_before_change and not c.is_active:
+            c.on_controller_resignation()
 
 
 class Reelect(KafkaControllerEvent):
@@ -1037,15 +1012,14 @@ class Reelect(KafkaControllerEvent):
 
     state = ControllerState.ControllerChange
 
+    @step("CT.reelect")
     def process(self) -> None:
         c = self.controller
-        with step("CT.reelect"):
-            was_active_before_change = c.is_active
-            c.active_controller_id = c.get_controller_id()
-            set_attributes({"kafka.controller.id": c.active_controller_id})
-            if was_active_before_change and not c.is_active:
-                c.on_controller_resignation()
-            c.elect()
+        was_active_before_change = c.is_active
+        c.active_controller_id = c.get_controller_id()
+        if was_active_before_change and not c.is_active:
+            c.on_controller_resignation()
+        c.elect()
 
 
 class BrokerChange(KafkaControllerEvent):
@@ -1074,20 +1048,15 @@ class BrokerChange(KafkaControllerEvent):
             c.log.info("Newly added brokers: %s, deleted brokers: %s, all live brokers: %s",
                        ",".join(map(str, sorted(new_broker_ids))), ",".join(map(str, sorted(dead_broker_ids))),
                        ",".join(map(str, sorted(cur_broker_ids))))
-            set_attributes({"kafka.brokers.new": sorted(new_broker_ids), "kafka.brokers.dead": sorted(dead_broker_ids),
-                            "kafka.brokers.live": sorted(cur_broker_ids)})
             assert c.controller_channel_manager is not None
             for broker in new_brokers:
-                link_to_writer(c.zk_utils.get_broker_info(broker.id))  # its registration, in its startup trace
                 c.controller_channel_manager.add_broker(broker)
             for broker_id in dead_broker_ids:
                 c.controller_channel_manager.remove_broker(broker_id)
             if new_broker_ids:
-                with span("KafkaController.onBrokerStartup", {"kafka.brokers": sorted(new_broker_ids)}):
-                    c.on_broker_startup(sorted(new_broker_ids))
+                c.on_broker_startup(sorted(new_broker_ids))
             if dead_broker_ids:
-                with span("KafkaController.onBrokerFailure", {"kafka.brokers": sorted(dead_broker_ids)}):
-                    c.on_broker_failure(sorted(dead_broker_ids))
+                c.on_broker_failure(sorted(dead_broker_ids))
 
 
 class ControlledShutdown(KafkaControllerEvent):
@@ -1103,12 +1072,10 @@ class ControlledShutdown(KafkaControllerEvent):
         self.controlled_shutdown_callback = controlled_shutdown_callback
 
     def process(self) -> None:
-        with step("CT.shutdown", {"kafka.shutdown.broker.id": self.id}) as s:
+        with step("CT.shutdown"):  # 1.0.2's Try { doControlledShutdown(id) }: the partitions, or the failure
             try:
                 result: Any = self.do_controlled_shutdown(self.id)
-                s.set_attributes({"kafka.partitions.remaining": [str(tp) for tp in sorted(result)]})
             except Exception as e:
-                event(None, "exception", {"exception.type": type(e).__name__, "exception.message": str(e)})
                 result = e
         self.controlled_shutdown_callback(result)
 
@@ -1130,8 +1097,6 @@ class ControlledShutdown(KafkaControllerEvent):
         partitions_led_by_broker = {tp for tp in partitions_to_act_on
                                     if context.partition_leadership_info[tp].leader_and_isr.leader == id_}
         partitions_followed_by_broker = partitions_to_act_on - partitions_led_by_broker
-        set_attributes({"kafka.partitions.led": [str(tp) for tp in sorted(partitions_led_by_broker)],
-                        "kafka.partitions.followed": [str(tp) for tp in sorted(partitions_followed_by_broker)]})
         c.partition_state_machine.handle_state_changes(partitions_led_by_broker, PartitionState.OnlinePartition,
                                                        c.controlled_shutdown_partition_leader_selector)
         try:
@@ -1177,13 +1142,8 @@ class TopicChange(KafkaControllerEvent):
             context.partition_replica_assignment.update(added_partition_replica_assignment)
             c.log.info("New topics: [%s], deleted topics: [%s], new partition replica assignment [%s]",
                        sorted(new_topics), sorted(deleted_topics), added_partition_replica_assignment)
-            set_attributes({"kafka.topics.new": sorted(new_topics), "kafka.topics.deleted": sorted(deleted_topics)})
-            for topic in sorted(new_topics):  # the CreateTopics request (or tool) that wrote the assignment
-                data, _ = c.zk_utils.read_data_maybe_null(f"{BROKER_TOPICS_PATH}/{topic}")
-                link_to_writer(json.loads(data) if data else None)
             if new_topics:
-                with span("KafkaController.onNewTopicCreation", {"kafka.topics": sorted(new_topics)}):
-                    c.on_new_topic_creation(new_topics, set(added_partition_replica_assignment))
+                c.on_new_topic_creation(new_topics, set(added_partition_replica_assignment))
 
 
 class PartitionModifications(KafkaControllerEvent):
@@ -1209,8 +1169,7 @@ class PartitionModifications(KafkaControllerEvent):
         elif partitions_to_be_added:
             c.log.info("New partitions to be added %s", partitions_to_be_added)
             context.partition_replica_assignment.update(partitions_to_be_added)
-            with span("KafkaController.onNewPartitionCreation", {"kafka.topic": self.topic}):
-                c.on_new_partition_creation(set(partitions_to_be_added))
+            c.on_new_partition_creation(set(partitions_to_be_added))
 
 
 class TopicDeletion(KafkaControllerEvent):
@@ -1260,7 +1219,6 @@ class LeaderAndIsrResponseReceived(KafkaControllerEvent):
     def process(self) -> None:
         c = self.controller
         response: Any = self.leader_and_isr_response
-        set_attributes({"kafka.broker.id.from": self.broker_id, "kafka.error_code": response.error_code})
         if response.error_code != Errors.NONE:
             c.state_change_logger.error("Received error in LeaderAndIsr response %s from broker %d", response,
                                         self.broker_id)
@@ -1325,7 +1283,6 @@ class PartitionReassignment(KafkaControllerEvent):
         partition_reassignment = c.zk_utils.get_partitions_being_reassigned()
         partitions_to_be_reassigned = {tp: replicas for tp, replicas in partition_reassignment.items()
                                        if tp not in c.controller_context.partitions_being_reassigned}
-        set_attributes({"kafka.partitions": sorted(str(tp) for tp in partitions_to_be_reassigned)})
         for tp, new_replicas in sorted(partitions_to_be_reassigned.items()):
             if c.topic_deletion_manager.is_topic_queued_up_for_deletion(tp.topic):
                 c.log.error("Skipping reassignment of partition %s since it is currently being deleted", tp)
@@ -1359,8 +1316,6 @@ class PartitionReassignmentIsrChange(KafkaControllerEvent):
                         ",".join(map(str, sorted(self.reassigned_replicas))))
             return
         caught_up_replicas = self.reassigned_replicas & set(leader_isr.leader_and_isr.isr)
-        set_attributes({"kafka.topic": tp.topic, "kafka.partition": tp.partition,
-                        "kafka.replicas.caught_up": sorted(caught_up_replicas)})
         if caught_up_replicas == self.reassigned_replicas:
             c.log.info("%d/%d replicas have caught up with the leader for partition %s being reassigned.Resuming "
                        "partition reassignment", len(caught_up_replicas), len(self.reassigned_replicas), tp)
@@ -1386,7 +1341,6 @@ class IsrChangeNotification(KafkaControllerEvent):
             return
         try:
             topic_and_partitions = {tp for x in self.sequence_numbers for tp in self.get_topic_and_partition(x)}
-            set_attributes({"kafka.partitions": sorted(str(tp) for tp in topic_and_partitions)})
             if topic_and_partitions:
                 c.update_leader_and_isr_cache(topic_and_partitions)
                 self.process_update_notifications(topic_and_partitions)
@@ -1407,9 +1361,7 @@ class IsrChangeNotification(KafkaControllerEvent):
             return set()
         try:
             isr_changes = json.loads(json_data)
-            partitions = {TopicPartition(p["topic"], int(p["partition"])) for p in isr_changes["partitions"]}
-            link_to_writer(isr_changes)  # the leader's maybePropagateIsrChanges
-            return partitions
+            return {TopicPartition(p["topic"], int(p["partition"])) for p in isr_changes["partitions"]}
         except (ValueError, KeyError, TypeError):
             self.controller.log.error("Invalid topic and partition JSON in ZK. ZK notification node: %s, JSON: %s",
                                       change_znode, json_data)
@@ -1430,7 +1382,6 @@ class LogDirEventNotification(KafkaControllerEvent):
         try:
             broker_ids = [b for x in self.sequence_numbers
                           if (b := get_broker_id_from_log_dir_event(c.zk_utils, x)) is not None]
-            set_attributes({"kafka.brokers": broker_ids})
             c.on_broker_log_dir_failure(broker_ids)
         finally:
             for x in self.sequence_numbers:
@@ -1455,8 +1406,7 @@ class PreferredReplicaLeaderElection(KafkaControllerEvent):
         if partitions_for_topics_to_be_deleted:
             c.log.error("Skipping preferred replica election for partitions %s since the respective topics are being "
                         "deleted", sorted(partitions_for_topics_to_be_deleted))
-        with span("KafkaController.onPreferredReplicaElection"):
-            c.on_preferred_replica_election(self.partitions - partitions_for_topics_to_be_deleted)
+        c.on_preferred_replica_election(self.partitions - partitions_for_topics_to_be_deleted)
 
 
 class AutoPreferredReplicaLeaderElection(KafkaControllerEvent):

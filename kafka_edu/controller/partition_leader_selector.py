@@ -16,26 +16,16 @@ from kafka_edu.controller.controller_context import ControllerContext
 from kafka_edu.log.log import TopicPartition
 from kafka_edu.log.log_config import unclean_leader_election_enable
 from kafka_edu.server.kafka_config import KafkaConfig
-from kafka_edu.tracing import set_attributes, span
+from kafka_edu.tracing import step
 from kafka_edu.utils.kafka_logging import Logging
 
 
 class PartitionLeaderSelector:
-    """`selectLeader` runs as a CT.select span named after the concrete selector."""
+    """The new leader and ISR of a partition, and the replicas that must hear of it. Each selector's `selectLeader`
+    is a CT.select span named after it."""
 
     def select_leader(self, topic_partition: TopicPartition,
                       current_leader_and_isr: LeaderAndIsr) -> tuple[LeaderAndIsr, list[int]]:
-        with span(f"{type(self).__name__}.selectLeader",
-                  {"kafka.step": "CT.select", "kafka.topic": topic_partition.topic,
-                   "kafka.partition": topic_partition.partition, "kafka.leader.current": current_leader_and_isr.leader,
-                   "kafka.isr.current": list(current_leader_and_isr.isr)}):
-            leader_and_isr, replicas = self._select_leader(topic_partition, current_leader_and_isr)
-            set_attributes({"kafka.leader": leader_and_isr.leader, "kafka.leader.epoch": leader_and_isr.leader_epoch,
-                            "kafka.isr": list(leader_and_isr.isr)})
-            return leader_and_isr, replicas
-
-    def _select_leader(self, topic_partition: TopicPartition,
-                       current_leader_and_isr: LeaderAndIsr) -> tuple[LeaderAndIsr, list[int]]:
         raise NotImplementedError
 
 
@@ -49,8 +39,9 @@ class OfflinePartitionLeaderSelector(PartitionLeaderSelector):
         self.log = Logging("kafka.controller.OfflinePartitionLeaderSelector",
                            "[OfflinePartitionLeaderSelector]: ")
 
-    def _select_leader(self, topic_partition: TopicPartition,
-                       current_leader_and_isr: LeaderAndIsr) -> tuple[LeaderAndIsr, list[int]]:
+    @step("CT.select")
+    def select_leader(self, topic_partition: TopicPartition,
+                      current_leader_and_isr: LeaderAndIsr) -> tuple[LeaderAndIsr, list[int]]:
         context = self.controller_context
         assigned_replicas = context.partition_replica_assignment.get(topic_partition)
         if assigned_replicas is None:
@@ -72,7 +63,6 @@ class OfflinePartitionLeaderSelector(PartitionLeaderSelector):
             new_leader = live_assigned_replicas[0]
             self.log.warning("No broker in ISR is alive for %s. Elect leader %d from live brokers %s. There's "
                              "potential data loss.", topic_partition, new_leader, live_assigned_replicas)
-            set_attributes({"kafka.election.unclean": True})
             new_leader_and_isr = current_leader_and_isr.new_leader_and_isr(new_leader, [new_leader])
         else:
             live_replicas_in_isr = [r for r in live_assigned_replicas if r in live_brokers_in_isr]
@@ -95,8 +85,9 @@ class ReassignedPartitionLeaderSelector(PartitionLeaderSelector):
     def __init__(self, controller_context: ControllerContext) -> None:
         self.controller_context = controller_context
 
-    def _select_leader(self, topic_partition: TopicPartition,
-                       current_leader_and_isr: LeaderAndIsr) -> tuple[LeaderAndIsr, list[int]]:
+    @step("CT.select")
+    def select_leader(self, topic_partition: TopicPartition,
+                      current_leader_and_isr: LeaderAndIsr) -> tuple[LeaderAndIsr, list[int]]:
         context = self.controller_context
         reassigned_in_sync_replicas = context.partitions_being_reassigned[topic_partition].new_replicas
         alive_reassigned_in_sync_replicas = [r for r in reassigned_in_sync_replicas
@@ -120,8 +111,9 @@ class PreferredReplicaPartitionLeaderSelector(PartitionLeaderSelector):
         self.log = Logging("kafka.controller.PreferredReplicaPartitionLeaderSelector",
                            "[PreferredReplicaPartitionLeaderSelector]: ")
 
-    def _select_leader(self, topic_partition: TopicPartition,
-                       current_leader_and_isr: LeaderAndIsr) -> tuple[LeaderAndIsr, list[int]]:
+    @step("CT.select")
+    def select_leader(self, topic_partition: TopicPartition,
+                      current_leader_and_isr: LeaderAndIsr) -> tuple[LeaderAndIsr, list[int]]:
         context = self.controller_context
         assigned_replicas = context.partition_replica_assignment[topic_partition]
         preferred_replica = assigned_replicas[0]
@@ -147,8 +139,9 @@ class ControlledShutdownLeaderSelector(PartitionLeaderSelector):
         self.log = Logging("kafka.controller.ControlledShutdownLeaderSelector",
                            "[ControlledShutdownLeaderSelector]: ")
 
-    def _select_leader(self, topic_partition: TopicPartition,
-                       current_leader_and_isr: LeaderAndIsr) -> tuple[LeaderAndIsr, list[int]]:
+    @step("CT.select")
+    def select_leader(self, topic_partition: TopicPartition,
+                      current_leader_and_isr: LeaderAndIsr) -> tuple[LeaderAndIsr, list[int]]:
         context = self.controller_context
         current_isr = current_leader_and_isr.isr
         assigned_replicas = context.partition_replica_assignment[topic_partition]

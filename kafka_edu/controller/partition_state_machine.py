@@ -25,7 +25,7 @@ from kafka_edu.controller.controller_context import (
 )
 from kafka_edu.controller.partition_leader_selector import PartitionLeaderSelector
 from kafka_edu.log.log import TopicPartition
-from kafka_edu.tracing import current_span_context, event, span
+from kafka_edu.tracing import event, span, step
 from kafka_edu.utils.kafka_logging import Logging
 from kafka_edu.utils.replication_utils import update_leader_and_isr
 from kafka_edu.utils.zk_utils import get_topic_partition_leader_and_isr_path, leader_and_isr_zk_data
@@ -69,6 +69,7 @@ class PartitionStateMachine:
                            f"[PartitionStateMachine controllerId={self.controller_id}] ")
         self.state_change_logger = Logging("state.change.logger", f"[Controller id={self.controller_id}] ")
 
+    @step("CT.failover.09")
     def startup(self) -> None:
         self.initialize_partition_state()
         self.trigger_online_partition_state_change()
@@ -79,48 +80,42 @@ class PartitionStateMachine:
         self.partition_state.clear()
         self.log.info("Stopped partition state machine")
 
+    # Its own trace, linked to the caller, like handleStateChanges: elections come after the failover steps.
+    @span("PartitionStateMachine.triggerOnlinePartitionStateChange", root=True)
     def trigger_online_partition_state_change(self) -> None:
         """Every New or Offline partition not queued for deletion gets a leader, in one batch of requests."""
-        # Its own trace, linked to the caller, like handleStateChanges: elections come after the failover steps.
-        with span("PartitionStateMachine.triggerOnlinePartitionStateChange", root=True,
-                  links=[current_span_context()]) as s:
-            try:
-                self.broker_request_batch.new_batch()
-                elected = 0
-                for topic_partition, partition_state in list(self.partition_state.items()):
-                    if self.controller.topic_deletion_manager.is_topic_queued_up_for_deletion(topic_partition.topic):
-                        continue
-                    if partition_state in (PartitionState.OfflinePartition, PartitionState.NewPartition):
-                        self.handle_state_change(topic_partition, PartitionState.OnlinePartition,
-                                                 self.controller.offline_partition_selector)
-                        elected += 1
-                s.set_attributes({"kafka.partitions": elected})
-                self.broker_request_batch.send_requests_to_brokers(self.controller.epoch)
-            except Exception as e:
-                self.log.error("Error while moving some partitions to the online state", exc_info=e)
-                self.broker_request_batch.clear()
+        try:
+            self.broker_request_batch.new_batch()
+            for topic_partition, partition_state in list(self.partition_state.items()):
+                if self.controller.topic_deletion_manager.is_topic_queued_up_for_deletion(topic_partition.topic):
+                    continue
+                if partition_state in (PartitionState.OfflinePartition, PartitionState.NewPartition):
+                    self.handle_state_change(topic_partition, PartitionState.OnlinePartition,
+                                             self.controller.offline_partition_selector)
+            self.broker_request_batch.send_requests_to_brokers(self.controller.epoch)
+        except Exception as e:
+            self.log.error("Error while moving some partitions to the online state", exc_info=e)
+            self.broker_request_batch.clear()
 
     def partitions_in_state(self, state: PartitionState) -> set[TopicPartition]:
         return {tp for tp, s in self.partition_state.items() if s == state}
 
+    # Its own trace, linked to the controller event: FIDELITY orders CT.psm after the failover steps.
+    @span("PartitionStateMachine.handleStateChanges", root=True)
     def handle_state_changes(self, partitions: set[TopicPartition], target_state: PartitionState,
                              leader_selector: PartitionLeaderSelector | None = None) -> None:
         if not partitions:
             return
         self.log.info("Invoking state change to %s for partitions %s", target_state.name,
                       ",".join(map(str, sorted(partitions))))
-        # Its own trace, linked to the controller event: FIDELITY orders CT.psm after the failover steps.
-        with span("PartitionStateMachine.handleStateChanges", {"kafka.partition.state.target": target_state.name,
-                                                               "kafka.partitions": len(partitions)},
-                  root=True, links=[current_span_context()]):
-            try:
-                self.broker_request_batch.new_batch()
-                for topic_partition in sorted(partitions):
-                    self.handle_state_change(topic_partition, target_state, leader_selector)
-                self.broker_request_batch.send_requests_to_brokers(self.controller.epoch)
-            except Exception as e:
-                self.log.error("Error while moving some partitions to %s state", target_state.name, exc_info=e)
-                self.broker_request_batch.clear()
+        try:
+            self.broker_request_batch.new_batch()
+            for topic_partition in sorted(partitions):
+                self.handle_state_change(topic_partition, target_state, leader_selector)
+            self.broker_request_batch.send_requests_to_brokers(self.controller.epoch)
+        except Exception as e:
+            self.log.error("Error while moving some partitions to %s state", target_state.name, exc_info=e)
+            self.broker_request_batch.clear()
 
     def handle_state_change(self, topic_partition: TopicPartition, target_state: PartitionState,
                             leader_selector: PartitionLeaderSelector | None) -> None:
@@ -136,16 +131,10 @@ class PartitionStateMachine:
                     assert leader_selector is not None
                     self.elect_leader_for_partition(topic_partition, leader_selector)
             self.partition_state[topic_partition] = target_state
-            attributes = {"kafka.topic": topic_partition.topic, "kafka.partition": topic_partition.partition,
-                          "from": curr_state.name, "to": target_state.name}
-            leadership = self.controller_context.partition_leadership_info.get(topic_partition)
-            if target_state == PartitionState.OnlinePartition and leadership is not None:
-                attributes["kafka.leader"] = leadership.leader_and_isr.leader
-            event("CT.psm", "partition.state.change", attributes)
+            event("CT.psm")
         except Exception as t:
             self.state_change_logger.error("Initiated state change for partition %s from %s to %s failed",
                                            topic_partition, curr_state.name, target_state.name, exc_info=t)
-            event(None, "exception", {"exception.type": type(t).__name__, "exception.message": str(t)})
 
     def initialize_partition_state(self) -> None:
         """At failover: Online if the recorded leader is alive, Offline if not, New if no leader was ever chosen."""

@@ -7,7 +7,7 @@ LeaderAndIsr; Offline stops it and takes it out of the ISR; ReplicaDeletionStart
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Any
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from kafka_edu.common.errors import IllegalStateException, StateChangeFailedException
 from kafka_edu.controller.controller_channel_manager import ControllerBrokerRequestBatch
 from kafka_edu.log.log import TopicPartition
-from kafka_edu.tracing import current_span_context, event, span
+from kafka_edu.tracing import event, span, step
 from kafka_edu.utils.kafka_logging import Logging
 from kafka_edu.utils.replication_utils import get_leader_isr_and_epoch_for_partition
 
@@ -77,6 +77,7 @@ class ReplicaStateMachine:
                            f"[ReplicaStateMachine controllerId={self.controller_id}] ")
         self.state_change_logger = Logging("state.change.logger", f"[Controller id={self.controller_id}] ")
 
+    @step("CT.failover.08")
     def startup(self) -> None:
         self.initialize_replica_state()
         self.handle_state_changes(self.all_live_replicas(), ReplicaState.OnlineReplica)
@@ -92,25 +93,23 @@ class ReplicaStateMachine:
         return {PartitionAndReplica(tp.topic, tp.partition, r) for tp, replicas in
                 context.partition_replica_assignment.items() for r in replicas if r in context.live_broker_ids}
 
-    def handle_state_changes(self, replicas: Iterable[PartitionAndReplica], target_state: ReplicaState,
+    # Its own trace, linked to the controller event: FIDELITY orders CT.rsm after the failover steps.
+    @span("ReplicaStateMachine.handleStateChanges", root=True)
+    def handle_state_changes(self, replicas: Collection[PartitionAndReplica], target_state: ReplicaState,
                              stop_replica_response_callback: StopReplicaResponseCallback | None = None) -> None:
         replicas = sorted(replicas)
         if not replicas:
             return
         self.log.info("Invoking state change to %s for replicas %s", target_state.name,
                       ",".join(f"[Topic={r.topic},Partition={r.partition},Replica={r.replica}]" for r in replicas))
-        # Its own trace, linked to the controller event: FIDELITY orders CT.rsm after the failover steps.
-        with span("ReplicaStateMachine.handleStateChanges", {"kafka.replica.state.target": target_state.name,
-                                                             "kafka.replicas": len(replicas)},
-                  root=True, links=[current_span_context()]):
-            try:
-                self.broker_request_batch.new_batch()
-                for replica in replicas:
-                    self.handle_state_change(replica, target_state, stop_replica_response_callback)
-                self.broker_request_batch.send_requests_to_brokers(self.controller.epoch)
-            except Exception as e:
-                self.log.error("Error while moving some replicas to %s state", target_state.name, exc_info=e)
-                self.broker_request_batch.clear()
+        try:
+            self.broker_request_batch.new_batch()
+            for replica in replicas:
+                self.handle_state_change(replica, target_state, stop_replica_response_callback)
+            self.broker_request_batch.send_requests_to_brokers(self.controller.epoch)
+        except Exception as e:
+            self.log.error("Error while moving some replicas to %s state", target_state.name, exc_info=e)
+            self.broker_request_batch.clear()
 
     def handle_state_change(self, partition_and_replica: PartitionAndReplica, target_state: ReplicaState,
                             stop_replica_response_callback: StopReplicaResponseCallback | None) -> None:
@@ -122,9 +121,9 @@ class ReplicaStateMachine:
         curr_state = self.replica_state.setdefault(partition_and_replica, ReplicaState.NonExistentReplica)
 
         def log_state_change() -> None:
-            event("CT.rsm", "replica.state.change", {"kafka.topic": topic, "kafka.partition": partition,
-                                                      "kafka.replica": replica_id, "from": curr_state.name,
-                                                      "to": target_state.name})
+            self.state_change_logger.debug("Changed state of replica %d for partition %s from %s to %s", replica_id,
+                                           topic_partition, curr_state.name, target_state.name)
+            event("CT.rsm")
 
         try:
             replica_assignment = context.partition_replica_assignment.get(topic_partition, [])
@@ -195,7 +194,6 @@ class ReplicaStateMachine:
             self.state_change_logger.error("Initiated state change of replica %d for partition %s from %s to %s "
                                            "failed", replica_id, topic_partition, curr_state.name, target_state.name,
                                            exc_info=t)
-            event(None, "exception", {"exception.type": type(t).__name__, "exception.message": str(t)})
 
     def assert_valid_transition(self, partition_and_replica: PartitionAndReplica, target_state: ReplicaState) -> None:
         current = self.replica_state[partition_and_replica]

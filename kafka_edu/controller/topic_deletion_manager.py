@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from kafka_edu.controller.partition_state_machine import PartitionState
 from kafka_edu.controller.replica_state_machine import PartitionAndReplica, ReplicaState
 from kafka_edu.log.log import TopicPartition
+from kafka_edu.tracing import step
 from kafka_edu.utils.kafka_logging import Logging
 from kafka_edu.utils.zk_utils import BROKER_TOPICS_PATH, DELETE_TOPICS_PATH
 
@@ -36,6 +37,7 @@ class TopicDeletionManager:
         self.log = Logging("kafka.controller.TopicDeletionManager",
                            f"[Topic Deletion Manager {controller.config.broker_id}], ")
 
+    @step("CT.failover.06")
     def init(self, initial_topics_to_be_deleted: set[str], initial_topics_ineligible_for_deletion: set[str]) -> None:
         if self.is_delete_topic_enabled:
             self.topics_to_be_deleted |= initial_topics_to_be_deleted
@@ -47,6 +49,7 @@ class TopicDeletionManager:
             for topic in initial_topics_to_be_deleted:
                 self.controller.zk_utils.delete_path_recursive(f"{DELETE_TOPICS_PATH}/{topic}")
 
+    @step("CT.failover.12")
     def try_topic_deletion(self) -> None:
         if self.is_delete_topic_enabled:
             self.resume_deletions()

@@ -1,5 +1,9 @@
 """Port of core/src/main/scala/kafka/network/BlockingChannel.scala (Kafka 1.0.2): one blocking connection for
-broker-to-broker requests (the controller's send threads, replica fetchers, controlled shutdown)."""
+broker-to-broker requests (the controller's send threads, replica fetchers, controlled shutdown).
+
+A request whose header is flexible carries the W3C traceparent of the sender's current span in a tagged field that
+Kafka ignores, so the receiving broker's span can name the sender's (TRACING.md, causality).
+"""
 
 from __future__ import annotations
 
@@ -9,6 +13,7 @@ from typing import Any
 
 from kafka_edu.protocol.api_keys import ApiKeys
 from kafka_edu.protocol.codec import decode_response, encode_request
+from kafka_edu.tracing.step import current_traceparent
 
 _SIZE = struct.Struct(">i")
 
@@ -44,6 +49,8 @@ class BlockingChannel:
         try:
             self.connect()
             self._correlation_id += 1
+            if traceparent is None and api_key.request_header_version(api_version) >= 2:
+                traceparent = current_traceparent()
             payload = encode_request(api_key, api_version, self._correlation_id, self.client_id, body,
                                      traceparent=traceparent)
             self._sock.sendall(_SIZE.pack(len(payload)) + payload)

@@ -238,6 +238,7 @@ _SYMBOL_ROWS: list[Symbol] = [
     Symbol("KafkaController.registerBrokerChangeListener", _CONTROLLER, step="CT.failover.04"),
     Symbol("KafkaController.registerLogDirEventNotificationListener", _CONTROLLER, step="CT.failover.04"),
     Symbol("KafkaController.onPartitionReassignment", _CONTROLLER),
+    Symbol("KafkaController.onPreferredReplicaElection", _CONTROLLER),  # CT.failover.13 only at failover
     Symbol("KafkaController.onPartitionReassignment#expand", _CONTROLLER),
     Symbol("KafkaController.onPartitionReassignment#complete", _CONTROLLER),
     Symbol("KafkaController.checkAndTriggerAutoLeaderRebalance", _CONTROLLER),
