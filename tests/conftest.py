@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import os
+
+# The brokers the tests start, and the ported code they run in-process, fail loudly when a describer no longer
+# matches the code it reads (kafka_edu/tracing/attributes.py): set before kafka_edu is imported.
+os.environ.setdefault("KAFKA_EDU_TRACING_STRICT", "1")
+
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-import pytest
+import pytest  # noqa: E402
 
-from kafka_edu.cluster_runner.processes import free_port
-from kafka_edu.zk.zookeeper_server import ZooKeeperServer
-from tests.integration.helpers import Broker, ZooKeeper
+from kafka_edu.cluster_runner.processes import free_port  # noqa: E402
+from kafka_edu.zk.zookeeper_server import ZooKeeperServer  # noqa: E402
+from tests.integration.helpers import Broker, ZooKeeper  # noqa: E402
 
 
 @pytest.fixture

@@ -49,11 +49,11 @@ class TracePolicy:
     """How much of the request path a process keeps. From the environment (`KAFKA_EDU_TRACE_*`), defaults below."""
 
     sampling: bool = True  # KAFKA_EDU_TRACE_SAMPLING=all keeps every request trace (the budget still holds)
-    rate: float = 200.0  # request traces of one kind kept per second before thinning
+    rate: float = 100.0  # request traces of one kind kept per second before thinning
     one_in: int = 10  # beyond the rate, one trace in this many
     slow_ms: float = 100.0  # a request at least this slow is always kept
     segment_bytes: int = 32 << 20
-    budget_bytes: int = 512 << 20  # request-path segments of one process, at most
+    budget_bytes: int = 256 << 20  # request-path segments of one process, at most
 
     @classmethod
     def from_environment(cls, environ: dict[str, str] | None = None) -> TracePolicy:

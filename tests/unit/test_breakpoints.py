@@ -62,11 +62,14 @@ def test_a_breakpoint_blocks_before_the_span_opens_next_pauses_at_the_next_step_
     assert paused == Paused("broker-7", 7, "LC.startup.08", "LogManager.startup", paused.since_ns, os.getpid(),
                             "kafka-main")
     assert ran == ["LC.startup.07"]
-    assert "LC.startup.07" in started_steps(tmp_path) and "LC.startup.08" not in started_steps(tmp_path)
+    # starts reach the file in batches, a few times a second
+    wait_until(lambda: "LC.startup.07" in started_steps(tmp_path), 5, "LC.startup.07's start on disk")
+    assert "LC.startup.08" not in started_steps(tmp_path)
 
     control.step_next("broker-7")
     wait_until(lambda: paused_steps(control) == ["LC.startup.09"], 5, "a pause at the next step")
-    assert ran == ["LC.startup.07", "LC.startup.08"] and "LC.startup.08" in started_steps(tmp_path)
+    assert ran == ["LC.startup.07", "LC.startup.08"]
+    wait_until(lambda: "LC.startup.08" in started_steps(tmp_path), 5, "LC.startup.08's start on disk")
 
     control.continue_("broker-7")
     thread.join(5)

@@ -7,10 +7,15 @@ import time
 
 import pytest
 
-from kafka_edu.tracing import event, set_process_attribute, setup_tracing, span, step
+from kafka_edu.tracing import attributes, event, set_process_attribute, setup_tracing, span, step
 from kafka_edu.tracing.query import load_run
 from kafka_edu.tracing.steps import STEPS
 
+
+@pytest.fixture(autouse=True)
+def lenient_describers(monkeypatch):
+    """These tests open real span names outside the code that owns them: describers find no locals to read."""
+    monkeypatch.setattr(attributes, "STRICT", False)
 
 def test_a_step_span_names_its_row_its_origin_and_its_python_lines():
     tracing = setup_tracing("broker-0", "run-1")
