@@ -45,12 +45,12 @@ class BlockingChannel:
             finally:
                 self._sock = None
 
-    def send_and_receive(self, api_key: ApiKeys, api_version: int, body: Any, traceparent: str | None = None) -> Any:
+    def send_and_receive(self, api_key: ApiKeys, api_version: int, body: Any) -> Any:
         try:
             self.connect()
             self._correlation_id += 1
-            if traceparent is None and api_key.request_header_version(api_version) >= 2:
-                traceparent = current_traceparent()
+            # a flexible header carries the sender's span, so the receiver's handling joins its trace
+            traceparent = current_traceparent() if api_key.request_header_version(api_version) >= 2 else None
             payload = encode_request(api_key, api_version, self._correlation_id, self.client_id, body,
                                      traceparent=traceparent)
             self._sock.sendall(_SIZE.pack(len(payload)) + payload)

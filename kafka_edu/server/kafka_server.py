@@ -38,7 +38,6 @@ from kafka_edu.server.log_dir_failure_channel import LogDirFailureChannel
 from kafka_edu.server.metadata_cache import MetadataCache
 from kafka_edu.server.replica_manager import ReplicaManager
 from kafka_edu.tracing import event, span, step
-from kafka_edu.tracing.step import current_traceparent
 from kafka_edu.utils.concurrent import AtomicBoolean, CountDownLatch
 from kafka_edu.utils.core_utils import generate_uuid_as_base64, swallow
 from kafka_edu.utils.kafka_logging import Logging
@@ -470,8 +469,7 @@ class _ControlledShutdownClient:
                                            str(broker_id))
         body = build(ApiKeys.CONTROLLED_SHUTDOWN.request_schema(CONTROLLED_SHUTDOWN_VERSION), broker_id=broker_id,
                      broker_epoch=-1)
-        return self.channel.send_and_receive(ApiKeys.CONTROLLED_SHUTDOWN, CONTROLLED_SHUTDOWN_VERSION, body,
-                                             traceparent=current_traceparent())
+        return self.channel.send_and_receive(ApiKeys.CONTROLLED_SHUTDOWN, CONTROLLED_SHUTDOWN_VERSION, body)
 
     def close(self) -> None:
         if self.channel is not None:

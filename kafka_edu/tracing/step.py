@@ -118,7 +118,7 @@ def _begin(m: _Marker, code: CodeType, line: int, scope: Callable[[], Mapping[st
         parent = m.parent(scope())
         if parent is None:
             return None
-        if not parent.is_recording():  # an unsampled request: make that known to the steps below, trace nothing
+        if not parent.get_span_context().trace_flags.sampled:  # an unsampled request: its steps trace nothing
             return _Open(None, otel_context.attach(trace.set_span_in_context(parent)))
         context = trace.set_span_in_context(parent)
     elif m.root:
