@@ -25,7 +25,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("kafka.cluster.Partition")
 
-_PARTITION = "core/src/main/scala/kafka/cluster/Partition.scala"
 INITIAL_CONTROLLER_EPOCH = 1
 UNKNOWN_OFFSET = -1
 
@@ -290,10 +289,7 @@ class Partition:
             if replica_id not in self.in_sync_replicas and replica_id in self.assigned_replica_map \
                     and replica.log_end_offset >= leader_replica.high_watermark:
                 new_in_sync_replicas = self.in_sync_replicas | {replica_id}
-                with span("Partition.maybeExpandIsr", {"kafka.topic": self.topic, "kafka.partition": self.partition_id,
-                                                       "kafka.isr.from": sorted(self.in_sync_replicas),
-                                                       "kafka.isr.to": sorted(new_in_sync_replicas)},
-                          origin_file=_PARTITION):
+                with span("Partition.maybeExpandIsr"):
                     log.info("Expanding ISR from %s to %s", _ids(self.in_sync_replicas), _ids(new_in_sync_replicas))
                     self.update_isr(new_in_sync_replicas)
             return self.maybe_increment_leader_hw(leader_replica, log_read_result.fetch_time_ms)
@@ -347,11 +343,7 @@ class Partition:
                 if out_of_sync_replicas:
                     new_in_sync_replicas = self.in_sync_replicas - out_of_sync_replicas
                     assert new_in_sync_replicas, "the leader never leaves its own ISR"
-                    attributes = {"kafka.topic": self.topic, "kafka.partition": self.partition_id,
-                                  "kafka.isr.from": sorted(self.in_sync_replicas),
-                                  "kafka.isr.to": sorted(new_in_sync_replicas),
-                                  "kafka.replica.lag.time.max.ms": replica_max_lag_time_ms}
-                    with span("Partition.maybeShrinkIsr", attributes, origin_file=_PARTITION, root=True):
+                    with span("Partition.maybeShrinkIsr", root=True):
                         log.info("Shrinking ISR from %s to %s", _ids(self.in_sync_replicas),
                                  _ids(new_in_sync_replicas))
                         self.update_isr(new_in_sync_replicas)
@@ -372,17 +364,13 @@ class Partition:
     def update_isr(self, new_isr: set[int]) -> None:
         """Write the new ISR to the partition state znode (compare-and-set on its version), then adopt it."""
         new_leader_and_isr = LeaderAndIsr(self.local_broker_id, self.leader_epoch, sorted(new_isr), self.zk_version)
-        with span("Partition.updateIsr", {"kafka.topic": self.topic, "kafka.partition": self.partition_id,
-                                          "kafka.isr": sorted(new_isr), "kafka.zk.version": self.zk_version},
-                  origin_file=_PARTITION) as s:
+        with span("Partition.updateIsr"):
             update_succeeded, new_version = update_leader_and_isr(
                 self.replica_manager.zk_utils, self.topic, self.partition_id, new_leader_and_isr,
                 self.controller_epoch, self.zk_version)
-            s.set_attribute("kafka.isr.update.succeeded", update_succeeded)
             if update_succeeded:
                 self.replica_manager.record_isr_change(self.topic_partition)
-                event(None, "isr.change", {"kafka.isr.from": sorted(self.in_sync_replicas),
-                                           "kafka.isr.to": sorted(new_isr), "kafka.zk.version": new_version})
+                event("isr.change")
                 self.in_sync_replicas = set(new_isr)
                 self.zk_version = new_version
             else:
@@ -404,11 +392,9 @@ class Partition:
                 raise NotEnoughReplicasException(
                     f"Number of insync replicas for partition {self.topic_partition} is [{in_sync_size}], below "
                     f"required minimum [{min_isr}]")
-            with step("NW.log.append", {"kafka.topic": self.topic, "kafka.partition": self.partition_id,
-                                        "kafka.records.bytes": len(records)}) as s:
+            with step("NW.log.append"):
                 info = partition_log.append_as_leader(records, leader_epoch=self.leader_epoch,
                                                       is_from_client=is_from_client)
-                s.set_attributes({"kafka.offset.first": info.first_offset, "kafka.offset.last": info.last_offset})
             # Followers waiting in the fetch purgatory have something to read now.
             self.replica_manager.try_complete_delayed_fetch(self.topic_partition)
             leader_hw_incremented = self.maybe_increment_leader_hw(leader_replica)

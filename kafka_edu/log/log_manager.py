@@ -143,47 +143,46 @@ class LogManager:
         if previous is not current:
             raise ValueError(f"Duplicate log directories found: {current.dir}, {previous.dir}!")
 
+    @span("LogManager.loadLogs")
     def load_logs(self) -> None:
-        with span("LogManager.loadLogs", {"kafka.log.dirs": [str(d) for d in self.live_log_dirs]}) as s:
-            log.info("Loading logs.")
-            start = time.monotonic()
-            jobs: dict[Path, list] = {}
-            pools = []
-            offline_dirs: list[tuple[Path, OSError]] = []
-            for d in self.live_log_dirs:
-                try:
-                    pool = ThreadPoolExecutor(self.io_threads, thread_name_prefix="log-recovery")
-                    pools.append(pool)
-                    clean_shutdown_file = d / Log.CleanShutdownFile
-                    if clean_shutdown_file.exists():
-                        log.debug("Found clean shutdown file. Skipping recovery for all logs in %s", d)
-                    else:
-                        # The recovery itself happens inside each Log as it loads.
-                        self.broker_state.new_state(BrokerStates.RecoveringFromUncleanShutdown)
-                    recovery_points = self._read_checkpoint(self.recovery_point_checkpoints[d], "recovery-point")
-                    log_start_offsets = self._read_checkpoint(self.log_start_offset_checkpoints[d], "log-start")
-                    log_dirs = sorted(p for p in d.iterdir() if p.is_dir())
-                    jobs[clean_shutdown_file] = [pool.submit(self.load_log, p, recovery_points, log_start_offsets)
-                                                 for p in log_dirs]
-                except OSError as e:
-                    offline_dirs.append((d, e))
-                    log.error("Error while loading log dir %s: %s", d, e)
+        log.info("Loading logs.")
+        start = time.monotonic()
+        jobs: dict[Path, list] = {}
+        pools = []
+        offline_dirs: list[tuple[Path, OSError]] = []
+        for d in self.live_log_dirs:
             try:
-                for clean_shutdown_file, dir_jobs in jobs.items():
-                    for job in dir_jobs:
-                        job.result()
-                    try:
-                        clean_shutdown_file.unlink(missing_ok=True)
-                    except OSError as e:
-                        offline_dirs.append((clean_shutdown_file.parent, e))
-                for d, e in offline_dirs:
-                    self.log_dir_failure_channel.maybe_add_offline_log_dir(str(d), f"Error while loading log dir {d}",
-                                                                           e)
-            finally:
-                for pool in pools:
-                    pool.shutdown()
-            s.set_attribute("kafka.log.count", len(self.logs))
-            log.info("Logs loading complete in %d ms.", (time.monotonic() - start) * 1000)
+                pool = ThreadPoolExecutor(self.io_threads, thread_name_prefix="log-recovery")
+                pools.append(pool)
+                clean_shutdown_file = d / Log.CleanShutdownFile
+                if clean_shutdown_file.exists():
+                    log.debug("Found clean shutdown file. Skipping recovery for all logs in %s", d)
+                else:
+                    # The recovery itself happens inside each Log as it loads.
+                    self.broker_state.new_state(BrokerStates.RecoveringFromUncleanShutdown)
+                recovery_points = self._read_checkpoint(self.recovery_point_checkpoints[d], "recovery-point")
+                log_start_offsets = self._read_checkpoint(self.log_start_offset_checkpoints[d], "log-start")
+                log_dirs = sorted(p for p in d.iterdir() if p.is_dir())
+                jobs[clean_shutdown_file] = [pool.submit(self.load_log, p, recovery_points, log_start_offsets)
+                                             for p in log_dirs]
+            except OSError as e:
+                offline_dirs.append((d, e))
+                log.error("Error while loading log dir %s: %s", d, e)
+        try:
+            for clean_shutdown_file, dir_jobs in jobs.items():
+                for job in dir_jobs:
+                    job.result()
+                try:
+                    clean_shutdown_file.unlink(missing_ok=True)
+                except OSError as e:
+                    offline_dirs.append((clean_shutdown_file.parent, e))
+            for d, e in offline_dirs:
+                self.log_dir_failure_channel.maybe_add_offline_log_dir(str(d), f"Error while loading log dir {d}",
+                                                                       e)
+        finally:
+            for pool in pools:
+                pool.shutdown()
+        log.info("Logs loading complete in %d ms.", (time.monotonic() - start) * 1000)
 
     @staticmethod
     def _read_checkpoint(checkpoint: OffsetCheckpointFile, what: str) -> dict[tuple[str, int], int]:

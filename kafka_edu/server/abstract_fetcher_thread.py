@@ -15,10 +15,8 @@ from kafka_edu.common.errors import CorruptRecordException, KafkaException, Kafk
 from kafka_edu.log.file_records import MemoryRecords
 from kafka_edu.log.log import TopicPartition
 from kafka_edu.protocol.errors import Errors
-from kafka_edu.tracing import activate, end_span, event, open_span, span
+from kafka_edu.tracing import span
 from kafka_edu.utils.concurrent import AtomicBoolean
-
-_ORIGIN = "core/src/main/scala/kafka/server/AbstractFetcherThread.scala"
 
 
 @dataclass(frozen=True)
@@ -179,9 +177,7 @@ class AbstractFetcherThread(threading.Thread):
         self.handle_partitions_with_errors(result.partitions_with_error)
         epoch_requests = result.result
         if epoch_requests:
-            with span("AbstractFetcherThread.maybeTruncate", {
-                    "kafka.fetcher.source.broker": self.source_broker.id,
-                    "kafka.partitions": sorted(str(tp) for tp in epoch_requests)}, origin_file=_ORIGIN, root=True):
+            with span("AbstractFetcherThread.maybeTruncate", root=True):
                 fetched_epochs = self.fetch_epochs_from_leader(epoch_requests)
                 with self.partition_map_lock:
                     # Leadership may have changed while the lock was free: only partitions still here count.
@@ -189,15 +185,10 @@ class AbstractFetcherThread(threading.Thread):
                     truncated = self.maybe_truncate_to_epochs(leader_epochs)
                     self.handle_partitions_with_errors(truncated.partitions_with_error)
                     self.mark_truncation_complete_and_update_fetch_offset(truncated.result)
-                    for topic_partition, offset in truncated.result.items():
-                        event(None, "log.truncate", {"kafka.topic": topic_partition.topic,
-                                                     "kafka.partition": topic_partition.partition,
-                                                     "kafka.offset": offset})
 
     def process_fetch_request(self, fetch_request: Any) -> None:
         partitions_with_error: set[TopicPartition] = set()
         response_data: list[tuple[TopicPartition, Any]] = []
-        start_ns = time.time_ns()
         try:
             self.log.debug("Sending fetch request %s", fetch_request)
             response_data = self.fetch(fetch_request)
@@ -208,12 +199,7 @@ class AbstractFetcherThread(threading.Thread):
                     partitions_with_error.update(self.partition_states)
                     # The handler below delays every partition too: together they back off twice, as in Kafka.
                     self.partition_map_cond.wait(self.fetch_back_off_ms / 1000)
-        # A fetch that brought nothing is not worth a trace; one that moved data or failed is.
-        interesting = any(len(data.records or b"") > 0 or data.error != Errors.NONE for _, data in response_data)
-        fetch_span = open_span("AbstractFetcherThread.processFetchRequest", {
-            "kafka.fetcher.source.broker": self.source_broker.id, "kafka.partitions": len(response_data)},
-            start_time_ns=start_ns, origin_file=_ORIGIN) if interesting or partitions_with_error else None
-        with activate(fetch_span):
+        with span("AbstractFetcherThread.processFetchRequest", root=True):
             if response_data:
                 with self.partition_map_lock:
                     for topic_partition, partition_data in response_data:
@@ -222,7 +208,6 @@ class AbstractFetcherThread(threading.Thread):
             if partitions_with_error:
                 self.log.debug("Handling errors for partitions %s", partitions_with_error)
                 self.handle_partitions_with_errors(partitions_with_error)
-        end_span(fetch_span, {"kafka.partitions.error": sorted(str(tp) for tp in partitions_with_error)})
 
     def _process_partition_response(self, fetch_request: Any, topic_partition: TopicPartition, partition_data: Any,
                                     partitions_with_error: set[TopicPartition]) -> None:

@@ -33,11 +33,10 @@ from kafka_edu.server.replica_manager import (
     ReplicaManager,
     StopReplicaRequest,
 )
-from kafka_edu.tracing import set_attributes, span, step
+from kafka_edu.tracing import span, step
 from kafka_edu.utils.core_utils import swallow
 
 log = logging.getLogger("kafka.server.KafkaApis")
-_KAFKA_APIS = "core/src/main/scala/kafka/server/KafkaApis.scala"
 
 ADMIN_CLIENT_ID = "__admin_client"
 GROUP_METADATA_TOPIC_NAME = "__consumer_offsets"
@@ -127,24 +126,23 @@ class KafkaApis:
             ApiKeys.DELETE_GROUPS: self.handle_delete_groups_request,
         }
 
+    @step("NW.apis.1")
     def handle(self, request: Request) -> None:
         api = ApiKeys.for_key(request.api_key)
-        with step("NW.apis.1", {"kafka.api.key": request.api_key, "kafka.api.name": api.api_name,
-                                "kafka.api.version": request.api_version}):
-            try:
-                handler = self.handlers.get(request.api_key)
-                if handler is None:
-                    # Not advertised in ApiVersions: a client that sends it anyway is not speaking our protocol.
-                    log.info("Closing connection %s: %s is not implemented", request.connection_id, api.api_name)
-                    self.close_connection(request)
-                    return
-                handler(request)
-            except Exception:
-                log.exception("Error when handling request: clientId=%s, correlationId=%d, api=%s",
-                              request.client_id, request.correlation_id, api.api_name)
+        try:
+            handler = self.handlers.get(request.api_key)
+            if handler is None:
+                # Not advertised in ApiVersions: a client that sends it anyway is not speaking our protocol.
+                log.info("Closing connection %s: %s is not implemented", request.connection_id, api.api_name)
                 self.close_connection(request)
-            finally:
-                request.api_local_complete_time_ns = time.time_ns()
+                return
+            handler(request)
+        except Exception:
+            log.exception("Error when handling request: clientId=%s, correlationId=%d, api=%s",
+                          request.client_id, request.correlation_id, api.api_name)
+            self.close_connection(request)
+        finally:
+            request.api_local_complete_time_ns = time.time_ns()
 
     def on_leadership_change(self, updated_leaders: set[TopicPartition],
                              updated_followers: set[TopicPartition]) -> None:
@@ -232,42 +230,40 @@ class KafkaApis:
 
     # -- Produce ------------------------------------------------------------------------------------------------------
 
+    @step("NW.apis.produce")
     def handle_produce_request(self, request: Request) -> None:
         body = request.body
-        with step("NW.apis.produce", {"kafka.produce.acks": body.acks,
-                                      "kafka.produce.partitions": sum(len(t.partition_data) for t in body.topic_data)}):
-            error_responses: dict[TopicPartition, PartitionResponse] = {}
-            authorized_request_info: dict[TopicPartition, bytes] = {}
-            for topic_data in body.topic_data:
-                for partition_data in topic_data.partition_data:
-                    topic_partition = TopicPartition(topic_data.name, partition_data.index)
-                    error = self.check_produce_partition(request, topic_data.name, partition_data.records)
-                    if error != Errors.NONE:
-                        error_responses[topic_partition] = PartitionResponse(error)
-                    else:
-                        authorized_request_info[topic_partition] = bytes(partition_data.records)
-
-            def send_response_callback(response_status: dict[TopicPartition, PartitionResponse]) -> None:
-                merged = {**response_status, **error_responses}
-                if body.acks == 0:
-                    # The producer reads no response; an error can only be signalled by closing the connection.
-                    if any(status.error != Errors.NONE for status in merged.values()):
-                        log.info("Closing connection due to error during produce request with correlation id %d "
-                                 "from client id %s with ack=0", request.correlation_id, request.client_id)
-                        self.close_connection(request)
-                    else:
-                        self.send_no_op_response(request)
+        error_responses: dict[TopicPartition, PartitionResponse] = {}
+        authorized_request_info: dict[TopicPartition, bytes] = {}
+        for topic_data in body.topic_data:
+            for partition_data in topic_data.partition_data:
+                topic_partition = TopicPartition(topic_data.name, partition_data.index)
+                error = self.check_produce_partition(request, topic_data.name, partition_data.records)
+                if error != Errors.NONE:
+                    error_responses[topic_partition] = PartitionResponse(error)
                 else:
-                    self.send_response(request, self.produce_response(request, merged))
+                    authorized_request_info[topic_partition] = bytes(partition_data.records)
 
-            if not authorized_request_info:
-                send_response_callback({})
-                return
-            with step("NW.rm.append", {"kafka.produce.timeout_ms": _millis(body.timeout)}):
-                self.replica_manager.append_records(
-                    _millis(body.timeout), body.acks, internal_topics_allowed=request.client_id == ADMIN_CLIENT_ID,
-                    is_from_client=True, entries_per_partition=authorized_request_info,
-                    response_callback=send_response_callback)
+        def send_response_callback(response_status: dict[TopicPartition, PartitionResponse]) -> None:
+            merged = {**response_status, **error_responses}
+            if body.acks == 0:
+                # The producer reads no response; an error can only be signalled by closing the connection.
+                if any(status.error != Errors.NONE for status in merged.values()):
+                    log.info("Closing connection due to error during produce request with correlation id %d "
+                             "from client id %s with ack=0", request.correlation_id, request.client_id)
+                    self.close_connection(request)
+                else:
+                    self.send_no_op_response(request)
+            else:
+                self.send_response(request, self.produce_response(request, merged))
+
+        if not authorized_request_info:
+            send_response_callback({})
+            return
+        self.replica_manager.append_records(
+            _millis(body.timeout), body.acks, internal_topics_allowed=request.client_id == ADMIN_CLIENT_ID,
+            is_from_client=True, entries_per_partition=authorized_request_info,
+            response_callback=send_response_callback)
 
     def check_produce_partition(self, request: Request, topic: str, records: bytes | None) -> Errors:
         if request.api_version < 3:
@@ -394,13 +390,10 @@ class KafkaApis:
                 p.controller_epoch, p.leader, p.leader_epoch, list(p.isr), p.partition_epoch, list(p.replicas),
                 p.is_new) for t in body.topic_states for p in t.partition_states},
             [BrokerEndPoint(b.broker_id, b.host_name, b.port) for b in body.live_leaders])
-        with span("KafkaApis.handleLeaderAndIsrRequest", {"kafka.controller.id": body.controller_id,
-                                                         "kafka.controller.epoch": body.controller_epoch},
-                  origin_file=_KAFKA_APIS) as s:
+        with span("KafkaApis.handleLeaderAndIsrRequest"):
             # Group coordination follows the offsets partitions led here, under the replica state change lock.
             result = self.replica_manager.become_leader_or_follower(request.correlation_id, leader_and_isr_request,
                                                                     self.on_leadership_change)
-            s.set_attribute("kafka.error", result.error.name)
             self.send_response(request, build(self.response_schema(request), error_code=result.error, partition_errors=[
                 dict(topic_name=tp.topic, partition_index=tp.partition, error_code=error)
                 for tp, error in sorted(result.response_map.items())]))
@@ -410,11 +403,8 @@ class KafkaApis:
         stop_replica_request = StopReplicaRequest(body.controller_id, body.controller_epoch, body.delete_partitions,
                                                   [TopicPartition(t.name, p) for t in body.topics
                                                    for p in t.partition_indexes])
-        with span("KafkaApis.handleStopReplicaRequest", {"kafka.controller.id": body.controller_id,
-                                                        "kafka.controller.epoch": body.controller_epoch},
-                  origin_file=_KAFKA_APIS) as s:
+        with span("KafkaApis.handleStopReplicaRequest"):
             result, error = self.replica_manager.stop_replicas(stop_replica_request)
-            s.set_attribute("kafka.error", error.name)
             # A deleted offsets partition takes its groups with it, led here or not.
             for topic_partition, partition_error in result.items():
                 if partition_error == Errors.NONE and stop_replica_request.delete_partitions \
@@ -443,8 +433,7 @@ class KafkaApis:
                                                       dict(topic_name=tp.topic, partition_index=tp.partition)
                                                       for tp in sorted(result)]))
 
-        with span("KafkaApis.handleControlledShutdownRequest", {"kafka.shutdown.broker.id": broker_id},
-                  origin_file=_KAFKA_APIS):
+        with span("KafkaApis.handleControlledShutdownRequest"):
             self.controller.shutdown_broker(broker_id, controlled_shutdown_callback)
 
     def handle_update_metadata_request(self, request: Request) -> None:
@@ -455,9 +444,7 @@ class KafkaApis:
                 p.controller_epoch, p.leader, p.leader_epoch, list(p.isr), p.zk_version, list(p.replicas),
                 list(p.offline_replicas)) for t in body.topic_states for p in t.partition_states},
             [Broker(b.id_, {e.listener: (e.host, e.port) for e in b.endpoints}, b.rack) for b in body.live_brokers])
-        with span("KafkaApis.handleUpdateMetadataRequest", {"kafka.controller.id": body.controller_id,
-                                                           "kafka.controller.epoch": body.controller_epoch},
-                  origin_file=_KAFKA_APIS):
+        with span("KafkaApis.handleUpdateMetadataRequest"):
             try:
                 deleted_partitions = self.replica_manager.maybe_update_metadata_cache(request.correlation_id,
                                                                                       update_metadata_request)
@@ -489,7 +476,6 @@ class KafkaApis:
         else:
             error, node_id = Errors.NONE, node.id
             host, port = node.endpoints[request.listener_name]
-        set_attributes({"kafka.group.id": body.key, "kafka.coordinator.id": node_id})
         self.send_response(request, build(self.response_schema(request), throttle_time=0, error_code=error,
                                           error_message=None if error == Errors.NONE else error.name,
                                           node_id=node_id, host=host, port=port))
@@ -516,7 +502,6 @@ class KafkaApis:
 
     def handle_init_producer_id_request(self, request: Request) -> None:
         result = self.txn_coordinator.handle_init_producer_id(request.body.transactional_id)
-        set_attributes({"kafka.producer.id": result.producer_id})
         self.send_response(request, build(self.response_schema(request), throttle_time=0, error_code=result.error,
                                           producer_id=result.producer_id, producer_epoch=result.producer_epoch))
 
@@ -583,7 +568,6 @@ class KafkaApis:
         body = request.body
 
         def send_response_callback(result: JoinGroupResult) -> None:
-            set_attributes({"kafka.group.generation": result.generation_id, "kafka.member.id": result.member_id})
             self.send_response(request, build(
                 self.response_schema(request), throttle_time=0, error_code=result.error,
                 generation_id=result.generation_id, protocol_name=result.sub_protocol, leader=result.leader_id,
@@ -593,7 +577,6 @@ class KafkaApis:
         session_timeout = _millis(body.session_timeout)
         # v0 has no rebalance timeout: the session timeout serves as both, as in Kafka
         rebalance_timeout = _millis(body.rebalance_timeout) if request.api_version >= 1 else session_timeout
-        set_attributes({"kafka.group.id": body.group_id})
         self.group_coordinator.handle_join_group(
             body.group_id, body.member_id, request.client_id, request.client_host, rebalance_timeout,
             session_timeout, body.protocol_type, [(p.name, bytes(p.metadata)) for p in body.protocols],
@@ -606,7 +589,6 @@ class KafkaApis:
             self.send_response(request, build(self.response_schema(request), throttle_time=0, error_code=error,
                                               assignment=assignment, protocol_type=None, protocol_name=None))
 
-        set_attributes({"kafka.group.id": body.group_id})
         self.group_coordinator.handle_sync_group(body.group_id, body.generation_id, body.member_id,
                                                  {a.member_id: bytes(a.assignment) for a in body.assignments},
                                                  send_response_callback)

@@ -35,23 +35,23 @@ class KafkaHealthcheck:
         # The znode itself goes when ZkUtils.close ends the session; here we only stop re-registering.
         self.zk_utils.unsubscribe_state_changes(self.session_expire_listener)
 
+    @span("KafkaHealthcheck.register")
     def register(self) -> None:
-        with span("KafkaHealthcheck.register", {"kafka.broker.id": self.broker_id}):
-            jmx_port = int(os.environ.get("JMX_PORT", "-1"))
-            updated_endpoints = [e if e.host else replace(e, host=socket.getfqdn()) for e in self.advertised_endpoints]
-            # Old clients read the top-level host/port, which only ever describe a PLAINTEXT listener.
-            plaintext = next((e for e in updated_endpoints if e.security_protocol == "PLAINTEXT"), None)
-            self.zk_utils.register_broker_in_zk(self.broker_id, plaintext.host if plaintext else None,
-                                                plaintext.port if plaintext else -1, updated_endpoints, jmx_port,
-                                                self.rack)
+        jmx_port = int(os.environ.get("JMX_PORT", "-1"))
+        updated_endpoints = [e if e.host else replace(e, host=socket.getfqdn()) for e in self.advertised_endpoints]
+        # Old clients read the top-level host/port, which only ever describe a PLAINTEXT listener.
+        plaintext = next((e for e in updated_endpoints if e.security_protocol == "PLAINTEXT"), None)
+        self.zk_utils.register_broker_in_zk(self.broker_id, plaintext.host if plaintext else None,
+                                            plaintext.port if plaintext else -1, updated_endpoints, jmx_port,
+                                            self.rack)
 
 
 class SessionExpireListener(ZkStateListener):
     def __init__(self, healthcheck: KafkaHealthcheck) -> None:
         self.healthcheck = healthcheck
 
+    @span("KafkaHealthcheck.SessionExpireListener.handleNewSession", root=True)
     def handle_new_session(self) -> None:
         log.info("re-registering broker info in ZK for broker %d", self.healthcheck.broker_id)
-        with span("KafkaHealthcheck.SessionExpireListener.handleNewSession", root=True):
-            self.healthcheck.register()
+        self.healthcheck.register()
         log.info("done re-registering broker")

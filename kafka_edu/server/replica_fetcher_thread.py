@@ -28,7 +28,6 @@ from kafka_edu.tracing import event, span
 if TYPE_CHECKING:
     from kafka_edu.server.replica_manager import ReplicaManager
 
-_ORIGIN = "core/src/main/scala/kafka/server/ReplicaFetcherThread.scala"
 FETCH_REQUEST_VERSION = 6
 """What a 1.0 broker sends at inter.broker.protocol.version 1.0 (log start offsets, no fetch sessions)."""
 LIST_OFFSETS_REQUEST_VERSION = 1
@@ -138,41 +137,37 @@ class ReplicaFetcherThread(AbstractFetcherThread):
         self.log.debug("Follower set replica high watermark for partition %s to %d", topic_partition,
                        follower_high_watermark)
 
+    @span("ReplicaFetcherThread.handleOffsetOutOfRange")
     def handle_offset_out_of_range(self, topic_partition: TopicPartition) -> int:
         """The leader has not got our fetch offset: behind its start (it deleted old data) or beyond its end (an
         unclean election made a shorter log the leader's)."""
-        with span("ReplicaFetcherThread.handleOffsetOutOfRange", {
-                "kafka.topic": topic_partition.topic, "kafka.partition": topic_partition.partition,
-                "kafka.fetcher.source.broker": self.source_broker.id}, origin_file=_ORIGIN):
-            replica = self.replica_mgr.get_replica_or_exception(topic_partition)
-            leader_end_offset = self.earliest_or_latest_offset(topic_partition, LATEST_TIMESTAMP)
-            if leader_end_offset < replica.log_end_offset:
-                # Only an unclean election puts a leader behind a follower; the topic's override decides, as the
-                # controller's selector did.
-                if not self.unclean_leader_election_enable(topic_partition.topic):
-                    self.log.critical("Exiting because log truncation is not allowed for partition %s, current "
-                                      "leader %d's latest offset %d is less than replica %d's latest offset %d",
-                                      topic_partition, self.source_broker.id, leader_end_offset, self.replica_id,
-                                      replica.log_end_offset)
-                    raise FatalExitError()
-                self.log.warning("Replica %d for partition %s reset its fetch offset from %d to current leader %d's "
-                                 "latest offset %d", self.replica_id, topic_partition, replica.log_end_offset,
-                                 self.source_broker.id, leader_end_offset)
-                log_end_offset = replica.log_end_offset
-                replica.log.truncate_to(leader_end_offset)
-                _records_truncated(topic_partition, log_end_offset, leader_end_offset, unclean=True)
-                return leader_end_offset
-            leader_start_offset = self.earliest_or_latest_offset(topic_partition, EARLIEST_TIMESTAMP)
+        replica = self.replica_mgr.get_replica_or_exception(topic_partition)
+        leader_end_offset = self.earliest_or_latest_offset(topic_partition, LATEST_TIMESTAMP)
+        if leader_end_offset < replica.log_end_offset:
+            # Only an unclean election puts a leader behind a follower; the topic's override decides, as the
+            # controller's selector did.
+            if not self.unclean_leader_election_enable(topic_partition.topic):
+                self.log.critical("Exiting because log truncation is not allowed for partition %s, current "
+                                  "leader %d's latest offset %d is less than replica %d's latest offset %d",
+                                  topic_partition, self.source_broker.id, leader_end_offset, self.replica_id,
+                                  replica.log_end_offset)
+                raise FatalExitError()
             self.log.warning("Replica %d for partition %s reset its fetch offset from %d to current leader %d's "
-                             "start offset %d", self.replica_id, topic_partition, replica.log_end_offset,
-                             self.source_broker.id, leader_start_offset)
-            offset_to_fetch = max(leader_start_offset, replica.log_end_offset)
-            # Only a follower behind the leader's log start (the leader deleted old segments) starts over.
-            if leader_start_offset > replica.log_end_offset:
-                log_start_offset, log_end_offset = replica.log_start_offset, replica.log_end_offset
-                replica.log.truncate_fully_and_start_at(leader_start_offset)
-                _records_truncated(topic_partition, log_end_offset, log_start_offset, unclean=False)
-            return offset_to_fetch
+                             "latest offset %d", self.replica_id, topic_partition, replica.log_end_offset,
+                             self.source_broker.id, leader_end_offset)
+            event("records.truncated")
+            replica.log.truncate_to(leader_end_offset)
+            return leader_end_offset
+        leader_start_offset = self.earliest_or_latest_offset(topic_partition, EARLIEST_TIMESTAMP)
+        self.log.warning("Replica %d for partition %s reset its fetch offset from %d to current leader %d's "
+                         "start offset %d", self.replica_id, topic_partition, replica.log_end_offset,
+                         self.source_broker.id, leader_start_offset)
+        offset_to_fetch = max(leader_start_offset, replica.log_end_offset)
+        # Only a follower behind the leader's log start (the leader deleted old segments) starts over.
+        if leader_start_offset > replica.log_end_offset:
+            event("records.truncated")
+            replica.log.truncate_fully_and_start_at(leader_start_offset)
+        return offset_to_fetch
 
     def unclean_leader_election_enable(self, topic: str) -> bool:
         zk_utils = self.replica_mgr.zk_utils
@@ -268,17 +263,9 @@ class ReplicaFetcherThread(AbstractFetcherThread):
                 else:
                     truncation_offset = epoch_offset.end_offset
                 replica.log.truncate_to(truncation_offset)
+                event("log.truncate")
                 truncation_points[topic_partition] = truncation_offset
             except KafkaStorageException as e:
                 self.log.info("Failed to truncate %s: %r", topic_partition, e)
                 partitions_with_error.add(topic_partition)
         return ResultWithPartitions(truncation_points, partitions_with_error)
-
-
-def _records_truncated(topic_partition: TopicPartition, from_offset: int, to_offset: int, unclean: bool) -> None:
-    """What 1.0.2 only warns about in its log: the records a follower throws away to match its leader. `unclean`
-    marks records cut off by an unclean election: written (maybe acknowledged) once, now on no replica."""
-    event(None, "records.truncated", {"kafka.topic": topic_partition.topic,
-                                      "kafka.partition": topic_partition.partition,
-                                      "kafka.offset.from": from_offset, "kafka.offset.to": to_offset,
-                                      "kafka.records.lost": from_offset - to_offset, "kafka.unclean": unclean})

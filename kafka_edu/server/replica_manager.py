@@ -33,7 +33,7 @@ from kafka_edu.server.kafka_config import KafkaConfig
 from kafka_edu.server.log_dir_failure_channel import LogDirFailureChannel
 from kafka_edu.server.metadata_cache import MetadataCache, UpdateMetadataRequest
 from kafka_edu.server.replica_fetcher_manager import ReplicaFetcherManager
-from kafka_edu.tracing import event, span
+from kafka_edu.tracing import event, span, step
 from kafka_edu.utils.concurrent import AtomicBoolean
 from kafka_edu.utils.kafka_scheduler import KafkaScheduler
 from kafka_edu.utils.replication_utils import propagate_isr_changes
@@ -41,7 +41,6 @@ from kafka_edu.utils.zk_utils import ZkUtils
 
 log = logging.getLogger("kafka.server.ReplicaManager")
 
-_ORIGIN = "core/src/main/scala/kafka/server/ReplicaManager.scala"
 HIGH_WATERMARK_FILENAME = "replication-offset-checkpoint"
 ISR_CHANGE_PROPAGATION_BLACK_OUT = 5000
 ISR_CHANGE_PROPAGATION_INTERVAL = 60000
@@ -304,11 +303,8 @@ class ReplicaManager:
         with self._isr_change_lock:
             if self.isr_change_set and (self.last_isr_change_ms + ISR_CHANGE_PROPAGATION_BLACK_OUT < now
                                         or self.last_isr_propagation_ms + ISR_CHANGE_PROPAGATION_INTERVAL < now):
-                with span("ReplicaManager.maybePropagateIsrChanges",
-                          {"kafka.partitions": sorted(str(tp) for tp in self.isr_change_set)},
-                          origin_file=_ORIGIN, root=True) as s:
-                    path = propagate_isr_changes(self.zk_utils, self.isr_change_set)
-                    s.set_attribute("kafka.zk.path", path)
+                with span("ReplicaManager.maybePropagateIsrChanges", root=True):
+                    path = propagate_isr_changes(self.zk_utils, self.isr_change_set)  # noqa: F841 (the span's)
                 self.isr_change_set.clear()
                 self.last_isr_propagation_ms = now
 
@@ -395,17 +391,12 @@ class ReplicaManager:
 
     def stop_replicas(self, stop_replica_request: StopReplicaRequest) -> tuple[dict[TopicPartition, Errors], Errors]:
         """StopReplica: stop the fetchers, then each replica."""
-        with self.replica_state_change_lock, span(
-                "ReplicaManager.stopReplicas", {"kafka.controller.id": stop_replica_request.controller_id,
-                                                "kafka.controller.epoch": stop_replica_request.controller_epoch,
-                                                "kafka.partitions": [str(tp) for tp in stop_replica_request.partitions],
-                                                "kafka.delete_partitions": stop_replica_request.delete_partitions},
-                origin_file=_ORIGIN):
+        with self.replica_state_change_lock, span("ReplicaManager.stopReplicas"):
             response_map: dict[TopicPartition, Errors] = {}
             if stop_replica_request.controller_epoch < self.controller_epoch:
                 log.warning("Received stop replica request from an old controller epoch %d. Latest known controller "
                             "epoch is %d", stop_replica_request.controller_epoch, self.controller_epoch)
-                self._fence("StopReplica", stop_replica_request.controller_id, stop_replica_request.controller_epoch)
+                event("CT.fence")
                 return response_map, Errors.STALE_CONTROLLER_EPOCH
             partitions = stop_replica_request.partitions
             self.controller_epoch = stop_replica_request.controller_epoch
@@ -420,29 +411,19 @@ class ReplicaManager:
                     response_map[topic_partition] = Errors.KAFKA_STORAGE_ERROR
             return response_map, Errors.NONE
 
-    def _fence(self, api_name: str, controller_id: int, controller_epoch: int) -> None:
-        event("CT.fence", "controller.epoch.stale", {"kafka.api.name": api_name, "kafka.controller.id": controller_id,
-                                                     "kafka.controller.epoch": controller_epoch,
-                                                     "kafka.controller.epoch.latest": self.controller_epoch})
-
     # -- UpdateMetadata -------------------------------------------------------------------------------------------
 
     def maybe_update_metadata_cache(self, correlation_id: int,
                                     update_metadata_request: UpdateMetadataRequest) -> list[TopicPartition]:
         """Fill the metadata cache from the controller; returns the partitions it marks deleted."""
-        with self.replica_state_change_lock, span(
-                "ReplicaManager.maybeUpdateMetadataCache",
-                {"kafka.controller.id": update_metadata_request.controller_id,
-                 "kafka.controller.epoch": update_metadata_request.controller_epoch,
-                 "kafka.correlation_id": correlation_id}, origin_file=_ORIGIN):
+        with self.replica_state_change_lock, span("ReplicaManager.maybeUpdateMetadataCache"):
             if update_metadata_request.controller_epoch < self.controller_epoch:
                 message = (f"Received update metadata request with correlation id {correlation_id} from an old "
                            f"controller {update_metadata_request.controller_id} with epoch "
                            f"{update_metadata_request.controller_epoch}. Latest known controller epoch is "
                            f"{self.controller_epoch}")
                 log.warning(message)
-                self._fence("UpdateMetadata", update_metadata_request.controller_id,
-                            update_metadata_request.controller_epoch)
+                event("CT.fence")
                 raise ControllerMovedException(message)
             deleted_partitions = self.metadata_cache.update_cache_from_request(correlation_id,
                                                                                update_metadata_request)
@@ -457,17 +438,13 @@ class ReplicaManager:
     ) -> BecomeLeaderOrFollowerResult:
         """LeaderAndIsr: check the controller's and each partition's epoch, then lead or follow as told."""
         request = leader_and_isr_request
-        with self.replica_state_change_lock, span(
-                "ReplicaManager.becomeLeaderOrFollower",
-                {"kafka.controller.id": request.controller_id, "kafka.controller.epoch": request.controller_epoch,
-                 "kafka.correlation_id": correlation_id,
-                 "kafka.partitions": [str(tp) for tp in request.partition_states]}, origin_file=_ORIGIN):
+        with self.replica_state_change_lock, span("ReplicaManager.becomeLeaderOrFollower"):
             response_map: dict[TopicPartition, Errors] = {}
             if request.controller_epoch < self.controller_epoch:
                 log.warning("Ignoring LeaderAndIsr request from controller %d with correlation id %d since its "
                             "controller epoch %d is old. Latest known controller epoch is %d", request.controller_id,
                             correlation_id, request.controller_epoch, self.controller_epoch)
-                self._fence("LeaderAndIsr", request.controller_id, request.controller_epoch)
+                event("CT.fence")
                 return BecomeLeaderOrFollowerResult(response_map, Errors.STALE_CONTROLLER_EPOCH)
             controller_id = request.controller_id
             self.controller_epoch = request.controller_epoch
@@ -490,10 +467,7 @@ class ReplicaManager:
                                 "partition %s since its associated leader epoch %d is not higher than the current "
                                 "leader epoch %d", controller_id, correlation_id, self.controller_epoch,
                                 topic_partition, state_info.leader_epoch, partition_leader_epoch)
-                    event(None, "leader.epoch.stale", {"kafka.topic": topic_partition.topic,
-                                                       "kafka.partition": topic_partition.partition,
-                                                       "kafka.leader.epoch": state_info.leader_epoch,
-                                                       "kafka.leader.epoch.current": partition_leader_epoch})
+                    event("leader.epoch.stale")
                     response_map[topic_partition] = Errors.STALE_CONTROLLER_EPOCH
 
             partitions_to_be_leader = {tp: s for tp, s in partition_state.items() if s.leader == self.local_broker_id}
@@ -525,10 +499,7 @@ class ReplicaManager:
         """Lead these partitions: stop fetching them, then take leadership; returns those whose leader changed."""
         response_map = {} if response_map is None else response_map
         epoch = self.controller_epoch if epoch is None else epoch
-        with self.replica_state_change_lock, span(
-                "ReplicaManager.makeLeaders", {"kafka.controller.id": controller_id, "kafka.controller.epoch": epoch,
-                                               "kafka.partitions": [str(tp) for tp in partition_state]},
-                origin_file=_ORIGIN):
+        with self.replica_state_change_lock, span("ReplicaManager.makeLeaders"):
             for topic_partition in partition_state:
                 response_map[topic_partition] = Errors.NONE
             partitions_to_make_leaders: set[Partition] = set()
@@ -546,62 +517,57 @@ class ReplicaManager:
                     response_map[topic_partition] = Errors.KAFKA_STORAGE_ERROR
             return partitions_to_make_leaders
 
+    @span("ReplicaManager.makeFollowers")
     def make_followers(self, controller_id: int, epoch: int,
                        partition_state: dict[TopicPartition, LeaderAndIsrPartitionState], correlation_id: int,
                        response_map: dict[TopicPartition, Errors]) -> set[Partition]:
         """Follow these partitions' leaders: mark them followers, stop their fetchers, release waiting requests, and
         fetch from the new leaders (each fetcher first truncates its log to the high watermark)."""
-        with span("ReplicaManager.makeFollowers", {"kafka.controller.id": controller_id,
-                                                   "kafka.controller.epoch": epoch,
-                                                   "kafka.partitions": [str(tp) for tp in partition_state]},
-                  origin_file=_ORIGIN) as s:
-            for topic_partition in partition_state:
-                response_map[topic_partition] = Errors.NONE
-            partitions_to_make_follower: set[Partition] = set()
-            alive_brokers = {b.id: b for b in self.metadata_cache.get_alive_brokers()}
-            for topic_partition, partition_state_info in partition_state.items():
-                partition = self.get_or_create_partition(topic_partition)
-                try:
-                    new_leader_broker_id = partition_state_info.leader
-                    if new_leader_broker_id in alive_brokers:
-                        if partition.make_follower(controller_id, partition_state_info, correlation_id):
-                            partitions_to_make_follower.add(partition)
-                        else:
-                            log.info("Skipped the become-follower state change for partition %s since the new leader "
-                                     "%d is the same as the old leader", topic_partition, new_leader_broker_id)
+        for topic_partition in partition_state:
+            response_map[topic_partition] = Errors.NONE
+        partitions_to_make_follower: set[Partition] = set()
+        alive_brokers = {b.id: b for b in self.metadata_cache.get_alive_brokers()}
+        for topic_partition, partition_state_info in partition_state.items():
+            partition = self.get_or_create_partition(topic_partition)
+            try:
+                new_leader_broker_id = partition_state_info.leader
+                if new_leader_broker_id in alive_brokers:
+                    if partition.make_follower(controller_id, partition_state_info, correlation_id):
+                        partitions_to_make_follower.add(partition)
                     else:
-                        log.error("Received LeaderAndIsrRequest with correlation id %d from controller %d epoch %d for "
-                                  "partition %s but cannot become follower since the new leader %d is unavailable.",
-                                  correlation_id, controller_id, epoch, topic_partition, new_leader_broker_id)
-                        # The local replica still exists, so its high watermark is checkpointed.
-                        partition.get_or_create_replica(is_new=partition_state_info.is_new)
-                except KafkaStorageException:
-                    log.exception("Error while making broker the follower for partition %s", topic_partition)
-                    response_map[topic_partition] = Errors.KAFKA_STORAGE_ERROR
+                        log.info("Skipped the become-follower state change for partition %s since the new leader "
+                                 "%d is the same as the old leader", topic_partition, new_leader_broker_id)
+                else:
+                    log.error("Received LeaderAndIsrRequest with correlation id %d from controller %d epoch %d for "
+                              "partition %s but cannot become follower since the new leader %d is unavailable.",
+                              correlation_id, controller_id, epoch, topic_partition, new_leader_broker_id)
+                    # The local replica still exists, so its high watermark is checkpointed.
+                    partition.get_or_create_replica(is_new=partition_state_info.is_new)
+            except KafkaStorageException:
+                log.exception("Error while making broker the follower for partition %s", topic_partition)
+                response_map[topic_partition] = Errors.KAFKA_STORAGE_ERROR
 
-            self.replica_fetcher_manager.remove_fetcher_for_partitions(
-                {p.topic_partition for p in partitions_to_make_follower})
+        self.replica_fetcher_manager.remove_fetcher_for_partitions(
+            {p.topic_partition for p in partitions_to_make_follower})
+        for partition in partitions_to_make_follower:
+            self.try_complete_delayed_produce(partition.topic_partition)
+            self.try_complete_delayed_fetch(partition.topic_partition)
+
+        if self.is_shutting_down.get():
+            log.debug("Skipped the adding-fetcher step of the become-follower state change since the broker is "
+                      "shutting down")
+        else:
+            listener = self.config.inter_broker_listener_name
+            partitions_to_make_follower_with_leader_and_offset = {}
             for partition in partitions_to_make_follower:
-                self.try_complete_delayed_produce(partition.topic_partition)
-                self.try_complete_delayed_fetch(partition.topic_partition)
-
-            if self.is_shutting_down.get():
-                log.debug("Skipped the adding-fetcher step of the become-follower state change since the broker is "
-                          "shutting down")
-            else:
-                listener = self.config.inter_broker_listener_name
-                partitions_to_make_follower_with_leader_and_offset = {}
-                for partition in partitions_to_make_follower:
-                    leader = alive_brokers[partition.leader_replica_id_opt]
-                    host, port = leader.endpoints[listener]
-                    partitions_to_make_follower_with_leader_and_offset[partition.topic_partition] = \
-                        BrokerAndInitialOffset(BrokerEndPoint(leader.id, host, port),
-                                               partition.get_replica().log_end_offset)
-                self.replica_fetcher_manager.add_fetcher_for_partitions(
-                    partitions_to_make_follower_with_leader_and_offset)
-            s.set_attribute("kafka.partitions.followed", sorted(str(p.topic_partition)
-                                                                for p in partitions_to_make_follower))
-            return partitions_to_make_follower
+                leader = alive_brokers[partition.leader_replica_id_opt]
+                host, port = leader.endpoints[listener]
+                partitions_to_make_follower_with_leader_and_offset[partition.topic_partition] = \
+                    BrokerAndInitialOffset(BrokerEndPoint(leader.id, host, port),
+                                           partition.get_replica().log_end_offset)
+            self.replica_fetcher_manager.add_fetcher_for_partitions(
+                partitions_to_make_follower_with_leader_and_offset)
+        return partitions_to_make_follower
 
     def maybe_shrink_isr(self) -> None:
         """The `isr-expiration` task: every partition this broker leads drops followers that fell behind."""
@@ -634,6 +600,7 @@ class ReplicaManager:
 
     # -- produce --------------------------------------------------------------------------------------------------
 
+    @step("NW.rm.append")
     def append_records(self, timeout: int, required_acks: int, internal_topics_allowed: bool, is_from_client: bool,
                        entries_per_partition: dict[TopicPartition, bytes],
                        response_callback: Callable[[dict[TopicPartition, PartitionResponse]], None]) -> None:

@@ -1,5 +1,5 @@
-"""Causality through ZooKeeper: a znode's JSON names the span that wrote it, and the controller event its watch
-fires links to that span (TRACING.md, causality).
+"""Causality through ZooKeeper: a znode's JSON names the span that wrote it (`with_writer`, where the port builds the
+JSON), and the controller event its watch fires links to that span (`writer`, in a describer; TRACING.md, causality).
 
 Kafka reads these znodes with a JSON parser that ignores keys it does not know, so the extra `traceparent` is
 invisible to Kafka's own code and tools.
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from opentelemetry import trace
+from opentelemetry.trace import SpanContext
 
 from kafka_edu.tracing.step import current_traceparent, remote_span_context
 
@@ -22,8 +22,7 @@ def with_writer(znode_json: dict[str, Any]) -> dict[str, Any]:
     return {**znode_json, TRACEPARENT: traceparent} if traceparent else znode_json
 
 
-def link_to_writer(znode_json: dict[str, Any] | None) -> None:
-    """Link the current span to the span that wrote the znode, if the znode names one."""
-    writer = remote_span_context((znode_json or {}).get(TRACEPARENT))
-    if writer is not None:
-        trace.get_current_span().add_link(writer, {"kafka.link": "znode writer"})
+def writer(znode_json: dict[str, Any] | None) -> SpanContext | None:
+    """The span that wrote the znode, if its JSON names one: what a `@links` describer of the span that read the
+    znode returns (a controller event fired by a watch links to the span whose write fired it)."""
+    return remote_span_context((znode_json or {}).get(TRACEPARENT))

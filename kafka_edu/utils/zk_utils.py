@@ -140,10 +140,10 @@ class ZkUtils:
     def make_sure_persistent_path_exists(self, path: str) -> None:
         self.zk_client.ensure_path(path)
 
+    @span("ZkUtils.setupCommonPaths")
     def setup_common_paths(self) -> None:
-        with span("ZkUtils.setupCommonPaths", {"kafka.zk.paths": list(PERSISTENT_ZK_PATHS)}):
-            for path in PERSISTENT_ZK_PATHS:
-                self.make_sure_persistent_path_exists(path)
+        for path in PERSISTENT_ZK_PATHS:
+            self.make_sure_persistent_path_exists(path)
 
     def read_data_maybe_null(self, path: str) -> tuple[str | None, Any]:
         try:
@@ -251,9 +251,9 @@ class ZkUtils:
             self.make_sure_persistent_path_exists(path)
             return self.zk_client.set(path, b"", -1).version
 
+    @span("ZkUtils.getBrokerSequenceId")
     def get_broker_sequence_id(self, max_reserved_broker_id: int) -> int:
-        with span("ZkUtils.getBrokerSequenceId", {"kafka.zk.path": BROKER_SEQUENCE_ID_PATH}):
-            return self.get_sequence_id(BROKER_SEQUENCE_ID_PATH) + max_reserved_broker_id
+        return self.get_sequence_id(BROKER_SEQUENCE_ID_PATH) + max_reserved_broker_id
 
     def register_broker_in_zk(self, broker_id: int, host: str | None, port: int, advertised_endpoints: Sequence[Any],
                               jmx_port: int, rack: str | None) -> None:

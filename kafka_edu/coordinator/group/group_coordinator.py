@@ -43,8 +43,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("kafka.coordinator.group.GroupCoordinator")
 
-ORIGIN = "core/src/main/scala/kafka/coordinator/group/GroupCoordinator.scala"
-
 NO_STATE = ""
 NO_PROTOCOL_TYPE = ""
 NO_PROTOCOL = ""
@@ -163,32 +161,31 @@ class GroupCoordinator:
 
     # -- JoinGroup ------------------------------------------------------------------------------------------------
 
+    @span("GroupCoordinator.handleJoinGroup")
     def handle_join_group(self, group_id: str, member_id: str, client_id: str, client_host: str,
                           rebalance_timeout_ms: int, session_timeout_ms: int, protocol_type: str,
                           protocols: list[tuple[str, bytes]], response_callback: JoinCallback) -> None:
-        with span("GroupCoordinator.handleJoinGroup", {"kafka.group.id": group_id or "", "kafka.member.id": member_id,
-                                                        "kafka.client.id": client_id}, origin_file=ORIGIN):
-            if not self.is_active:
-                response_callback(self._join_error(member_id, Errors.COORDINATOR_NOT_AVAILABLE))
-            elif not self._valid_group_id(group_id):
-                response_callback(self._join_error(member_id, Errors.INVALID_GROUP_ID))
-            elif not self._is_coordinator_for_group(group_id):
-                response_callback(self._join_error(member_id, Errors.NOT_COORDINATOR))
-            elif self._is_coordinator_load_in_progress(group_id):
-                response_callback(self._join_error(member_id, Errors.COORDINATOR_LOAD_IN_PROGRESS))
-            elif (session_timeout_ms < self.group_config.group_min_session_timeout_ms
-                  or session_timeout_ms > self.group_config.group_max_session_timeout_ms):
-                response_callback(self._join_error(member_id, Errors.INVALID_SESSION_TIMEOUT))
-            else:
-                # A group is created only for a new member; a known member id for an unknown group is refused.
-                group = self.group_manager.get_group(group_id)
-                if group is None:
-                    if member_id != UNKNOWN_MEMBER_ID:
-                        response_callback(self._join_error(member_id, Errors.UNKNOWN_MEMBER_ID))
-                        return
-                    group = self.group_manager.add_group(GroupMetadata(group_id, initial_state=Empty))
-                self._do_join_group(group, member_id, client_id, client_host, rebalance_timeout_ms,
-                                    session_timeout_ms, protocol_type, protocols, response_callback)
+        if not self.is_active:
+            response_callback(self._join_error(member_id, Errors.COORDINATOR_NOT_AVAILABLE))
+        elif not self._valid_group_id(group_id):
+            response_callback(self._join_error(member_id, Errors.INVALID_GROUP_ID))
+        elif not self._is_coordinator_for_group(group_id):
+            response_callback(self._join_error(member_id, Errors.NOT_COORDINATOR))
+        elif self._is_coordinator_load_in_progress(group_id):
+            response_callback(self._join_error(member_id, Errors.COORDINATOR_LOAD_IN_PROGRESS))
+        elif (session_timeout_ms < self.group_config.group_min_session_timeout_ms
+              or session_timeout_ms > self.group_config.group_max_session_timeout_ms):
+            response_callback(self._join_error(member_id, Errors.INVALID_SESSION_TIMEOUT))
+        else:
+            # A group is created only for a new member; a known member id for an unknown group is refused.
+            group = self.group_manager.get_group(group_id)
+            if group is None:
+                if member_id != UNKNOWN_MEMBER_ID:
+                    response_callback(self._join_error(member_id, Errors.UNKNOWN_MEMBER_ID))
+                    return
+                group = self.group_manager.add_group(GroupMetadata(group_id, initial_state=Empty))
+            self._do_join_group(group, member_id, client_id, client_host, rebalance_timeout_ms,
+                                session_timeout_ms, protocol_type, protocols, response_callback)
 
     def _do_join_group(self, group: GroupMetadata, member_id: str, client_id: str, client_host: str,
                        rebalance_timeout_ms: int, session_timeout_ms: int, protocol_type: str,
@@ -261,20 +258,19 @@ class GroupCoordinator:
 
     # -- SyncGroup ------------------------------------------------------------------------------------------------
 
+    @span("GroupCoordinator.handleSyncGroup")
     def handle_sync_group(self, group_id: str, generation: int, member_id: str, group_assignment: dict[str, bytes],
                           response_callback: SyncCallback) -> None:
-        with span("GroupCoordinator.handleSyncGroup", {"kafka.group.id": group_id or "", "kafka.member.id": member_id,
-                                                        "kafka.group.generation": generation}, origin_file=ORIGIN):
-            if not self.is_active:
-                response_callback(b"", Errors.COORDINATOR_NOT_AVAILABLE)
-            elif not self._is_coordinator_for_group(group_id):
-                response_callback(b"", Errors.NOT_COORDINATOR)
+        if not self.is_active:
+            response_callback(b"", Errors.COORDINATOR_NOT_AVAILABLE)
+        elif not self._is_coordinator_for_group(group_id):
+            response_callback(b"", Errors.NOT_COORDINATOR)
+        else:
+            group = self.group_manager.get_group(group_id)
+            if group is None:
+                response_callback(b"", Errors.UNKNOWN_MEMBER_ID)
             else:
-                group = self.group_manager.get_group(group_id)
-                if group is None:
-                    response_callback(b"", Errors.UNKNOWN_MEMBER_ID)
-                else:
-                    self._do_sync_group(group, generation, member_id, group_assignment, response_callback)
+                self._do_sync_group(group, generation, member_id, group_assignment, response_callback)
 
     def _do_sync_group(self, group: GroupMetadata, generation_id: int, member_id: str,
                        group_assignment: dict[str, bytes], response_callback: SyncCallback) -> None:
@@ -319,70 +315,68 @@ class GroupCoordinator:
 
     # -- LeaveGroup -----------------------------------------------------------------------------------------------
 
+    @span("GroupCoordinator.handleLeaveGroup")
     def handle_leave_group(self, group_id: str, member_id: str, response_callback: Callable[[Errors], None]) -> None:
-        with span("GroupCoordinator.handleLeaveGroup", {"kafka.group.id": group_id or "",
-                                                         "kafka.member.id": member_id}, origin_file=ORIGIN):
-            if not self.is_active:
-                response_callback(Errors.COORDINATOR_NOT_AVAILABLE)
-            elif not self._is_coordinator_for_group(group_id):
-                response_callback(Errors.NOT_COORDINATOR)
-            elif self._is_coordinator_load_in_progress(group_id):
-                response_callback(Errors.COORDINATOR_LOAD_IN_PROGRESS)
-            else:
-                group = self.group_manager.get_group(group_id)
-                if group is None:
-                    # Removed meanwhile (emigrated, expired): the member should rejoin without its id.
+        if not self.is_active:
+            response_callback(Errors.COORDINATOR_NOT_AVAILABLE)
+        elif not self._is_coordinator_for_group(group_id):
+            response_callback(Errors.NOT_COORDINATOR)
+        elif self._is_coordinator_load_in_progress(group_id):
+            response_callback(Errors.COORDINATOR_LOAD_IN_PROGRESS)
+        else:
+            group = self.group_manager.get_group(group_id)
+            if group is None:
+                # Removed meanwhile (emigrated, expired): the member should rejoin without its id.
+                response_callback(Errors.UNKNOWN_MEMBER_ID)
+                return
+            with group.in_lock():
+                if group.is_(Dead) or not group.has(member_id):
                     response_callback(Errors.UNKNOWN_MEMBER_ID)
-                    return
-                with group.in_lock():
-                    if group.is_(Dead) or not group.has(member_id):
-                        response_callback(Errors.UNKNOWN_MEMBER_ID)
-                    else:
-                        member = group.get(member_id)
-                        self._remove_heartbeat_for_leaving_member(group, member)
-                        log.debug("Member %s in group %s has left, removing it from the group", member.member_id,
-                                  group.group_id)
-                        self._remove_member_and_update_group(group, member)
-                        response_callback(Errors.NONE)
+                else:
+                    member = group.get(member_id)
+                    self._remove_heartbeat_for_leaving_member(group, member)
+                    log.debug("Member %s in group %s has left, removing it from the group", member.member_id,
+                              group.group_id)
+                    self._remove_member_and_update_group(group, member)
+                    response_callback(Errors.NONE)
 
     # -- DeleteGroups (Kafka 1.1) ---------------------------------------------------------------------------------
 
+    @span("GroupCoordinator.handleDeleteGroups")
     def handle_delete_groups(self, group_ids: set[str]) -> dict[str, Errors]:
-        with span("GroupCoordinator.handleDeleteGroups", {"kafka.group.ids": sorted(g or "" for g in group_ids)},
-                  origin_file=ORIGIN, version="1.1.0"):
-            if not self.is_active:
-                return {group_id: Errors.COORDINATOR_NOT_AVAILABLE for group_id in group_ids}
-            group_errors: dict[str, Errors] = {}
-            eligible_groups: list[GroupMetadata] = []
-            for group_id in group_ids:
-                if not self._valid_group_id(group_id):
-                    group_errors[group_id] = Errors.INVALID_GROUP_ID
-                elif not self._is_coordinator_for_group(group_id):
-                    group_errors[group_id] = Errors.NOT_COORDINATOR
-                elif self._is_coordinator_load_in_progress(group_id):
-                    group_errors[group_id] = Errors.COORDINATOR_LOAD_IN_PROGRESS
-                else:
-                    group = self.group_manager.get_group(group_id)
-                    if group is None:
-                        group_errors[group_id] = (Errors.GROUP_ID_NOT_FOUND if self.group_manager.group_not_exists(
-                            group_id) else Errors.NOT_COORDINATOR)
-                        continue
-                    with group.in_lock():
-                        if group.is_(Dead):
-                            group_errors[group_id] = (Errors.GROUP_ID_NOT_FOUND
-                                                      if self.group_manager.group_not_exists(group_id)
-                                                      else Errors.NOT_COORDINATOR)
-                        elif group.is_(Empty):
-                            group.transition_to(Dead)
-                            eligible_groups.append(group)
-                        else:
-                            group_errors[group_id] = Errors.NON_EMPTY_GROUP
-            if eligible_groups:
-                # Long.MaxValue as "now": every offset of these groups has expired.
-                self.group_manager.cleanup_group_metadata(None, eligible_groups, 2**63 - 1)
-                group_errors.update({group.group_id: Errors.NONE for group in eligible_groups})
-                log.info("The following groups were deleted: %s", ", ".join(g.group_id for g in eligible_groups))
-            return group_errors
+        if not self.is_active:
+            return {group_id: Errors.COORDINATOR_NOT_AVAILABLE for group_id in group_ids}
+        group_errors: dict[str, Errors] = {}
+        eligible_groups: list[GroupMetadata] = []
+        for group_id in group_ids:
+            if not self._valid_group_id(group_id):
+                group_errors[group_id] = Errors.INVALID_GROUP_ID
+            elif not self._is_coordinator_for_group(group_id):
+                group_errors[group_id] = Errors.NOT_COORDINATOR
+            elif self._is_coordinator_load_in_progress(group_id):
+                group_errors[group_id] = Errors.COORDINATOR_LOAD_IN_PROGRESS
+            else:
+                group = self.group_manager.get_group(group_id)
+                if group is None:
+                    group_errors[group_id] = (Errors.GROUP_ID_NOT_FOUND if self.group_manager.group_not_exists(
+                        group_id) else Errors.NOT_COORDINATOR)
+                    continue
+                with group.in_lock():
+                    if group.is_(Dead):
+                        group_errors[group_id] = (Errors.GROUP_ID_NOT_FOUND
+                                                  if self.group_manager.group_not_exists(group_id)
+                                                  else Errors.NOT_COORDINATOR)
+                    elif group.is_(Empty):
+                        group.transition_to(Dead)
+                        eligible_groups.append(group)
+                    else:
+                        group_errors[group_id] = Errors.NON_EMPTY_GROUP
+        if eligible_groups:
+            # Long.MaxValue as "now": every offset of these groups has expired.
+            self.group_manager.cleanup_group_metadata(None, eligible_groups, 2**63 - 1)
+            group_errors.update({group.group_id: Errors.NONE for group in eligible_groups})
+            log.info("The following groups were deleted: %s", ", ".join(g.group_id for g in eligible_groups))
+        return group_errors
 
     # -- Heartbeat ------------------------------------------------------------------------------------------------
 
@@ -628,24 +622,22 @@ class GroupCoordinator:
             if group.can_rebalance():
                 self._prepare_rebalance(group)
 
+    @span("GroupCoordinator.prepareRebalance")
     def _prepare_rebalance(self, group: GroupMetadata) -> None:
-        with span("GroupCoordinator.prepareRebalance", {"kafka.group.id": group.group_id,
-                                                         "kafka.group.generation": group.generation_id},
-                  origin_file=ORIGIN):
-            # Members waiting in SyncGroup are told to rejoin.
-            if group.is_(AwaitingSync):
-                self._reset_and_propagate_assignment_error(group, Errors.REBALANCE_IN_PROGRESS)
-            if group.is_(Empty):
-                initial_delay = self.group_config.group_initial_rebalance_delay_ms
-                delayed_rebalance: DelayedJoin = InitialDelayedJoin(
-                    self, self.join_purgatory, group, initial_delay, initial_delay,
-                    max(group.rebalance_timeout_ms - initial_delay, 0))
-            else:
-                delayed_rebalance = DelayedJoin(self, group, group.rebalance_timeout_ms)
-            group.transition_to(PreparingRebalance)
-            log.info("Preparing to rebalance group %s with old generation %d (%s-%d)", group.group_id,
-                     group.generation_id, GROUP_METADATA_TOPIC_NAME, self.partition_for(group.group_id))
-            self.join_purgatory.try_complete_else_watch(delayed_rebalance, [GroupKey(group.group_id)])
+        # Members waiting in SyncGroup are told to rejoin.
+        if group.is_(AwaitingSync):
+            self._reset_and_propagate_assignment_error(group, Errors.REBALANCE_IN_PROGRESS)
+        if group.is_(Empty):
+            initial_delay = self.group_config.group_initial_rebalance_delay_ms
+            delayed_rebalance: DelayedJoin = InitialDelayedJoin(
+                self, self.join_purgatory, group, initial_delay, initial_delay,
+                max(group.rebalance_timeout_ms - initial_delay, 0))
+        else:
+            delayed_rebalance = DelayedJoin(self, group, group.rebalance_timeout_ms)
+        group.transition_to(PreparingRebalance)
+        log.info("Preparing to rebalance group %s with old generation %d (%s-%d)", group.group_id,
+                 group.generation_id, GROUP_METADATA_TOPIC_NAME, self.partition_for(group.group_id))
+        self.join_purgatory.try_complete_else_watch(delayed_rebalance, [GroupKey(group.group_id)])
 
     def _remove_member_and_update_group(self, group: GroupMetadata, member: MemberMetadata) -> None:
         group.remove(member.member_id)
@@ -666,16 +658,13 @@ class GroupCoordinator:
 
     def on_complete_join(self, group: GroupMetadata) -> None:
         """Every member rejoined, or the rebalance timed out: start the next generation and answer the JoinGroups."""
-        with group.in_lock(), span("GroupCoordinator.onCompleteJoin", {"kafka.group.id": group.group_id},
-                                   origin_file=ORIGIN) as s:
+        with group.in_lock(), span("GroupCoordinator.onCompleteJoin"):
             # Members that did not rejoin in time are out.
             for failed_member in group.not_yet_rejoined_members():
                 group.remove(failed_member.member_id)
             if group.is_(Dead):
                 return
             group.init_next_generation()
-            s.set_attributes({"kafka.group.generation": group.generation_id,
-                              "kafka.group.members": len(group.members)})
             if group.is_(Empty):
                 log.info("Group %s with generation %d is now empty (%s-%d)", group.group_id, group.generation_id,
                          GROUP_METADATA_TOPIC_NAME, self.partition_for(group.group_id))
@@ -713,9 +702,7 @@ class GroupCoordinator:
     def on_expire_heartbeat(self, group: GroupMetadata, member: MemberMetadata, heartbeat_deadline: int) -> None:
         with group.in_lock():
             if not self._should_keep_member_alive(member, heartbeat_deadline):
-                with span("GroupCoordinator.onExpireHeartbeat", {"kafka.group.id": group.group_id,
-                                                                  "kafka.member.id": member.member_id},
-                          origin_file=ORIGIN):
+                with span("GroupCoordinator.onExpireHeartbeat"):
                     log.info("Member %s in group %s has failed, removing it from the group", member.member_id,
                              group.group_id)
                     self._remove_member_and_update_group(group, member)

@@ -187,13 +187,8 @@ class GroupMetadata:
 
     def transition_to(self, group_state: GroupState) -> None:
         self._assert_valid_transition(group_state)
-        previous, self.state = self.state, group_state
-        event(None, "group.state.change", {
-            "kafka.group.id": self.group_id,
-            "kafka.group.state.from": previous.name,
-            "kafka.group.state.to": group_state.name,
-            "kafka.group.generation": self.generation_id,
-        })
+        event("group.state.change")
+        self.state = group_state
 
     def select_protocol(self) -> str:
         """The protocol every member supports that most members prefer."""

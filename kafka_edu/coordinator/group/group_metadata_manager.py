@@ -41,7 +41,7 @@ from kafka_edu.log.log_segment import system_time_ms
 from kafka_edu.log.memory_records_builder import MemoryRecordsBuilder
 from kafka_edu.protocol.errors import Errors
 from kafka_edu.server.kafka_config import api_version_at_least
-from kafka_edu.tracing import current_span_context, span
+from kafka_edu.tracing import span
 from kafka_edu.utils.concurrent import AtomicBoolean
 from kafka_edu.utils.kafka_scheduler import KafkaScheduler
 
@@ -50,7 +50,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("kafka.coordinator.group.GroupMetadataManager")
 
-ORIGIN = "core/src/main/scala/kafka/coordinator/group/GroupMetadataManager.scala"
 GROUP_METADATA_TOPIC_NAME = "__consumer_offsets"  # Topic.GROUP_METADATA_TOPIC_NAME
 
 
@@ -149,45 +148,43 @@ class GroupMetadataManager:
 
     # -- writes ---------------------------------------------------------------------------------------------------
 
+    @span("GroupMetadataManager.storeGroup")
     def store_group(self, group: GroupMetadata, group_assignment: dict[str, bytes],
                     response_callback: Callable[[Errors], None]) -> None:
         """Append the group's new generation (members, protocol, assignment) to its offsets partition."""
-        with span("GroupMetadataManager.storeGroup", {"kafka.group.id": group.group_id,
-                                                      "kafka.group.generation": group.generation_id},
-                  origin_file=ORIGIN):
-            magic_value = self._get_magic(self.partition_for(group.group_id))
-            if magic_value is None:
-                response_callback(Errors.NOT_COORDINATOR)
-                return
-            if self.inter_broker_protocol_version is not None and \
-                    not api_version_at_least(self.inter_broker_protocol_version, "0.10.1-IV0"):
-                group_metadata_value_version = 0
+        magic_value = self._get_magic(self.partition_for(group.group_id))
+        if magic_value is None:
+            response_callback(Errors.NOT_COORDINATOR)
+            return
+        if self.inter_broker_protocol_version is not None and \
+                not api_version_at_least(self.inter_broker_protocol_version, "0.10.1-IV0"):
+            group_metadata_value_version = 0
+        else:
+            group_metadata_value_version = CURRENT_GROUP_VALUE_SCHEMA_VERSION
+        timestamp = self.time_ms()
+        key = group_metadata_key(group.group_id)
+        value = group_metadata_value(group, group_assignment, version=group_metadata_value_version)
+        records = self._build_records([(timestamp, key, value)])
+        group_metadata_partition = TopicPartition(GROUP_METADATA_TOPIC_NAME, self.partition_for(group.group_id))
+        generation_id = group.generation_id
+
+        def put_cache_callback(response_status: dict[TopicPartition, PartitionResponse]) -> None:
+            if len(response_status) != 1 or group_metadata_partition not in response_status:
+                raise IllegalStateException(f"Append status {response_status} should only have one partition "
+                                            f"{group_metadata_partition}")
+            status = response_status[group_metadata_partition]
+            if status.error == Errors.NONE:
+                response_error = Errors.NONE
             else:
-                group_metadata_value_version = CURRENT_GROUP_VALUE_SCHEMA_VERSION
-            timestamp = self.time_ms()
-            key = group_metadata_key(group.group_id)
-            value = group_metadata_value(group, group_assignment, version=group_metadata_value_version)
-            records = self._build_records([(timestamp, key, value)])
-            group_metadata_partition = TopicPartition(GROUP_METADATA_TOPIC_NAME, self.partition_for(group.group_id))
-            generation_id = group.generation_id
-
-            def put_cache_callback(response_status: dict[TopicPartition, PartitionResponse]) -> None:
-                if len(response_status) != 1 or group_metadata_partition not in response_status:
-                    raise IllegalStateException(f"Append status {response_status} should only have one partition "
-                                                f"{group_metadata_partition}")
-                status = response_status[group_metadata_partition]
-                if status.error == Errors.NONE:
-                    response_error = Errors.NONE
-                else:
-                    log.debug("Metadata from group %s with generation %d failed when appending to log due to %s",
+                log.debug("Metadata from group %s with generation %d failed when appending to log due to %s",
+                          group.group_id, generation_id, status.error.exception_name)
+                response_error = _store_group_error(status.error)
+                if response_error in (Errors.UNKNOWN_SERVER_ERROR, status.error):
+                    log.error("Appending metadata message for group %s generation %d failed due to %s",
                               group.group_id, generation_id, status.error.exception_name)
-                    response_error = _store_group_error(status.error)
-                    if response_error in (Errors.UNKNOWN_SERVER_ERROR, status.error):
-                        log.error("Appending metadata message for group %s generation %d failed due to %s",
-                                  group.group_id, generation_id, status.error.exception_name)
-                response_callback(response_error)
+            response_callback(response_error)
 
-            self._append_for_group(group, {group_metadata_partition: records}, put_cache_callback)
+        self._append_for_group(group, {group_metadata_partition: records}, put_cache_callback)
 
     def _append_for_group(self, group: GroupMetadata, records: dict[TopicPartition, bytes],
                           callback: Callable[[dict[TopicPartition, PartitionResponse]], None]) -> None:
@@ -200,61 +197,58 @@ class GroupMetadataManager:
             entries_per_partition=records,
             response_callback=callback)
 
+    @span("GroupMetadataManager.storeOffsets")
     def store_offsets(self, group: GroupMetadata, consumer_id: str,
                       offset_metadata: dict[TopicPartition, OffsetAndMetadata],
                       response_callback: Callable[[dict[TopicPartition, Errors]], None]) -> None:
         """Append the commits to the group's offsets partition, then cache them and answer per partition."""
         offset_metadata = {TopicPartition(*tp): offset for tp, offset in offset_metadata.items()}
-        with span("GroupMetadataManager.storeOffsets", {"kafka.group.id": group.group_id,
-                                                        "kafka.member.id": consumer_id,
-                                                        "kafka.partitions": [str(tp) for tp in offset_metadata]},
-                  origin_file=ORIGIN):
-            # First drop the partitions whose metadata exceeds the limit.
-            filtered_offset_metadata = {tp: offset for tp, offset in offset_metadata.items()
-                                        if self._validate_offset_metadata_length(offset.metadata)}
-            if not filtered_offset_metadata:
-                response_callback({tp: Errors.OFFSET_METADATA_TOO_LARGE for tp in offset_metadata})
-                return
-            magic_value = self._get_magic(self.partition_for(group.group_id))
-            if magic_value is None:
-                response_callback({tp: Errors.NOT_COORDINATOR for tp in offset_metadata})
-                return
-            timestamp = self.time_ms()
-            records = self._build_records([
-                (timestamp, offset_commit_key(group.group_id, tp), offset_commit_value(offset))
-                for tp, offset in filtered_offset_metadata.items()])
-            offset_topic_partition = TopicPartition(GROUP_METADATA_TOPIC_NAME, self.partition_for(group.group_id))
+        # First drop the partitions whose metadata exceeds the limit.
+        filtered_offset_metadata = {tp: offset for tp, offset in offset_metadata.items()
+                                    if self._validate_offset_metadata_length(offset.metadata)}
+        if not filtered_offset_metadata:
+            response_callback({tp: Errors.OFFSET_METADATA_TOO_LARGE for tp in offset_metadata})
+            return
+        magic_value = self._get_magic(self.partition_for(group.group_id))
+        if magic_value is None:
+            response_callback({tp: Errors.NOT_COORDINATOR for tp in offset_metadata})
+            return
+        timestamp = self.time_ms()
+        records = self._build_records([
+            (timestamp, offset_commit_key(group.group_id, tp), offset_commit_value(offset))
+            for tp, offset in filtered_offset_metadata.items()])
+        offset_topic_partition = TopicPartition(GROUP_METADATA_TOPIC_NAME, self.partition_for(group.group_id))
 
-            def put_cache_callback(response_status: dict[TopicPartition, PartitionResponse]) -> None:
-                if len(response_status) != 1 or offset_topic_partition not in response_status:
-                    raise IllegalStateException(f"Append status {response_status} should only have one partition "
-                                                f"{offset_topic_partition}")
-                status = response_status[offset_topic_partition]
-                with group.in_lock():
-                    if status.error == Errors.NONE:
-                        if not group.is_(Dead):
-                            for topic_partition, offset_and_metadata in filtered_offset_metadata.items():
-                                group.on_offset_commit_append(
-                                    topic_partition, CommitRecordMetadataAndOffset(status.base_offset,
-                                                                                   offset_and_metadata))
-                        response_error = Errors.NONE
-                    else:
-                        if not group.is_(Dead):
-                            for topic_partition, offset_and_metadata in filtered_offset_metadata.items():
-                                group.fail_pending_offset_write(topic_partition, offset_and_metadata)
-                        log.debug("Offset commit %s from group %s, consumer %s with generation %d failed when "
-                                  "appending to log due to %s", filtered_offset_metadata, group.group_id,
-                                  consumer_id, group.generation_id, status.error.exception_name)
-                        response_error = _store_offsets_error(status.error)
-                commit_status = {
-                    tp: response_error if self._validate_offset_metadata_length(offset.metadata)
-                    else Errors.OFFSET_METADATA_TOO_LARGE
-                    for tp, offset in offset_metadata.items()}
-                response_callback(commit_status)
-
+        def put_cache_callback(response_status: dict[TopicPartition, PartitionResponse]) -> None:
+            if len(response_status) != 1 or offset_topic_partition not in response_status:
+                raise IllegalStateException(f"Append status {response_status} should only have one partition "
+                                            f"{offset_topic_partition}")
+            status = response_status[offset_topic_partition]
             with group.in_lock():
-                group.prepare_offset_commit(offset_metadata)
-            self._append_for_group(group, {offset_topic_partition: records}, put_cache_callback)
+                if status.error == Errors.NONE:
+                    if not group.is_(Dead):
+                        for topic_partition, offset_and_metadata in filtered_offset_metadata.items():
+                            group.on_offset_commit_append(
+                                topic_partition, CommitRecordMetadataAndOffset(status.base_offset,
+                                                                               offset_and_metadata))
+                    response_error = Errors.NONE
+                else:
+                    if not group.is_(Dead):
+                        for topic_partition, offset_and_metadata in filtered_offset_metadata.items():
+                            group.fail_pending_offset_write(topic_partition, offset_and_metadata)
+                    log.debug("Offset commit %s from group %s, consumer %s with generation %d failed when "
+                              "appending to log due to %s", filtered_offset_metadata, group.group_id,
+                              consumer_id, group.generation_id, status.error.exception_name)
+                    response_error = _store_offsets_error(status.error)
+            commit_status = {
+                tp: response_error if self._validate_offset_metadata_length(offset.metadata)
+                else Errors.OFFSET_METADATA_TOO_LARGE
+                for tp, offset in offset_metadata.items()}
+            response_callback(commit_status)
+
+        with group.in_lock():
+            group.prepare_offset_commit(offset_metadata)
+        self._append_for_group(group, {offset_topic_partition: records}, put_cache_callback)
 
     # -- reads ----------------------------------------------------------------------------------------------------
 
@@ -285,12 +279,9 @@ class GroupMetadataManager:
         """Read the partition's log in the background and fill the cache with its groups and offsets."""
         topic_partition = TopicPartition(GROUP_METADATA_TOPIC_NAME, offsets_partition)
         log.info("Scheduling loading of offsets and group metadata from %s", topic_partition)
-        links = _caller_links()
 
         def do_load_groups_and_offsets() -> None:
-            with span("GroupMetadataManager.loadGroupsForPartition",
-                      {"kafka.topic": GROUP_METADATA_TOPIC_NAME, "kafka.partition": offsets_partition},
-                      origin_file=ORIGIN, links=links, root=True):
+            with span("GroupMetadataManager.loadGroupsForPartition", root=True):
                 with self.partition_lock:
                     if offsets_partition in self.loading_partitions:
                         log.info("Offset load from %s already in progress.", topic_partition)
@@ -430,12 +421,9 @@ class GroupMetadataManager:
         """This broker no longer leads the partition: drop its groups from the cache, in the background."""
         topic_partition = TopicPartition(GROUP_METADATA_TOPIC_NAME, offsets_partition)
         log.info("Scheduling unloading of offsets and group metadata from %s", topic_partition)
-        links = _caller_links()
 
         def remove_groups_and_offsets() -> None:
-            with span("GroupMetadataManager.removeGroupsForPartition",
-                      {"kafka.topic": GROUP_METADATA_TOPIC_NAME, "kafka.partition": offsets_partition},
-                      origin_file=ORIGIN, links=links, root=True):
+            with span("GroupMetadataManager.removeGroupsForPartition", root=True):
                 num_offsets_removed = 0
                 num_groups_removed = 0
                 with self.partition_lock:
@@ -462,7 +450,7 @@ class GroupMetadataManager:
         if start_ms is None:
             start_ms = self.time_ms()
         began_ms = self.time_ms()
-        with span("GroupMetadataManager.cleanupGroupMetadata", origin_file=ORIGIN) as s:
+        with span("GroupMetadataManager.cleanupGroupMetadata"):
             offsets_removed = 0
             for group in list(groups):
                 group_id = group.group_id
@@ -502,7 +490,6 @@ class GroupMetadataManager:
                     except Exception:
                         log.exception("Failed to append %d tombstones to %s for expired/deleted offsets and/or "
                                       "metadata for group %s.", len(tombstones), append_partition, group_id)
-            s.set_attributes({"kafka.offsets.removed": offsets_removed})
             log.info("Removed %d expired offsets in %d milliseconds.", offsets_removed, self.time_ms() - began_ms)
 
     # -- helpers --------------------------------------------------------------------------------------------------
@@ -533,11 +520,6 @@ class GroupMetadataManager:
         for offset, (timestamp, key, value) in enumerate(records):
             builder.append_with_offset(offset, DefaultRecord(0, 0, offset, timestamp, NO_SEQUENCE, key, value, []))
         return bytes(builder.build().buffer)
-
-
-def _caller_links() -> list:
-    context = current_span_context()
-    return [context] if context.is_valid else []
 
 
 def _store_group_error(error: Errors) -> Errors:

@@ -1,4 +1,337 @@
-"""Describers for replication spans (see kafka_edu/tracing/attributes.py)."""
+"""Describers for replication spans (see kafka_edu/tracing/attributes.py): the controller's requests as KafkaApis and
+ReplicaManager handle them, Partition's ISR, the followers' fetchers; the write path down to the log; and the
+broker's registration and log loading."""
 
 from __future__ import annotations
 
+from typing import Any
+
+from opentelemetry import trace
+
+from kafka_edu.tracing.attributes import Scope, end, on_event, start, when
+
+_OFFSETS_TOPIC = "__consumer_offsets"
+
+
+def _partitions(topic_partitions: Any) -> list[str]:
+    return [str(tp) for tp in topic_partitions]
+
+
+def _controller(request: Any) -> dict[str, Any]:
+    return {"kafka.controller.id": request.controller_id, "kafka.controller.epoch": request.controller_epoch}
+
+
+# -- who made this broker lead, follow or delete an offsets partition ------------------------------------------------
+# The group coordinator loads or unloads the partition's groups later, on a scheduler thread, in a trace of its own
+# that links to that span (groups.py). Recorded as makeLeaders, makeFollowers or stopReplicas starts: the span that is
+# running then is the one that called them (ReplicaManager.becomeLeaderOrFollower, KafkaApis.handleStopReplicaRequest).
+
+_changed_by: dict[tuple[str, int], Any] = {}
+
+
+def _record_change(topic_partitions: Any) -> None:
+    context = trace.get_current_span().get_span_context()
+    if context.is_valid:
+        for tp in topic_partitions:
+            if tp.topic == _OFFSETS_TOPIC:
+                _changed_by[(tp.topic, tp.partition)] = context
+
+
+def changed_by(topic_partition: Any) -> Any:
+    """The span that last made this broker lead, follow or delete `topic_partition`, once; None if unknown."""
+    return _changed_by.pop((topic_partition.topic, topic_partition.partition), None)
+
+
+# -- KafkaApis -------------------------------------------------------------------------------------------------------
+
+@start("NW.apis.1")
+def _api(s: Scope) -> dict[str, Any]:
+    from kafka_edu.protocol.api_keys import ApiKeys
+    request = s["request"]
+    return {"kafka.api.key": request.api_key, "kafka.api.name": ApiKeys.for_key(request.api_key).api_name,
+            "kafka.api.version": request.api_version}
+
+
+@end("NW.apis.1")
+def _api_outcome(s: Scope) -> dict[str, Any]:
+    """What some handlers learn about their request: the group it names, the coordinator or producer id answered."""
+    from kafka_edu.protocol.api_keys import ApiKeys
+    apis, request = s["self"], s["request"]
+    api, body = request.api_key, request.body
+    if body is None:
+        return {}
+    if api == ApiKeys.FIND_COORDINATOR:
+        return {"kafka.group.id": body.key, "kafka.coordinator.id": _coordinator_id(apis, request)}
+    if api == ApiKeys.INIT_PRODUCER_ID:
+        return {"kafka.producer.id": _producer_id(apis, body)}
+    if api in (ApiKeys.JOIN_GROUP, ApiKeys.SYNC_GROUP):
+        return {"kafka.group.id": body.group_id}
+    return {}
+
+
+def _coordinator_id(apis: Any, request: Any) -> int:
+    """handleFindCoordinatorRequest's answer, read again from the metadata cache it read (-1: none available)."""
+    if getattr(request.body, "key_type", 0) != 0:  # only groups have coordinators here
+        return -1
+    partition = apis.group_coordinator.partition_for(request.body.key)
+    metadata = apis.metadata_cache.get_topic_metadata({_OFFSETS_TOPIC}, request.listener_name).get(_OFFSETS_TOPIC)
+    leader = next((p.leader for p in metadata or [] if p.partition == partition), -1)
+    node = next((b for b in apis.metadata_cache.get_alive_brokers() if b.id == leader), None)
+    return node.id if node is not None and request.listener_name in node.endpoints else -1
+
+
+def _producer_id(apis: Any, body: Any) -> int:
+    """The id handleInitProducerIdRequest answered: the one its ProducerIdManager handed out last (a concurrent
+    InitProducerId on another handler thread could have taken one since)."""
+    manager = apis.txn_coordinator.producer_id_manager
+    if body.transactional_id is not None or manager is None:
+        return -1
+    return manager.next_producer_id - 1
+
+
+@start("KafkaApis.handleLeaderAndIsrRequest", "KafkaApis.handleStopReplicaRequest",
+       "KafkaApis.handleUpdateMetadataRequest")
+def _from_controller(s: Scope) -> dict[str, Any]:
+    return _controller(s["body"])
+
+
+@end("KafkaApis.handleLeaderAndIsrRequest")
+def _leader_and_isr_error(s: Scope) -> dict[str, Any]:
+    result = s.get("result")
+    return {"kafka.error": result.error.name} if result is not None else {}
+
+
+@end("KafkaApis.handleStopReplicaRequest")
+def _stop_replica_error(s: Scope) -> dict[str, Any]:
+    error = s.get("error")
+    return {"kafka.error": error.name} if error is not None else {}
+
+
+@start("KafkaApis.handleControlledShutdownRequest")
+def _controlled_shutdown(s: Scope) -> dict[str, Any]:
+    return {"kafka.shutdown.broker.id": s["broker_id"]}
+
+
+# -- the write path: KafkaApis.handleProduceRequest -> ReplicaManager.appendRecords -> Log.append -------------------
+
+@start("NW.apis.produce")
+def _produce(s: Scope) -> dict[str, Any]:
+    body = s["request"].body
+    return {"kafka.produce.acks": body.acks,
+            "kafka.produce.partitions": sum(len(t.partition_data) for t in body.topic_data)}
+
+
+@start("NW.rm.append")
+def _append_records(s: Scope) -> dict[str, Any]:
+    return {"kafka.produce.timeout_ms": s["timeout"]}
+
+
+@start("NW.log.append")
+def _log_append(s: Scope) -> dict[str, Any]:
+    partition = s["self"]  # Partition.appendRecordsToLeader
+    return {"kafka.topic": partition.topic, "kafka.partition": partition.partition_id,
+            "kafka.records.bytes": len(s["records"])}
+
+
+@end("NW.log.append")
+def _appended(s: Scope) -> dict[str, Any]:
+    info = s.get("info")
+    return {"kafka.offset.first": info.first_offset, "kafka.offset.last": info.last_offset} if info else {}
+
+
+# -- ReplicaManager ----------------------------------------------------------------------------------------------------
+
+@start("ReplicaManager.becomeLeaderOrFollower")
+def _become_leader_or_follower(s: Scope) -> dict[str, Any]:
+    request = s["request"]
+    return {**_controller(request), "kafka.correlation_id": s["correlation_id"],
+            "kafka.partitions": _partitions(request.partition_states)}
+
+
+@start("ReplicaManager.makeLeaders")
+def _make_leaders(s: Scope) -> dict[str, Any]:
+    _record_change(s["partition_state"])
+    return {"kafka.controller.id": s["controller_id"], "kafka.controller.epoch": s["epoch"],
+            "kafka.partitions": _partitions(s["partition_state"])}
+
+
+@start("ReplicaManager.makeFollowers")
+def _make_followers(s: Scope) -> dict[str, Any]:
+    _record_change(s["partition_state"])
+    return {"kafka.controller.id": s["controller_id"], "kafka.controller.epoch": s["epoch"],
+            "kafka.partitions": _partitions(s["partition_state"])}
+
+
+@end("ReplicaManager.makeFollowers")
+def _followed(s: Scope) -> dict[str, Any]:
+    followed = s["result"]
+    return {"kafka.partitions.followed": sorted(str(p.topic_partition) for p in followed)} if followed is not None \
+        else {}
+
+
+@start("ReplicaManager.stopReplicas")
+def _stop_replicas(s: Scope) -> dict[str, Any]:
+    request = s["stop_replica_request"]
+    if request.delete_partitions:
+        _record_change(request.partitions)
+    return {**_controller(request), "kafka.partitions": _partitions(request.partitions),
+            "kafka.delete_partitions": request.delete_partitions}
+
+
+@start("ReplicaManager.maybeUpdateMetadataCache")
+def _update_metadata(s: Scope) -> dict[str, Any]:
+    return {**_controller(s["update_metadata_request"]), "kafka.correlation_id": s["correlation_id"]}
+
+
+# The request each handler names, by the name it has there.
+_FENCED = {"request": "LeaderAndIsr", "stop_replica_request": "StopReplica",
+           "update_metadata_request": "UpdateMetadata"}
+
+
+@on_event("controller.epoch.stale")
+def _fenced(s: Scope) -> dict[str, Any]:
+    """A request from an older controller, in the ReplicaManager handler that refuses it."""
+    local, api_name = next((local, api_name) for local, api_name in _FENCED.items() if local in s)
+    request = s[local]
+    return {"kafka.api.name": api_name, "kafka.controller.id": request.controller_id,
+            "kafka.controller.epoch": request.controller_epoch,
+            "kafka.controller.epoch.latest": s["self"].controller_epoch}
+
+
+@on_event("leader.epoch.stale")
+def _stale_leader_epoch(s: Scope) -> dict[str, Any]:
+    topic_partition = s["topic_partition"]
+    return {"kafka.topic": topic_partition.topic, "kafka.partition": topic_partition.partition,
+            "kafka.leader.epoch": s["state_info"].leader_epoch,
+            "kafka.leader.epoch.current": s["partition_leader_epoch"]}
+
+
+@start("ReplicaManager.maybePropagateIsrChanges")
+def _isr_changes(s: Scope) -> dict[str, Any]:
+    return {"kafka.partitions": sorted(_partitions(s["self"].isr_change_set))}
+
+
+@end("ReplicaManager.maybePropagateIsrChanges")
+def _isr_change_notification(s: Scope) -> dict[str, Any]:
+    path = s.get("path")
+    return {"kafka.zk.path": path} if path is not None else {}
+
+
+# -- Partition: the ISR --------------------------------------------------------------------------------------------
+
+def _isr_move(s: Scope) -> dict[str, Any]:
+    partition = s["self"]
+    return {"kafka.topic": partition.topic, "kafka.partition": partition.partition_id,
+            "kafka.isr.from": sorted(partition.in_sync_replicas), "kafka.isr.to": sorted(s["new_in_sync_replicas"])}
+
+
+@start("Partition.maybeExpandIsr")
+def _expand_isr(s: Scope) -> dict[str, Any]:
+    return _isr_move(s)
+
+
+@start("Partition.maybeShrinkIsr")
+def _shrink_isr(s: Scope) -> dict[str, Any]:
+    return {**_isr_move(s), "kafka.replica.lag.time.max.ms": s["replica_max_lag_time_ms"]}
+
+
+@start("Partition.updateIsr")
+def _update_isr(s: Scope) -> dict[str, Any]:
+    partition = s["self"]
+    return {"kafka.topic": partition.topic, "kafka.partition": partition.partition_id,
+            "kafka.isr": sorted(s["new_isr"]), "kafka.zk.version": partition.zk_version}
+
+
+@end("Partition.updateIsr")
+def _isr_updated(s: Scope) -> dict[str, Any]:
+    return {"kafka.isr.update.succeeded": s["update_succeeded"]} if "update_succeeded" in s else {}
+
+
+@on_event("isr.change")
+def _isr_change(s: Scope) -> dict[str, Any]:
+    return {"kafka.isr.from": sorted(s["self"].in_sync_replicas), "kafka.isr.to": sorted(s["new_isr"]),
+            "kafka.zk.version": s["new_version"]}
+
+
+# -- the followers' fetchers -----------------------------------------------------------------------------------------
+
+@start("AbstractFetcherThread.maybeTruncate")
+def _truncating(s: Scope) -> dict[str, Any]:
+    return {"kafka.fetcher.source.broker": s["self"].source_broker.id,
+            "kafka.partitions": sorted(_partitions(s["epoch_requests"]))}
+
+
+@on_event("log.truncate")
+def _truncated(s: Scope) -> dict[str, Any]:
+    topic_partition = s["topic_partition"]  # ReplicaFetcherThread.maybeTruncate(fetchedEpochs), per partition
+    return {"kafka.topic": topic_partition.topic, "kafka.partition": topic_partition.partition,
+            "kafka.offset": s["truncation_offset"]}
+
+
+@when("AbstractFetcherThread.processFetchRequest")
+def _fetched_something(s: Scope) -> bool:
+    """A fetch that brought nothing is not worth a trace; one that moved data or failed is."""
+    from kafka_edu.protocol.errors import Errors
+    return bool(s["partitions_with_error"]) or any(len(data.records or b"") > 0 or data.error != Errors.NONE
+                                                   for _, data in s["response_data"])
+
+
+@start("AbstractFetcherThread.processFetchRequest")
+def _fetch_response(s: Scope) -> dict[str, Any]:
+    return {"kafka.fetcher.source.broker": s["self"].source_broker.id, "kafka.partitions": len(s["response_data"])}
+
+
+@end("AbstractFetcherThread.processFetchRequest")
+def _fetch_errors(s: Scope) -> dict[str, Any]:
+    return {"kafka.partitions.error": sorted(_partitions(s["partitions_with_error"]))}
+
+
+@start("ReplicaFetcherThread.handleOffsetOutOfRange")
+def _out_of_range(s: Scope) -> dict[str, Any]:
+    topic_partition = s["topic_partition"]
+    return {"kafka.topic": topic_partition.topic, "kafka.partition": topic_partition.partition,
+            "kafka.fetcher.source.broker": s["self"].source_broker.id}
+
+
+@on_event("records.truncated")
+def _records_truncated(s: Scope) -> dict[str, Any]:
+    """What 1.0.2 only warns about in its log: the records a follower throws away to match its leader, recorded just
+    before the cut. Unclean: the leader's log ends before the follower's, which only an unclean election does; those
+    records were written (maybe acknowledged) once and are now on no replica. Otherwise the follower is behind the
+    leader's log start and starts over there."""
+    replica, topic_partition = s["replica"], s["topic_partition"]
+    unclean = s["leader_end_offset"] < replica.log_end_offset
+    from_offset = replica.log_end_offset
+    to_offset = s["leader_end_offset"] if unclean else replica.log_start_offset
+    return {"kafka.topic": topic_partition.topic, "kafka.partition": topic_partition.partition,
+            "kafka.offset.from": from_offset, "kafka.offset.to": to_offset,
+            "kafka.records.lost": from_offset - to_offset, "kafka.unclean": unclean}
+
+
+# -- the broker's registration and its logs ------------------------------------------------------------------------
+
+@start("KafkaHealthcheck.register")
+def _register(s: Scope) -> dict[str, Any]:
+    return {"kafka.broker.id": s["self"].broker_id}
+
+
+@start("LogManager.loadLogs")
+def _load_logs(s: Scope) -> dict[str, Any]:
+    return {"kafka.log.dirs": [str(d) for d in s["self"].live_log_dirs]}
+
+
+@end("LogManager.loadLogs")
+def _logs_loaded(s: Scope) -> dict[str, Any]:
+    return {"kafka.log.count": len(s["self"].logs)}
+
+
+@start("ZkUtils.setupCommonPaths")
+def _common_paths(s: Scope) -> dict[str, Any]:
+    from kafka_edu.utils.zk_utils import PERSISTENT_ZK_PATHS
+    return {"kafka.zk.paths": list(PERSISTENT_ZK_PATHS)}
+
+
+@start("ZkUtils.getBrokerSequenceId")
+def _broker_sequence_id(s: Scope) -> dict[str, Any]:
+    from kafka_edu.utils.zk_utils import BROKER_SEQUENCE_ID_PATH
+    return {"kafka.zk.path": BROKER_SEQUENCE_ID_PATH}
