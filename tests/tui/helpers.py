@@ -37,6 +37,11 @@ def row_texts(view: RowsView) -> list[str]:
     return [view.render_line(y).text.rstrip() for y in range(view.scrollable_content_region.height)]
 
 
+def screen_lines(app: KafkaEduApp) -> list[str]:
+    """What the terminal shows now, line by line, modal screens included."""
+    return [strip.text for strip in app.screen._compositor.render_strips()]
+
+
 def plain(renderable: object, width: int = 120) -> str:
     console = Console(width=width, file=io.StringIO())
     console.print(renderable)

@@ -5,12 +5,14 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from tests.tui.helpers import copy_run, opened, plain, row_texts, wait_for
+from tests.tui.helpers import copy_run, opened, plain, row_texts, screen_lines, wait_for
 from tui.app import KafkaEduApp
 from tui.store import ORPHANS
 from tui.widgets.cluster_pane import ClusterPane
 from tui.widgets.detail import DetailPane
+from tui.widgets.dialogs import KEY_GROUPS
 from tui.widgets.log_pane import LogPane
+from tui.widgets.rows import RowsView
 from tui.widgets.trace_list import GROUP, TRACE, TraceList
 from tui.widgets.waterfall import Waterfall
 
@@ -179,6 +181,51 @@ def test_a_replay_has_no_action_keys(failover: Path) -> None:
             await wait_for(pilot, lambda: app.screen.__class__.__name__ == "HelpScreen")
             await pilot.press("escape")
             await wait_for(pilot, lambda: app.screen.__class__.__name__ != "HelpScreen")
+    run(scenario)
+
+
+# Keys without a character of their own, as the help names them.
+KEY_NAMES = {"down": "↓", "up": "↑", "pagedown": "PgDn", "pageup": "PgUp", "home": "Home", "end": "End",
+             "enter": "Enter", "question_mark": "?", "slash": "/", "left_square_bracket": "[",
+             "right_square_bracket": "]"}
+
+
+def test_help_lists_every_key_with_what_it_does_by_group(produce: Path) -> None:
+    listed = {token for _, keys in KEY_GROUPS for key, _ in keys for part in key.split(", ")
+              for token in part.split(" / ")}
+    for owner in (KafkaEduApp, RowsView, TraceList, Waterfall):
+        for binding in owner.BINDINGS:
+            for key in binding.key.split(","):
+                assert KEY_NAMES.get(key, key) in listed, f"{owner.__name__}: {key} ({binding.action}) not in the help"
+
+    async def scenario() -> None:
+        async with opened(produce) as (app, pilot):
+            await pilot.press("question_mark")
+            await wait_for(pilot, lambda: app.screen.__class__.__name__ == "HelpScreen")
+            await pilot.pause()
+            screen = "\n".join(screen_lines(app))
+            for group, keys in KEY_GROUPS:
+                assert group in screen
+                for key, what in keys:
+                    assert f"{key}  " in screen and " ".join(what.split()[:4]) in screen, (key, what)
+            for words in ("kill -9", "controlled stop", "restart", "pause / resume", "create a topic", "produce",
+                          "breakpoint", "next step", "continue", "filter traces", "screenshot", "quit"):
+                assert words in screen
+    run(scenario)
+
+
+def test_help_scrolls_at_80x24(produce: Path) -> None:
+    async def scenario() -> None:
+        async with opened(produce, size=(80, 24)) as (app, pilot):
+            await pilot.press("question_mark")
+            await wait_for(pilot, lambda: app.screen.__class__.__name__ == "HelpScreen")
+            await pilot.pause()
+            assert "moving around" in "\n".join(screen_lines(app))
+            await pilot.press(*["j"] * 60)
+            await pilot.pause()
+            screen = "\n".join(screen_lines(app))
+            assert "quit (a cluster the TUI started is stopped)" in screen
+            assert all(len(line) <= 80 for line in screen_lines(app))
     run(scenario)
 
 

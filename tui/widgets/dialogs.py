@@ -2,55 +2,101 @@
 
 from __future__ import annotations
 
+import textwrap
 from typing import ClassVar
 
-from rich.table import Table
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Grid, Vertical
+from textual.containers import Grid, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
-KEYS: list[tuple[str, str]] = [
-    ("j / k, ↓ / ↑", "move in the focused pane (PgUp/PgDn, g/G: page, first, last)"),
-    ("Tab / Shift+Tab", "next / previous pane: Cluster, Traces, Waterfall, Detail, Log"),
-    ("Enter", "fold or unfold a trace group (Traces) or a span's children (Waterfall)"),
-    ("[ / ]", "collapse all / expand all"),
-    ("/", "search: filter traces by span name, step id, instance, API or event (Esc clears)"),
-    ("z", "maximize the focused pane, or restore it"),
-    ("S", "save a screenshot (SVG) into the run directory"),
-    ("?", "this help"),
-    ("q", "quit (a cluster the TUI started is stopped)"),
-    ("", ""),
-    ("live cluster only", "the broker under the Cluster pane's cursor:"),
-    ("x", "kill -9 the broker (no shutdown: watch the controller notice)"),
-    ("s", "controlled stop (SIGTERM: KafkaServer.shutdown with controlled shutdown)"),
-    ("r", "restart: stop it if running, then start it"),
-    ("p", "pause / resume (SIGSTOP / SIGCONT, like a long GC pause)"),
-    ("c", "create a topic (dialog) — or, while a broker is paused at a breakpoint, continue it"),
-    ("P", "produce a burst of 1,000 messages with a real client into the newest topic"),
-    ("b", "set or clear a breakpoint on the selected span's step (FIDELITY id)"),
-    ("n", "while paused at a breakpoint: run to the next step"),
+# Every key, grouped as a learner meets them. A test checks that each binding of the app and its panes is here.
+KEY_GROUPS: list[tuple[str, list[tuple[str, str]]]] = [
+    ("moving around", [
+        ("j / k, ↓ / ↑", "move in the focused pane"),
+        ("PgDn / PgUp", "a page down / up"),
+        ("g / G, Home / End", "first / last row"),
+        ("Tab / Shift+Tab", "next / previous pane: Cluster, Traces, Waterfall, Detail, Log"),
+        ("Enter", "fold or unfold a trace group (Traces) or a span's children (Waterfall)"),
+        ("[ / ]", "collapse all / expand all"),
+        ("z", "maximize the focused pane, or restore it (handy at 80×24)"),
+    ]),
+    ("search", [
+        ("/", "filter traces by span name, step id, instance, API or event (Enter keeps it, Esc clears it)"),
+    ]),
+    ("cluster actions · live cluster only, on the broker under the Cluster pane's cursor", [
+        ("x", "kill -9 the broker: no shutdown runs; watch the controller notice"),
+        ("s", "controlled stop (SIGTERM: KafkaServer.shutdown, controlled shutdown first)"),
+        ("r", "restart: stop it if it runs, then start a new process"),
+        ("p", "pause / resume (SIGSTOP / SIGCONT, like a long GC pause)"),
+        ("c", "create a topic (a dialog); while a broker is paused at a breakpoint, c continues it"),
+        ("P", "produce a burst of 1,000 records with a real client into the newest topic"),
+    ]),
+    ("breakpoints · live cluster only", [
+        ("b", "set or clear a breakpoint on the selected span's FIDELITY step (Waterfall)"),
+        ("n", "while a broker is paused at a breakpoint: run to its next step"),
+        ("c", "while a broker is paused at a breakpoint: continue it"),
+    ]),
+    ("other", [
+        ("S", "save a screenshot (SVG) into the run directory"),
+        ("Ctrl+P", "command palette"),
+        ("?", "this help (Esc, q or ? closes it)"),
+        ("q", "quit (a cluster the TUI started is stopped)"),
+    ]),
 ]
 
 
+HELP_WIDTH = 96  # the widest the key list gets; narrower terminals wrap each description under itself
+KEY_WIDTH = max(len(key) for _, keys in KEY_GROUPS for key, _ in keys)
+
+
+def help_text(width: int = HELP_WIDTH) -> Text:
+    """The keys in two columns, a heading over each group, each description wrapped under itself in `width`."""
+    width = max(min(width, HELP_WIDTH), KEY_WIDTH + 22)
+    text = Text()
+    for number, (group, keys) in enumerate(KEY_GROUPS):
+        if number:
+            text.append("\n")
+        text.append("\n".join(textwrap.wrap(group, width)) + "\n", style="bold underline")
+        for key, what in keys:
+            lines = textwrap.wrap(what, width - KEY_WIDTH - 2) or [""]
+            text.append(f"{key:<{KEY_WIDTH}}  ", style="bold cyan")
+            text.append(lines[0] + "\n")
+            for line in lines[1:]:
+                text.append(" " * (KEY_WIDTH + 2) + line + "\n")
+    text.rstrip()
+    return text
+
+
 class HelpScreen(ModalScreen[None]):
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,q,question_mark", "dismiss", "Close")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,q,question_mark", "dismiss", "Close"),
+        Binding("j", "scroll(1)", "Down", show=False),
+        Binding("k", "scroll(-1)", "Up", show=False),
+    ]
+    # The box takes the key list's width and scrolls when the terminal is too short for it. The list is plain Text
+    # laid out here: a Rich Table in an auto-width box measures 0 wide, and the box drew empty.
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
-    HelpScreen > Vertical { width: auto; max-width: 100; height: auto; max-height: 90%;
-                            border: round $accent; background: $surface; padding: 0 1; }
+    HelpScreen > VerticalScroll { width: auto; height: auto; max-height: 100%;
+                                  border: round $accent; background: $surface; padding: 0 1; }
+    HelpScreen #help-keys { width: auto; }
     """
 
     def compose(self) -> ComposeResult:
-        table = Table.grid(padding=(0, 2))
-        table.add_column(style="bold cyan", no_wrap=True)
-        table.add_column()
-        for key, what in KEYS:
-            table.add_row(key, what)
-        with Vertical() as box:
+        with VerticalScroll() as box:
             box.border_title = "kafka-edu tui · keys"
-            yield Static(table)
+            box.border_subtitle = "Esc closes"
+            yield Static(help_text(), id="help-keys")
+
+    def on_resize(self) -> None:
+        self.query_one("#help-keys", Static).update(help_text(self.size.width - 6))  # border, padding, scrollbar
+
+    def action_scroll(self, lines: int) -> None:
+        """j / k scroll the list as the arrows do (the list only scrolls when the terminal is too short for it)."""
+        self.query_one(VerticalScroll).scroll_relative(y=lines, animate=False)
 
     def action_dismiss(self) -> None:
         self.dismiss(None)
