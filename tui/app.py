@@ -44,9 +44,14 @@ BIG_LIST_S = 0.25
 PAUSE_POLL_S = 0.15
 GC_FREEZE_BATCH = 1000
 BURST = 1000
-# Keys that act on a live cluster: without one (a replay) they are hidden and do nothing.
+# Keys that act on a live cluster: without one (a replay) they are hidden, and pressing one says why it did nothing.
 CONTROL_ACTIONS = {"kill", "stop", "restart", "pause", "create_topic", "produce", "breakpoint", "next_step",
                    "continue_paused"}
+BROKER_ACTIONS = {"kill", "stop", "restart", "pause"}  # on the broker under the Cluster pane's cursor
+# How a refusal names the key the user pressed.
+ACTION_KEYS = {"kill": "x (kill -9)", "stop": "s (controlled stop)", "restart": "r (restart)",
+               "pause": "p (pause / resume)", "create_topic": "c (create a topic)", "produce": "P (produce)",
+               "breakpoint": "b (breakpoint)", "next_step": "n (next step)", "continue_paused": "c (continue)"}
 
 
 @dataclass
@@ -134,7 +139,7 @@ class KafkaEduApp(App[None]):
         for pane, title in ((self.cluster_pane, "Cluster"), (self.traces, "Traces"), (self.detail, "Detail"),
                             (self.log_pane, "Log"), (self.waterfall, "Waterfall")):
             pane.border_title = title
-        self.traces.focus()
+        self.cluster_pane.focus()  # where the action keys act: its cursor starts on the first broker
         self.set_interval(FRAME_S, self._redraw)
         if self.run_dir is not None:
             self._attach(self.run_dir)
@@ -319,6 +324,12 @@ class KafkaEduApp(App[None]):
             self.search.display = False
             self.traces.focus()
             event.stop()
+            return
+        # A key whose every action is switched off right now (a replay, nothing paused) did nothing: say why.
+        actions = [binding.action for binding in self.BINDINGS if isinstance(binding, Binding)
+                   and event.key in binding.key.split(",") and binding.action in CONTROL_ACTIONS]
+        if actions and self.screen is self.screen_stack[0] and not any(self.check_action(a, ()) for a in actions):
+            self._refused(actions[-1])
 
     # -- keys -------------------------------------------------------------------------------------------------------
 
@@ -330,6 +341,40 @@ class KafkaEduApp(App[None]):
         if action == "create_topic":
             return not self.paused
         return True
+
+    def refusal(self, action: str) -> str | None:
+        """Why an action key cannot act now, in words for the user; None when it can."""
+        key = ACTION_KEYS[action]
+        if self.control is None:
+            if self.reader is None:
+                return f"{key}: the cluster is still starting"
+            return f"{key} acts on a live cluster; this run has finished, and a replay only shows what happened"
+        if action in BROKER_ACTIONS:
+            broker = self.cluster_pane.selected_broker
+            if broker is None:
+                if self.cluster_pane.current is None:
+                    return f"{key}: no broker has started yet"
+                return (f"{key} acts on a broker, and the Cluster pane's cursor is on ZooKeeper: move it to a broker "
+                        f"(j/k in the Cluster pane)")
+            view = self.model.brokers.get(broker)
+            if action != "restart" and view is not None and not view.alive:
+                return f"{key}: broker {broker} is not running; r starts it"
+        if action in ("next_step", "continue_paused") and not self.paused:
+            return f"{key}: no broker is paused at a breakpoint (b on a span's step sets one, then r a broker)"
+        if action == "produce" and not self.model.topics:
+            return f"{key}: no topic yet; create one with c"
+        if action == "breakpoint":
+            span = self.waterfall.current_span
+            if span is None or not span.step:
+                return f"{key}: select a span with a FIDELITY step in the Waterfall first"
+        return None
+
+    def _refused(self, action: str) -> bool:
+        """Say why `action` cannot act now, if it cannot: a warning toast, over the panes the user is looking at."""
+        reason = self.refusal(action)
+        if reason is not None:
+            self.notify(reason, severity="warning", timeout=6)
+        return reason is not None
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen())
@@ -345,32 +390,26 @@ class KafkaEduApp(App[None]):
             path = self.save_screenshot(path=str(self.run_dir))
             self.notify(f"screenshot saved: {path}")
 
-    def _selected_broker(self) -> int | None:
-        broker = self.cluster_pane.selected_broker
-        if broker is None:
-            self.notify("select a broker in the Cluster pane first", severity="warning")
-        return broker
+    def _broker_for(self, action: str) -> int | None:
+        """The broker under the Cluster pane's cursor, or None (and the user is told why) if `action` cannot act."""
+        return None if self._refused(action) else self.cluster_pane.selected_broker
 
     def action_kill(self) -> None:
-        broker = self._selected_broker()
-        if broker is not None:
+        if (broker := self._broker_for("kill")) is not None:
             self._control(f"kill -9 broker {broker}", "kill", broker)
 
     def action_stop(self) -> None:
-        broker = self._selected_broker()
-        if broker is not None:
+        if (broker := self._broker_for("stop")) is not None:
             self._control(f"controlled stop of broker {broker}", "stop", broker)
 
     def action_restart(self) -> None:
-        broker = self._selected_broker()
-        if broker is not None:
+        if (broker := self._broker_for("restart")) is not None:
             view = self.model.brokers.get(broker)
             running = view is not None and view.alive and view.state != "NotRunning"
             self._control(f"restart of broker {broker}", "restart" if running else "start", broker)
 
     def action_pause(self) -> None:
-        broker = self._selected_broker()
-        if broker is not None:
+        if (broker := self._broker_for("pause")) is not None:
             paused = self.model.brokers[broker].paused if broker in self.model.brokers else False
             self._control(f"{'resume' if paused else 'pause'} broker {broker}", "resume" if paused else "pause",
                           broker)
@@ -382,17 +421,15 @@ class KafkaEduApp(App[None]):
         self.push_screen(CreateTopicScreen(len(self.model.brokers)), create)
 
     def action_produce(self) -> None:
-        if not self.model.topics:
-            self.notify("no topic yet: create one with c", severity="warning")
+        if self._refused("produce"):
             return
         self._control(f"produce {BURST} messages to {self.model.topics[-1]}", "produce_burst",
                       self.model.topics[-1], BURST)
 
     def action_breakpoint(self) -> None:
-        span = self.waterfall.current_span
-        if span is None or not span.step:
-            self.notify("select a span with a FIDELITY step in the Waterfall", severity="warning")
+        if self._refused("breakpoint"):
             return
+        span = self.waterfall.current_span
         if span.step in self.breakpoints:
             self.breakpoints.discard(span.step)
             self._control(f"breakpoint cleared on {span.step}", "clear_breakpoint", span.step)

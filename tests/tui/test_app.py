@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 
 from tests.tui.helpers import copy_run, opened, plain, row_texts, screen_lines, wait_for
 from tui.app import KafkaEduApp
 from tui.store import ORPHANS
-from tui.widgets.cluster_pane import ClusterPane
+from tui.widgets.cluster_pane import ZOOKEEPER, ClusterPane
 from tui.widgets.detail import DetailPane
 from tui.widgets.dialogs import KEY_GROUPS
 from tui.widgets.log_pane import LogPane
@@ -47,6 +48,8 @@ def test_j_and_k_move_between_traces_and_tab_moves_between_panes(failover: Path)
         async with opened(failover) as (app, pilot):
             traces, waterfall = app.query_one(TraceList), app.query_one(Waterfall)
             first = waterfall.trace_id
+            await pilot.press("tab")  # from the Cluster pane, where focus starts
+            assert app.focused is traces
             await pilot.press("j")
             await wait_for(pilot, lambda: waterfall.trace_id != first, what="the next trace")
             assert waterfall.trace_id == traces.current[1]
@@ -60,6 +63,83 @@ def test_j_and_k_move_between_traces_and_tab_moves_between_panes(failover: Path)
             assert isinstance(app.focused, LogPane)
             await pilot.press("tab")
             assert isinstance(app.focused, ClusterPane)
+    run(scenario)
+
+
+class FakeControl:
+    """Stands in for tui.control.ClusterControl: records what the keys asked of the cluster."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, tuple[object, ...]]] = []
+
+    def __getattr__(self, verb: str):
+        return lambda *args: self.calls.append((verb, args))
+
+
+def notices(app: KafkaEduApp) -> list[str]:
+    return [notification.message for notification in app._notifications]
+
+
+def test_focus_starts_on_the_cluster_pane_with_the_cursor_on_the_first_broker(failover: Path) -> None:
+    async def scenario() -> None:
+        async with opened(failover) as (app, pilot):
+            assert app.focused is app.cluster_pane
+            assert app.cluster_pane.selected_broker == 0
+            assert "b0 NotRunning" in row_texts(app.cluster_pane)[app.cluster_pane.cursor]
+    run(scenario)
+
+
+def test_the_cluster_cursor_moves_to_the_first_broker_when_brokers_appear(failover: Path, tmp_path: Path) -> None:
+    run_dir = copy_run(failover, tmp_path / "run")
+    manifest = run_dir / "manifest.json"
+    full = json.loads(manifest.read_text())
+    for spans in run_dir.glob("broker-*"):
+        spans.rename(tmp_path / spans.name)
+    manifest.write_text(json.dumps({**full, "processes": [p for p in full["processes"] if p["role"] != "broker"]}))
+
+    async def scenario() -> None:
+        app = KafkaEduApp(run_dir, watch=True)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await wait_for(pilot, lambda: app.loaded.is_set() and app.cluster_pane.rows == [ZOOKEEPER])
+            assert app.cluster_pane.selected_broker is None
+            manifest.write_text(json.dumps(full))  # ZooKeeper first, then the brokers, as a new cluster starts
+            await wait_for(pilot, lambda: len(app.cluster_pane.rows) == 4, what="the brokers")
+            assert app.cluster_pane.selected_broker == 0
+    run(scenario)
+
+
+def test_action_keys_in_a_replay_say_they_need_a_live_cluster(failover: Path) -> None:
+    async def scenario() -> None:
+        async with opened(failover) as (app, pilot):
+            for key in ("x", "s", "r", "p", "c", "P", "b", "n"):
+                await pilot.press(key)
+                await wait_for(pilot, lambda key=key: any(n.startswith(f"{key} (") for n in notices(app)),
+                               what=f"why {key} did nothing")
+            assert all("acts on a live cluster" in n and "replay" in n for n in notices(app))
+    run(scenario)
+
+
+def test_action_keys_on_a_live_cluster_act_on_the_broker_under_the_cursor_or_say_why_not(failover: Path) -> None:
+    async def scenario() -> None:
+        async with opened(failover) as (app, pilot):
+            app.control = control = FakeControl()  # as if the run were live
+            app.model.brokers[2].alive = True
+            await pilot.press("j", "j")  # from b0 to b2
+            assert app.cluster_pane.selected_broker == 2
+            await pilot.press("x")
+            await wait_for(pilot, lambda: ("kill", (2,)) in control.calls, what="kill -9 of broker 2")
+            await pilot.press("k", "k", "k")  # up to ZooKeeper
+            assert app.cluster_pane.current == ZOOKEEPER
+            await pilot.press("s")
+            await wait_for(pilot, lambda: any("cursor is on ZooKeeper" in n for n in notices(app)))
+            await pilot.press("j")  # b0, whose process is gone
+            await pilot.press("p")
+            await wait_for(pilot, lambda: any("broker 0 is not running; r starts it" in n for n in notices(app)))
+            await pilot.press("r")
+            await wait_for(pilot, lambda: ("start", (0,)) in control.calls, what="a start of broker 0")
+            await pilot.press("n")
+            await wait_for(pilot, lambda: any("no broker is paused at a breakpoint" in n for n in notices(app)))
+            assert [verb for verb, _ in control.calls] == ["kill", "start"]
     run(scenario)
 
 

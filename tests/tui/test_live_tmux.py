@@ -90,14 +90,13 @@ def detail_title(screen: str) -> str | None:
 
 
 def select_broker(term: Terminal, broker_id: int) -> None:
-    """Focus the Cluster pane (Shift+Tab from Traces) and put its cursor on the broker's row (after ZooKeeper)."""
-    term.press("BTab")
+    """With the Cluster pane focused, put its cursor on the broker's row (after ZooKeeper)."""
     term.press("g", *["j"] * (broker_id + 1))
 
 
 def test_kill_9_of_the_controller_shows_a_new_controller_with_a_higher_epoch(terminal: Terminal) -> None:
     controller, epoch = map(int, CONTROLLER.search(terminal.screen()).groups())
-    select_broker(terminal, controller)
+    select_broker(terminal, controller)  # focus starts on the Cluster pane
     terminal.press("x")
 
     def new_controller(screen: str) -> bool:
@@ -112,6 +111,8 @@ def test_kill_9_of_the_controller_shows_a_new_controller_with_a_higher_epoch(ter
 def test_a_breakpoint_on_log_manager_startup_pauses_a_restarted_broker_until_continued(terminal: Terminal) -> None:
     # Pick a broker's startup trace in the Traces pane (a broker's Kafka.main is a trace of its own, ended before its
     # startup, and may be listed first), then walk its waterfall down to LC.startup.08 and break there.
+    terminal.press("Tab")  # from the Cluster pane, where focus starts, to Traces
+
     def showing_startup(screen: str) -> bool:
         found = WATERFALL.search(screen)
         return bool(found) and found.group(1) == "KafkaServer.startup"
@@ -135,7 +136,7 @@ def test_a_breakpoint_on_log_manager_startup_pauses_a_restarted_broker_until_con
     terminal.press("b")
     terminal.wait_for(lambda s: "breakpoints: LC.startup.08" in s, "the breakpoint to be set")
 
-    terminal.press("BTab")  # back to Traces; select_broker goes on to Cluster
+    terminal.press("BTab", "BTab")  # from the Waterfall back to Traces, then to Cluster
     select_broker(terminal, 2)
     terminal.press("r")
     terminal.wait_for(lambda s: "paused at LC.startup.08 LogManager.startup on broker 2" in s,

@@ -19,7 +19,8 @@ STAR = Style(color="bright_yellow", bold=True)
 
 
 class ClusterPane(RowsView[int]):
-    """Rows are broker ids; the cursor picks the broker the action keys (x s r p) act on."""
+    """Rows are broker ids; the cursor picks the broker the action keys (x s r p) act on. Until the user moves it,
+    the cursor stays on the first broker, so the action keys act on a broker from the start."""
 
     def __init__(self, model: ClusterModel, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -30,7 +31,9 @@ class ClusterPane(RowsView[int]):
         if self._version == self.model.version:
             return
         self._version = self.model.version
-        self.set_rows([ZOOKEEPER, *sorted(self.model.brokers)], keep_cursor_on=self.current)
+        brokers = sorted(self.model.brokers)
+        keep = brokers[0] if brokers and not self.moved_by_user else self.current
+        self.set_rows([ZOOKEEPER, *brokers], keep_cursor_on=keep)
         controller = self.model.controller_id
         self.border_title = (f"Cluster · ★ b{controller} · epoch {self.model.controller_epoch}"
                              if controller is not None else

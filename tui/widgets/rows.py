@@ -50,6 +50,7 @@ class RowsView(ScrollView, Generic[RowT], can_focus=True):
     def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self.rows: list[RowT] = []
+        self.moved_by_user = False  # the cursor was moved by a key or a click, not only by the app
 
     def set_rows(self, rows: list[RowT], keep_cursor_on: RowT | None = None) -> None:
         """Replace the rows; the cursor stays on `keep_cursor_on` if it is still there."""
@@ -71,13 +72,17 @@ class RowsView(ScrollView, Generic[RowT], can_focus=True):
         return self.rows[self.cursor] if 0 <= self.cursor < len(self.rows) else None
 
     def action_cursor(self, delta: int) -> None:
-        self._move(self.cursor + delta)
+        self._user_move(self.cursor + delta)
 
     def action_page(self, direction: int) -> None:
-        self._move(self.cursor + direction * max(self.scrollable_content_region.height - 1, 1))
+        self._user_move(self.cursor + direction * max(self.scrollable_content_region.height - 1, 1))
 
     def action_jump(self, index: int) -> None:
-        self._move(index if index >= 0 else len(self.rows) - 1)
+        self._user_move(index if index >= 0 else len(self.rows) - 1)
+
+    def _user_move(self, index: int) -> None:
+        self.moved_by_user = True
+        self._move(index)
 
     def _move(self, index: int, announce: bool = True) -> None:
         if not self.rows:
@@ -103,7 +108,7 @@ class RowsView(ScrollView, Generic[RowT], can_focus=True):
             self.scroll_to(y=index - height + 1, animate=False, force=True)
 
     def on_click(self, event) -> None:
-        self._move(int(self.scroll_y) + event.y)
+        self._user_move(int(self.scroll_y) + event.y)
 
     def on_resize(self) -> None:
         self.virtual_size = Size(self.size.width, len(self.rows))
