@@ -9,16 +9,13 @@ import time
 import pytest
 from opentelemetry import trace
 
-from kafka_edu.tracing import attributes, setup_tracing, span, step
+from kafka_edu.tracing import setup_tracing, span, step
 from kafka_edu.tracing.query import load_run
 from kafka_edu.tracing.step import _ROOT_CONTEXT
 from kafka_edu.tracing.writer import TracePolicy
+from tests.unit.helpers import lenient_describers  # noqa: F401  (a fixture)
 
-
-@pytest.fixture(autouse=True)
-def lenient_describers(monkeypatch):
-    """These tests open real span names outside the code that owns them: describers find no locals to read."""
-    monkeypatch.setattr(attributes, "STRICT", False)
+pytestmark = pytest.mark.usefixtures("lenient_describers")
 
 def a_request(tracing, api_name: str = "Produce", *, slow_ms: float = 0, error: bool = False) -> None:
     """One request-path trace: a RequestChannel.Request root with one handler step below it."""

@@ -7,15 +7,12 @@ import time
 
 import pytest
 
-from kafka_edu.tracing import attributes, event, set_process_attribute, setup_tracing, span, step
+from kafka_edu.tracing import event, set_process_attribute, setup_tracing, span, step
 from kafka_edu.tracing.query import load_run
 from kafka_edu.tracing.steps import STEPS
+from tests.unit.helpers import lenient_describers  # noqa: F401  (a fixture)
 
-
-@pytest.fixture(autouse=True)
-def lenient_describers(monkeypatch):
-    """These tests open real span names outside the code that owns them: describers find no locals to read."""
-    monkeypatch.setattr(attributes, "STRICT", False)
+pytestmark = pytest.mark.usefixtures("lenient_describers")
 
 def test_a_step_span_names_its_row_its_origin_and_its_python_lines():
     tracing = setup_tracing("broker-0", "run-1")
