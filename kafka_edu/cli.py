@@ -10,6 +10,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from kafka_edu.lessons import cli as lessons_cli
 from kafka_edu.mining import cli as mining_cli
 
 console = Console()
@@ -250,6 +251,7 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--zookeeper", help="default: the newest run's ZooKeeper")
     rp.add_argument("--traces", default="traces")
     mining_cli.add_parser(sub)
+    lessons_cli.add_parser(sub)
     return parser
 
 
@@ -276,6 +278,8 @@ def main(argv: list[str] | None = None) -> int:
             return reassign_partitions(options)
         if options.command == "mine":
             return mining_cli.run(options)
+        if options.command == "lesson":
+            return lessons_cli.run(options)
         return demo(options)
     except AmbiguousRunError as e:
         console.print(f"[red]kafka-edu {options.command}: {e}[/]", soft_wrap=True)
