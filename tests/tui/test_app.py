@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from pathlib import Path
 
 from tests.tui.helpers import copy_run, opened, plain, row_texts, screen_lines, wait_for
@@ -222,11 +223,40 @@ def test_detail_shows_the_step_its_explanation_the_origin_and_the_ported_source(
             assert "RecoveringFromUncleanShutdown" in text
             assert "core/src/main/scala/kafka/log/LogManager.scala" in text
             span = waterfall.current_span
-            path, line = span.attributes["code.file.path"], span.attributes["code.line.number"]
-            assert f"{path}:{line}" in text
-            source_line = (Path(__file__).resolve().parents[2] / path).read_text().splitlines()[line - 1].strip()
-            assert source_line in text
+            path = span.attributes["code.file.path"]
+            source = (Path(__file__).resolve().parents[2] / path).read_text().splitlines()
+            line = next(n for n, text in enumerate(source, 1) if 'step("LC.startup.08")' in text)
+            assert f"{path}:{line}" in text  # where the step is in this checkout, whatever line the run recorded
+            assert source[line - 1].strip() in text
     run(scenario)
+
+
+def detail_lines(app: KafkaEduApp) -> list[str]:
+    """The Detail pane as it is on the screen, inside its border."""
+    region = app.detail.region
+    return [line[region.x + 1:region.right - 2] for line in screen_lines(app)[region.y + 1:region.bottom - 1]]
+
+
+def test_the_python_port_shows_the_steps_own_line_without_scrolling(produce: Path, failover: Path) -> None:
+    async def scenario(run_dir: Path, step_id: str, search: str, marker: str, after: str) -> None:
+        async with opened(run_dir, size=(160, 45)) as (app, pilot):
+            await pilot.press("slash", *search, "enter")
+            await wait_for(pilot, lambda: any(s.step == step_id for s in app.waterfall.trace.spans.values()))
+            app.waterfall.focus()
+            app.waterfall.action_jump(next(i for i, (_, span_id) in enumerate(app.waterfall.rows)
+                                           if app.waterfall.trace.spans[span_id].step == step_id))
+            await wait_for(pilot, lambda: f"Detail · {step_id}" in "\n".join(screen_lines(app)))
+            shown = detail_lines(app)
+            heading = next(i for i, text in enumerate(shown) if text.startswith("Python port "))
+            code = [text for text in shown[heading + 1:] if re.match(r"\s*❱?\s*\d+ ", text)]
+            # at most one line above the step's, the step's own line highlighted (❱), then what it runs
+            step_at = next(i for i, text in enumerate(code) if "❱" in text)
+            assert step_at <= 1 and marker in code[step_at], shown
+            assert after in code[step_at + 1], shown
+
+    run(lambda: scenario(produce, "LC.startup.08", "startup", 'with step("LC.startup.08"):',
+                         "self.log_manager = self.create_log_manager("))
+    run(lambda: scenario(failover, "CT.elect", "reelect", '@step("CT.elect")', "def elect(self)"))
 
 
 def test_the_cluster_and_log_tell_the_failover_story(failover: Path) -> None:

@@ -13,6 +13,7 @@ from kafka_edu.tracing.steps import STEPS
 from tui.critical_path import Section, critical_path
 from tui.explanations import ROWS
 from tui.reader import FileTail, RunReader
+from tui.source import function_region, step_line
 from tui.store import SpanStore
 
 
@@ -145,3 +146,43 @@ def test_the_controller_s_partition_state_changes_name_the_leaders_of_new_partit
     model.observe_ended([controller])
     assert (model.leads(0), model.leads(1)) == (2, 1)
     assert model.topics == ["t"]
+
+
+# -- where a span's code is now -----------------------------------------------------------------------------------
+
+SOURCE = tuple('''class KafkaServer:
+    def startup(self) -> None:
+        self.log.info("starting")
+
+        with step("LC.startup.07"):
+            self.stats = Stats()
+
+        with step("LC.startup.08"):
+            self.log_manager = self.create_log_manager()
+            self.log_manager.startup()
+
+    def shutdown(self) -> None:
+        with step("LC.startup.08"):  # the same id elsewhere (never in the real code; here to tell them apart)
+            pass
+
+    @step("CT.elect")
+    def elect(
+        self,
+    ) -> None:
+        self.zk.create("/controller")
+        self.won = True
+'''.splitlines())
+
+
+def test_a_span_recorded_before_the_code_moved_finds_its_step_line_again() -> None:
+    assert step_line(SOURCE, 8, "LC.startup.08", "KafkaServer.startup") == 8  # as recorded
+    assert step_line(SOURCE, 4, "LC.startup.08", "KafkaServer.startup") == 8  # lines added above it since
+    assert step_line(SOURCE, 14, "LC.startup.08", "KafkaServer.startup") == 8  # the one inside its function
+    assert step_line(SOURCE, 14, "LC.startup.08", "KafkaServer.shutdown") == 13
+    assert step_line(SOURCE, 2, "CT.elect", "KafkaServer.elect") == 16  # a decorated method: its decorator
+    # A marker named only in the tracing tables: the recorded line while it is in its function, else the function.
+    assert step_line(SOURCE, 20, "KafkaController.elect", "KafkaServer.elect") == 20
+    assert step_line(SOURCE, 3, "KafkaController.elect", "KafkaServer.elect") == 16
+    assert step_line(SOURCE, 3, "Nowhere.atAll", "Nowhere.at_all") == 3
+    assert function_region(SOURCE, 1, "KafkaServer.elect") == (16, 21)
+    assert function_region(SOURCE, 1, "KafkaServer.startup") == (2, 10)

@@ -1,10 +1,7 @@
-"""The Detail pane: the selected span's attributes and events, its FIDELITY row with a paragraph on the Kafka step,
-where the original lives in Kafka, and the ported Python around `code.line.number`."""
+"""The Detail pane: the selected span's FIDELITY row with a paragraph on the Kafka step, where the original lives in
+Kafka, the ported Python from the step's own line (`code.line.number`), then its attributes and events."""
 
 from __future__ import annotations
-
-from functools import lru_cache
-from pathlib import Path
 
 from rich.console import Group, RenderableType
 from rich.syntax import Syntax
@@ -15,32 +12,30 @@ from textual.widgets import Static
 
 from kafka_edu.tracing.query import SpanRecord
 from tui.explanations import explain
+from tui.source import source_lines, step_line
 from tui.widgets.format import clock, duration
 
-REPO = Path(__file__).resolve().parents[2]
-CONTEXT_LINES = 6
+LINES_BEFORE = 1  # the excerpt starts just above the step's own line...
+LINES_AFTER = 10  # ...and shows the code it runs
 # Shown in their own sections, so the attribute table does not repeat them.
 SECTIONED = {"kafka.step", "kafka.origin.file", "kafka.origin.symbol", "kafka.origin.version", "code.file.path",
              "code.line.number", "code.function.name"}
 
 
-@lru_cache(maxsize=64)
-def _source_lines(path: str) -> tuple[str, ...] | None:
-    file = (REPO / path).resolve()
-    if REPO not in file.parents or not file.is_file():
-        return None  # only the repository's own files, whatever a span claims
-    return tuple(file.read_text(encoding="utf-8", errors="replace").splitlines())
-
-
-def source_excerpt(path: str, line: int) -> Syntax | None:
-    """The lines around `line` of a repo file, that line highlighted."""
-    lines = _source_lines(path)
+def source_excerpt(path: str, line: int, marker: str = "", function: str = "") -> tuple[Syntax, int] | None:
+    """A repo file from just above the step's own line to a few lines after it, that line highlighted, and the line
+    (it differs from the recorded `line` when the file has changed since the run: tui.source finds the step again)."""
+    lines = source_lines(path)
     if not lines or not 1 <= line <= len(lines):
         return None
-    first = max(line - CONTEXT_LINES, 1)
-    last = min(line + CONTEXT_LINES, len(lines))
-    return Syntax("\n".join(lines[first - 1:last]), "python", line_numbers=True, start_line=first,
-                  highlight_lines={line}, theme="ansi_dark", word_wrap=False)
+    line = step_line(lines, line, marker, function) if marker else line
+    first = max(line - LINES_BEFORE, 1)
+    while first < line and not lines[first - 1].strip():  # a blank line above says nothing
+        first += 1
+    last = min(line + LINES_AFTER, len(lines))
+    syntax = Syntax("\n".join(lines[first - 1:last]), "python", line_numbers=True, start_line=first,
+                    highlight_lines={line}, theme="ansi_dark", word_wrap=False)
+    return syntax, line
 
 
 def describe(span: SpanRecord, lost: bool, trace_start_ns: int) -> RenderableType:
@@ -65,6 +60,7 @@ def describe(span: SpanRecord, lost: bool, trace_start_ns: int) -> RenderableTyp
             parts.append(Text(row.why))
         else:
             parts.append(heading.append("  (no explanation for this step yet)", style="dim"))
+    parts.extend(_code(span))
     attributes = Table.grid(padding=(0, 1))
     attributes.add_column(style="dim", no_wrap=True)
     attributes.add_column()
@@ -82,18 +78,29 @@ def describe(span: SpanRecord, lost: bool, trace_start_ns: int) -> RenderableTyp
                            Text(event.name, style="red" if event.name == "exception" else "bold"), details)
         parts.append(Text("events", style="bold underline"))
         parts.append(events)
+    return Group(*parts)
+
+
+def _code(span: SpanRecord) -> list[RenderableType]:
+    """Where the step lives: the Kafka original, and the port's code from the step's own line (right under the
+    explanation, so the pane shows it without scrolling)."""
+    parts: list[RenderableType] = []
     attrs = span.attributes
     if attrs.get("kafka.origin.file"):
         parts.append(Text.assemble(("Kafka ", "bold underline"), (str(attrs.get("kafka.origin.version", "")), "dim"),
-                                   "  ", str(attrs.get("kafka.origin.symbol", "")), "\n",
+                                   "  ", str(attrs.get("kafka.origin.symbol", "")), "  ",
                                    (str(attrs["kafka.origin.file"]), "dim")))
     path, line = attrs.get("code.file.path"), attrs.get("code.line.number")
     if isinstance(path, str) and isinstance(line, int):
-        parts.append(Text.assemble(("Python port ", "bold underline"), f"{path}:{line}  ",
-                                   (str(attrs.get("code.function.name", "")), "dim")))
-        excerpt = source_excerpt(path, line)
-        parts.append(excerpt if excerpt is not None else Text("(source not found in this checkout)", style="dim"))
-    return Group(*parts)
+        excerpt = source_excerpt(path, line, span.step or span.name, str(attrs.get("code.function.name", "")))
+        shown = excerpt[1] if excerpt is not None else line
+        heading = Text.assemble(("Python port ", "bold underline"), f"{path}:{shown}  ",
+                                (str(attrs.get("code.function.name", "")), "dim"))
+        if shown != line:
+            heading.append(f"  (line {line} when recorded)", style="dim")
+        parts.append(heading)
+        parts.append(excerpt[0] if excerpt is not None else Text("(source not found in this checkout)", style="dim"))
+    return parts
 
 
 def _exception_type(span: SpanRecord) -> str | None:
