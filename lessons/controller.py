@@ -190,11 +190,13 @@ failover = Step(
 Winning `elect` is only the start. The winner calls `KafkaController.onControllerFailover`, which in 1.0.2 is a
 fixed sequence, one span per FIDELITY row:
 
-1. read `/controller_epoch` and write it back plus one, conditionally on its zkVersion (CT.failover.01, .02);
+1. `readControllerEpochFromZookeeper` reads `/controller_epoch`, and `incrementControllerEpoch` writes it back plus
+   one, only if its zkVersion has not changed meanwhile (CT.failover.01, .02);
 2. delete stale log-dir events (.03) and register the controller's seven ZooKeeper watches: reassignments, ISR
    changes, preferred elections, topic changes, topic deletions, broker changes, log-dir events (.04);
-3. read the whole cluster into the `ControllerContext` and start a request-send thread per broker (.05); resume
-   topic deletions (.06); send every broker an UpdateMetadata with the live brokers (.07);
+3. `initializeControllerContext` reads the whole cluster into the `ControllerContext` and starts a request-send
+   thread per broker (.05); topic deletions resume (.06); every broker gets an UpdateMetadata with the live brokers
+   (.07);
 4. start the replica state machine and the partition state machine (.08, .09): partitions whose leader is dead get
    a new one here;
 5. watch each topic's partition count (.10), resume reassignments (.11) and deletions (.12), run pending preferred
@@ -283,9 +285,9 @@ topic = Step(
     text=f"""
 To see the controller work you need partitions. Creating a topic is a request any broker can take
 (`KafkaApis.handleCreateTopicsRequest`), but that broker does not decide anything: `AdminManager` only writes the
-replica assignment under `/brokers/topics/<name>` in ZooKeeper. The controller watches `/brokers/topics`; the new
-child becomes a `TopicChange` event (CT.topic), and `onNewTopicCreation` → `onNewPartitionCreation` walks every new
-partition through the `PartitionStateMachine` (NonExistent → New → Online) and every replica through the
+replica assignment under `/brokers/topics/<name>` in ZooKeeper. The `KafkaController` watches `/brokers/topics`;
+the new child becomes a `TopicChange` event (CT.topic), and `onNewTopicCreation` → `onNewPartitionCreation` walks
+every new partition through the `PartitionStateMachine` (NonExistent → New → Online) and every replica through the
 `ReplicaStateMachine`.
 
 Create a topic `{TOPIC}` with {PARTITIONS} partitions, each on all three brokers.
@@ -398,10 +400,11 @@ kill = Step(
            "OfflinePartitionLeaderSelector.selectLeader"),
     text="""
 Broker {controller} is the controller now. Kill it without warning: no shutdown code runs, its sockets simply
-close. The other brokers' controllers are idle but listening: the listener on `/controller` that each registered in
-`Startup` turns a deletion of the znode into a `Reelect` event (CT.reelect), which resigns if needed and calls
-`elect` again. Whoever wins runs the whole `onControllerFailover` you just read, with a higher epoch, and this time
-`PartitionStateMachine.startup` has real work: the partitions the dead broker led need new leaders.
+close. The other brokers' `KafkaController`s are idle but listening: the listener on `/controller` that each
+registered in `Startup` turns a deletion of the znode into a `Reelect` event (CT.reelect), which resigns if needed
+and calls `elect` again. Whoever wins runs the whole `onControllerFailover` you just read, with a higher epoch, and
+this time `PartitionStateMachine.startup` has real work: the partitions the dead broker led need new leaders, and
+`OfflinePartitionLeaderSelector.selectLeader` (CT.select) picks each one from the live replicas in its ISR.
 """,
     predict=Predict(
         question="How long after `kill -9` does another broker become controller?",
@@ -481,8 +484,8 @@ restart = Step(
     title="The old controller comes back",
     about=("KafkaController.elect", "KafkaController.BrokerChange", "KafkaController.onBrokerStartup"),
     text="""
-Start broker {old_controller} again. It goes through `KafkaServer.startup` like any broker, so its controller gets a
-`Startup` event and calls `elect` once more. Meanwhile the controller, broker {controller}, has a watch on
+Start broker {old_controller} again. It goes through `KafkaServer.startup` like any broker, so its `KafkaController`
+gets a `Startup` event and calls `elect` once more. Meanwhile the controller, broker {controller}, has a watch on
 `/brokers/ids`: when the restarted broker registers there (`KafkaHealthcheck.startup`, LC.startup.20), the watch
 becomes a `BrokerChange` event (CT.broker), and `onBrokerStartup` brings the broker's replicas online.
 """,
@@ -604,10 +607,10 @@ controlled = Step(
 A SIGTERM runs `KafkaServer.shutdown`, and its first real step is `KafkaServer.controlledShutdown`
 (LC.shutdown.02): the broker switches to PendingControlledShutdown and sends a ControlledShutdown request to the
 broker named in `/controller`, retrying up to `controlled.shutdown.max.retries` times. On the controller the request
-becomes a `ControlledShutdown` event (CT.shutdown): for every partition the broker leads, the
-`ControlledShutdownLeaderSelector` picks another replica from the ISR; for every partition it only follows, the
-replica goes OfflineReplica and leaves the ISR. The answer lists the partitions that could not be moved; only when
-none remain does the broker carry on with BrokerShuttingDown and the rest of its shutdown.
+becomes a `KafkaController.ControlledShutdown` event (CT.shutdown): for every partition the broker leads,
+`ControlledShutdownLeaderSelector.selectLeader` picks another replica from the ISR; for every partition it only
+follows, the replica goes OfflineReplica and leaves the ISR. The answer lists the partitions that could not be
+moved; only when none remain does the broker carry on with BrokerShuttingDown and the rest of its shutdown.
 
 Broker {victim} leads {victim_led}. Stop it cleanly.
 """,

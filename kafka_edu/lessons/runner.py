@@ -15,12 +15,13 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from kafka_edu.cluster_runner.processes import process_alive
 from kafka_edu.cluster_runner.runner import ClusterError, ClusterRunner
-from kafka_edu.lessons.model import Command, Do, Evidence, Lesson, ProcessExit, Result, Step, fill
+from kafka_edu.lessons.model import Check, Command, Do, Evidence, Lesson, ProcessExit, Result, Step, fill
 from kafka_edu.lessons.progress import Progress
 from kafka_edu.lessons.prompts import Quit, Terminal
 from kafka_edu.tracing.query import SpanRecord, Spans, read_span_file_from
@@ -107,6 +108,16 @@ class ProcessWatch(threading.Thread):
             return list(self.exits), dict(self.alive)
 
 
+def poll(check: Check, evidence: Callable[[], Evidence], wait_s: float) -> Result:
+    """The check's verdict once it holds, once it says waiting will not help, or at the deadline."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        result = check(evidence())
+        if result.ok or not result.wait or time.monotonic() >= deadline:
+            return result
+        time.sleep(POLL_S)
+
+
 class LessonRun:
     """One lesson on one cluster: the facts the steps share, the run's spans, and the commands the lesson runs."""
 
@@ -135,14 +146,8 @@ class LessonRun:
         exits, alive = self.watch.snapshot()
         return Evidence(self.reader.spans(), dict(self.facts), exits, alive)
 
-    def poll(self, check: Any, wait_s: float) -> Result:
-        """The check's verdict once it holds, once it says waiting will not help, or at the deadline."""
-        deadline = time.monotonic() + wait_s
-        while True:
-            result = check(self.evidence())
-            if result.ok or not result.wait or time.monotonic() >= deadline:
-                return result
-            time.sleep(POLL_S)
+    def poll(self, check: Check, wait_s: float) -> Result:
+        return poll(check, self.evidence, wait_s)
 
     # -- acting -----------------------------------------------------------------------------------------------------
 
