@@ -73,6 +73,7 @@ class KafkaEduApp(App[None]):
         Binding("q", "quit", "Quit"),
         Binding("question_mark", "help", "Help"),
         Binding("slash", "search", "Search"),
+        Binding("f", "toggle_background", "Background", show=False),
         Binding("z", "zoom", "Zoom", show=False),
         Binding("S", "screenshot", "Screenshot", show=False),
         Binding("x", "kill", "Kill -9"),
@@ -136,8 +137,8 @@ class KafkaEduApp(App[None]):
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
-        for pane, title in ((self.cluster_pane, "Cluster"), (self.traces, "Traces"), (self.detail, "Detail"),
-                            (self.log_pane, "Log"), (self.waterfall, "Waterfall")):
+        for pane, title in ((self.cluster_pane, "Cluster"), (self.detail, "Detail"), (self.log_pane, "Log"),
+                            (self.waterfall, "Waterfall")):  # the trace list titles itself
             pane.border_title = title
         self.cluster_pane.focus()  # where the action keys act: its cursor starts on the first broker
         self.set_interval(FRAME_S, self._redraw)
@@ -317,6 +318,10 @@ class KafkaEduApp(App[None]):
     def _search_done(self) -> None:
         self.search.display = bool(self.search.value)
         self.traces.focus()
+
+    def action_toggle_background(self) -> None:
+        """`f`: show or fold the background traffic in the trace list (tui.store.is_background says what it is)."""
+        self.traces.toggle_background()
 
     def on_key(self, event: events.Key) -> None:
         if event.key == "escape" and self.search.has_focus:

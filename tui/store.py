@@ -8,6 +8,7 @@ Spans come from two files per process (TRACING.md): `<instance>.starts.jsonl` (a
 from __future__ import annotations
 
 import bisect
+import re
 from collections import OrderedDict, deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -45,6 +46,31 @@ def trace_kind(root: SpanRecord) -> str:
     return OTHER
 
 
+FOLLOWER_FETCHER = re.compile(r"broker-\d+-fetcher-\d+")  # a ReplicaFetcherThread's client id
+
+
+def is_background(root: SpanRecord) -> bool:
+    """Background chatter, folded out of the trace list by default (`f` shows it): what an idle cluster does several
+    times a second, which would otherwise bury everything else within minutes. The one rule, by the trace's root:
+
+    - a follower's replica fetcher at work: `AbstractFetcherThread.*`;
+    - a network processor's loop phases: `Processor.*` (poll, new connections, responses, completed sends);
+    - a Fetch request a follower's fetcher sent (client id `broker-N-fetcher-M`; at replication factor 3 each
+      follower asks each leader twice a second), and the empty answer of a long-poll Fetch that waited out its
+      time: a `RequestChannel.sendResponse` root on the Fetch purgatory's `ExpirationReaper-N-Fetch` thread.
+
+    A trace with an error or lost records is never folded (`Trace.folded`)."""
+    name, attributes = root.name, root.attributes
+    if name.startswith(("AbstractFetcherThread.", "Processor.")):
+        return True
+    if name == "RequestChannel.Request":
+        return (attributes.get("kafka.api.name") == "Fetch"
+                and FOLLOWER_FETCHER.fullmatch(str(attributes.get("kafka.client.id", ""))) is not None)
+    thread = str(attributes.get("thread.name", ""))
+    return (name == "RequestChannel.sendResponse" and thread.startswith("ExpirationReaper-")
+            and thread.endswith("-Fetch"))
+
+
 def kind_rank(kind: str) -> tuple[int, str]:
     return (KIND_ORDER.index("request" if kind.startswith("request ") else kind), kind)
 
@@ -68,6 +94,13 @@ class Trace:
     start_ns: int = 0
     version: int = 0  # bumped on every change, so views redraw only what changed
     terms: set[str] = field(default_factory=set)  # lower-cased words the search matches
+    background: bool = False  # its root is background chatter (is_background)
+    records_lost: int = 0  # records a follower's truncation threw away, as its spans' events say
+
+    @property
+    def folded(self) -> bool:
+        """Left out of the trace list unless background traffic is shown: chatter, unless something went wrong."""
+        return self.background and not self.errors and not self.records_lost
 
     @property
     def instance(self) -> str:
@@ -165,6 +198,10 @@ class SpanStore:
         trace.version += 1
         self.version += 1
         trace.terms.add(span.name.lower())
+        for event in span.events:
+            lost = event.attributes.get("kafka.records.lost")
+            if isinstance(lost, int) and lost > 0:
+                trace.records_lost += lost
         if span.step:
             trace.terms.add(span.step.lower())
         root = trace.root
@@ -172,6 +209,7 @@ class SpanStore:
                 or (bool(root.parent_id) == bool(span.parent_id) and span.start_ns < root.start_ns)):
             trace.root = span
             trace.start_ns = span.start_ns
+            trace.background = is_background(span)
             trace.terms.update((trace_label(span).lower(), span.instance.lower(), trace_kind(span).lower()))
             self._file(trace, trace_kind(span))
 

@@ -164,6 +164,27 @@ def test_search_filters_the_traces_and_escape_clears_it(failover: Path) -> None:
     run(scenario)
 
 
+def test_background_traffic_is_folded_and_f_shows_it(failover: Path) -> None:
+    async def scenario() -> None:
+        async with opened(failover, size=(160, 45)) as (app, pilot):
+            traces = app.query_one(TraceList)
+            folded = {t.trace_id for t in app.store if t.folded}
+            assert len(folded) == 64  # 29 replica fetcher traces, 35 empty long-poll Fetch answers
+            shown = {row[1] for row in traces.rows if row[0] == TRACE}
+            assert shown and not shown & folded
+            assert [row[1] for row in traces.rows if row[0] == GROUP] == [
+                "startup", "shutdown", "controller event", "state change", "controller request", "other"]
+            assert "Traces · 64 background hidden (f shows)" in "\n".join(screen_lines(app))
+            await pilot.press("f")
+            await wait_for(pilot, lambda: folded <= {row[1] for row in traces.rows if row[0] == TRACE},
+                           what="the background traces")
+            assert "Traces · background shown (f hides)" in "\n".join(screen_lines(app))
+            assert traces.matching == len(app.store.traces)
+            await pilot.press("f")
+            await wait_for(pilot, lambda: not folded & {row[1] for row in traces.rows if row[0] == TRACE})
+    run(scenario)
+
+
 def test_enter_folds_a_span_and_brackets_collapse_and_expand_everything(produce: Path) -> None:
     async def scenario() -> None:
         async with opened(produce) as (app, pilot):

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from kafka_edu.tracing.query import SpanRecord
+from kafka_edu.tracing.query import SpanEvent, SpanRecord
 from kafka_edu.tracing.steps import STEPS
 from tui.critical_path import Section, critical_path
 from tui.explanations import ROWS
 from tui.reader import FileTail, RunReader
 from tui.source import function_region, step_line
-from tui.store import SpanStore
+from tui.store import SpanStore, is_background
 
 
 def span(span_id: str, parent: str, start: int, end: int, trace: str = "t1", name: str = "") -> SpanRecord:
@@ -186,3 +186,46 @@ def test_a_span_recorded_before_the_code_moved_finds_its_step_line_again() -> No
     assert step_line(SOURCE, 3, "Nowhere.atAll", "Nowhere.at_all") == 3
     assert function_region(SOURCE, 1, "KafkaServer.elect") == (16, 21)
     assert function_region(SOURCE, 1, "KafkaServer.startup") == (2, 10)
+
+
+# -- background traffic -------------------------------------------------------------------------------------------
+
+
+def root(name: str, **attributes: object) -> SpanRecord:
+    return SpanRecord(trace_id=name, span_id="r", parent_id="", name=name, start_ns=1, end_ns=2,
+                      attributes=attributes, resource={"service.instance.id": "broker-0"})
+
+
+def test_background_traffic_is_replica_fetching_processor_loops_and_followers_fetches() -> None:
+    assert is_background(root("AbstractFetcherThread.processFetchRequest"))
+    assert is_background(root("AbstractFetcherThread.maybeTruncate"))
+    assert is_background(root("Processor.poll"))
+    assert is_background(root("RequestChannel.Request", **{"kafka.api.name": "Fetch",
+                                                          "kafka.client.id": "broker-2-fetcher-0"}))
+    assert is_background(root("RequestChannel.sendResponse", **{"thread.name": "ExpirationReaper-1-Fetch"}))
+    # a consumer's fetch, a produce, a new connection, the controller: not background
+    assert not is_background(root("RequestChannel.Request", **{"kafka.api.name": "Fetch",
+                                                              "kafka.client.id": "rdkafka"}))
+    assert not is_background(root("RequestChannel.Request", **{"kafka.api.name": "Produce",
+                                                              "kafka.client.id": "broker-2-fetcher-0"}))
+    assert not is_background(root("Acceptor.accept"))
+    assert not is_background(root("RequestChannel.sendResponse", **{"thread.name": "kafka-request-handler-0"}))
+    assert not is_background(root("ControllerEventManager.process"))
+    assert not is_background(root("Partition.maybeShrinkIsr"))
+
+
+def test_a_background_trace_with_an_error_or_lost_records_stays_in_the_list() -> None:
+    store = SpanStore()
+    store.add_ended([root("AbstractFetcherThread.processFetchRequest")])
+    fetch = store.traces["AbstractFetcherThread.processFetchRequest"]
+    assert fetch.background and fetch.folded
+    truncate = root("AbstractFetcherThread.maybeTruncate")
+    child = SpanRecord(trace_id=truncate.trace_id, span_id="c", parent_id="r", name="Log.truncateTo", start_ns=1,
+                       end_ns=2, attributes={}, resource={"service.instance.id": "broker-0"},
+                       events=[SpanEvent("records.truncated", 2, {"kafka.records.lost": 3})])
+    store.add_ended([truncate, child])
+    assert store.traces[truncate.trace_id].records_lost == 3 and not store.traces[truncate.trace_id].folded
+    failed = root("Processor.poll")
+    failed.status_code = 2
+    store.add_ended([failed])
+    assert not store.traces["Processor.poll"].folded

@@ -23,8 +23,10 @@ KEY_GROUPS: list[tuple[str, list[tuple[str, str]]]] = [
         ("[ / ]", "collapse all / expand all"),
         ("z", "maximize the focused pane, or restore it (handy at 80×24)"),
     ]),
-    ("search", [
+    ("search and filter", [
         ("/", "filter traces by span name, step id, instance, API or event (Enter keeps it, Esc clears it)"),
+        ("f", "show / fold background traffic: replica fetches, network processor loops, followers' Fetch requests "
+              "(the Traces title counts what is folded)"),
     ]),
     ("cluster actions · live cluster only, on the broker under the Cluster pane's cursor", [
         ("x", "kill -9 the broker: no shutdown runs; watch the controller notice"),

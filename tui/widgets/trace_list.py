@@ -1,5 +1,5 @@
 """The Traces pane: root spans grouped by kind (startup, shutdown, controller event, request by API...), newest
-first, filtered by the search."""
+first, filtered by the search; background chatter (tui.store.is_background) folded away unless `f` shows it."""
 
 from __future__ import annotations
 
@@ -44,6 +44,10 @@ class TraceList(RowsView[GroupRow]):
         self.collapsed: set[str] = set()
         self._version = -1
         self.matching = 0
+        self.show_background = False  # `f`: background chatter (tui.store.is_background) is folded away by default
+        self.hidden = 0  # background traces left out
+        self._counts: dict[str, int] = {}  # kind -> traces its header counts (background left out when hidden)
+        self.border_title = "Traces"
 
     def rebuild(self, force: bool = False) -> None:
         """Recompute the rows from the store when it changed; the cursor stays on its trace."""
@@ -51,19 +55,43 @@ class TraceList(RowsView[GroupRow]):
             return
         self._version = self.store.version
         rows: list[GroupRow] = []
-        self.matching = 0
+        self.matching = self.hidden = 0
+        self._counts = {}
         for kind in self.store.kinds():
             trace_ids = self.store.newest_first(kind)
+            if not self.show_background:
+                shown = [t for t in trace_ids if not self.store.traces[t].folded]
+                self.hidden += len(trace_ids) - len(shown)
+                trace_ids = shown
+            self._counts[kind] = len(trace_ids)
             if self.needle:
                 trace_ids = [t for t in trace_ids if self.store.traces[t].matches(self.needle)]
-                if not trace_ids:
-                    continue
+            if not trace_ids:
+                continue  # nothing matches, or a group of background traffic only
             self.matching += len(trace_ids)
             rows.append((GROUP, kind))
             if kind not in self.collapsed:
                 rows.extend((TRACE, t) for t in trace_ids)
         self.set_rows(rows, keep_cursor_on=self.current)
         self.border_subtitle = f"{self.matching} traces" + (f" matching {self.needle!r}" if self.needle else "")
+        self.border_title = self._title()
+
+    def _title(self) -> str:
+        """Says how much background traffic is folded away, and the key that shows it; shorter in a narrow pane."""
+        if self.show_background:
+            titles = ["Traces · background shown (f hides)", "Traces · all (f)"]
+        elif self.hidden:
+            titles = [f"Traces · {self.hidden:,} background hidden (f shows)", f"Traces · {self.hidden:,} hidden (f)"]
+        else:
+            return "Traces"
+        return next((t for t in titles if len(t) <= self.size.width - 4), titles[-1])
+
+    def on_resize(self) -> None:  # RowsView's on_resize runs too (Textual calls each class's handler)
+        self.border_title = self._title()
+
+    def toggle_background(self) -> None:
+        self.show_background = not self.show_background
+        self.rebuild(force=True)
 
     def set_filter(self, needle: str) -> None:
         self.needle = needle.lower().strip()
@@ -95,7 +123,7 @@ class TraceList(RowsView[GroupRow]):
     def render_row(self, row: GroupRow, width: int, base: Style) -> list[Segment]:
         kind_or_id = row[1]
         if row[0] == GROUP:
-            count = len(self.store.groups.get(kind_or_id, []))
+            count = self._counts.get(kind_or_id, 0)
             marker = "▸" if kind_or_id in self.collapsed else "▾"
             return [Segment(f"{marker} {kind_or_id} ", HEADER), Segment(f"({count})", DIM)]
         trace = self.store.traces.get(kind_or_id)
