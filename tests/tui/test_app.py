@@ -357,6 +357,12 @@ def test_help_scrolls_at_80x24(produce: Path) -> None:
             screen = "\n".join(screen_lines(app))
             assert "quit (a cluster the TUI started is stopped)" in screen
             assert all(len(line) <= 80 for line in screen_lines(app))
+            await pilot.press("g")
+            await pilot.pause()
+            assert "moving around" in "\n".join(screen_lines(app))
+            await pilot.press("G")
+            await pilot.pause()
+            assert "quit (a cluster the TUI started is stopped)" in "\n".join(screen_lines(app))
     run(scenario)
 
 

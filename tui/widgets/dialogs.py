@@ -77,6 +77,8 @@ class HelpScreen(ModalScreen[None]):
         Binding("escape,q,question_mark", "dismiss", "Close"),
         Binding("j", "scroll(1)", "Down", show=False),
         Binding("k", "scroll(-1)", "Up", show=False),
+        Binding("g", "scroll(-1000)", "Top", show=False),
+        Binding("G", "scroll(1000)", "Bottom", show=False),
     ]
     # The box takes the key list's width and scrolls when the terminal is too short for it. The list is plain Text
     # laid out here: a Rich Table in an auto-width box measures 0 wide, and the box drew empty.
@@ -97,7 +99,7 @@ class HelpScreen(ModalScreen[None]):
         self.query_one("#help-keys", Static).update(help_text(self.size.width - 6))  # border, padding, scrollbar
 
     def action_scroll(self, lines: int) -> None:
-        """j / k scroll the list as the arrows do (the list only scrolls when the terminal is too short for it)."""
+        """j / k, g / G scroll as the arrows, Home / End do (the list scrolls only in a terminal too short for it)."""
         self.query_one(VerticalScroll).scroll_relative(y=lines, animate=False)
 
     def action_dismiss(self) -> None:
