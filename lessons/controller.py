@@ -8,6 +8,7 @@ Read top to bottom: each step's checks come just before the step that uses them.
 from __future__ import annotations
 
 from kafka_edu.lessons import Command, Evidence, Lesson, Predict, Result, Step
+from kafka_edu.lessons.actions import cluster, cluster_line
 from kafka_edu.lessons.traces import (
     at,
     became_leader,
@@ -27,6 +28,7 @@ from kafka_edu.lessons.traces import (
     startups,
     states_in,
     took,
+    topic_created,
 )
 
 TOPIC = "lesson"
@@ -224,9 +226,9 @@ happens during the read also arrives as an event, queued behind the failover.
 
 # -- 3. A topic, and who picks its leaders ---------------------------------------------------------------------
 
-def topic_created(ev: Evidence) -> Result:
+def topic_leaders_chosen(ev: Evidence) -> Result:
     ctrl = ev.facts["controller"]
-    changes = [s for s in ev.spans.where(step="CT.topic") if TOPIC in s.attributes.get("kafka.topics.new", [])]
+    changes = topic_created(ev.spans, TOPIC)
     if not changes:
         events_seen = sorted({s.attributes.get("kafka.controller.event") for s in ev.since(ev.facts["action_ns"])
                               .where(step="CT.event")} - {None})
@@ -307,7 +309,7 @@ znode, and sent LeaderAndIsr to the brokers.
                    f"--replication-factor {REPLICATION_FACTOR} --bootstrap-server {{bootstrap}}",
                    tui=f"press c and create `{TOPIC}` with {PARTITIONS} partitions, replication factor "
                        f"{REPLICATION_FACTOR}"),
-    check=topic_created,
+    check=topic_leaders_chosen,
     wait_s=30,
 )
 
@@ -316,7 +318,7 @@ znode, and sent LeaderAndIsr to the brokers.
 
 def new_controller_after_kill(ev: Evidence) -> Result:
     old, epoch, since = ev.facts["controller"], ev.facts["epoch"], ev.facts["action_ns"]
-    kill_command = f"`kafka-edu cluster kill {old} --run {ev.facts['run_dir']}`"
+    kill_command = cluster_line("kill", old, ev.facts)
     exits = ev.exits_since(since)
     killed = [e for e in exits if e.broker_id == old]
     if not exits:
@@ -332,7 +334,7 @@ def new_controller_after_kill(ev: Evidence) -> Result:
             seen=f"broker {other} was killed, and the controller is still broker {old} at epoch {epoch}: /controller "
                  f"moves only when the controller itself goes (broker {old} will hear of broker {other}'s death as "
                  f"a BrokerChange event once its session expires)",
-            hint=f"start broker {other} again (`kafka-edu cluster start {other} --run {ev.facts['run_dir']}`), "
+            hint=f"start broker {other} again ({cluster_line('start', other, ev.facts)}), "
                  f"then run {kill_command}", wait=False)
     kill = killed[-1]
     won = [s for s in ev.spans.where(step="CT.elect") if s.start_ns >= kill.at_ns
@@ -419,8 +421,7 @@ That wait dominates the failover; the election and the failover itself take mill
 failover part faster still (ZooKeeper calls became asynchronous and batched, KAFKA-5642), but the wait for the
 session stays the same in every ZooKeeper-mode Kafka.
 """),
-    action=Command("kafka-edu cluster kill {controller} --run {run_dir}",
-                   tui="put the Cluster pane's cursor on b{controller} and press x"),
+    action=cluster("kill", "controller"),
     check=new_controller_after_kill,
     wait_s=30,
 )
@@ -430,7 +431,7 @@ session stays the same in every ZooKeeper-mode Kafka.
 
 def old_controller_rejoined(ev: Evidence) -> Result:
     old, ctrl, since = ev.facts["old_controller"], ev.facts["controller"], ev.facts["action_ns"]
-    start_command = f"`kafka-edu cluster start {old} --run {ev.facts['run_dir']}`"
+    start_command = cluster_line("start", old, ev.facts)
     restarts = started_after(startups(ev.spans, old), since)
     if not restarts:
         if ev.alive.get(old):
@@ -448,7 +449,7 @@ def old_controller_rejoined(ev: Evidence) -> Result:
     if down:
         return Result.failed(expected="all brokers running before the next step",
                              seen=f"broker(s) {down} not running",
-                             hint=" and ".join(f"`kafka-edu cluster start {b} --run {ev.facts['run_dir']}`"
+                             hint=" and ".join(cluster_line("start", b, ev.facts)
                                                for b in down), wait=False)
     elects = started_after(on_broker(ev.spans.where(step="CT.elect"), old), startup.start_ns)
     joined = [s for s in started_after(on_broker(ev.spans.where(step="CT.broker"), ctrl), startup.start_ns)
@@ -500,8 +501,7 @@ There is no priority and no memory in the election: the epoch lives in ZooKeeper
 broker's disk, and `elect` only ever creates `/controller` when nobody holds it. A controller keeps its office
 until its session ends or it resigns.
 """),
-    action=Command("kafka-edu cluster start {old_controller} --run {run_dir}",
-                   tui="put the Cluster pane's cursor on b{old_controller} and press r"),
+    action=cluster("start", "old_controller"),
     check=old_controller_rejoined,
     wait_s=45,
 )
@@ -525,7 +525,7 @@ def pick_broker_to_stop(ev: Evidence) -> dict | None:
 
 def leadership_moved_first(ev: Evidence) -> Result:
     victim, ctrl, since = ev.facts["victim"], ev.facts["controller"], ev.facts["action_ns"]
-    stop_command = f"`kafka-edu cluster stop {victim} --run {ev.facts['run_dir']}`"
+    stop_command = cluster_line("stop", victim, ev.facts)
     stopped = started_after(shutdowns(ev.spans, victim), since)
     if not stopped:
         others = [s for s in ev.since(since).where(name="KafkaServer.shutdown") if broker_of(s) != victim]
@@ -535,13 +535,13 @@ def leadership_moved_first(ev: Evidence) -> Result:
             return Result.failed(
                 expected=f"broker {victim} stopped, the broker that leads {ev.facts['victim_led']}",
                 seen=f"broker {other} was stopped instead",
-                hint=f"start it again (`kafka-edu cluster start {other} --run {ev.facts['run_dir']}`), then run "
+                hint=f"start it again ({cluster_line('start', other, ev.facts)}), then run "
                      f"{stop_command}", wait=False)
         if victim_exit:
             return Result.failed(
                 expected=f"a `KafkaServer.shutdown` trace from broker {victim} (SIGTERM)",
                 seen=f"broker {victim}'s process ended without one: it was killed, so no shutdown code ran",
-                hint=f"start it again (`kafka-edu cluster start {victim} --run {ev.facts['run_dir']}`), then stop it "
+                hint=f"start it again ({cluster_line('start', victim, ev.facts)}), then stop it "
                      f"with {stop_command}", wait=False)
         pending = [s for s in on_broker(ev.since(since).where(name="BrokerState.newState"), victim)
                    if s.attributes.get("kafka.broker.state.to") == "PendingControlledShutdown"]
@@ -628,8 +628,7 @@ controller moves leadership while the broker can still serve. That is why operat
 why `controlled.shutdown.enable` defaults to true. (In later versions the request also carries the broker's epoch,
 KIP-380, so a controller can ignore a request from an earlier incarnation of the same broker.)
 """),
-    action=Command("kafka-edu cluster stop {victim} --run {run_dir}",
-                   tui="put the Cluster pane's cursor on b{victim} and press s"),
+    action=cluster("stop", "victim"),
     check=leadership_moved_first,
     wait_s=45,
 )

@@ -110,6 +110,7 @@ class Command:
 
     command: str
     tui: str = ""
+    may_fail: bool = False  # a command that is meant to be refused (the lesson is about why); --auto carries on
 
 
 @dataclass(frozen=True)

@@ -80,6 +80,11 @@ def controller(spans: Spans) -> SpanRecord | None:
     return won[-1] if won else None
 
 
+def topic_created(spans: Spans, topic: str) -> list[SpanRecord]:
+    """The controller's `TopicChange` events (CT.topic) that found `topic` new, oldest first."""
+    return [s for s in spans.where(step="CT.topic") if topic in s.attributes.get("kafka.topics.new", [])]
+
+
 def event_root(spans: Spans, span: SpanRecord) -> SpanRecord | None:
     """The controller event (`ControllerEventManager.process`, CT.event) a span ran in."""
     roots = spans.where(trace_id=span.trace_id, step="CT.event")

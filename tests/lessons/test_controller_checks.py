@@ -83,7 +83,7 @@ def test_a_complete_failover_gets_its_table():
 def test_no_topic_change_means_the_topic_was_not_created():
     run = FakeRun()
     three_brokers_elected(run)
-    result = lesson.topic_created(run.evidence(controller=1, epoch=1))
+    result = lesson.topic_leaders_chosen(run.evidence(controller=1, epoch=1))
     assert not result.ok
     assert "TopicChange" in result.expected and "no TopicChange has named it yet" in result.seen
     assert "create it" in result.hint
@@ -97,7 +97,7 @@ def test_a_topic_with_one_replica_per_partition_must_be_made_again():
     run.span("ReplicaStateMachine.handleStateChanges", 1, 505, links=[change], events=[
         ("replica.state.change", {"kafka.topic": lesson.TOPIC, "kafka.partition": p, "kafka.replica": p % 3,
                                   "from": "NonExistentReplica", "to": "NewReplica"}) for p in range(6)])
-    result = lesson.topic_created(run.evidence(controller=1, epoch=1))
+    result = lesson.topic_leaders_chosen(run.evidence(controller=1, epoch=1))
     assert not result.ok and not result.wait
     assert "6 partitions of 3 replicas" in result.expected and "6 partition(s) of 1 replica(s)" in result.seen
     assert "--delete" in result.hint
