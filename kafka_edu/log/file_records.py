@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import ctypes
 import enum
-import errno
 import os
 import struct
 from collections.abc import Iterator
@@ -65,47 +63,12 @@ def checksum_crc32c(data: bytes | bytearray | memoryview) -> int:
     return crc32c.crc32c(data, gil_release_mode=0)
 
 
-def _libc_pwrite_keeping_gil() -> ctypes._CFuncPtr | None:  # type: ignore[name-defined]
-    """libc's pwrite called through ctypes.PyDLL, which (unlike os.pwrite) does not let go of the GIL."""
-    try:
-        function = ctypes.PyDLL(None, use_errno=True).pwrite
-    except (OSError, AttributeError):
-        return None
-    function.argtypes = (ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int64)
-    function.restype = ctypes.c_ssize_t
-    return function
-
-
-_PWRITE_KEEPING_GIL = _libc_pwrite_keeping_gil()
-
-
-def write_fully(fd: int, buffer: bytearray, position: int) -> int:
-    """Write all of `buffer` at `position` (Utils.writeFully: a write may be short), normally in one pwrite.
-
-    The write goes to the page cache, about 0.3 ms for a 1 MB batch, and keeps the GIL while it does. os.pwrite lets
-    go of it, and a request handler thread then gets it back only when the thread holding it next yields: up to
-    sys.getswitchinterval() (5 ms) later while the network and span-export threads are busy, which profiles of a
-    producing broker showed as most of an append's time. The price: a write the kernel holds up (dirty-page
-    throttling on a slow disk) holds up the broker's other threads too. Without the libc entry point, or for a
-    read-only buffer, os.pwrite does the writes.
-    """
+def write_fully(fd: int, buffer: bytes | bytearray | memoryview, position: int) -> int:
+    """Utils.writeFully: write all of `buffer` at `position`, resuming a short write (normally one pwrite)."""
     view = memoryview(buffer)
-    size = len(view)
     written = 0
-    if _PWRITE_KEEPING_GIL is None or view.readonly:
-        while written < size:
-            written += os.pwrite(fd, view[written:], position + written)
-        return written
-    array = (ctypes.c_char * size).from_buffer(view)  # the bytes in place; alive until the writes are done
-    address = ctypes.addressof(array)
-    while written < size:
-        count = _PWRITE_KEEPING_GIL(fd, address + written, size - written, position + written)
-        if count < 0:
-            error = ctypes.get_errno()
-            if error == errno.EINTR:
-                continue
-            raise OSError(error, os.strerror(error))
-        written += count
+    while written < len(view):
+        written += os.pwrite(fd, view[written:], position + written)
     return written
 
 
