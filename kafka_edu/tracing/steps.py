@@ -285,8 +285,9 @@ EVENTS: dict[str, str | None] = {
     "leader.epoch.stale": None,
 }
 
-# Roots of request-path traces (sampled away when KAFKA_EDU_TRACING=off): a connection accepted, a processor's loop
-# phases, one client request.
+# Roots of request-path traces: a connection accepted, a processor's loop phases, one client request, and a follower's
+# fetch of the records it replicates (traffic, not a change of replication state). They are sampled and budgeted on
+# long runs (writer.py) and sampled away when KAFKA_EDU_TRACING=off; every other span is always kept.
 REQUEST_PATH_ROOTS = frozenset({"RequestChannel.Request", "Acceptor.accept", "Processor.configureNewConnections",
                                 "Processor.processNewResponses", "Processor.poll", "Processor.processCompletedSends",
-                                "Processor.processDisconnected"})
+                                "Processor.processDisconnected", "AbstractFetcherThread.processFetchRequest"})
