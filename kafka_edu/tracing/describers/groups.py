@@ -6,9 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from kafka_edu.tracing.attributes import Scope, end, links, on_event, start
-from kafka_edu.tracing.describers.replication import changed_by
-
-_OFFSETS_TOPIC = "__consumer_offsets"
+from kafka_edu.tracing.describers.replication import OFFSETS_TOPIC, changed_by
 
 # -- GroupCoordinator ------------------------------------------------------------------------------------------------
 
@@ -87,7 +85,7 @@ def _store_offsets(s: Scope) -> dict[str, Any]:
 
 @start("GroupMetadataManager.loadGroupsForPartition", "GroupMetadataManager.removeGroupsForPartition")
 def _offsets_partition(s: Scope) -> dict[str, Any]:
-    return {"kafka.topic": _OFFSETS_TOPIC, "kafka.partition": s["offsets_partition"]}
+    return {"kafka.topic": OFFSETS_TOPIC, "kafka.partition": s["offsets_partition"]}
 
 
 @links("GroupMetadataManager.loadGroupsForPartition", "GroupMetadataManager.removeGroupsForPartition")

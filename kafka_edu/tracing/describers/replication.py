@@ -1,6 +1,6 @@
-"""Describers for replication spans (see kafka_edu/tracing/attributes.py): the controller's requests as KafkaApis and
-ReplicaManager handle them, Partition's ISR, the followers' fetchers; the write path down to the log; and the
-broker's registration and log loading."""
+"""Describers for replication spans (see kafka_edu/tracing/attributes.py): the controller's requests as
+ReplicaManager handles them, Partition's ISR, the followers' fetchers; and the broker's registration and log
+loading. KafkaApis and the write path down to the log are in request_path.py."""
 
 from __future__ import annotations
 
@@ -10,14 +10,14 @@ from opentelemetry import trace
 
 from kafka_edu.tracing.attributes import Scope, end, on_event, start, when
 
-_OFFSETS_TOPIC = "__consumer_offsets"
+OFFSETS_TOPIC = "__consumer_offsets"
 
 
 def _partitions(topic_partitions: Any) -> list[str]:
     return [str(tp) for tp in topic_partitions]
 
 
-def _controller(request: Any) -> dict[str, Any]:
+def controller_of(request: Any) -> dict[str, Any]:
     return {"kafka.controller.id": request.controller_id, "kafka.controller.epoch": request.controller_epoch}
 
 
@@ -33,7 +33,7 @@ def _record_change(topic_partitions: Any) -> None:
     context = trace.get_current_span().get_span_context()
     if context.is_valid:
         for tp in topic_partitions:
-            if tp.topic == _OFFSETS_TOPIC:
+            if tp.topic == OFFSETS_TOPIC:
                 _changed_by[(tp.topic, tp.partition)] = context
 
 
@@ -42,109 +42,12 @@ def changed_by(topic_partition: Any) -> Any:
     return _changed_by.pop((topic_partition.topic, topic_partition.partition), None)
 
 
-# -- KafkaApis -------------------------------------------------------------------------------------------------------
-
-@start("NW.apis.1")
-def _api(s: Scope) -> dict[str, Any]:
-    from kafka_edu.protocol.api_keys import ApiKeys
-    request = s["request"]
-    return {"kafka.api.key": request.api_key, "kafka.api.name": ApiKeys.for_key(request.api_key).api_name,
-            "kafka.api.version": request.api_version}
-
-
-@end("NW.apis.1")
-def _api_outcome(s: Scope) -> dict[str, Any]:
-    """What some handlers learn about their request: the group it names, the coordinator or producer id answered."""
-    from kafka_edu.protocol.api_keys import ApiKeys
-    apis, request = s["self"], s["request"]
-    api, body = request.api_key, request.body
-    if body is None:
-        return {}
-    if api == ApiKeys.FIND_COORDINATOR:
-        return {"kafka.group.id": body.key, "kafka.coordinator.id": _coordinator_id(apis, request)}
-    if api == ApiKeys.INIT_PRODUCER_ID:
-        return {"kafka.producer.id": _producer_id(apis, body)}
-    if api in (ApiKeys.JOIN_GROUP, ApiKeys.SYNC_GROUP):
-        return {"kafka.group.id": body.group_id}
-    return {}
-
-
-def _coordinator_id(apis: Any, request: Any) -> int:
-    """handleFindCoordinatorRequest's answer, read again from the metadata cache it read (-1: none available)."""
-    if getattr(request.body, "key_type", 0) != 0:  # only groups have coordinators here
-        return -1
-    partition = apis.group_coordinator.partition_for(request.body.key)
-    metadata = apis.metadata_cache.get_topic_metadata({_OFFSETS_TOPIC}, request.listener_name).get(_OFFSETS_TOPIC)
-    leader = next((p.leader for p in metadata or [] if p.partition == partition), -1)
-    node = next((b for b in apis.metadata_cache.get_alive_brokers() if b.id == leader), None)
-    return node.id if node is not None and request.listener_name in node.endpoints else -1
-
-
-def _producer_id(apis: Any, body: Any) -> int:
-    """The id handleInitProducerIdRequest answered: the one its ProducerIdManager handed out last (a concurrent
-    InitProducerId on another handler thread could have taken one since)."""
-    manager = apis.txn_coordinator.producer_id_manager
-    if body.transactional_id is not None or manager is None:
-        return -1
-    return manager.next_producer_id - 1
-
-
-@start("KafkaApis.handleLeaderAndIsrRequest", "KafkaApis.handleStopReplicaRequest",
-       "KafkaApis.handleUpdateMetadataRequest")
-def _from_controller(s: Scope) -> dict[str, Any]:
-    return _controller(s["body"])
-
-
-@end("KafkaApis.handleLeaderAndIsrRequest")
-def _leader_and_isr_error(s: Scope) -> dict[str, Any]:
-    result = s.get("result")
-    return {"kafka.error": result.error.name} if result is not None else {}
-
-
-@end("KafkaApis.handleStopReplicaRequest")
-def _stop_replica_error(s: Scope) -> dict[str, Any]:
-    error = s.get("error")
-    return {"kafka.error": error.name} if error is not None else {}
-
-
-@start("KafkaApis.handleControlledShutdownRequest")
-def _controlled_shutdown(s: Scope) -> dict[str, Any]:
-    return {"kafka.shutdown.broker.id": s["broker_id"]}
-
-
-# -- the write path: KafkaApis.handleProduceRequest -> ReplicaManager.appendRecords -> Log.append -------------------
-
-@start("NW.apis.produce")
-def _produce(s: Scope) -> dict[str, Any]:
-    body = s["request"].body
-    return {"kafka.produce.acks": body.acks,
-            "kafka.produce.partitions": sum(len(t.partition_data) for t in body.topic_data)}
-
-
-@start("NW.rm.append")
-def _append_records(s: Scope) -> dict[str, Any]:
-    return {"kafka.produce.timeout_ms": s["timeout"]}
-
-
-@start("NW.log.append")
-def _log_append(s: Scope) -> dict[str, Any]:
-    partition = s["self"]  # Partition.appendRecordsToLeader
-    return {"kafka.topic": partition.topic, "kafka.partition": partition.partition_id,
-            "kafka.records.bytes": len(s["records"])}
-
-
-@end("NW.log.append")
-def _appended(s: Scope) -> dict[str, Any]:
-    info = s.get("info")
-    return {"kafka.offset.first": info.first_offset, "kafka.offset.last": info.last_offset} if info else {}
-
-
 # -- ReplicaManager ----------------------------------------------------------------------------------------------------
 
 @start("ReplicaManager.becomeLeaderOrFollower")
 def _become_leader_or_follower(s: Scope) -> dict[str, Any]:
     request = s["request"]
-    return {**_controller(request), "kafka.correlation_id": s["correlation_id"],
+    return {**controller_of(request), "kafka.correlation_id": s["correlation_id"],
             "kafka.partitions": _partitions(request.partition_states)}
 
 
@@ -174,13 +77,13 @@ def _stop_replicas(s: Scope) -> dict[str, Any]:
     request = s["stop_replica_request"]
     if request.delete_partitions:
         _record_change(request.partitions)
-    return {**_controller(request), "kafka.partitions": _partitions(request.partitions),
+    return {**controller_of(request), "kafka.partitions": _partitions(request.partitions),
             "kafka.delete_partitions": request.delete_partitions}
 
 
 @start("ReplicaManager.maybeUpdateMetadataCache")
 def _update_metadata(s: Scope) -> dict[str, Any]:
-    return {**_controller(s["update_metadata_request"]), "kafka.correlation_id": s["correlation_id"]}
+    return {**controller_of(s["update_metadata_request"]), "kafka.correlation_id": s["correlation_id"]}
 
 
 # The request each handler names, by the name it has there.

@@ -8,6 +8,7 @@ from typing import Any
 from opentelemetry import trace
 
 from kafka_edu.tracing.attributes import Scope, end, links, on_event, parent, retro, start, when
+from kafka_edu.tracing.describers.replication import OFFSETS_TOPIC, controller_of
 from kafka_edu.tracing.requests import request_root
 
 # Accepted sockets waiting for their processor, with the span that accepted each (so the processor links to it).
@@ -151,4 +152,98 @@ def _response_action(s: Scope) -> dict[str, Any]:
     return {"kafka.processor.id": response.processor, "kafka.response.action": response.response_action.value}
 
 
-__all__ = ["end", "request_attributes"]
+# -- KafkaApis -------------------------------------------------------------------------------------------------------
+
+@start("NW.apis.1")
+def _api(s: Scope) -> dict[str, Any]:
+    from kafka_edu.protocol.api_keys import ApiKeys
+    request = s["request"]
+    return {"kafka.api.key": request.api_key, "kafka.api.name": ApiKeys.for_key(request.api_key).api_name,
+            "kafka.api.version": request.api_version}
+
+
+@end("NW.apis.1")
+def _api_outcome(s: Scope) -> dict[str, Any]:
+    """What some handlers learn about their request: the group it names, the coordinator or producer id answered."""
+    from kafka_edu.protocol.api_keys import ApiKeys
+    apis, request = s["self"], s["request"]
+    api, body = request.api_key, request.body
+    if body is None:
+        return {}
+    if api == ApiKeys.FIND_COORDINATOR:
+        return {"kafka.group.id": body.key, "kafka.coordinator.id": _coordinator_id(apis, request)}
+    if api == ApiKeys.INIT_PRODUCER_ID:
+        return {"kafka.producer.id": _producer_id(apis, body)}
+    if api in (ApiKeys.JOIN_GROUP, ApiKeys.SYNC_GROUP):
+        return {"kafka.group.id": body.group_id}
+    return {}
+
+
+def _coordinator_id(apis: Any, request: Any) -> int:
+    """handleFindCoordinatorRequest's answer, read again from the metadata cache it read (-1: none available)."""
+    if getattr(request.body, "key_type", 0) != 0:  # only groups have coordinators here
+        return -1
+    partition = apis.group_coordinator.partition_for(request.body.key)
+    metadata = apis.metadata_cache.get_topic_metadata({OFFSETS_TOPIC}, request.listener_name).get(OFFSETS_TOPIC)
+    leader = next((p.leader for p in metadata or [] if p.partition == partition), -1)
+    node = next((b for b in apis.metadata_cache.get_alive_brokers() if b.id == leader), None)
+    return node.id if node is not None and request.listener_name in node.endpoints else -1
+
+
+def _producer_id(apis: Any, body: Any) -> int:
+    """The id handleInitProducerIdRequest answered: the one its ProducerIdManager handed out last (a concurrent
+    InitProducerId on another handler thread could have taken one since)."""
+    manager = apis.txn_coordinator.producer_id_manager
+    if body.transactional_id is not None or manager is None:
+        return -1
+    return manager.next_producer_id - 1
+
+
+@start("KafkaApis.handleLeaderAndIsrRequest", "KafkaApis.handleStopReplicaRequest",
+       "KafkaApis.handleUpdateMetadataRequest")
+def _fromcontroller_of(s: Scope) -> dict[str, Any]:
+    return controller_of(s["body"])
+
+
+@end("KafkaApis.handleLeaderAndIsrRequest")
+def _leader_and_isr_error(s: Scope) -> dict[str, Any]:
+    result = s.get("result")
+    return {"kafka.error": result.error.name} if result is not None else {}
+
+
+@end("KafkaApis.handleStopReplicaRequest")
+def _stop_replica_error(s: Scope) -> dict[str, Any]:
+    error = s.get("error")
+    return {"kafka.error": error.name} if error is not None else {}
+
+
+@start("KafkaApis.handleControlledShutdownRequest")
+def _controlled_shutdown(s: Scope) -> dict[str, Any]:
+    return {"kafka.shutdown.broker.id": s["broker_id"]}
+
+
+# -- the write path: KafkaApis.handleProduceRequest -> ReplicaManager.appendRecords -> Log.append -------------------
+
+@start("NW.apis.produce")
+def _produce(s: Scope) -> dict[str, Any]:
+    body = s["request"].body
+    return {"kafka.produce.acks": body.acks,
+            "kafka.produce.partitions": sum(len(t.partition_data) for t in body.topic_data)}
+
+
+@start("NW.rm.append")
+def _append_records(s: Scope) -> dict[str, Any]:
+    return {"kafka.produce.timeout_ms": s["timeout"]}
+
+
+@start("NW.log.append")
+def _log_append(s: Scope) -> dict[str, Any]:
+    partition = s["self"]  # Partition.appendRecordsToLeader
+    return {"kafka.topic": partition.topic, "kafka.partition": partition.partition_id,
+            "kafka.records.bytes": len(s["records"])}
+
+
+@end("NW.log.append")
+def _appended(s: Scope) -> dict[str, Any]:
+    info = s.get("info")
+    return {"kafka.offset.first": info.first_offset, "kafka.offset.last": info.last_offset} if info else {}
