@@ -9,9 +9,10 @@ from kafka_edu.lessons.model import (
     Lesson,
     Predict,
     ProcessExit,
+    ProcessPause,
     Result,
     Step,
     fill,
 )
 
-__all__ = ["Command", "Do", "Evidence", "Lesson", "Predict", "ProcessExit", "Result", "Step", "fill"]
+__all__ = ["Command", "Do", "Evidence", "Lesson", "Predict", "ProcessExit", "ProcessPause", "Result", "Step", "fill"]

@@ -33,6 +33,16 @@ class ProcessExit:
     at_ns: int
 
 
+@dataclass(frozen=True)
+class ProcessPause:
+    """A broker process seen to stop (SIGSTOP, `kafka-edu cluster pause`) or, with `resumed`, to continue."""
+
+    broker_id: int
+    pid: int
+    at_ns: int
+    resumed: bool = False
+
+
 @dataclass
 class Evidence:
     """What a check may look at.
@@ -43,12 +53,14 @@ class Evidence:
         `epoch`, ...).
     exits: broker processes that ended during the lesson, oldest first.
     alive: broker id -> pid for the brokers whose process runs now (None: not running).
+    pauses: broker processes seen to stop and continue during the lesson, oldest first.
     """
 
     spans: Spans
     facts: dict[str, Any] = field(default_factory=dict)
     exits: list[ProcessExit] = field(default_factory=list)
     alive: dict[int, int | None] = field(default_factory=dict)
+    pauses: list[ProcessPause] = field(default_factory=list)
 
     def since(self, at_ns: int) -> Spans:
         """The spans that started at or after `at_ns`."""
@@ -56,6 +68,9 @@ class Evidence:
 
     def exits_since(self, at_ns: int) -> list[ProcessExit]:
         return [e for e in self.exits if e.at_ns >= at_ns]
+
+    def pauses_since(self, at_ns: int) -> list[ProcessPause]:
+        return [p for p in self.pauses if p.at_ns >= at_ns]
 
 
 @dataclass
@@ -151,15 +166,15 @@ class Step:
 @dataclass(frozen=True)
 class Lesson:
     """A lesson: `name` is what `kafka-edu lesson run NAME` takes; `seed` names the article in shared/seeds it grew
-    from; `brokers` and `overrides` shape the cluster it starts (each override is explained in `setup`)."""
+    from, if any; `brokers` and `overrides` shape the cluster it starts (each override is explained in `setup`)."""
 
     name: str
     title: str
     summary: str
     minutes: int
-    seed: str
     intro: str
     steps: list[Step]
+    seed: str = ""
     brokers: int = 3
     overrides: tuple[str, ...] = ()
     setup: str = ""

@@ -21,7 +21,18 @@ from typing import Any
 
 from kafka_edu.cluster_runner.processes import process_alive
 from kafka_edu.cluster_runner.runner import ClusterError, ClusterRunner
-from kafka_edu.lessons.model import Check, Command, Do, Evidence, Lesson, ProcessExit, Result, Step, fill
+from kafka_edu.lessons.model import (
+    Check,
+    Command,
+    Do,
+    Evidence,
+    Lesson,
+    ProcessExit,
+    ProcessPause,
+    Result,
+    Step,
+    fill,
+)
 from kafka_edu.lessons.progress import Progress
 from kafka_edu.lessons.prompts import Quit, Terminal
 from kafka_edu.tracing.query import SpanRecord, Spans, read_span_file_from
@@ -68,7 +79,9 @@ class ProcessWatch(threading.Thread):
         self.runner = runner
         self.interval_s = interval_s
         self.exits: list[ProcessExit] = []
+        self.pauses: list[ProcessPause] = []
         self.alive: dict[int, int | None] = {}
+        self._stopped: dict[int, bool] = {}  # pid -> last seen stopped (SIGSTOP)
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._manifest_mtime = 0.0
@@ -95,6 +108,11 @@ class ProcessWatch(threading.Thread):
                 if known and (known != pid or not running) and not process_alive(known):
                     self.exits.append(ProcessExit(broker_id, known, now))
                 self.alive[broker_id] = pid if running else None
+                if running:
+                    stopped = _is_stopped(pid)
+                    if stopped != self._stopped.get(pid, False):
+                        self.pauses.append(ProcessPause(broker_id, pid, now, resumed=not stopped))
+                    self._stopped[pid] = stopped
 
     def run(self) -> None:
         while not self._stop.wait(self.interval_s):
@@ -103,9 +121,9 @@ class ProcessWatch(threading.Thread):
     def stop(self) -> None:
         self._stop.set()
 
-    def snapshot(self) -> tuple[list[ProcessExit], dict[int, int | None]]:
+    def snapshot(self) -> tuple[list[ProcessExit], dict[int, int | None], list[ProcessPause]]:
         with self._lock:
-            return list(self.exits), dict(self.alive)
+            return list(self.exits), dict(self.alive), list(self.pauses)
 
 
 def poll(check: Check, evidence: Callable[[], Evidence], wait_s: float) -> Result:
@@ -143,8 +161,8 @@ class LessonRun:
 
     def evidence(self) -> Evidence:
         self.watch.poll()  # a process that ended a moment ago counts now, not at the watcher's next turn
-        exits, alive = self.watch.snapshot()
-        return Evidence(self.reader.spans(), dict(self.facts), exits, alive)
+        exits, alive, pauses = self.watch.snapshot()
+        return Evidence(self.reader.spans(), dict(self.facts), exits, alive, pauses)
 
     def poll(self, check: Check, wait_s: float) -> Result:
         return poll(check, self.evidence, wait_s)
@@ -296,6 +314,15 @@ class LessonRun:
             self.show_failure(result)
             options = "d: let the lesson do it, q: quit" if action is not None else "q: quit"
             key = t.ask(f"Press Enter to check again ({options}) ", "d" if action is not None else "")
+
+
+def _is_stopped(pid: int) -> bool:
+    """Whether the process is stopped by a signal (state T in /proc), as `kafka-edu cluster pause` leaves it."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat[stat.rfind(")") + 2:][:1] in ("T", "t")
 
 
 def _session_timeout_s(overrides: list[str]) -> float:

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from kafka_edu.lessons import Evidence, ProcessExit
+from kafka_edu.lessons import Evidence, ProcessExit, ProcessPause
 from kafka_edu.tracing.query import SpanEvent, SpanRecord, Spans
 from tests.integration.helpers import wait_until
 
@@ -83,14 +83,18 @@ class FakeRun:
         return elect
 
     def evidence(self, exits: list[ProcessExit] = (), alive: dict[int, int | None] | None = None,
-                 **facts: Any) -> Evidence:
+                 pauses: list[ProcessPause] = (), **facts: Any) -> Evidence:
         return Evidence(Spans(self.spans), {"broker_ids": [0, 1, 2], "run_dir": "/tmp/run", "bootstrap": "b:1",
                                             "session_timeout_s": 6.0, "action_ns": T0, **facts},
-                        list(exits), alive if alive is not None else {0: 100, 1: 101, 2: 102})
+                        list(exits), alive if alive is not None else {0: 100, 1: 101, 2: 102}, list(pauses))
 
 
 def died(broker: int, at_ms: float, pid: int | None = None) -> ProcessExit:
     return ProcessExit(broker, pid or 100 + broker, ns(at_ms))
+
+
+def paused(broker: int, at_ms: float, resumed: bool = False) -> ProcessPause:
+    return ProcessPause(broker, 100 + broker, ns(at_ms), resumed)
 
 
 # -- driving `kafka-edu lesson` in a real terminal ------------------------------------------------------------------

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -22,6 +24,7 @@ from kafka_edu.lessons.progress import STATE_DIR_ENV, Progress, state_dir
 from kafka_edu.lessons.prompts import Quit, Terminal
 from kafka_edu.lessons.runner import ProcessWatch, SpanReader, poll
 from kafka_edu.tracing.query import Spans
+from tests.integration.helpers import wait_until
 
 
 def test_fill_replaces_known_names_and_leaves_json_and_unknown_names_alone():
@@ -124,18 +127,23 @@ def test_the_span_reader_reads_only_what_was_added(tmp_path):
     assert len(reader.spans()) == 2
 
 
-def test_the_process_watch_notes_when_a_broker_process_ends(tmp_path):
+def test_the_process_watch_notes_when_a_broker_process_stops_continues_and_ends(tmp_path):
     child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     manifest = tmp_path / "manifest.json"
     manifest.write_text(json.dumps({"processes": [{"role": "broker", "id": 1, "pid": child.pid}]}))
     run = SimpleNamespace(manifest_path=manifest, read_manifest=lambda: json.loads(manifest.read_text()))
     watch = ProcessWatch(SimpleNamespace(run=run))
-    assert watch.snapshot() == ([], {1: child.pid})
+    assert watch.snapshot() == ([], {1: child.pid}, [])
+    os.kill(child.pid, signal.SIGSTOP)
+    wait_until(lambda: (watch.poll(), watch.snapshot()[2])[1], 10, "the pause to be seen")
+    os.kill(child.pid, signal.SIGCONT)
+    wait_until(lambda: (watch.poll(), len(watch.snapshot()[2]) == 2)[1], 10, "the resume to be seen")
+    assert [(p.broker_id, p.resumed) for p in watch.snapshot()[2]] == [(1, False), (1, True)]
     before = time.time_ns()
     child.kill()
     child.wait()
     watch.poll()
-    exits, alive = watch.snapshot()
+    exits, alive, _ = watch.snapshot()
     assert alive == {1: None}
     assert [(e.broker_id, e.pid) for e in exits] == [(1, child.pid)] and exits[0].at_ns >= before
 
@@ -155,7 +163,7 @@ def test_lessons_have_unique_names_and_are_found_by_name():
 
 @pytest.mark.parametrize("lesson", LESSONS, ids=lambda lesson: lesson.name)
 def test_each_step_names_the_kafka_classes_it_is_about_and_asks_answerable_questions(lesson):
-    assert lesson.seed in {"000", "001", "002", "003"} and lesson.minutes > 0 and lesson.steps
+    assert lesson.seed in {"", "000", "001", "002", "003"} and lesson.minutes > 0 and lesson.steps
     for step in lesson.steps:
         assert step.about, step.title
         for symbol in step.about:
