@@ -28,6 +28,9 @@ from kafka_edu.lessons.traces import (
 
 TOPIC = "life"
 RECORDS = 1000
+# Longer than 1.0.2's 6000 ms default: a session may expire a third of the timeout early (the client pings every
+# third), and a restarted broker must reach its registration before that, even on a busy machine (step 7).
+SESSION_TIMEOUT_MS = 15000
 CLEAN_SHUTDOWN_FILE = ".kafka_cleanshutdown"  # Log.CleanShutdownFile
 
 INTRO = """
@@ -40,10 +43,11 @@ The source is `core/src/main/scala/kafka/Kafka.scala` and `core/src/main/scala/k
 row. Seed 000 describes the same class from an older Kafka; where they differ, the lesson says so.
 """
 
-SETUP = """
+SETUP = f"""
 The lesson starts ZooKeeper and two brokers: one of them will be the controller, and the other is the broker this
-lesson stops, kills and restarts. Two settings are spelled out: `zookeeper.session.timeout.ms=6000` (1.0.2's
-default) and `controlled.shutdown.retry.backoff.ms=500` (only so that the cluster stops quickly at the end).
+lesson stops, kills and restarts. Two settings are spelled out: `zookeeper.session.timeout.ms={SESSION_TIMEOUT_MS}`
+(1.0.2's default is 6000; longer here, so that a restart right after a kill is refused every time, even on a busy
+machine) and `controlled.shutdown.retry.backoff.ms=500` (only so that the cluster stops quickly at the end).
 """
 
 
@@ -415,7 +419,8 @@ session. The controller's `KafkaController.onBrokerFailure` is what finally reac
     predict=Predict(
         question="After the kill, when does the controller (broker {controller}) learn that broker {broker} is gone?",
         choices={"a": "at once: the dead process's TCP connections close",
-                 "b": "when ZooKeeper expires the dead session, up to zookeeper.session.timeout.ms (6 s here)",
+                 "b": "when ZooKeeper expires the dead session, up to zookeeper.session.timeout.ms "
+                      "({session_timeout_s:g} s here)",
                  "c": "only when a client reports an error"},
         answer="b",
         why="""
@@ -544,7 +549,7 @@ LESSON = Lesson(
     intro=INTRO,
     setup=SETUP,
     brokers=2,
-    overrides=("zookeeper.session.timeout.ms=6000", "controlled.shutdown.retry.backoff.ms=500"),
+    overrides=(f"zookeeper.session.timeout.ms={SESSION_TIMEOUT_MS}", "controlled.shutdown.retry.backoff.ms=500"),
     steps=[startup, records, clean_stop, restart_clean, kill, restart_recovered, too_soon],
     outro="""
 You have followed one broker through `Kafka.main`, a full `KafkaServer.startup`, a clean `shutdown` that left its

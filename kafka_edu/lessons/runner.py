@@ -375,7 +375,7 @@ def run_lesson(lesson: Lesson, *, auto: bool = False, run_dir: Path | None = Non
             session.run_step(index, step)
             if not auto and index < len(lesson.steps):
                 t.ask("Press Enter for the next step (q: quit) ")
-    except Quit:
+    except (Quit, KeyboardInterrupt):
         t.say(f"\nLesson stopped; `kafka-edu lesson run {lesson.name}` starts it again.", "yellow")
         return 0
     except (LessonFailed, ClusterError) as e:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -58,7 +59,7 @@ class Learner:
 @pytest.fixture
 def learner(tmp_path: Path) -> Iterator[Learner]:
     traces, state = tmp_path / "traces", tmp_path / "state"
-    term = Tmux(f".venv/bin/python -m kafka_edu.cli lesson run controller --traces {traces}",
+    term = Tmux(f"{sys.executable} -m kafka_edu.cli lesson run controller --traces {traces}",
                 f"kafka-edu-lesson-{uuid.uuid4().hex[:8]}", {"KAFKA_EDU_STATE_DIR": str(state)})
     try:
         yield Learner(term)
