@@ -21,6 +21,7 @@ as a teacher's `x` then `r` would. Printed once a minute, and as a summary at th
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import sys
@@ -37,6 +38,7 @@ from rich.table import Table
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from kafka_edu.cluster_runner.runner import ClusterRunner  # noqa: E402
+from kafka_edu.tracing.query import read_span_file_from  # noqa: E402
 from tui.reader import RunReader  # noqa: E402
 
 console = Console(width=None if sys.stdout.isatty() else 160)
@@ -47,8 +49,9 @@ PARTITIONS = 6
 @dataclass
 class Minute:
     minute: int
-    trace_bytes: int = 0
-    run_dir_bytes: int = 0
+    trace_bytes: int = 0  # span bytes written this minute (segments deleted since count with their last size)
+    span_files_bytes: int = 0  # span files on disk at the end of the minute
+    run_dir_bytes: int = 0  # the whole run directory on disk, Kafka's own logs included
     acked: int = 0
     lags_ms: list[float] = field(default_factory=list)
     dropped: int = 0
@@ -57,8 +60,26 @@ class Minute:
     faults: list[str] = field(default_factory=list)
 
 
-def span_bytes(run_dir: Path) -> int:
-    return sum(p.stat().st_size for p in run_dir.glob("*.jsonl") if p.exists())
+class SpanBytes:
+    """Bytes ever written to the run's span files: each file counted at the largest size seen, so a segment the
+    budget deleted still counts what it held."""
+
+    def __init__(self, run_dir: Path) -> None:
+        self.run_dir = run_dir
+        self.largest: dict[str, int] = {}
+        self.on_disk = 0
+
+    def sample(self) -> int:
+        on_disk = 0
+        for path in self.run_dir.glob("*.jsonl"):
+            try:
+                size = path.stat().st_size
+            except OSError:
+                continue
+            on_disk += size
+            self.largest[path.name] = max(size, self.largest.get(path.name, 0))
+        self.on_disk = on_disk
+        return sum(self.largest.values())
 
 
 def dir_bytes(path: Path) -> int:
@@ -73,19 +94,24 @@ def dir_bytes(path: Path) -> int:
     return total
 
 
-def span_counts(runner: ClusterRunner) -> tuple[int, int, int]:
-    """dropped, sampled out, dropped for the budget: summed over the brokers' current processes and exits."""
-    import json
-    dropped = sampled = budget = 0
-    for path in runner.run.path.glob("broker-*.tracing.json"):
-        try:
-            stats = json.loads(path.read_text())
-        except (OSError, ValueError):
-            continue
-        dropped += stats.get("dropped_spans", 0)
-        sampled += stats.get("sampled_out_spans", 0)
-        budget += stats.get("budget_dropped_spans", 0)
-    return dropped, sampled, budget
+class SpanCounts:
+    """dropped, sampled out and dropped for the budget since the run began: each broker process's last counts (a
+    killed process's too: a restart starts its counts again)."""
+
+    def __init__(self, run_dir: Path) -> None:
+        self.run_dir = run_dir
+        self.by_process: dict[tuple[str, int], tuple[int, int, int]] = {}
+
+    def sample(self) -> tuple[int, int, int]:
+        for path in self.run_dir.glob("broker-*.tracing.json"):
+            try:
+                stats = json.loads(path.read_text())
+            except (OSError, ValueError):
+                continue
+            self.by_process[(path.name, stats.get("pid", 0))] = (
+                stats.get("dropped_spans", 0), stats.get("sampled_out_spans", 0), stats.get("budget_dropped_spans", 0))
+        totals = [sum(counts[i] for counts in self.by_process.values()) for i in range(3)]
+        return totals[0], totals[1], totals[2]
 
 
 class IngestLag(threading.Thread):
@@ -108,6 +134,20 @@ class IngestLag(threading.Thread):
     def take(self) -> list[float]:
         lags, self.lags_ms = self.lags_ms, []
         return lags
+
+
+def broker_startup_s(runner: ClusterRunner, broker_id: int) -> float:
+    """How long the broker's own KafkaServer.startup (LC.main.4) took in its new process: log recovery after a
+    kill -9 grows with the data, which is Kafka's cost, not the runner's."""
+    entry = runner.broker_entry(broker_id)
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:  # the span reaches the file within a few hundred ms of its end
+        _, spans = read_span_file_from(runner.span_file(broker_id), entry.get("span_offset", 0))
+        for s in spans:
+            if s.step == "LC.main.4" and s.resource.get("process.pid") == entry["pid"]:
+                return (s.end_ns - s.start_ns) / 1e9
+        time.sleep(0.1)
+    return float("nan")
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -141,7 +181,8 @@ def main() -> int:
     acked: dict[tuple[int, int], bytes] = {}
     errors: list[str] = []
     minutes: list[Minute] = []
-    start_times: list[tuple[float, float]] = []  # (minute of the soak, seconds `cluster start` took)
+    # (minute of the soak, seconds `cluster start` took, seconds of it the broker's own KafkaServer.startup took)
+    start_times: list[tuple[float, float, float]] = []
     try:
         admin = AdminClient({"bootstrap.servers": bootstrap})
         admin.create_topics([NewTopic(TOPIC, PARTITIONS, 3, config={"min.insync.replicas": "2"})])[TOPIC].result()
@@ -165,7 +206,8 @@ def main() -> int:
         victim = 0
         sent = 0
         minute = Minute(1)
-        minute_started, last_bytes = began, span_bytes(run_dir)
+        written, counts = SpanBytes(run_dir), SpanCounts(run_dir)
+        minute_started, last_bytes, last_sample = began, written.sample(), began
         acked_before = 0
         while (now := time.monotonic()) < end or restart_at is not None:
             # the producer keeps to its rate; the consumer reads along
@@ -179,6 +221,10 @@ def main() -> int:
                     break
             producer.poll(0)
             consumer.consume(500, 0.05)
+            if now - last_sample >= 5:  # often enough to see every segment before the budget deletes it
+                written.sample()
+                counts.sample()
+                last_sample = now
             if now >= next_fault and now < end and restart_at is None:
                 runner.kill(victim)
                 minute.faults.append(f"kill -9 broker {victim}")
@@ -188,16 +234,19 @@ def main() -> int:
                 t0 = time.monotonic()
                 runner.start(broker)
                 runner.wait_for_state(broker, "RunningAsBroker", 120)
-                start_times.append(((t0 - began) / 60, time.monotonic() - t0))
-                minute.faults.append(f"restart broker {broker} ({start_times[-1][1]:.1f} s)")
+                took = time.monotonic() - t0
+                start_times.append(((t0 - began) / 60, took, broker_startup_s(runner, broker)))
+                minute.faults.append(f"restart broker {broker} ({took:.1f} s, of which KafkaServer.startup "
+                                     f"{start_times[-1][2]:.1f} s)")
                 restart_at, victim = None, (victim + 1) % 3
             if now - minute_started >= 60 or (now >= end and restart_at is None and now - minute_started > 1):
-                total = span_bytes(run_dir)
+                total = written.sample()
                 minute.trace_bytes, last_bytes = total - last_bytes, total
+                minute.span_files_bytes = written.on_disk
                 minute.run_dir_bytes = dir_bytes(run_dir)
                 minute.acked, acked_before = len(acked) - acked_before, len(acked)
                 minute.lags_ms = lag.take()
-                minute.dropped, minute.sampled_out, minute.budget_dropped = span_counts(runner)
+                minute.dropped, minute.sampled_out, minute.budget_dropped = counts.sample()
                 minutes.append(minute)
                 print_minute(minute)
                 minute, minute_started = Minute(minute.minute + 1), now
@@ -232,14 +281,15 @@ def verify(bootstrap: str, acked: dict[tuple[int, int], bytes]) -> int:
 
 
 def print_minute(m: Minute) -> None:
-    console.print(f"minute {m.minute:>3}: {m.trace_bytes / 1e6:7.1f} MB of spans · run dir "
-                  f"{m.run_dir_bytes / 1e6:7.1f} MB · {m.acked:,} acked · lag median "
+    console.print(f"minute {m.minute:>3}: {m.trace_bytes / 1e6:6.1f} MB of spans written · span files "
+                  f"{m.span_files_bytes / 1e6:6.1f} MB · run dir {m.run_dir_bytes / 1e6:7.1f} MB · {m.acked:,} acked · "
+                  f"lag median "
                   f"{statistics.median(m.lags_ms) if m.lags_ms else 0:.0f} ms p95 {percentile(m.lags_ms, 0.95):.0f} "
                   f"ms · dropped {m.dropped} · sampled out {m.sampled_out:,} · budget {m.budget_dropped:,}"
                   + (f" · {'; '.join(m.faults)}" if m.faults else ""))
 
 
-def summarize(minutes: list[Minute], start_times: list[tuple[float, float]], acked: int, lost: int,
+def summarize(minutes: list[Minute], start_times: list[tuple[float, float, float]], acked: int, lost: int,
               errors: list[str], run_dir: Path, options: argparse.Namespace) -> None:
     table = Table(title=f"Soak: {options.minutes:g} min, {options.rate:,} records/s of {options.record_bytes} B, "
                         f"kill -9 every {options.fault_every:g} min")
@@ -248,12 +298,14 @@ def summarize(minutes: list[Minute], start_times: list[tuple[float, float]], ack
     trace = [m.trace_bytes for m in minutes]
     lags = [lag for m in minutes for lag in m.lags_ms]
     last = minutes[-1] if minutes else Minute(0)
-    table.add_row("span bytes per minute, median / max", f"{statistics.median(trace) / 1e6:.1f} / "
+    table.add_row("span bytes written per minute, median / max", f"{statistics.median(trace) / 1e6:.1f} / "
                   f"{max(trace) / 1e6:.1f} MB" if trace else "-")
-    table.add_row("run directory at the end", f"{last.run_dir_bytes / 1e6:.1f} MB")
-    if start_times:
-        table.add_row("cluster start: first restart", f"{start_times[0][1]:.1f} s (minute {start_times[0][0]:.0f})")
-        table.add_row("cluster start: last restart", f"{start_times[-1][1]:.1f} s (minute {start_times[-1][0]:.0f})")
+    table.add_row("span files on disk: largest minute / at the end",
+                  f"{max(m.span_files_bytes for m in minutes) / 1e6:.1f} / {last.span_files_bytes / 1e6:.1f} MB")
+    table.add_row("run directory on disk at the end (Kafka's logs included)", f"{last.run_dir_bytes / 1e6:.1f} MB")
+    for label, (at, took, startup) in (("first", start_times[0]), ("last", start_times[-1])) if start_times else ():
+        table.add_row(f"cluster start, {label} restart (minute {at:.0f})",
+                      f"{took:.1f} s, of which KafkaServer.startup {startup:.1f} s")
     table.add_row("TUI ingest lag, median / p95 / max", f"{statistics.median(lags) if lags else 0:.0f} / "
                   f"{percentile(lags, 0.95):.0f} / {max(lags, default=0):.0f} ms")
     table.add_row("spans dropped (queue full)", f"{last.dropped}")

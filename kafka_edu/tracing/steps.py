@@ -187,6 +187,7 @@ STEPS: dict[str, Step] = {
 # Every other span name, and the members of the family rows above.
 _SYMBOL_ROWS: list[Symbol] = [
     Symbol("Kafka.main", _KAFKA),
+    Symbol("Kafka.main#shutdownHook", _KAFKA),  # registering the hook; LC.main.3 is its event
     Symbol("KafkaServer.shutdown", _KAFKA_SERVER),
     Symbol("KafkaServer.doControlledShutdown#attempt", _KAFKA_SERVER),
     Symbol("KafkaHealthcheck.register", _HEALTHCHECK),

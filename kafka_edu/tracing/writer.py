@@ -253,7 +253,8 @@ class SpanFileWriter(SpanProcessor):
             self.budget_dropped += spans
 
     def stats(self) -> dict[str, Any]:
-        return {"instance": self.instance_id, "policy": self.policy.describe(), "settings": asdict(self.policy),
+        return {"instance": self.instance_id, "pid": os.getpid(), "policy": self.policy.describe(),
+                "settings": asdict(self.policy),
                 "dropped_spans": self.dropped, "sampled_out_spans": self.sampled_out,
                 "budget_dropped_spans": self.budget_dropped,
                 "request_segments": len(self._segments) + (self._segment_exporter is not None)}
