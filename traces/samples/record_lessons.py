@@ -1,0 +1,127 @@
+"""Record one sample run per lesson, for the lesson pages of the docs site (docs/hooks/lessons.py).
+
+    .venv/bin/python traces/samples/record_lessons.py [broker-life request-journey ...]
+
+Each lesson runs as `kafka-edu lesson run NAME --auto` runs it (the lesson's own cluster shape, its actions, every
+check holding), in a scratch directory. What is kept in `traces/samples/lesson-<name>/`:
+
+- every span file, gzipped (`broker-0.jsonl.gz`: OTLP JSON repeats itself, so a whole lesson's spans fit in about a
+  hundred KB), and the manifest; no span-start files, no broker data, no logs. `kafka_edu.lessons.diagram.load_spans`
+  reads them; for the TUI, copy the directory and `gunzip` its files first;
+- `lesson.json`: what the traces cannot say: when each step began, acted and ended, the facts its text was filled
+  with, its question's answer for this run, its check's explanation with this run's numbers; the broker processes
+  that ended or were paused and when (the lesson's own process watch); and the facts the checks handed on
+  (`kill_noticed_s`, `first_startup_ms`, ...).
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from kafka_edu.cluster_runner.runner import ClusterRunner
+from kafka_edu.lessons.catalog import all_lessons
+from kafka_edu.lessons.model import Lesson, Step
+from kafka_edu.lessons.prompts import Terminal
+from kafka_edu.lessons.runner import LessonFailed, LessonRun
+
+SAMPLES = Path(__file__).resolve().parent
+
+
+class _Recorder(Terminal):
+    """A terminal that prints nowhere and keeps each check's explanation (facts filled in), in order."""
+
+    def __init__(self) -> None:
+        super().__init__(Console(file=io.StringIO(), width=120), interactive=False)
+        self.explained: list[str] = []
+
+    def passed(self, explain: str) -> None:
+        self.explained.append(explain.strip())
+
+
+class _RecordedRun(LessonRun):
+    """The lesson's own run, noting the facts each step's text, question and command were filled with."""
+
+    filled_with: dict[str, Any] = {}
+
+    def prepare(self, step: Step) -> None:
+        super().prepare(step)
+        self.filled_with = dict(self.facts)
+
+
+def _json_safe(facts: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in facts.items() if isinstance(v, str | int | float | bool | list | type(None))}
+
+
+def _run(lesson: Lesson, scratch: Path) -> tuple[Path, dict[str, Any]]:
+    """Run the lesson on a cluster of its own; its run directory and what lesson.json keeps of it."""
+    runner = ClusterRunner.up(lesson.brokers, scratch, None, list(lesson.overrides))
+    terminal = _Recorder()
+    session = _RecordedRun(lesson, runner, terminal, auto=True, owned=True)
+    session.watch.start()
+    steps = []
+    try:
+        for index, step in enumerate(lesson.steps, 1):
+            began, explained = time.time_ns(), len(terminal.explained)
+            session.run_step(index, step)
+            steps.append({
+                "title": step.title, "began_ns": began, "action_ns": session.facts["action_ns"],
+                "ended_ns": time.time_ns(), "facts": _json_safe(session.filled_with),
+                "answer": step.predict.answer_for(session.evidence()) if step.predict else None,
+                "explain": "\n\n".join(terminal.explained[explained:])})
+    finally:
+        session.watch.stop()
+        runner.down()
+    exits, _, pauses = session.watch.snapshot()
+    facts = _json_safe(session.facts)
+    return runner.run.path, {
+        "lesson": lesson.name, "started_ns": facts.pop("started_ns"), "steps": steps,
+        "exits": [{"broker": e.broker_id, "pid": e.pid, "at_ns": e.at_ns} for e in exits],
+        "pauses": [{"broker": p.broker_id, "pid": p.pid, "at_ns": p.at_ns, "resumed": p.resumed} for p in pauses],
+        "facts": facts,
+    }
+
+
+def record(lesson: Lesson, attempts: int = 3) -> Path:
+    with tempfile.TemporaryDirectory() as scratch:
+        for attempt in range(1, attempts + 1):
+            try:
+                run_dir, recorded = _run(lesson, Path(scratch))
+                break
+            except LessonFailed as e:
+                print(f"{lesson.name}, attempt {attempt}: {e}", file=sys.stderr)
+                if attempt == attempts:
+                    raise
+        target = SAMPLES / f"lesson-{lesson.name}"
+        shutil.rmtree(target, ignore_errors=True)
+        target.mkdir()
+        for path in sorted(run_dir.glob("*.jsonl")):
+            if path.name.endswith(".starts.jsonl"):
+                continue
+            with open(target / f"{path.name}.gz", "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as f:
+                f.write(path.read_bytes())
+
+        def here(text: str) -> str:  # the scratch paths mean nothing once copied
+            return text.replace(str(run_dir), f"traces/samples/{target.name}").replace(scratch, "traces")
+        (target / "manifest.json").write_text(here((run_dir / "manifest.json").read_text()))
+        (target / "lesson.json").write_text(here(json.dumps(recorded, indent=2) + "\n"))
+    return target
+
+
+if __name__ == "__main__":
+    wanted = sys.argv[1:]
+    for lesson in all_lessons():
+        if wanted and lesson.name not in wanted:
+            continue
+        path = record(lesson)
+        size = sum(p.stat().st_size for p in path.iterdir())
+        print(f"{lesson.name}: {path} ({size // 1024} KB)")
