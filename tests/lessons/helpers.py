@@ -133,7 +133,7 @@ class Tmux:
         subprocess.run(["tmux", "kill-session", "-t", self.session], check=False, capture_output=True)
 
 
-def run_lesson_auto(name: str, traces: Path, state_dir: Path, timeout_s: float = 300) -> subprocess.CompletedProcess:
+def run_lesson_auto(name: str, traces: Path, state_dir: Path, timeout_s: float = 600) -> subprocess.CompletedProcess:
     """`kafka-edu lesson run NAME --auto`, as CI runs it."""
     env = {**os.environ, "KAFKA_EDU_STATE_DIR": str(state_dir), "COLUMNS": "120"}
     return subprocess.run([sys.executable, "-m", "kafka_edu.cli", "lesson", "run", name, "--auto",
