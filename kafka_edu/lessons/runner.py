@@ -198,7 +198,11 @@ class LessonRun:
             line = fill(action.command, self.facts)
             self.terminal.command(self.shown(line))
             try:
-                output = self.run_command(line).splitlines()
+                if self.auto:
+                    output = self.run_command(line).splitlines()
+                else:
+                    with self.terminal.waiting("Running it..."):
+                        output = self.run_command(line).splitlines()
             except LessonFailed as e:
                 if not action.may_fail:
                     raise
