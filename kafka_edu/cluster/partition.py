@@ -16,6 +16,7 @@ from kafka_edu.common.errors import (
     ReplicaNotAvailableException,
 )
 from kafka_edu.log.log import Log, LogAppendInfo, TopicPartition
+from kafka_edu.log.log_config import LogConfig
 from kafka_edu.protocol.errors import Errors
 from kafka_edu.tracing import event, span, step
 from kafka_edu.utils.replication_utils import update_leader_and_isr
@@ -148,7 +149,7 @@ class Partition:
         replica = self.assigned_replica_map.get(replica_id)
         if replica is None:
             if self.is_replica_local(replica_id):
-                config = self.log_manager.topic_configs.get(self.topic, self.log_manager.default_config)
+                config = self.log_config()
                 partition_log = self.log_manager.get_or_create_log(self.topic_partition, config, is_new)
                 offset = min(self.replica_manager.checkpointed_high_watermark(self.topic_partition),
                              partition_log.log_end_offset)
@@ -157,6 +158,15 @@ class Partition:
                 replica = Replica(replica_id, self.topic_partition)
             self.assigned_replica_map[replica_id] = replica
         return replica
+
+    def log_config(self) -> LogConfig:
+        """The topic's overrides as ZooKeeper has them now, over the broker's defaults: a topic created with
+        `--config` has no change notification yet when its first replica is made here."""
+        zk_utils = self.replica_manager.zk_utils
+        if zk_utils is None:  # a replica manager without ZooKeeper (unit tests): what the log manager knows
+            return self.log_manager.topic_configs.get(self.topic, self.log_manager.default_config)
+        overrides = zk_utils.fetch_entity_config("topics", self.topic)
+        return LogConfig.from_props(overrides, defaults=self.log_manager.default_config)
 
     def get_replica(self, replica_id: int | None = None) -> Replica | None:
         return self.assigned_replica_map.get(self.local_broker_id if replica_id is None else replica_id)
