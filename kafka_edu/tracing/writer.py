@@ -105,9 +105,11 @@ class SpanFileWriter(SpanProcessor):
         self._main = FileSpanExporter(run_dir / f"{instance_id}.jsonl")
         self._main_starts = os.open(run_dir / f"{instance_id}.starts.jsonl", os.O_WRONLY | os.O_CREAT | os.O_APPEND,
                                     0o644)
-        self._segment = 0
         self._segment_exporter: FileSpanExporter | None = None
-        self._segments: deque[tuple[int, int]] = deque()  # (segment number, spans in it), oldest first
+        # (segment number, spans in it or None if unknown), oldest first; an earlier process of this instance (a
+        # broker killed and started again) left its segments here too, and they share the budget
+        self._segments: deque[tuple[int, int | None]] = deque((n, None) for n in self._earlier_segments())
+        self._segment = self._segments[-1][0] if self._segments else 0
         self._segment_spans = 0
         self._ended: deque[tuple[ReadableSpan, bool]] = deque()
         self._started: deque[Span] = deque()
@@ -222,6 +224,11 @@ class SpanFileWriter(SpanProcessor):
             log.exception("Exporting %d spans failed", len(spans))
             self.dropped += len(spans)
 
+    def _earlier_segments(self) -> list[int]:
+        prefix = f"{self.instance_id}.requests-"
+        numbers = [p.name.removeprefix(prefix).removesuffix(".jsonl") for p in self.run_dir.glob(f"{prefix}*.jsonl")]
+        return sorted(int(n) for n in numbers if n.isdigit())
+
     def _segment_path(self, number: int) -> Path:
         return self.run_dir / f"{self.instance_id}.requests-{number:06d}.jsonl"
 
@@ -249,6 +256,8 @@ class SpanFileWriter(SpanProcessor):
         while self._segments and total + self.policy.segment_bytes > self.policy.budget_bytes:
             number, spans = self._segments.popleft()
             total -= size(number)
+            if spans is None:  # an earlier process's segment: count what it held before it goes
+                spans = _spans_in(self._segment_path(number))
             self._segment_path(number).unlink(missing_ok=True)
             self.budget_dropped += spans
 
@@ -293,6 +302,14 @@ class SpanFileWriter(SpanProcessor):
         os.close(self._main_starts)
         if self._segment_exporter is not None:
             self._segment_exporter.shutdown()
+
+
+def _spans_in(path: Path) -> int:
+    """Spans in an OTLP/JSON Lines file: every span, and nothing else, has a start time."""
+    try:
+        return path.read_bytes().count(b'"startTimeUnixNano"')
+    except OSError:
+        return 0
 
 
 def _drain(queue: deque, limit: int | None = None) -> list:

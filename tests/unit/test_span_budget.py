@@ -97,3 +97,28 @@ def test_policy_from_the_environment():
     policy = TracePolicy.from_environment({"KAFKA_EDU_TRACE_SAMPLING": "all", "KAFKA_EDU_TRACE_BUDGET_MB": "64"})
     assert not policy.sampling and policy.budget_bytes == 64 << 20
     assert policy.describe().startswith("every request trace; request spans within 64 MB")
+
+
+def test_a_restarted_process_takes_over_the_segments_its_killed_predecessor_left(tmp_path, monkeypatch):
+    monkeypatch.setenv("KAFKA_EDU_TRACE_SAMPLING", "all")
+    monkeypatch.setenv("KAFKA_EDU_TRACE_SEGMENT_MB", str(8 / 1024))
+    monkeypatch.setenv("KAFKA_EDU_TRACE_BUDGET_MB", str(64 / 1024))
+    first = setup_tracing("broker-0", "run-1", run_dir=tmp_path)
+    for _ in range(30):
+        for _ in range(4):
+            a_request(first)
+        first.writer.force_flush()
+    first.writer._stopping = True  # a kill -9: nothing flushed, closed or counted at exit
+    left_behind = sorted(p.name for p in tmp_path.glob("broker-0.requests-*.jsonl"))
+    assert len(left_behind) >= 4
+
+    second = setup_tracing("broker-0", "run-1", run_dir=tmp_path)
+    for _ in range(30):
+        for _ in range(4):
+            a_request(second)
+        second.writer.force_flush()
+    second.shutdown()
+    segments = sorted(p.name for p in tmp_path.glob("broker-0.requests-*.jsonl"))
+    assert not set(left_behind) & set(segments)  # the predecessor's segments went first, and none was reused
+    assert sum((tmp_path / n).stat().st_size for n in segments) <= 64 * 1024 + 16 * 1024
+    assert json.loads((tmp_path / "broker-0.tracing.json").read_text())["budget_dropped_spans"] > 0
