@@ -102,13 +102,23 @@ def tui(options: argparse.Namespace) -> int:
     """The live TUI: on a new cluster (stopped again on quit), or attached to `--run DIR`, running or finished."""
     from tui.app import run
     from tui.launch import ClusterLaunch
+    lesson = None
+    if options.lesson:
+        from kafka_edu.lessons.catalog import all_lessons, find
+        lesson = find(options.lesson)
+        if lesson is None:
+            console.print(f"[red]no lesson {options.lesson!r}; the lessons are: "
+                          f"{', '.join(known.name for known in all_lessons())}[/]")
+            return 2
     if options.run:
-        run(Path(options.run))
+        run(Path(options.run), lesson=lesson)
         return 0
-    launch = ClusterLaunch(Path(options.traces), options.brokers, options.zookeeper, options.override)
+    brokers = options.brokers or (lesson.brokers if lesson else 3)
+    overrides = [*(lesson.overrides if lesson else ()), *options.override]
+    launch = ClusterLaunch(Path(options.traces), brokers, options.zookeeper, overrides)
     launch.start()
     try:
-        run(None, launch)
+        run(None, launch, lesson)
     finally:
         with console.status("Stopping the cluster..."):
             launch.stop()
@@ -214,7 +224,9 @@ def build_parser() -> argparse.ArgumentParser:
     dm.add_argument("--traces", default="traces")
     tu = sub.add_parser("tui", help="the live terminal UI: on a new cluster, or on --run traces/<run-id>")
     tu.add_argument("--run", help="attach to this run directory (running or finished) instead of starting a cluster")
-    tu.add_argument("--brokers", type=int, default=3)
+    tu.add_argument("--lesson", metavar="NAME", help="run a guided lesson (kafka-edu lesson list) in the TUI, on its "
+                                                     "own cluster: its brokers and overrides")
+    tu.add_argument("--brokers", type=int, default=None, help="default: 3, or the lesson's")
     tu.add_argument("--mode", choices=["zk"], default="zk")
     tu.add_argument("--zookeeper", help="use this ZooKeeper instead of starting one")
     tu.add_argument("--override", action="append", default=[], metavar="k=v", help="a broker property for all")

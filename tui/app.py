@@ -25,6 +25,7 @@ from textual.worker import get_current_worker
 from kafka_edu.tracing.query import SpanRecord
 from tui.cluster import ClusterModel
 from tui.launch import ClusterLaunch
+from tui.lesson_pane import LessonPane, find_ref, newest_about
 from tui.reader import ReadBatch, RunReader
 from tui.store import DEFAULT_MAX_SPANS, SpanStore
 from tui.widgets.cluster_pane import ClusterPane
@@ -35,6 +36,7 @@ from tui.widgets.trace_list import TRACE, TraceList
 from tui.widgets.waterfall import Waterfall
 
 if TYPE_CHECKING:
+    from kafka_edu.lessons.model import Lesson
     from tui.control import ClusterControl, Paused
 
 POLL_S = 0.03  # file polling: with the exporter's 100 ms and one frame, a span shows well within 250 ms
@@ -44,6 +46,8 @@ BIG_LIST_S = 0.25
 PAUSE_POLL_S = 0.15
 GC_FREEZE_BATCH = 1000
 BURST = 1000
+JUMP_TRIES_S = 5.0  # how long a span a lesson's check quoted may take to reach the TUI's store
+JUMP_EVERY_S = 0.25
 # Keys that act on a live cluster: without one (a replay) they are hidden, and pressing one says why it did nothing.
 CONTROL_ACTIONS = {"kill", "stop", "restart", "pause", "create_topic", "produce", "breakpoint", "next_step",
                    "continue_paused"}
@@ -85,12 +89,16 @@ class KafkaEduApp(App[None]):
         Binding("P", "produce", "Produce"),
         Binding("b", "breakpoint", "Break"),
         Binding("n", "next_step", "Next step"),
+        Binding("l", "lesson_focus", "Lesson"),
+        Binding("d", "lesson_do", "Lesson does it"),
+        Binding("enter", "lesson_enter", "Check", show=False),
     ]
 
     def __init__(self, run_dir: Path | None = None, launch: ClusterLaunch | None = None,
-                 max_spans: int = DEFAULT_MAX_SPANS, watch: bool = True) -> None:
+                 max_spans: int = DEFAULT_MAX_SPANS, watch: bool = True, lesson: Lesson | None = None) -> None:
         """Args:
             run_dir: the run to attach to; or None with `launch`, whose new run is attached when it appears.
+            lesson: a guided lesson to run on this cluster, in a pane of its own (tui.lesson_pane).
             max_spans: spans held in memory; the oldest whole traces go first.
             watch: poll the files for more after the first read (tests of a finished run turn it off).
         """
@@ -120,6 +128,9 @@ class KafkaEduApp(App[None]):
         self.log_pane = LogPane(self.model, id="log")
         self.search = Input(placeholder="search traces: span name, step, instance, API, event…", id="search")
         self.status = Static(id="status")
+        self.lesson_pane = LessonPane(lesson, id="lesson") if lesson is not None else None
+        self._jump: tuple[list, tuple[str, ...], float] | None = None  # refs, about, give up at (monotonic)
+        self._jump_tried = 0.0
 
     # -- layout -----------------------------------------------------------------------------------------------------
 
@@ -131,7 +142,10 @@ class KafkaEduApp(App[None]):
             with Vertical(id="right"):
                 yield self.waterfall
                 yield self.detail
-        yield self.log_pane
+        if self.lesson_pane is not None:
+            yield self.lesson_pane  # in place of the Log pane: the lesson says what happened
+        else:
+            yield self.log_pane
         yield self.search
         yield self.status
         yield Footer(compact=True)
@@ -142,6 +156,8 @@ class KafkaEduApp(App[None]):
             pane.border_title = title
         self.cluster_pane.focus()  # where the action keys act: its cursor starts on the first broker
         self.set_interval(FRAME_S, self._redraw)
+        if self.lesson_pane is not None:
+            self.lesson_pane.start(self.launch if self.run_dir is None else None, self.run_dir)
         if self.run_dir is not None:
             self._attach(self.run_dir)
         else:
@@ -254,6 +270,8 @@ class KafkaEduApp(App[None]):
             self._show_span(self.waterfall.current_span)
         self.cluster_pane.rebuild()
         self.log_pane.rebuild()
+        if self._jump is not None and now - self._jump_tried >= JUMP_EVERY_S:
+            self._try_jump(now)
         status = self._status_text()
         if status != self._status:  # an unchanged status must not cost a layout every frame
             self._status = status
@@ -302,6 +320,47 @@ class KafkaEduApp(App[None]):
     def _show_span(self, span: SpanRecord | None) -> None:
         self.detail.show(span, self.store.is_lost(span) if span else False, self.waterfall.t0)
 
+    # -- a lesson -----------------------------------------------------------------------------------------------------
+
+    def on_lesson_pane_jump(self, message: LessonPane.Jump) -> None:
+        """Show the span a lesson's check quoted (once it has reached the store), else the step's newest."""
+        self._jump = (message.refs, message.about, time.monotonic() + JUMP_TRIES_S)
+        self._try_jump(time.monotonic())
+
+    def _try_jump(self, now: float) -> None:
+        refs, about, until = self._jump
+        self._jump_tried = now
+        span = next((found for ref in refs if (found := find_ref(self.store, ref)) is not None), None)
+        if span is None and (not refs or now >= until) and about:
+            span = newest_about(self.store, about)
+        if span is not None or now >= until:
+            self._jump = None
+        if span is not None:
+            self.show_span(span)
+
+    def show_span(self, span: SpanRecord) -> None:
+        """The span's trace in the waterfall, its row under the cursor, its detail below."""
+        self.traces.select_trace(span.trace_id)
+        self.waterfall.show(span.trace_id)
+        row = next((i for i, (_, span_id) in enumerate(self.waterfall.rows) if span_id == span.span_id), None)
+        if row is not None:
+            self.waterfall._move(row)
+
+    def on_lesson_pane_waiting(self, message: LessonPane.Waiting) -> None:
+        self.refresh_bindings()  # d and Enter answer the lesson only while it waits
+
+    def action_lesson_focus(self) -> None:
+        if self.lesson_pane.asking is not None:
+            self.lesson_pane.input.focus()
+        else:
+            self.lesson_pane.text.focus()
+
+    def action_lesson_do(self) -> None:
+        self.lesson_pane.answer("d")
+
+    def action_lesson_enter(self) -> None:
+        self.lesson_pane.answer("")
+
     # -- search -----------------------------------------------------------------------------------------------------
 
     def action_search(self) -> None:
@@ -339,6 +398,15 @@ class KafkaEduApp(App[None]):
     # -- keys -------------------------------------------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action.startswith("lesson_"):
+            pane = self.lesson_pane
+            if pane is None:
+                return False
+            if action == "lesson_do":
+                return pane.waits_for_action
+            if action == "lesson_enter":
+                return pane.asking is not None and not pane.asking[2]
+            return True
         if action in CONTROL_ACTIONS and self.control is None:
             return False
         if action in ("next_step", "continue_paused"):
@@ -387,6 +455,8 @@ class KafkaEduApp(App[None]):
     def action_zoom(self) -> None:
         if self.screen.maximized is not None:
             self.screen.minimize()
+        elif self.lesson_pane is not None and self.lesson_pane in getattr(self.focused, "ancestors", ()):
+            self.screen.maximize(self.lesson_pane, container=False)  # its input or text: the whole pane
         elif self.focused is not None:
             self.screen.maximize(self.focused)
 
@@ -468,6 +538,8 @@ class KafkaEduApp(App[None]):
             return
         done = f"{what}: done" + (f" ({result})" if result is not None else "")
         self.call_from_thread(self.notify, done, timeout=3)
+        if self.lesson_pane is not None:  # the lesson was waiting for the learner to act: it checks now
+            self.call_from_thread(self.lesson_pane.acted, verb)
 
 
     def _restart(self, broker_id: int) -> None:
@@ -482,8 +554,8 @@ def _who(paused: Paused) -> str:
     return f"broker {paused.broker_id}" if paused.broker_id is not None else paused.instance
 
 
-def run(run_dir: Path | None, launch: ClusterLaunch | None = None) -> None:
-    KafkaEduApp(run_dir, launch).run()
+def run(run_dir: Path | None, launch: ClusterLaunch | None = None, lesson: Lesson | None = None) -> None:
+    KafkaEduApp(run_dir, launch, lesson=lesson).run()
 
 
 def request_policy_text(span_stats: dict[str, dict[str, object]]) -> list[str]:

@@ -42,6 +42,10 @@ class ClusterLaunch:
         fresh = [p for p in self.traces_dir.iterdir() if p.name not in self._before and (p / "manifest.json").exists()]
         return fresh[0] if fresh else None
 
+    def wait(self) -> None:
+        """Until `ClusterRunner.up` has returned (every broker RunningAsBroker) or failed."""
+        self._thread.join()
+
     def stop(self) -> None:
         """Wait for a startup still in progress, then bring the whole cluster down."""
         self._thread.join()

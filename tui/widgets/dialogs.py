@@ -42,6 +42,7 @@ KEY_GROUPS: list[tuple[str, list[tuple[str, str]]]] = [
         ("c", "while a broker is paused at a breakpoint: continue it"),
     ]),
     ("other", [
+        ("l / d", "a lesson (--lesson NAME): l to its input, Esc back; d lets the lesson act for you"),
         ("S", "save a screenshot (SVG) into the run directory"),
         ("Ctrl+P", "command palette"),
         ("?", "this help (Esc, q or ? closes it)"),
