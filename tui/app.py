@@ -539,6 +539,8 @@ class KafkaEduApp(App[None]):
         done = f"{what}: done" + (f" ({result})" if result is not None else "")
         self.call_from_thread(self.notify, done, timeout=3)
         if self.lesson_pane is not None:  # the lesson was waiting for the learner to act: it checks now
+            while verb == "stop" and self.control is not None and self.control.stopping(*args):
+                time.sleep(0.1)  # as `kafka-edu cluster stop` does, once the broker has shut down
             self.call_from_thread(self.lesson_pane.acted, verb)
 
 

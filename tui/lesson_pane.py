@@ -324,6 +324,7 @@ class LessonPane(Vertical):
             self.asking = None
             self._leave_input()
             self.input.disabled = True
+            self.input.placeholder = ""
             over = args[0] == 0 and not self.terminal.quit
             self.prompt.update("The lesson is over: the cluster runs on until you quit (q)." if over else
                                "The lesson stopped; q quits the TUI and stops the cluster.")
@@ -338,8 +339,10 @@ class LessonPane(Vertical):
         question, the choices, what the check found); PgUp reads back."""
         def scroll() -> None:
             log = self.text
-            end = max(len(log.lines) - log.scrollable_content_region.height, 0)
-            log.scroll_to(y=max(self._anchor, end), animate=False)
+            if len(log.lines) - self._anchor > log.scrollable_content_region.height:
+                log.scroll_end(animate=False)
+            else:
+                log.scroll_to(y=self._anchor, animate=False)
         self.call_after_refresh(scroll)
 
     def _waiting(self, text: str) -> None:
