@@ -340,6 +340,7 @@ class KafkaEduApp(App[None]):
 
     def show_span(self, span: SpanRecord) -> None:
         """The span's trace in the waterfall, its row under the cursor, its detail below."""
+        self.traces.rebuild()  # spans filed since the last frame: the trace may not be listed yet
         self.traces.select_trace(span.trace_id)
         self.waterfall.show(span.trace_id)
         row = next((i for i, (_, span_id) in enumerate(self.waterfall.rows) if span_id == span.span_id), None)
