@@ -124,7 +124,10 @@ class DetailPane(VerticalScroll, can_focus=True):
 
     def show(self, span: SpanRecord | None, lost: bool = False, trace_start_ns: int = 0) -> None:
         self.span = span
-        body = self.query_one("#detail-body", Static)
+        found = self.query("#detail-body").results(Static)
+        body = next(found, None)
+        if body is None:
+            return  # the app is closing, and has removed it already (a span selected just before the end)
         if span is None:
             body.update(Text("Select a span in the waterfall.", style="dim"))
             self.border_title = "Detail"
