@@ -40,6 +40,12 @@ _TOPIC_DELETION = "core/src/main/scala/kafka/controller/TopicDeletionManager.sca
 _PSM = "core/src/main/scala/kafka/controller/PartitionStateMachine.scala"
 _RSM = "core/src/main/scala/kafka/controller/ReplicaStateMachine.scala"
 _SELECTOR = "core/src/main/scala/kafka/controller/PartitionLeaderSelector.scala"
+# Kafka 3.9 (KRaft)
+_RAFT = "raft/src/main/java/org/apache/kafka/raft/"
+_RAFT_CLIENT = _RAFT + "KafkaRaftClient.java"
+_QUORUM_CONTROLLER = "metadata/src/main/java/org/apache/kafka/controller/QuorumController.java"
+_REPLICATION_CONTROL = "metadata/src/main/java/org/apache/kafka/controller/ReplicationControlManager.java"
+_EVENT_QUEUE = "server-common/src/main/java/org/apache/kafka/queue/KafkaEventQueue.java"
 
 
 @dataclass(frozen=True)
@@ -181,6 +187,31 @@ STEPS: dict[str, Step] = {
     "CT.psm": Step("PartitionStateMachine.handleStateChange", _PSM, event="partition.state.change"),
     "CT.rsm": Step("ReplicaStateMachine.handleStateChange", _RSM, event="replica.state.change"),
     "CT.fence": Step("ReplicaManager.becomeLeaderOrFollower", _REPLICA_MANAGER, event="controller.epoch.stale"),
+    # KRaft (FIDELITY KR, Kafka 3.9): storage, the servers, the Raft client, the quorum controller and its queue
+    "KR.storage": Step("StorageTool.runFormatCommand", "core/src/main/scala/kafka/tools/StorageTool.scala", KAFKA_3_9),
+    "KR.build": Step("Kafka.buildServer", _KAFKA, KAFKA_3_9),
+    "KR.server": Step("KafkaRaftServer.startup", _SERVER + "KafkaRaftServer.scala", KAFKA_3_9),
+    "KR.controller": Step("ControllerServer.startup", _SERVER + "ControllerServer.scala", KAFKA_3_9),
+    "KR.shared": Step("SharedServer.start", _SERVER + "SharedServer.scala", KAFKA_3_9),
+    "KR.driver": Step("KafkaRaftClientDriver.doWork", _RAFT + "KafkaRaftClientDriver.java", KAFKA_3_9),
+    "KR.poll": Step("KafkaRaftClient.poll", _RAFT_CLIENT, KAFKA_3_9),
+    "KR.role": Step("QuorumState.memoryTransitionTo", _RAFT + "QuorumState.java", KAFKA_3_9, event="raft.role.change"),
+    "KR.vote": Step("KafkaRaftClient.handleVoteRequest", _RAFT_CLIENT, KAFKA_3_9),
+    "KR.begin": Step("KafkaRaftClient.handleBeginQuorumEpochRequest", _RAFT_CLIENT, KAFKA_3_9),
+    "KR.fetch": Step("KafkaRaftClient.handleFetchRequest", _RAFT_CLIENT, KAFKA_3_9),
+    "KR.listener": Step("KafkaRaftClient.pollListeners", _RAFT_CLIENT, KAFKA_3_9),
+    "KR.end": Step("KafkaRaftClient.handleEndQuorumEpochRequest", _RAFT_CLIENT, KAFKA_3_9),
+    "KR.snapshot": Step("KafkaRaftClient.createSnapshot", _RAFT_CLIENT, KAFKA_3_9),
+    "KR.apis": Step("ControllerApis.handle", _SERVER + "ControllerApis.scala", KAFKA_3_9),
+    # createTopics here; the other operations are spans of this row too, named after their methods (SYMBOLS below).
+    "KR.qc": Step("QuorumController.createTopics", _QUORUM_CONTROLLER, KAFKA_3_9),
+    "KR.queue": Step("KafkaEventQueue.enqueue", _EVENT_QUEUE, KAFKA_3_9),
+    "KR.replay": Step("QuorumController.replay", _QUORUM_CONTROLLER, KAFKA_3_9),
+    "KR.broker": Step("BrokerServer.startup", _SERVER + "BrokerServer.scala", KAFKA_3_9),
+    "KR.publish": Step("MetadataLoader.handleCommit",
+                       "metadata/src/main/java/org/apache/kafka/image/loader/MetadataLoader.java", KAFKA_3_9),
+    # The deferred "maybeFenceReplicas" write event that rescheduleMaybeFenceStaleBrokers defines, when it runs.
+    "KR.fence": Step("QuorumController.rescheduleMaybeFenceStaleBrokers", _QUORUM_CONTROLLER, KAFKA_3_9),
 }
 
 
@@ -255,6 +286,30 @@ _SYMBOL_ROWS: list[Symbol] = [
     Symbol("ControlledShutdownLeaderSelector.selectLeader", _SELECTOR, step="CT.select"),
     Symbol("ReassignedPartitionLeaderSelector.selectLeader", _SELECTOR, step="CT.select"),
     Symbol("PreferredReplicaPartitionLeaderSelector.selectLeader", _SELECTOR, step="CT.select"),
+    # KRaft (Kafka 3.9). Second spans of two-sided rows carry the row too; add rows here as parts get built.
+    Symbol("Formatter.doFormat", "metadata/src/main/java/org/apache/kafka/metadata/storage/Formatter.java",
+           KAFKA_3_9, step="KR.storage"),
+    Symbol("KafkaRaftClient.maybeSendVoteRequests", _RAFT_CLIENT, KAFKA_3_9, step="KR.vote"),
+    Symbol("KafkaRaftClient.handleVoteResponse", _RAFT_CLIENT, KAFKA_3_9, step="KR.vote"),
+    Symbol("KafkaRaftClient.maybeSendBeginQuorumEpochRequests", _RAFT_CLIENT, KAFKA_3_9, step="KR.begin"),
+    Symbol("KafkaRaftClient.maybeSendFetchOrFetchSnapshot", _RAFT_CLIENT, KAFKA_3_9, step="KR.fetch"),
+    Symbol("KafkaRaftClient.handleFetchResponse", _RAFT_CLIENT, KAFKA_3_9, step="KR.fetch"),
+    Symbol("KafkaRaftClient.handleFetchSnapshotRequest", _RAFT_CLIENT, KAFKA_3_9, step="KR.snapshot"),
+    Symbol("KafkaRaftClient.handleFetchSnapshotResponse", _RAFT_CLIENT, KAFKA_3_9, step="KR.snapshot"),
+    Symbol("KafkaEventQueue.EventHandler.handleEvents", _EVENT_QUEUE, KAFKA_3_9, step="KR.queue"),
+    Symbol("QuorumController.deleteTopics", _QUORUM_CONTROLLER, KAFKA_3_9, step="KR.qc"),
+    Symbol("QuorumController.registerBroker", _QUORUM_CONTROLLER, KAFKA_3_9, step="KR.qc"),
+    Symbol("QuorumController.processBrokerHeartbeat", _QUORUM_CONTROLLER, KAFKA_3_9, step="KR.qc"),
+    Symbol("QuorumController.alterPartition", _QUORUM_CONTROLLER, KAFKA_3_9, step="KR.qc"),
+    Symbol("QuorumController.ControllerWriteEvent.run", _QUORUM_CONTROLLER, KAFKA_3_9),
+    Symbol("QuorumController.QuorumMetaLogListener.handleCommit", _QUORUM_CONTROLLER, KAFKA_3_9),
+    Symbol("QuorumController.QuorumMetaLogListener.handleLeaderChange", _QUORUM_CONTROLLER, KAFKA_3_9),
+    Symbol("QuorumController.claim", _QUORUM_CONTROLLER, KAFKA_3_9),
+    Symbol("QuorumController.completeActivation", _QUORUM_CONTROLLER, KAFKA_3_9),
+    Symbol("QuorumController.renounce", _QUORUM_CONTROLLER, KAFKA_3_9),
+    Symbol("ReplicationControlManager.maybeFenceOneStaleBroker", _REPLICATION_CONTROL, KAFKA_3_9, step="KR.fence"),
+    Symbol("BrokerMetadataPublisher.onMetadataUpdate", _SERVER + "metadata/BrokerMetadataPublisher.scala",
+           KAFKA_3_9, step="KR.publish"),
 ]
 
 
@@ -284,6 +339,7 @@ EVENTS: dict[str, str | None] = {
     "log.truncate": None,
     "records.truncated": None,
     "leader.epoch.stale": None,
+    "raft.vote.granted": None,  # KRaft: a vote a voter granted or refused, with its reason
 }
 
 # Roots of request-path traces: a connection accepted, a processor's loop phases, one client request, and a follower's
