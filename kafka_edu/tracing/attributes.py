@@ -108,4 +108,14 @@ def on_event(*names: str) -> Callable[[Describe], Describe]:
 
 
 # The describers themselves, one module per area of the port; importing them registers them.
-from kafka_edu.tracing.describers import controller, groups, lifecycle, replication, request_path  # noqa: E402, F401
+from kafka_edu.tracing.describers import (  # noqa: E402, F401
+    controller,
+    groups,
+    kraft_controller,
+    kraft_queue,
+    kraft_raft,
+    kraft_storage,
+    lifecycle,
+    replication,
+    request_path,
+)

@@ -1,0 +1,3 @@
+"""Describers for KRaft queue spans (Kafka 3.9; see kafka_edu/tracing/attributes.py)."""
+
+from __future__ import annotations
