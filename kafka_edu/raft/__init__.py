@@ -1,0 +1,1 @@
+"""The KRaft consensus client, ported from Kafka 3.9's `org.apache.kafka.raft` (static voters only)."""
