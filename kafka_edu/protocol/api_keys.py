@@ -57,6 +57,22 @@ class ApiKeys(enum.IntEnum):
     INIT_PRODUCER_ID = 22, "InitProducerId"
     DESCRIBE_CONFIGS = 32, "DescribeConfigs"
     DELETE_GROUPS = 42, "DeleteGroups"
+    # KRaft (Kafka 3.9): the Raft RPCs and the controller's APIs. The ZooKeeper broker advertises none of them
+    # (KafkaApis.SUPPORTED_VERSIONS lists what it serves); ControllerApis serves them on the CONTROLLER listener.
+    VOTE = 52, "Vote"
+    BEGIN_QUORUM_EPOCH = 53, "BeginQuorumEpoch"
+    END_QUORUM_EPOCH = 54, "EndQuorumEpoch"
+    DESCRIBE_QUORUM = 55, "DescribeQuorum"
+    ALTER_PARTITION = 56, "AlterPartition"
+    ENVELOPE = 58, "Envelope"
+    FETCH_SNAPSHOT = 59, "FetchSnapshot"
+    DESCRIBE_CLUSTER = 60, "DescribeCluster"
+    BROKER_REGISTRATION = 62, "BrokerRegistration"
+    BROKER_HEARTBEAT = 63, "BrokerHeartbeat"
+    UNREGISTER_BROKER = 64, "UnregisterBroker"
+    ALLOCATE_PRODUCER_IDS = 67, "AllocateProducerIds"
+    CONTROLLER_REGISTRATION = 70, "ControllerRegistration"
+    DESCRIBE_TOPIC_PARTITIONS = 75, "DescribeTopicPartitions"
 
     @classmethod
     def for_key(cls, api_key: int) -> ApiKeys:
