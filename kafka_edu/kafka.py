@@ -72,7 +72,6 @@ class ShutdownHook:
         self.thread = threading.Thread(target=kafka_server_startable.shutdown, name="kafka-shutdown-hook")
         self.requested = False
 
-    @span("Kafka.main#shutdownHook")
     def register(self) -> None:
         signal.signal(signal.SIGTERM, self.on_signal)
         signal.signal(signal.SIGINT, self.on_signal)

@@ -171,7 +171,6 @@ class KafkaController:
 
     # -- failover and resignation ---------------------------------------------------------------------------------
 
-    @span("KafkaController.onControllerFailover")
     def on_controller_failover(self) -> None:
         """Become the controller: a new epoch, watches first, then the cluster as ZooKeeper has it now.
 
@@ -444,7 +443,6 @@ class KafkaController:
 
     # -- brokers and topics come and go -----------------------------------------------------------------------------
 
-    @span("KafkaController.onBrokerStartup")
     def on_broker_startup(self, new_brokers: list[int]) -> None:
         """Everyone learns of the new brokers; their replicas go Online and leaderless partitions get a leader."""
         context = self.controller_context
@@ -469,7 +467,6 @@ class KafkaController:
                           sorted({r.topic for r in replicas_for_topics_to_be_deleted}), new_brokers)
             self.topic_deletion_manager.resume_deletion_for_topics({r.topic for r in replicas_for_topics_to_be_deleted})
 
-    @span("KafkaController.onBrokerFailure")
     def on_broker_failure(self, dead_brokers: list[int]) -> None:
         context = self.controller_context
         self.log.info("Broker failure callback for %s", ",".join(map(str, dead_brokers)))
@@ -500,14 +497,12 @@ class KafkaController:
         if not partitions_without_leader:
             self.send_update_metadata_request(context.live_or_shutting_down_broker_ids)
 
-    @span("KafkaController.onNewTopicCreation")
     def on_new_topic_creation(self, topics: set[str], new_partitions: set[TopicPartition]) -> None:
         self.log.info("New topic creation callback for %s", ",".join(map(str, sorted(new_partitions))))
         for topic in sorted(topics):
             self.register_partition_modifications_listener(topic)
         self.on_new_partition_creation(new_partitions)
 
-    @span("KafkaController.onNewPartitionCreation")
     def on_new_partition_creation(self, new_partitions: set[TopicPartition]) -> None:
         """New → Online for partitions and replicas: the first live assigned replica leads, the live ones are ISR."""
         self.log.info("New partition creation callback for %s", ",".join(map(str, sorted(new_partitions))))
@@ -528,7 +523,6 @@ class KafkaController:
     # RAR: the reassigned replicas, OAR: the original ones. The assignment znode holds OAR + RAR until the new
     # replicas are in sync, and only then RAR: OAR survives a controller crash in the middle.
 
-    @span("KafkaController.onPartitionReassignment")
     def on_partition_reassignment(self, topic_partition: TopicPartition,
                                   reassigned_partition_context: ReassignedPartitionsContext) -> None:
         context = self.controller_context
@@ -539,30 +533,28 @@ class KafkaController:
             current = context.partition_replica_assignment[topic_partition]
             new_replicas_not_in_old_replica_list = set(reassigned_replicas) - set(current)
             new_and_old_replicas = list(dict.fromkeys([*current, *reassigned_replicas]))
-            with span("KafkaController.onPartitionReassignment#expand"):
-                self.update_assigned_replicas_for_partition(topic_partition, new_and_old_replicas)
-                self.update_leader_epoch_and_send_request(
-                    topic_partition, context.partition_replica_assignment[topic_partition], new_and_old_replicas)
-                self.start_new_replicas_for_reassigned_partition(topic_partition, new_replicas_not_in_old_replica_list)
+            self.update_assigned_replicas_for_partition(topic_partition, new_and_old_replicas)
+            self.update_leader_epoch_and_send_request(
+                topic_partition, context.partition_replica_assignment[topic_partition], new_and_old_replicas)
+            self.start_new_replicas_for_reassigned_partition(topic_partition, new_replicas_not_in_old_replica_list)
             self.log.info("Waiting for new replicas %s for partition %s being reassigned to catch up with the leader",
                           ",".join(map(str, reassigned_replicas)), topic_partition)
         else:
             old_replicas = set(context.partition_replica_assignment[topic_partition]) - set(reassigned_replicas)
-            with span("KafkaController.onPartitionReassignment#complete"):
-                for replica in reassigned_replicas:
-                    self.replica_state_machine.handle_state_changes(
-                        {PartitionAndReplica(topic_partition.topic, topic_partition.partition, replica)},
-                        ReplicaState.OnlineReplica)
-                self.move_reassigned_partition_leader_if_required(topic_partition, reassigned_partition_context)
-                self.stop_old_replicas_of_reassigned_partition(topic_partition, old_replicas)
-                self.update_assigned_replicas_for_partition(topic_partition, reassigned_replicas)
-                self.remove_partition_from_reassigned_partitions(topic_partition)
-                self.log.info("Removed partition %s from the list of reassigned partitions in zookeeper",
-                              topic_partition)
-                context.partitions_being_reassigned.pop(topic_partition, None)
-                self.send_update_metadata_request(context.live_or_shutting_down_broker_ids, {topic_partition})
-                # A deletion that waited for this reassignment may go on now.
-                self.topic_deletion_manager.resume_deletion_for_topics({topic_partition.topic})
+            for replica in reassigned_replicas:
+                self.replica_state_machine.handle_state_changes(
+                    {PartitionAndReplica(topic_partition.topic, topic_partition.partition, replica)},
+                    ReplicaState.OnlineReplica)
+            self.move_reassigned_partition_leader_if_required(topic_partition, reassigned_partition_context)
+            self.stop_old_replicas_of_reassigned_partition(topic_partition, old_replicas)
+            self.update_assigned_replicas_for_partition(topic_partition, reassigned_replicas)
+            self.remove_partition_from_reassigned_partitions(topic_partition)
+            self.log.info("Removed partition %s from the list of reassigned partitions in zookeeper",
+                          topic_partition)
+            context.partitions_being_reassigned.pop(topic_partition, None)
+            self.send_update_metadata_request(context.live_or_shutting_down_broker_ids, {topic_partition})
+            # A deletion that waited for this reassignment may go on now.
+            self.topic_deletion_manager.resume_deletion_for_topics({topic_partition.topic})
 
     def watch_isr_changes_for_reassigned_partition(self, topic: str, partition: int,
                                                    reassigned_partition_context: ReassignedPartitionsContext) -> None:
@@ -803,7 +795,6 @@ class KafkaController:
         if not is_triggered_by_auto_rebalance:
             self.zk_utils.delete_path_recursive(PREFERRED_REPLICA_LEADER_ELECTION_PATH)
 
-    @span("KafkaController.checkAndTriggerAutoLeaderRebalance")
     def check_and_trigger_auto_leader_rebalance(self) -> None:
         """For each broker whose share of partitions led by someone else exceeds leader.imbalance.per.broker.percentage,
         hand those partitions back to it."""
@@ -882,7 +873,6 @@ class KafkaController:
                            exc_info=e2)
             self.trigger_controller_move()
 
-    @span("KafkaController.triggerControllerMove")
     def trigger_controller_move(self) -> None:
         """Give the controllership up: resign, and delete `/controller` so every broker elects again."""
         self.on_controller_resignation()

@@ -25,7 +25,7 @@ from kafka_edu.controller.controller_context import (
 )
 from kafka_edu.controller.partition_leader_selector import PartitionLeaderSelector
 from kafka_edu.log.log import TopicPartition
-from kafka_edu.tracing import event, span, step
+from kafka_edu.tracing import event, step
 from kafka_edu.utils.kafka_logging import Logging
 from kafka_edu.utils.replication_utils import update_leader_and_isr
 from kafka_edu.utils.zk_utils import get_topic_partition_leader_and_isr_path, leader_and_isr_zk_data
@@ -81,7 +81,6 @@ class PartitionStateMachine:
         self.log.info("Stopped partition state machine")
 
     # Its own trace, linked to the caller, like handleStateChanges: elections come after the failover steps.
-    @span("PartitionStateMachine.triggerOnlinePartitionStateChange", root=True)
     def trigger_online_partition_state_change(self) -> None:
         """Every New or Offline partition not queued for deletion gets a leader, in one batch of requests."""
         try:
@@ -101,7 +100,6 @@ class PartitionStateMachine:
         return {tp for tp, s in self.partition_state.items() if s == state}
 
     # Its own trace, linked to the controller event: FIDELITY orders CT.psm after the failover steps.
-    @span("PartitionStateMachine.handleStateChanges", root=True)
     def handle_state_changes(self, partitions: set[TopicPartition], target_state: PartitionState,
                              leader_selector: PartitionLeaderSelector | None = None) -> None:
         if not partitions:

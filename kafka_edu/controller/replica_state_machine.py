@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from kafka_edu.common.errors import IllegalStateException, StateChangeFailedException
 from kafka_edu.controller.controller_channel_manager import ControllerBrokerRequestBatch
 from kafka_edu.log.log import TopicPartition
-from kafka_edu.tracing import event, span, step
+from kafka_edu.tracing import event, step
 from kafka_edu.utils.kafka_logging import Logging
 from kafka_edu.utils.replication_utils import get_leader_isr_and_epoch_for_partition
 
@@ -94,7 +94,6 @@ class ReplicaStateMachine:
                 context.partition_replica_assignment.items() for r in replicas if r in context.live_broker_ids}
 
     # Its own trace, linked to the controller event: FIDELITY orders CT.rsm after the failover steps.
-    @span("ReplicaStateMachine.handleStateChanges", root=True)
     def handle_state_changes(self, replicas: Collection[PartitionAndReplica], target_state: ReplicaState,
                              stop_replica_response_callback: StopReplicaResponseCallback | None = None) -> None:
         replicas = sorted(replicas)

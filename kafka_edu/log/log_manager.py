@@ -18,7 +18,6 @@ from kafka_edu.log.log_config import LogConfig
 from kafka_edu.server.broker_states import BrokerState, BrokerStates
 from kafka_edu.server.checkpoints.offset_checkpoint_file import OffsetCheckpointFile
 from kafka_edu.server.log_dir_failure_channel import LogDirFailureChannel
-from kafka_edu.tracing import span
 from kafka_edu.utils.kafka_scheduler import KafkaScheduler
 
 log = logging.getLogger("kafka.log.LogManager")
@@ -143,7 +142,6 @@ class LogManager:
         if previous is not current:
             raise ValueError(f"Duplicate log directories found: {current.dir}, {previous.dir}!")
 
-    @span("LogManager.loadLogs")
     def load_logs(self) -> None:
         log.info("Loading logs.")
         start = time.monotonic()

@@ -23,7 +23,7 @@ from kafka_edu.common.network.selector import NetworkReceive, Selector
 from kafka_edu.network.request_channel import Request, RequestChannel, Response, ResponseAction
 from kafka_edu.protocol.api_keys import ApiKeys
 from kafka_edu.protocol.codec import InvalidRequestError, UnsupportedVersionError, decode_request
-from kafka_edu.tracing import event, span, step
+from kafka_edu.tracing import event, step
 
 log = logging.getLogger("kafka.network.SocketServer")
 
@@ -290,7 +290,6 @@ class Processor(AbstractServerThread):
                 curr.request.update_request_metrics(time.time_ns())
                 self.close_connection(curr.request.connection_id)
 
-    @span("Processor.sendResponse")
     def send_response(self, response: Response) -> None:
         # The connection is gone if the client left, or idled out, while its request was handled.
         if self.selector.channel(response.request.connection_id) is None:

@@ -8,7 +8,6 @@ import socket
 from collections.abc import Sequence
 from dataclasses import replace
 
-from kafka_edu.tracing import span
 from kafka_edu.utils.zk_utils import ZkStateListener, ZkUtils
 
 log = logging.getLogger("kafka.server.KafkaHealthcheck")
@@ -35,7 +34,6 @@ class KafkaHealthcheck:
         # The znode itself goes when ZkUtils.close ends the session; here we only stop re-registering.
         self.zk_utils.unsubscribe_state_changes(self.session_expire_listener)
 
-    @span("KafkaHealthcheck.register")
     def register(self) -> None:
         jmx_port = int(os.environ.get("JMX_PORT", "-1"))
         updated_endpoints = [e if e.host else replace(e, host=socket.getfqdn()) for e in self.advertised_endpoints]
@@ -50,7 +48,6 @@ class SessionExpireListener(ZkStateListener):
     def __init__(self, healthcheck: KafkaHealthcheck) -> None:
         self.healthcheck = healthcheck
 
-    @span("KafkaHealthcheck.SessionExpireListener.handleNewSession", root=True)
     def handle_new_session(self) -> None:
         log.info("re-registering broker info in ZK for broker %d", self.healthcheck.broker_id)
         self.healthcheck.register()

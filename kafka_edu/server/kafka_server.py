@@ -37,7 +37,7 @@ from kafka_edu.server.kafka_request_handler import KafkaRequestHandlerPool
 from kafka_edu.server.log_dir_failure_channel import LogDirFailureChannel
 from kafka_edu.server.metadata_cache import MetadataCache
 from kafka_edu.server.replica_manager import ReplicaManager
-from kafka_edu.tracing import event, span, step
+from kafka_edu.tracing import event, step
 from kafka_edu.utils.concurrent import AtomicBoolean, CountDownLatch
 from kafka_edu.utils.core_utils import generate_uuid_as_base64, swallow
 from kafka_edu.utils.kafka_logging import Logging
@@ -323,73 +323,72 @@ class KafkaServer:
     # -- shutdown -------------------------------------------------------------------------------------------------
 
     def shutdown(self) -> None:
-        with span("KafkaServer.shutdown"):
-            try:
-                self.log.info("shutting down")
-                with step("LC.shutdown.01"):
-                    if self.is_starting_up.get():
-                        raise IllegalStateException("Kafka server is still starting up, cannot shut down!")
-                    # The latch is checked first: it is updated last, so a concurrent call cannot shut down twice.
-                    proceed = self.shutdown_latch.count > 0 and self.is_shutting_down.compare_and_set(False, True)
-                if proceed:
-                    with swallow(self.log):
-                        self.controlled_shutdown()
-                    self.broker_state.new_state(BrokerStates.BrokerShuttingDown)
-                    if self.kafka_healthcheck is not None:
-                        with swallow(self.log), step("LC.shutdown.04"):
-                            self.kafka_healthcheck.shutdown()
-                    # Stop taking connections and requests now; the socket server itself closes near the end.
-                    if self.socket_server is not None:
-                        with swallow(self.log), step("LC.shutdown.05"):
-                            self.socket_server.stop_processing_requests()
-                    if self.request_handler_pool is not None:
-                        with swallow(self.log), step("LC.shutdown.06"):
-                            self.request_handler_pool.shutdown()
-                    with swallow(self.log), step("LC.shutdown.07"):
-                        self.kafka_scheduler.shutdown()
-                    if self.apis is not None:
-                        with swallow(self.log), step("LC.shutdown.08"):
-                            self.apis.close()
-                    if self.authorizer is not None:
-                        with swallow(self.log), step("LC.shutdown.09"):
-                            self.authorizer.close()
-                    if self.admin_manager is not None:
-                        with swallow(self.log), step("LC.shutdown.10"):
-                            self.admin_manager.shutdown()
-                    if self.transaction_coordinator is not None:
-                        with swallow(self.log), step("LC.shutdown.11"):
-                            self.transaction_coordinator.shutdown()
-                    if self.group_coordinator is not None:
-                        with swallow(self.log), step("LC.shutdown.12"):
-                            self.group_coordinator.shutdown()
-                    if self.replica_manager is not None:
-                        with swallow(self.log), step("LC.shutdown.13"):
-                            self.replica_manager.shutdown()
-                    if self.log_manager is not None:
-                        with swallow(self.log), step("LC.shutdown.14"):
-                            self.log_manager.shutdown()
-                    if self.kafka_controller is not None:
-                        with swallow(self.log), step("LC.shutdown.15"):
-                            self.kafka_controller.shutdown()
-                    if self.zk_utils is not None:
-                        with swallow(self.log), step("LC.shutdown.16"):
-                            self.zk_utils.close()
-                    if self.socket_server is not None:
-                        with swallow(self.log), step("LC.shutdown.18"):
-                            self.socket_server.shutdown()
-                    if self.broker_topic_stats is not None:
-                        with swallow(self.log), step("LC.shutdown.19"):
-                            self.broker_topic_stats.close()
-                    self.broker_state.new_state(BrokerStates.NotRunning)
-                    with step("LC.shutdown.21"):
-                        self.startup_complete.set(False)
-                        self.is_shutting_down.set(False)
-                        self.shutdown_latch.count_down()
-                    self.log.info("shut down completed")
-            except BaseException as e:
-                self.log.critical("Fatal error during KafkaServer shutdown: %s: %s", type(e).__name__, e)
-                self.is_shutting_down.set(False)
-                raise
+        try:
+            self.log.info("shutting down")
+            with step("LC.shutdown.01"):
+                if self.is_starting_up.get():
+                    raise IllegalStateException("Kafka server is still starting up, cannot shut down!")
+                # The latch is checked first: it is updated last, so a concurrent call cannot shut down twice.
+                proceed = self.shutdown_latch.count > 0 and self.is_shutting_down.compare_and_set(False, True)
+            if proceed:
+                with swallow(self.log):
+                    self.controlled_shutdown()
+                self.broker_state.new_state(BrokerStates.BrokerShuttingDown)
+                if self.kafka_healthcheck is not None:
+                    with swallow(self.log), step("LC.shutdown.04"):
+                        self.kafka_healthcheck.shutdown()
+                # Stop taking connections and requests now; the socket server itself closes near the end.
+                if self.socket_server is not None:
+                    with swallow(self.log), step("LC.shutdown.05"):
+                        self.socket_server.stop_processing_requests()
+                if self.request_handler_pool is not None:
+                    with swallow(self.log), step("LC.shutdown.06"):
+                        self.request_handler_pool.shutdown()
+                with swallow(self.log), step("LC.shutdown.07"):
+                    self.kafka_scheduler.shutdown()
+                if self.apis is not None:
+                    with swallow(self.log), step("LC.shutdown.08"):
+                        self.apis.close()
+                if self.authorizer is not None:
+                    with swallow(self.log), step("LC.shutdown.09"):
+                        self.authorizer.close()
+                if self.admin_manager is not None:
+                    with swallow(self.log), step("LC.shutdown.10"):
+                        self.admin_manager.shutdown()
+                if self.transaction_coordinator is not None:
+                    with swallow(self.log), step("LC.shutdown.11"):
+                        self.transaction_coordinator.shutdown()
+                if self.group_coordinator is not None:
+                    with swallow(self.log), step("LC.shutdown.12"):
+                        self.group_coordinator.shutdown()
+                if self.replica_manager is not None:
+                    with swallow(self.log), step("LC.shutdown.13"):
+                        self.replica_manager.shutdown()
+                if self.log_manager is not None:
+                    with swallow(self.log), step("LC.shutdown.14"):
+                        self.log_manager.shutdown()
+                if self.kafka_controller is not None:
+                    with swallow(self.log), step("LC.shutdown.15"):
+                        self.kafka_controller.shutdown()
+                if self.zk_utils is not None:
+                    with swallow(self.log), step("LC.shutdown.16"):
+                        self.zk_utils.close()
+                if self.socket_server is not None:
+                    with swallow(self.log), step("LC.shutdown.18"):
+                        self.socket_server.shutdown()
+                if self.broker_topic_stats is not None:
+                    with swallow(self.log), step("LC.shutdown.19"):
+                        self.broker_topic_stats.close()
+                self.broker_state.new_state(BrokerStates.NotRunning)
+                with step("LC.shutdown.21"):
+                    self.startup_complete.set(False)
+                    self.is_shutting_down.set(False)
+                    self.shutdown_latch.count_down()
+                self.log.info("shut down completed")
+        except BaseException as e:
+            self.log.critical("Fatal error during KafkaServer shutdown: %s: %s", type(e).__name__, e)
+            self.is_shutting_down.set(False)
+            raise
 
     def controlled_shutdown(self) -> None:
         """Ask the controller to move leadership off this broker before it stops: PendingControlledShutdown, then
@@ -424,9 +423,8 @@ class KafkaServer:
                         prev_controller = broker
                 if prev_controller is not None:
                     try:
-                        with span("KafkaServer.doControlledShutdown#attempt"):
-                            response = client.send(prev_controller, self.config.broker_id)
-                            remaining = [f"{p.topic_name}-{p.partition_index}" for p in response.remaining_partitions]
+                        response = client.send(prev_controller, self.config.broker_id)
+                        remaining = [f"{p.topic_name}-{p.partition_index}" for p in response.remaining_partitions]
                         if response.error_code == Errors.NONE and not remaining:
                             shutdown_succeeded = True
                             self.log.info("Controlled shutdown succeeded")

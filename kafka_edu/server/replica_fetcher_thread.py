@@ -23,7 +23,7 @@ from kafka_edu.server.abstract_fetcher_thread import (
     ResultWithPartitions,
 )
 from kafka_edu.server.kafka_config import KafkaConfig
-from kafka_edu.tracing import event, span
+from kafka_edu.tracing import event
 
 if TYPE_CHECKING:
     from kafka_edu.server.replica_manager import ReplicaManager
@@ -137,7 +137,6 @@ class ReplicaFetcherThread(AbstractFetcherThread):
         self.log.debug("Follower set replica high watermark for partition %s to %d", topic_partition,
                        follower_high_watermark)
 
-    @span("ReplicaFetcherThread.handleOffsetOutOfRange")
     def handle_offset_out_of_range(self, topic_partition: TopicPartition) -> int:
         """The leader has not got our fetch offset: behind its start (it deleted old data) or beyond its end (an
         unclean election made a shorter log the leader's)."""

@@ -517,7 +517,6 @@ class ReplicaManager:
                     response_map[topic_partition] = Errors.KAFKA_STORAGE_ERROR
             return partitions_to_make_leaders
 
-    @span("ReplicaManager.makeFollowers")
     def make_followers(self, controller_id: int, epoch: int,
                        partition_state: dict[TopicPartition, LeaderAndIsrPartitionState], correlation_id: int,
                        response_map: dict[TopicPartition, Errors]) -> set[Partition]:

@@ -140,6 +140,8 @@ def setup_tracing(instance_id: str, run_id: str, mode: str = "zk", run_dir: Path
         writer = SpanFileWriter(run_dir, instance_id, TracePolicy.from_environment())
         provider.add_span_processor(writer)
     _current = Tracing(provider, process_attributes, writer, memory, span_file, request_path_on)
+    from kafka_edu.tracing.instrument import instrument  # it imports the port, which imports this module
+    instrument()
     root_logger = logging.getLogger()
     if _exception_handler not in root_logger.handlers:
         root_logger.addHandler(_exception_handler)

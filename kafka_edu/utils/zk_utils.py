@@ -19,7 +19,6 @@ from kafka_edu.common.errors import (
     ZkNodeExistsException,
     ZkTimeoutException,
 )
-from kafka_edu.tracing import span
 from kafka_edu.tracing.znodes import with_writer
 
 if TYPE_CHECKING:
@@ -140,7 +139,6 @@ class ZkUtils:
     def make_sure_persistent_path_exists(self, path: str) -> None:
         self.zk_client.ensure_path(path)
 
-    @span("ZkUtils.setupCommonPaths")
     def setup_common_paths(self) -> None:
         for path in PERSISTENT_ZK_PATHS:
             self.make_sure_persistent_path_exists(path)
@@ -251,7 +249,6 @@ class ZkUtils:
             self.make_sure_persistent_path_exists(path)
             return self.zk_client.set(path, b"", -1).version
 
-    @span("ZkUtils.getBrokerSequenceId")
     def get_broker_sequence_id(self, max_reserved_broker_id: int) -> int:
         return self.get_sequence_id(BROKER_SEQUENCE_ID_PATH) + max_reserved_broker_id
 

@@ -62,9 +62,9 @@ def test_reassignment_moves_a_replica_and_the_leadership_and_deletes_the_old_rep
     assert sorted(consume_all(cluster, TOPIC, 600), key=lambda v: int(v[1:])) == [f"v{i}" for i in range(600)]
 
     spans = controller_broker(cluster, zookeeper).spans()
-    names = [s.name for s in spans]
-    assert "KafkaController.onPartitionReassignment#expand" in names
-    assert "KafkaController.onPartitionReassignment#complete" in names
+    reassignments = spans.where(name="KafkaController.onPartitionReassignment")
+    phases = [s.attributes["kafka.reassignment.phase"] for s in reassignments]
+    assert phases[0] == "expand" and phases[-1] == "complete"
     select = spans.where(name="ReassignedPartitionLeaderSelector.selectLeader").last()
     assert select.attributes["kafka.step"] == "CT.select" and select.attributes["kafka.leader"] == 2
     events = [e for s in spans for e in s.events if e.name == "replica.state.change"

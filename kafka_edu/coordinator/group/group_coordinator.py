@@ -161,7 +161,6 @@ class GroupCoordinator:
 
     # -- JoinGroup ------------------------------------------------------------------------------------------------
 
-    @span("GroupCoordinator.handleJoinGroup")
     def handle_join_group(self, group_id: str, member_id: str, client_id: str, client_host: str,
                           rebalance_timeout_ms: int, session_timeout_ms: int, protocol_type: str,
                           protocols: list[tuple[str, bytes]], response_callback: JoinCallback) -> None:
@@ -258,7 +257,6 @@ class GroupCoordinator:
 
     # -- SyncGroup ------------------------------------------------------------------------------------------------
 
-    @span("GroupCoordinator.handleSyncGroup")
     def handle_sync_group(self, group_id: str, generation: int, member_id: str, group_assignment: dict[str, bytes],
                           response_callback: SyncCallback) -> None:
         if not self.is_active:
@@ -315,7 +313,6 @@ class GroupCoordinator:
 
     # -- LeaveGroup -----------------------------------------------------------------------------------------------
 
-    @span("GroupCoordinator.handleLeaveGroup")
     def handle_leave_group(self, group_id: str, member_id: str, response_callback: Callable[[Errors], None]) -> None:
         if not self.is_active:
             response_callback(Errors.COORDINATOR_NOT_AVAILABLE)
@@ -342,7 +339,6 @@ class GroupCoordinator:
 
     # -- DeleteGroups (Kafka 1.1) ---------------------------------------------------------------------------------
 
-    @span("GroupCoordinator.handleDeleteGroups")
     def handle_delete_groups(self, group_ids: set[str]) -> dict[str, Errors]:
         if not self.is_active:
             return {group_id: Errors.COORDINATOR_NOT_AVAILABLE for group_id in group_ids}
@@ -622,7 +618,6 @@ class GroupCoordinator:
             if group.can_rebalance():
                 self._prepare_rebalance(group)
 
-    @span("GroupCoordinator.prepareRebalance")
     def _prepare_rebalance(self, group: GroupMetadata) -> None:
         # Members waiting in SyncGroup are told to rejoin.
         if group.is_(AwaitingSync):

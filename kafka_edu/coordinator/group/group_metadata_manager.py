@@ -148,7 +148,6 @@ class GroupMetadataManager:
 
     # -- writes ---------------------------------------------------------------------------------------------------
 
-    @span("GroupMetadataManager.storeGroup")
     def store_group(self, group: GroupMetadata, group_assignment: dict[str, bytes],
                     response_callback: Callable[[Errors], None]) -> None:
         """Append the group's new generation (members, protocol, assignment) to its offsets partition."""
@@ -197,7 +196,6 @@ class GroupMetadataManager:
             entries_per_partition=records,
             response_callback=callback)
 
-    @span("GroupMetadataManager.storeOffsets")
     def store_offsets(self, group: GroupMetadata, consumer_id: str,
                       offset_metadata: dict[TopicPartition, OffsetAndMetadata],
                       response_callback: Callable[[dict[TopicPartition, Errors]], None]) -> None:

@@ -333,14 +333,14 @@ def _reassignment(s: Scope) -> dict[str, Any]:
             "kafka.replicas.current": list(s["self"].controller_context.partition_replica_assignment[tp])}
 
 
-@start("KafkaController.onPartitionReassignment#expand")
-def _expanded(s: Scope) -> dict[str, Any]:
-    return {"kafka.replicas": s["new_and_old_replicas"]}
-
-
-@start("KafkaController.onPartitionReassignment#complete")
-def _old_replicas(s: Scope) -> dict[str, Any]:
-    return {"kafka.replicas.old": sorted(s["old_replicas"])}
+@end("KafkaController.onPartitionReassignment")
+def _reassignment_phase(s: Scope) -> dict[str, Any]:
+    # Phase one adds the new replicas (the assignment is OAR + RAR until they catch up); phase two, once they are in
+    # the ISR, leaves RAR and drops the partition from the reassignments in progress.
+    tp = s["topic_partition"]
+    context = s["self"].controller_context
+    return {"kafka.reassignment.phase": "expand" if tp in context.partitions_being_reassigned else "complete",
+            "kafka.replicas.after": list(context.partition_replica_assignment.get(tp, []))}
 
 
 @start("KafkaController.checkAndTriggerAutoLeaderRebalance")

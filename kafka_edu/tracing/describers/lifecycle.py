@@ -142,21 +142,6 @@ def _controlled_shutdown_result(s: Scope) -> dict[str, Any]:
     return {"kafka.controlled_shutdown.succeeded": bool(s.get("shutdown_succeeded", False))}
 
 
-@start("KafkaServer.doControlledShutdown#attempt")
-def _attempt(s: Scope) -> dict[str, Any]:
-    return {"kafka.controller.id": s["prev_controller"].id,
-            "kafka.controlled_shutdown.attempt": s["retries"] - s["remaining_retries"]}
-
-
-@end("KafkaServer.doControlledShutdown#attempt")
-def _attempt_result(s: Scope) -> dict[str, Any]:
-    response = s.get("response")
-    if response is None:
-        return {}
-    remaining = [f"{p.topic_name}-{p.partition_index}" for p in response.remaining_partitions]
-    return {"kafka.error": _error_name(response.error_code), "kafka.partitions.remaining": remaining}
-
-
 def _error_name(code: int) -> str:
     from kafka_edu.protocol.errors import Errors
     return Errors(code).name
