@@ -1,0 +1,21 @@
+"""Port of metadata/src/main/resources/common/metadata/TopicRecord.json (Kafka 3.9)."""
+
+import uuid
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from kio.schema.types import TopicName
+from kio.static.constants import EntityType
+from kio.static.primitive import i16
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TopicRecord:
+    """A topic was created; its partitions follow as PartitionRecords."""
+
+    __type__: ClassVar = EntityType.data
+    __version__: ClassVar[i16] = i16(0)
+    __flexible__: ClassVar[bool] = True
+    __api_key__: ClassVar[i16] = i16(2)
+    name: TopicName = field(metadata={"kafka_type": "string"})
+    topic_id: uuid.UUID | None = field(metadata={"kafka_type": "uuid"})
