@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import contextvars
 import queue
-import threading
 from collections.abc import Callable
 
 from kafka_edu.controller.controller_state import ControllerState
 from kafka_edu.tracing import step
-from kafka_edu.utils.kafka_logging import Logging
+from kafka_edu.utils.shutdownable_thread import ShutdownableThread
 
 CONTROLLER_EVENT_THREAD_NAME = "controller-event-thread"
 
@@ -87,48 +86,20 @@ class ControllerEventManager:
         self._state = ControllerState.Idle
 
 
-class ControllerEventThread(threading.Thread):
-    """ShutdownableThread: `do_work` in a loop until `shutdown` stops it.
+class ControllerEventThread(ShutdownableThread):
+    """The controller's ShutdownableThread: `do_work` processes one event.
 
-    Java interrupts the thread to stop it; Python cannot, so an event already running finishes first, and events
-    still queued are dropped, as an interrupted `take()` drops them.
+    Java interrupts the thread to stop it; here `interrupt` puts a wake-up on the queue, so an event already running
+    finishes first, and events still queued are dropped, as an interrupted `take()` drops them.
     """
 
     def __init__(self, manager: ControllerEventManager, name: str) -> None:
-        super().__init__(name=name, daemon=True)
+        super().__init__(name, is_interruptible=True,
+                         logger_name="kafka.controller.ControllerEventManager$ControllerEventThread", daemon=True)
         self.manager = manager
-        self.log = Logging("kafka.controller.ControllerEventManager$ControllerEventThread", f"[{name}]: ")
-        self._is_running = True
-        self._shutdown_complete = threading.Event()
 
-    @property
-    def is_running(self) -> bool:
-        return self._is_running
+    def do_work(self) -> None:
+        self.manager.do_work()
 
-    def run(self) -> None:
-        self.log.info("Starting")
-        try:
-            while self._is_running:
-                self.manager.do_work()
-        except BaseException:
-            if self._is_running:
-                self.log.exception("Error due to")
-        self._shutdown_complete.set()
-        self.log.info("Stopped")
-
-    def initiate_shutdown(self) -> bool:
-        if not self._is_running:
-            return False
-        self.log.info("Shutting down")
-        self._is_running = False
+    def interrupt(self) -> None:
         self.manager.interrupt()
-        return True
-
-    def await_shutdown(self) -> None:
-        if self.is_alive() and self is not threading.current_thread():
-            self._shutdown_complete.wait()
-        self.log.info("Shutdown completed")
-
-    def shutdown(self) -> None:
-        self.initiate_shutdown()
-        self.await_shutdown()
