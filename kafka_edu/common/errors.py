@@ -259,3 +259,10 @@ class NoReplicaOnlineException(KafkaException):
 
 class LeaderElectionNotNeededException(KafkaException):
     """kafka.common.LeaderElectionNotNeededException: the partition is already led as the selector would choose."""
+
+
+# --- java.util.concurrent, as Kafka 3.9's KafkaEventQueue uses it. ---
+
+
+class RejectedExecutionException(RuntimeError):
+    """java.util.concurrent.RejectedExecutionException: an event queue that is shutting down refuses the event."""

@@ -1,3 +1,111 @@
-"""Describers for KRaft queue spans (Kafka 3.9; see kafka_edu/tracing/attributes.py)."""
+"""Describers for KRaft queue spans (Kafka 3.9; see kafka_edu/tracing/attributes.py).
+
+KR.queue is two spans, told apart by name: `KafkaEventQueue.enqueue` in the caller's thread, and
+`KafkaEventQueue.EventHandler.handleEvents`, one per event the queue thread runs or fails (a TimeoutException, a
+RejectedExecutionException). The event carries the context it was enqueued in (`EventContext.enqueued_in`), so its
+turn on the queue thread is a child of its enqueue: an operation's trace reads enqueue -> run. A DEFERRED event is
+a timer, and timers reschedule themselves (3.9's NoOp record every 500 ms, a broker's heartbeat): each of its runs
+starts a trace of its own, linked to the enqueue that scheduled it, rather than nesting one period inside the last.
+"""
 
 from __future__ import annotations
+
+import time
+from typing import Any
+
+from opentelemetry import trace
+from opentelemetry.trace import NonRecordingSpan, Span, SpanContext, Status, StatusCode, TraceFlags
+
+from kafka_edu.tracing.attributes import Scope, end, links, parent, start
+
+_ENQUEUE = "KafkaEventQueue.enqueue"
+_RUN = "KafkaEventQueue.EventHandler.handleEvents"
+# A parent that names no span but says "sampled": the span opened under it is the root of a new trace.
+_NEW_TRACE = NonRecordingSpan(SpanContext(trace_id=0, span_id=0, is_remote=False,
+                                          trace_flags=TraceFlags(TraceFlags.SAMPLED)))
+
+
+def event_name(event: Any) -> str:
+    """An event's `name` when it has one (QuorumController's `ControllerWriteEvent("createTopics")`), else its
+    class name, as Kafka's events are classes."""
+    name = getattr(event, "name", None)
+    return name if isinstance(name, str) else type(event).__name__
+
+
+def _enqueue_span(event_context: Any) -> Span:
+    """The span that was current where the event was enqueued: its enqueue span, or INVALID_SPAN."""
+    return event_context.enqueued_in.run(trace.get_current_span)
+
+
+def _deferred(event_context: Any) -> bool:
+    return event_context.insertion_type.name == "DEFERRED"
+
+
+# -- KafkaEventQueue.enqueue: the caller's side ------------------------------------------------------------------
+
+@start(_ENQUEUE)
+def _enqueue(s: Scope) -> dict[str, Any]:
+    queue, tag = s["self"], s["tag"]
+    attributes: dict[str, Any] = {"kafka.queue.event": event_name(s["event"]),
+                                  "kafka.queue.insertion_type": s["insertion_type"].name,
+                                  "kafka.queue.size": queue.size()}
+    if tag is not None:
+        attributes["kafka.queue.tag"] = tag
+    if queue.shutting_down:  # it only ever turns on: the event is refused, handle_exception runs in this span
+        attributes["kafka.queue.rejected"] = "RejectedExecutionException"
+        return attributes
+    # The deadline the event will get: a tagged event's calculator starts from the deadline of the one it replaces.
+    replaced = queue.event_handler.tag_to_event_context.get(tag) if tag is not None else None
+    if replaced is not None:
+        attributes["kafka.queue.tag.replaced"] = event_name(replaced.event)
+    deadline_ns = s["deadline_ns_calculator"](replaced.deadline_ns if replaced is not None else None)
+    if deadline_ns is not None:
+        attributes["kafka.queue.deadline.ms"] = round((deadline_ns - queue.time.nanoseconds()) / 1e6, 3)
+    return attributes
+
+
+# -- EventHandler.handleEvents: one event's turn on the queue thread ---------------------------------------------
+
+@parent(_RUN)
+def _enqueued_by(s: Scope) -> Span | None:
+    to_run = s["to_run"]
+    enqueued = _enqueue_span(to_run)
+    if _deferred(to_run):
+        context = enqueued.get_span_context()
+        if context.is_valid and not context.trace_flags.sampled:
+            return enqueued  # scheduled from inside an unsampled request: no span, as for the rest of it
+        return _NEW_TRACE
+    return enqueued
+
+
+@links(_RUN)
+def _scheduled_by(s: Scope) -> list[SpanContext]:
+    to_run = s["to_run"]
+    if not _deferred(to_run):
+        return []  # its parent already
+    context = _enqueue_span(to_run).get_span_context()
+    return [context] if context.is_valid else []
+
+
+@start(_RUN)
+def _run(s: Scope) -> dict[str, Any]:
+    to_run = s["to_run"]
+    attributes: dict[str, Any] = {"kafka.queue.event": event_name(to_run.event),
+                                  "kafka.queue.insertion_type": to_run.insertion_type.name}
+    enqueued_at = getattr(_enqueue_span(to_run), "start_time", None)  # epoch ns; INVALID_SPAN has none
+    if enqueued_at:
+        attributes["kafka.queue.time.ms"] = round((time.time_ns() - enqueued_at) / 1e6, 3)
+    return attributes
+
+
+@end(_RUN)
+def _delivered(s: Scope) -> dict[str, Any]:
+    """The exception the queue gave the event instead of running it."""
+    exception = s["to_deliver"]
+    if exception is None:
+        return {}
+    name = type(exception).__name__
+    current = trace.get_current_span()
+    current.record_exception(exception, attributes={"exception.type": name, "exception.message": str(exception)})
+    current.set_status(Status(StatusCode.ERROR, name))
+    return {"kafka.queue.exception.delivered": name}
