@@ -14,7 +14,7 @@ from kio.static.primitive import uvarint
 
 from kafka_edu.common.errors import KafkaException, UnsupportedVersionException
 from kafka_edu.metadata.records.metadata_record_type import MetadataRecordType
-from kafka_edu.server_common.api_message_and_version import ApiMessageAndVersion
+from kafka_edu.server.common.api_message_and_version import ApiMessageAndVersion
 
 _SHORT_MAX = 0x7FFF
 

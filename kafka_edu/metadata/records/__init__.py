@@ -17,7 +17,7 @@ from kafka_edu.metadata.records.remove_topic_record import RemoveTopicRecord
 from kafka_edu.metadata.records.topic_record import TopicRecord
 from kafka_edu.metadata.records.unfence_broker_record import UnfenceBrokerRecord
 from kafka_edu.metadata.records.unregister_broker_record import UnregisterBrokerRecord
-from kafka_edu.server_common.api_message_and_version import ApiMessageAndVersion
+from kafka_edu.server.common.api_message_and_version import ApiMessageAndVersion
 
 __all__ = [
     "AbortTransactionRecord",
