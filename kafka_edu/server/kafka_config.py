@@ -1,10 +1,13 @@
-"""Port of core/src/main/scala/kafka/server/KafkaConfig.scala (Kafka 1.0.2)."""
+"""Port of core/src/main/scala/kafka/server/KafkaConfig.scala (Kafka 1.0.2), with the KRaft configs and checks of
+Kafka 3.9 (KRaftConfigs.java, QuorumConfig.java and KafkaConfig.validateValues)."""
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from enum import Enum
 from typing import Any
 
 from kafka_edu.common.config_def import (
@@ -20,9 +23,23 @@ from kafka_edu.common.config_def import (
     ValidString,
 )
 from kafka_edu.common.errors import IllegalArgumentException, KafkaException
+from kafka_edu.raft import quorum_config
+from kafka_edu.raft.quorum_config import QuorumConfig
 
-__all__ = ["ConfigException", "EndPoint", "IllegalArgumentException", "KafkaConfig", "KafkaException",
+__all__ = ["ConfigException", "EndPoint", "IllegalArgumentException", "KafkaConfig", "KafkaException", "ProcessRole",
            "api_version", "api_version_at_least"]
+
+log = logging.getLogger("kafka.server.KafkaConfig")
+
+
+class ProcessRole(Enum):
+    """org.apache.kafka.server.ProcessRole (Kafka 3.9): what a KRaft node runs, from `process.roles`."""
+
+    BROKER_ROLE = "broker"
+    CONTROLLER_ROLE = "controller"
+
+    def __str__(self) -> str:
+        return self.value
 
 
 def _require(condition: bool, message: str) -> None:
@@ -91,6 +108,14 @@ class EndPoint:
     _URI_PARSE_EXP = re.compile(r"^(.*)://\[?([0-9a-zA-Z\-%._:]*)\]?:(-?[0-9]+)")
 
     @staticmethod
+    def parse_listener_name(connection_string: str) -> str:
+        """The listener name of "NAME://host:port", upper-cased (3.9's EndPoint.parseListenerName)."""
+        match = EndPoint._URI_PARSE_EXP.fullmatch(connection_string)
+        if match is None:
+            raise KafkaException(f"Unable to parse a listener name from {connection_string}")
+        return match.group(1).upper()
+
+    @staticmethod
     def create_end_point(connection_string: str, security_protocol_map: Mapping[str, str] | None = None) -> EndPoint:
         """Parse "LISTENER://host:port" (or "LISTENER://[ipv6]:port"); an empty host means the default interface."""
         protocol_map = DEFAULT_SECURITY_PROTOCOL_MAP if security_protocol_map is None else security_protocol_map
@@ -154,8 +179,8 @@ at_least = Range.at_least
 # --- object KafkaConfig: configDef. One line per broker property of 1.0.2: name, type, default, validator. ---
 CONFIG_DEF = (
     ConfigDef()
-    # ZooKeeper
-    .define("zookeeper.connect", Type.STRING)
+    # ZooKeeper (no longer required at parse time: a KRaft node has none; validate_values checks ZooKeeper mode)
+    .define("zookeeper.connect", Type.STRING, None)
     .define("zookeeper.session.timeout.ms", Type.INT, 6000)
     .define("zookeeper.connection.timeout.ms", Type.INT, None)
     .define("zookeeper.sync.time.ms", Type.INT, 2000)
@@ -324,7 +349,28 @@ CONFIG_DEF = (
     .define("sasl.kerberos.ticket.renew.jitter", Type.DOUBLE, 0.05)
     .define("sasl.kerberos.min.time.before.relogin", Type.LONG, 1 * 60 * 1000)
     .define("sasl.kerberos.principal.to.local.rules", Type.LIST, ["DEFAULT"])
+    # KRaft (Kafka 3.9, KRaftConfigs.java): roles, node id, controller listeners, the metadata log and its snapshots
+    .define("process.roles", Type.LIST, [], ValidList.in_("broker", "controller"))
+    .define("node.id", Type.INT, -1)
+    .define("initial.broker.registration.timeout.ms", Type.INT, 60000)
+    .define("broker.heartbeat.interval.ms", Type.INT, 2000)
+    .define("broker.session.timeout.ms", Type.INT, 9000)
+    .define("controller.listener.names", Type.STRING, None)
+    .define("metadata.log.dir", Type.STRING, None)
+    .define("metadata.log.segment.bytes", Type.INT, 1024 * 1024 * 1024, at_least(LOG_OVERHEAD))
+    .define("metadata.log.segment.min.bytes", Type.INT, 8 * 1024 * 1024, at_least(LOG_OVERHEAD))  # internal
+    .define("metadata.log.segment.ms", Type.LONG, 7 * 24 * 60 * 60 * 1000)
+    .define("metadata.max.retention.bytes", Type.LONG, 100 * 1024 * 1024)
+    .define("metadata.max.retention.ms", Type.LONG, 7 * 24 * 60 * 60 * 1000)
+    .define("metadata.max.idle.interval.ms", Type.INT, 500, at_least(0))
+    .define("metadata.log.max.record.bytes.between.snapshots", Type.LONG, 20 * 1024 * 1024, at_least(1))
+    .define("metadata.log.max.snapshot.interval.ms", Type.LONG, 60 * 60 * 1000, at_least(0))
+    .define("server.max.startup.time.ms", Type.LONG, LONG_MAX, at_least(0))  # internal
+    .define("unstable.feature.versions.enable", Type.BOOLEAN, False)  # internal (ServerConfigs)
 )
+# The controller.quorum.* rows live with QuorumConfig, as 3.9 merges QuorumConfig's definitions into the broker's.
+for _key in quorum_config.CONFIG_DEF.config_keys.values():
+    CONFIG_DEF.define(_key.name, _key.type, _key.default_value, _key.validator)
 
 
 class KafkaConfig(AbstractConfig):
@@ -339,6 +385,12 @@ class KafkaConfig(AbstractConfig):
     INTER_BROKER_SECURITY_PROTOCOL_PROP = "security.inter.broker.protocol"
     LOG_DIRS_PROP = "log.dirs"
     LOG_DIR_PROP = "log.dir"
+    PROCESS_ROLES_PROP = "process.roles"
+    NODE_ID_PROP = "node.id"
+    CONTROLLER_LISTENER_NAMES_PROP = "controller.listener.names"
+    METADATA_LOG_DIR_PROP = "metadata.log.dir"
+    QUORUM_VOTERS_PROP = quorum_config.QUORUM_VOTERS_CONFIG
+    QUORUM_BOOTSTRAP_SERVERS_PROP = quorum_config.QUORUM_BOOTSTRAP_SERVERS_CONFIG
 
     @staticmethod
     def config_names() -> list[str]:
@@ -360,9 +412,14 @@ class KafkaConfig(AbstractConfig):
                 raise ConfigException(f"Unknown configuration '{key}'")
         super().__init__(CONFIG_DEF, props, do_log)
         self.props = self.originals()
+        # KRaft (3.9): the roles come first, everything below may depend on them
+        self.process_roles: frozenset[ProcessRole] = self._parse_process_roles()
 
         # ZooKeeper
-        self.zk_connect: str = self.get_string("zookeeper.connect")
+        self.zk_connect: str | None = self.get_string("zookeeper.connect")
+        if self.requires_zookeeper and self.zk_connect is None:
+            # 1.0.2 refused this while parsing, before any other check; 3.9 words it with backticks
+            raise ConfigException('Missing required configuration "zookeeper.connect" which has no default value.')
         self.zk_session_timeout_ms: int = self.get_int("zookeeper.session.timeout.ms")
         connection_timeout = self.get_int("zookeeper.connection.timeout.ms")
         self.zk_connection_timeout_ms: int = (connection_timeout if connection_timeout is not None
@@ -373,7 +430,14 @@ class KafkaConfig(AbstractConfig):
         # General
         self.broker_id_generation_enable: bool = self.get_boolean("broker.id.generation.enable")
         self.max_reserved_broker_id: int = self.get_int("reserved.broker.max.id")
-        self.broker_id: int = self.get_int("broker.id")  # a var: KafkaServer may swap in a generated id
+        # 3.9's populateSynonyms: either of broker.id and node.id stands for the other when only one is given
+        given = self.originals()
+        self.broker_id: int = self.get_int(  # a var: KafkaServer may swap in a generated id
+            "broker.id" if "broker.id" in given or "node.id" not in given else "node.id")
+        self.node_id: int = self.get_int("node.id" if "node.id" in given or "broker.id" not in given else "broker.id")
+        self.initial_registration_timeout_ms: int = self.get_int("initial.broker.registration.timeout.ms")
+        self.broker_heartbeat_interval_ms: int = self.get_int("broker.heartbeat.interval.ms")
+        self.broker_session_timeout_ms: int = self.get_int("broker.session.timeout.ms")
         self.num_network_threads: int = self.get_int("num.network.threads")
         self.background_threads: int = self.get_int("background.threads")
         self.queued_max_requests: int = self.get_int("queued.max.requests")
@@ -574,7 +638,94 @@ class KafkaConfig(AbstractConfig):
         self.listeners: list[EndPoint] = self._get_listeners()
         self.advertised_listeners: list[EndPoint] = self._get_advertised_listeners()
 
+        # KRaft (3.9): the metadata log, its snapshots, the quorum
+        self.metadata_snapshot_max_new_record_bytes: int = self.get_long(
+            "metadata.log.max.record.bytes.between.snapshots")
+        self.metadata_snapshot_max_interval_ms: int = self.get_long("metadata.log.max.snapshot.interval.ms")
+        idle_ns = self.get_int("metadata.max.idle.interval.ms") * 1_000_000
+        self.metadata_max_idle_interval_ns: int | None = idle_ns if idle_ns > 0 else None  # 0: no NoOp records
+        self.metadata_log_segment_bytes: int = self.get_int("metadata.log.segment.bytes")
+        self.metadata_log_segment_min_bytes: int = self.get_int("metadata.log.segment.min.bytes")
+        self.metadata_log_segment_millis: int = self.get_long("metadata.log.segment.ms")
+        self.metadata_retention_bytes: int = self.get_long("metadata.max.retention.bytes")
+        self.metadata_retention_millis: int = self.get_long("metadata.max.retention.ms")
+        self.server_max_startup_time_ms: int = self.get_long("server.max.startup.time.ms")
+        self.unstable_feature_versions_enabled: bool = self.get_boolean("unstable.feature.versions.enable")
+        self.quorum_config: QuorumConfig = QuorumConfig(self)
+
         self._validate_values()
+
+    # --- KRaft (3.9) ---
+    def _parse_process_roles(self) -> frozenset[ProcessRole]:
+        roles = []
+        for role in self.get_list(self.PROCESS_ROLES_PROP):
+            if role not in ("broker", "controller"):  # ValidList already refused it; kept as 3.9 has it
+                raise ConfigException(f"Unknown process role '{role}' (only 'broker' and 'controller' are allowed "
+                                      "roles)")
+            roles.append(ProcessRole(role))
+        distinct_roles = frozenset(roles)
+        if len(distinct_roles) != len(roles):
+            raise ConfigException(f"Duplicate role names found in `{self.PROCESS_ROLES_PROP}`: "
+                                  f"ArrayBuffer({', '.join(str(r) for r in roles)})")
+        return distinct_roles
+
+    @property
+    def requires_zookeeper(self) -> bool:
+        """No `process.roles`: a ZooKeeper-mode broker, which is everything this port ran before KRaft."""
+        return not self.process_roles
+
+    @property
+    def uses_self_managed_quorum(self) -> bool:
+        return bool(self.process_roles)
+
+    @property
+    def is_kraft_combined_mode(self) -> bool:
+        return self.process_roles == {ProcessRole.BROKER_ROLE, ProcessRole.CONTROLLER_ROLE}
+
+    @property
+    def metadata_log_dir(self) -> str:
+        """Where `__cluster_metadata-0` lives: `metadata.log.dir`, else the first log directory."""
+        configured = self.get_string(self.METADATA_LOG_DIR_PROP)
+        return configured if configured is not None else self.log_dirs[0]
+
+    @property
+    def controller_listener_names(self) -> list[str]:
+        value = self.get_string(self.CONTROLLER_LISTENER_NAMES_PROP) or ""
+        if not value:
+            return []
+        names = value.split(",")  # as Java's split: no trimming, trailing empty names dropped
+        while names and names[-1] == "":
+            names.pop()
+        return names
+
+    @property
+    def controller_listeners(self) -> list[EndPoint]:
+        names = self.controller_listener_names
+        return [ep for ep in self.listeners if ep.listener_name in names]
+
+    @property
+    def data_plane_listeners(self) -> list[EndPoint]:
+        names = self.controller_listener_names
+        return [ep for ep in self.listeners if ep.listener_name not in names]
+
+    @property
+    def effective_advertised_controller_listeners(self) -> list[EndPoint]:
+        """For each controller listener name: its advertised endpoint, else the endpoint it listens on."""
+        names = self.controller_listener_names
+        advertised = [ep for ep in self.advertised_listeners if ep.listener_name in names]
+        listening = self.controller_listeners
+        result = []
+        for name in names:
+            found = next((ep for ep in advertised if ep.listener_name == name.upper()), None) or next(
+                (ep for ep in listening if ep.listener_name == name.upper()), None)
+            if found is not None:
+                result.append(found)
+        return result
+
+    @property
+    def effective_advertised_broker_listeners(self) -> list[EndPoint]:
+        names = self.controller_listener_names
+        return [ep for ep in self.advertised_listeners if ep.listener_name not in names]
 
     # --- derivations ---
     def _millis_or(self, millis_prop: str, coarse_prop: str, unit_ms: int) -> int:
@@ -604,8 +755,19 @@ class KafkaConfig(AbstractConfig):
 
     def _get_listener_security_protocol_map(self) -> dict[str, str]:
         prop = self.LISTENER_SECURITY_PROTOCOL_MAP_PROP
-        return {name.upper(): self._get_security_protocol(protocol, prop)
-                for name, protocol in self._get_map(prop).items()}
+        map_value = {name.upper(): self._get_security_protocol(protocol, prop)
+                     for name, protocol in self._get_map(prop).items()}
+        if self.uses_self_managed_quorum and prop not in self.props:
+            # 3.9 (effectiveListenerSecurityProtocolMap): with the default map, a KRaft node's controller listeners
+            # speak PLAINTEXT, unless SSL or SASL is in use somewhere, which needs an explicit map
+            def is_ssl_or_sasl(name: str) -> bool:
+                return name in ("SSL", "SASL_SSL", "SASL_PLAINTEXT")
+            if any(is_ssl_or_sasl(n) for n in self.controller_listener_names) or any(
+                    is_ssl_or_sasl(EndPoint.parse_listener_name(listener))
+                    for listener in parse_csv_list(self.get_string(self.LISTENERS_PROP))):
+                return map_value
+            map_value.update({name: "PLAINTEXT" for name in self.controller_listener_names if name != "PLAINTEXT"})
+        return map_value
 
     def _get_inter_broker_listener_name_and_security_protocol(self) -> tuple[str, str]:
         name = self.get_string(self.INTER_BROKER_LISTENER_NAME_PROP)
@@ -641,11 +803,17 @@ class KafkaConfig(AbstractConfig):
         return self._get_listeners()
 
     def _validate_values(self) -> None:
-        if self.broker_id_generation_enable:
-            _require(-1 <= self.broker_id <= self.max_reserved_broker_id,
-                     "broker.id must be equal or greater than -1 and not greater than reserved.broker.max.id")
-        else:
-            _require(self.broker_id >= 0, "broker.id must be equal or greater than 0")
+        if self.node_id != self.broker_id:
+            raise ConfigException(f"You must set `{self.NODE_ID_PROP}` to the same value as `{self.BROKER_ID_PROP}`.")
+        if self.requires_zookeeper:  # (zookeeper.connect was checked when it was read)
+            if self.broker_id_generation_enable:
+                _require(-1 <= self.broker_id <= self.max_reserved_broker_id,
+                         "broker.id must be equal or greater than -1 and not greater than reserved.broker.max.id")
+            else:
+                _require(self.broker_id >= 0, "broker.id must be equal or greater than 0")
+        elif self.node_id < 0:  # KRaft-based metadata quorum
+            raise ConfigException(f"Missing configuration `{self.NODE_ID_PROP}` which is required when "
+                                  "`process.roles` is defined (i.e. when running in KRaft mode).")
         _require(self.log_roll_time_millis >= 1, "log.roll.ms must be equal or greater than 1")
         _require(self.log_roll_time_jitter_millis >= 0, "log.roll.jitter.ms must be equal or greater than 0")
         _require(self.log_retention_time_millis >= 1 or self.log_retention_time_millis == -1,
@@ -666,19 +834,10 @@ class KafkaConfig(AbstractConfig):
                  f"compression.type : {self.compression_type} is not valid. Valid options are "
                  + ",".join(BROKER_COMPRESSION_OPTIONS))
 
-        advertised_names = list(dict.fromkeys(ep.listener_name for ep in self.advertised_listeners))
-        listener_names = list(dict.fromkeys(ep.listener_name for ep in self.listeners))
-        _require(self.inter_broker_listener_name in advertised_names,
-                 f"{self.INTER_BROKER_LISTENER_NAME_PROP} must be a listener name defined in "
-                 f"{self.ADVERTISED_LISTENERS_PROP}. The valid options based on currently configured listeners are "
-                 + ",".join(advertised_names))
-        _require(set(advertised_names) <= set(listener_names),
-                 f"{self.ADVERTISED_LISTENERS_PROP} listener names must be equal to or a subset of the ones defined in "
-                 f"{self.LISTENERS_PROP}. Found {','.join(advertised_names)}. The valid options based on the current "
-                 f"configuration are {','.join(listener_names)}")
-        _require(not any(ep.host == "0.0.0.0" for ep in self.advertised_listeners),
-                 f"{self.ADVERTISED_LISTENERS_PROP} cannot use the nonroutable meta-address 0.0.0.0. "
-                 "Use a routable IP address.")
+        if self.requires_zookeeper:
+            self._validate_zookeeper_listeners()
+        else:
+            self._validate_kraft_values()
 
         message_format = _message_format_version(self.log_message_format_version)
         _require(_message_format_version(self.inter_broker_protocol_version) >= message_format,
@@ -697,6 +856,121 @@ class KafkaConfig(AbstractConfig):
         _require(self.queued_max_bytes <= 0 or self.queued_max_bytes >= self.socket_request_max_bytes,
                  "queued.max.request.bytes must be larger or equal to socket.request.max.bytes")
 
+
+    def _validate_zookeeper_listeners(self) -> None:
+        """1.0.2's listener checks, as a ZooKeeper-mode broker has always run them."""
+        advertised_names = list(dict.fromkeys(ep.listener_name for ep in self.advertised_listeners))
+        listener_names = list(dict.fromkeys(ep.listener_name for ep in self.listeners))
+        _require(self.controller_listener_names == [],  # 3.9: a ZooKeeper broker has no controller listeners
+                 f"{self.CONTROLLER_LISTENER_NAMES_PROP} must be empty when not running in KRaft mode: "
+                 f"[{', '.join(self.controller_listener_names)}]")
+        _require(self.inter_broker_listener_name in advertised_names,
+                 f"{self.INTER_BROKER_LISTENER_NAME_PROP} must be a listener name defined in "
+                 f"{self.ADVERTISED_LISTENERS_PROP}. The valid options based on currently configured listeners are "
+                 + ",".join(advertised_names))
+        _require(set(advertised_names) <= set(listener_names),
+                 f"{self.ADVERTISED_LISTENERS_PROP} listener names must be equal to or a subset of the ones defined in "
+                 f"{self.LISTENERS_PROP}. Found {','.join(advertised_names)}. The valid options based on the current "
+                 f"configuration are {','.join(listener_names)}")
+        _require(not any(ep.host == "0.0.0.0" for ep in self.advertised_listeners),
+                 f"{self.ADVERTISED_LISTENERS_PROP} cannot use the nonroutable meta-address 0.0.0.0. "
+                 "Use a routable IP address.")
+
+    def _validate_kraft_values(self) -> None:
+        """3.9's checks of a KRaft node's quorum and listeners, by its roles."""
+        advertised_broker_listener_names = list(
+            dict.fromkeys(ep.listener_name for ep in self.effective_advertised_broker_listeners))
+        voters = self.quorum_config.voters()
+        voter_ids = QuorumConfig.parse_voter_ids(voters)
+        voter_set = "Set(" + ", ".join(str(i) for i in QuorumConfig.parse_voter_connections(voters, False)) + ")"
+        controller_listener_names = self.controller_listener_names
+        listeners_prop, names_prop, roles_prop = (self.LISTENERS_PROP, self.CONTROLLER_LISTENER_NAMES_PROP,
+                                                  self.PROCESS_ROLES_PROP)
+
+        def validate_quorum_voters_and_quorum_bootstrap_server_for_kraft() -> None:
+            if not voter_ids and not self.quorum_config.bootstrap_servers():
+                raise ConfigException(f"If using {roles_prop}, either {self.QUORUM_BOOTSTRAP_SERVERS_PROP} must "
+                                      "contain the set of bootstrap controllers or "
+                                      f"{self.QUORUM_VOTERS_PROP} must contain a parseable set of controllers.")
+
+        def validate_controller_quorum_voters_must_contain_node_id_for_kraft_controller() -> None:
+            _require(not voter_ids or self.node_id in voter_ids,
+                     f"If {roles_prop} contains the 'controller' role, the node id {self.node_id} must be included "
+                     f"in the set of voters {self.QUORUM_VOTERS_PROP}={voter_set}")
+
+        def validate_advertised_controller_listeners_non_empty_for_kraft_controller() -> None:
+            _require(bool(self.effective_advertised_controller_listeners),
+                     f"{names_prop} must contain at least one value appearing in the '{listeners_prop}' "
+                     "configuration when running the KRaft controller role")
+
+        def validate_controller_listener_names_must_appear_in_listeners_for_kraft_controller() -> None:
+            listener_name_values = {ep.listener_name for ep in self.listeners}
+            _require(all(name in listener_name_values for name in controller_listener_names),
+                     f"{names_prop} must only contain values appearing in the '{listeners_prop}' configuration "
+                     "when running the KRaft controller role")
+
+        def validate_advertised_broker_listeners_non_empty_for_broker() -> None:
+            _require(bool(advertised_broker_listener_names),
+                     "There must be at least one broker advertised listener."
+                     + (f" Perhaps all listeners appear in {names_prop}?"
+                        if ProcessRole.BROKER_ROLE in self.process_roles else ""))
+
+        if self.process_roles == {ProcessRole.BROKER_ROLE}:
+            # KRaft broker-only
+            validate_quorum_voters_and_quorum_bootstrap_server_for_kraft()
+            _require(self.node_id not in voter_ids,  # a broker is an observer of the quorum, never a voter
+                     f"If {roles_prop} contains just the 'broker' role, the node id {self.node_id} must not be "
+                     f"included in the set of voters {self.QUORUM_VOTERS_PROP}={voter_set}")
+            _require(bool(controller_listener_names),
+                     f"{names_prop} must contain at least one value when running KRaft with just the broker role")
+            _require(not self.controller_listeners,
+                     f"{names_prop} must not contain a value appearing in the '{listeners_prop}' configuration "
+                     "when running KRaft with just the broker role")
+            for name in controller_listener_names:
+                if name.upper() not in self.listener_security_protocol_map:
+                    raise ConfigException(
+                        f"Controller listener with name {name.upper()} defined in {names_prop} not found in "
+                        f"{self.LISTENER_SECURITY_PROTOCOL_MAP_PROP}  (an explicit security mapping for each "
+                        f"controller listener is required if {self.LISTENER_SECURITY_PROTOCOL_MAP_PROP} is "
+                        "non-empty, or if there are security protocols other than PLAINTEXT in use)")
+            if len(controller_listener_names) > 1:
+                log.warning("%s has multiple entries; only the first will be used since %s=broker: [%s]",
+                            names_prop, roles_prop, ", ".join(controller_listener_names))
+        elif self.process_roles == {ProcessRole.CONTROLLER_ROLE}:
+            # KRaft controller-only
+            validate_quorum_voters_and_quorum_bootstrap_server_for_kraft()
+            _require(len(self.effective_advertised_controller_listeners) == len(self.listeners),
+                     f"The {listeners_prop} config must only contain KRaft controller listeners from {names_prop} "
+                     f"when {roles_prop}=controller")
+            if self.get_string(self.INTER_BROKER_LISTENER_NAME_PROP) is not None:
+                _require(self.inter_broker_listener_name not in controller_listener_names,
+                         f"{names_prop} must not contain an explicitly set {self.INTER_BROKER_LISTENER_NAME_PROP} "
+                         f"configuration value when {roles_prop}=controller'")
+            validate_controller_quorum_voters_must_contain_node_id_for_kraft_controller()
+            validate_advertised_controller_listeners_non_empty_for_kraft_controller()
+            validate_controller_listener_names_must_appear_in_listeners_for_kraft_controller()
+        else:
+            # KRaft combined broker and controller
+            validate_quorum_voters_and_quorum_bootstrap_server_for_kraft()
+            validate_controller_quorum_voters_must_contain_node_id_for_kraft_controller()
+            validate_advertised_controller_listeners_non_empty_for_kraft_controller()
+            validate_controller_listener_names_must_appear_in_listeners_for_kraft_controller()
+
+        listener_names = list(dict.fromkeys(ep.listener_name for ep in self.listeners))
+        if ProcessRole.BROKER_ROLE in self.process_roles:
+            validate_advertised_broker_listeners_non_empty_for_broker()
+            _require(self.inter_broker_listener_name in advertised_broker_listener_names,
+                     f"{self.INTER_BROKER_LISTENER_NAME_PROP} must be a listener name defined in "
+                     f"{self.ADVERTISED_LISTENERS_PROP}. The valid options based on currently configured listeners "
+                     f"are {','.join(advertised_broker_listener_names)}")
+            _require(set(advertised_broker_listener_names) <= set(listener_names),
+                     f"{self.ADVERTISED_LISTENERS_PROP} listener names must be equal to or a subset of the ones "
+                     f"defined in {listeners_prop}. Found {','.join(advertised_broker_listener_names)}. The valid "
+                     f"options based on the current configuration are {','.join(listener_names)}")
+        for endpoints in (self.effective_advertised_broker_listeners, self.effective_advertised_controller_listeners):
+            _require(not any(ep.host == "0.0.0.0" for ep in endpoints),
+                     f"{self.ADVERTISED_LISTENERS_PROP} cannot use the nonroutable meta-address 0.0.0.0. "
+                     "Use a routable IP address.")
 
 def _java_int(text: str) -> int:
     """`String.toInt`: a NumberFormatException (an IllegalArgumentException) for anything but a 32-bit integer."""
