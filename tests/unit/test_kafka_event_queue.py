@@ -78,8 +78,10 @@ def queues() -> Iterator[Callable[..., KafkaEventQueue]]:
         return queue
 
     yield make
-    for queue in made:
-        queue.close()
+    for queue in made:  # close(), with a limit on the join: a queue that never ends fails the test, not the run
+        queue.begin_shutdown("test teardown")
+        queue.event_handler_thread.join(WAIT_S)
+        assert not queue.event_handler_thread.is_alive()
 
 
 def drain(queue: KafkaEventQueue, seen: list[str]) -> None:
@@ -295,7 +297,7 @@ def test_shutdown_runs_queued_events_refuses_deadline_holders_and_runs_the_clean
     queue.begin_shutdown("test")
     queue.begin_shutdown("test again")  # a second call changes nothing
     gate.open.set()
-    queue.close()
+    queue.event_handler_thread.join(WAIT_S)
     assert not queue.event_handler_thread.is_alive()
     assert isinstance(deferred.failed.result(0), RejectedExecutionException)
     assert isinstance(with_deadline.failed.result(0), RejectedExecutionException)
