@@ -1,0 +1,259 @@
+"""Port of core/src/main/scala/kafka/raft/KafkaMetadataLog.scala (Kafka 3.9): the replicated log of
+`__cluster_metadata-0`, over the port's `kafka_edu.log.Log`.
+
+Kafka 3.9 builds it on UnifiedLog, which keeps the leader-epoch cache itself. The port's Log is 1.0.2's, without
+epochs, so this class keeps the LeaderEpochFileCache next to it: every append assigns its batches' epochs, every
+truncation trims the cache, as UnifiedLog does inside `append` and `truncateTo`.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from kafka_edu.common.errors import IllegalArgumentException, KafkaException
+from kafka_edu.common.uuid import METADATA_TOPIC_ID, Uuid
+from kafka_edu.log.file_records import MemoryRecords
+from kafka_edu.log.log import Log, TopicPartition
+from kafka_edu.log.log_config import LogConfig
+from kafka_edu.raft.isolation import Isolation
+from kafka_edu.raft.log_fetch_info import LogAppendInfo, LogFetchInfo
+from kafka_edu.raft.log_offset_metadata import LogOffsetMetadata
+from kafka_edu.raft.offset_and_epoch import OffsetAndEpoch
+from kafka_edu.raft.replicated_log import ReplicatedLog
+from kafka_edu.server.epoch.leader_epoch_checkpoint_file import LeaderEpochCheckpointFile, new_file
+from kafka_edu.server.epoch.leader_epoch_file_cache import (
+    UNDEFINED_EPOCH,
+    UNDEFINED_EPOCH_OFFSET,
+    LeaderEpochFileCache,
+)
+
+log = logging.getLogger("kafka.raft.KafkaMetadataLog")
+
+METADATA_TOPIC = "__cluster_metadata"
+METADATA_PARTITION = TopicPartition(METADATA_TOPIC, 0)
+PARTITION_METADATA_FILENAME = "partition.metadata"
+
+
+@dataclass(frozen=True)
+class MetadataLogConfig:
+    """Port of raft/src/main/java/org/apache/kafka/raft/MetadataLogConfig.java (Kafka 3.9): the `metadata.log.*`
+    settings, with 3.9's defaults."""
+
+    log_segment_bytes: int = 1024 * 1024 * 1024
+    log_segment_min_bytes: int = 8 * 1024 * 1024
+    log_segment_millis: int = 7 * 24 * 60 * 60 * 1000
+    retention_max_bytes: int = 100 * 1024 * 1024
+    retention_millis: int = 7 * 24 * 60 * 60 * 1000
+    max_batch_size_in_bytes: int = 8 * 1024 * 1024
+    max_fetch_size_in_bytes: int = 8 * 1024 * 1024
+    delete_delay_millis: int = 60_000
+
+    @staticmethod
+    def from_config(config: Any, max_batch_size_in_bytes: int, max_fetch_size_in_bytes: int) -> MetadataLogConfig:
+        """Read the `metadata.log.*` / `metadata.max.retention.*` keys a server config defines, else the defaults."""
+        default = MetadataLogConfig()
+
+        def value(key: str, fallback: int) -> int:
+            try:
+                found = config.get(key)
+            except (KeyError, AttributeError):
+                found = None
+            return int(found) if found is not None else fallback
+
+        return MetadataLogConfig(
+            log_segment_bytes=value("metadata.log.segment.bytes", default.log_segment_bytes),
+            log_segment_min_bytes=value("metadata.log.segment.min.bytes", default.log_segment_min_bytes),
+            log_segment_millis=value("metadata.log.segment.ms", default.log_segment_millis),
+            retention_max_bytes=value("metadata.max.retention.bytes", default.retention_max_bytes),
+            retention_millis=value("metadata.max.retention.ms", default.retention_millis),
+            max_batch_size_in_bytes=max_batch_size_in_bytes,
+            max_fetch_size_in_bytes=max_fetch_size_in_bytes,
+            delete_delay_millis=value("metadata.log.delete.delay.ms", default.delete_delay_millis))
+
+
+class KafkaMetadataLog(ReplicatedLog):
+    def __init__(self, log_: Log, leader_epoch_cache: LeaderEpochFileCache, topic_partition: TopicPartition,
+                 topic_id: Uuid, config: MetadataLogConfig) -> None:
+        self.log = log_
+        self.leader_epoch_cache = leader_epoch_cache
+        self._topic_partition = topic_partition
+        self._topic_id = topic_id
+        self.config = config
+        self._high_watermark = LogOffsetMetadata(0)
+
+    @staticmethod
+    def apply(topic_partition: TopicPartition, topic_id: Uuid, data_dir: Path, scheduler: Any,
+              config: MetadataLogConfig) -> KafkaMetadataLog:
+        """Open (and recover) the log in `data_dir`; KafkaMetadataLog.apply."""
+        # no time or size retention on the segments themselves: snapshots decide what may go
+        default_log_config = LogConfig(segment_bytes=config.log_segment_bytes, segment_ms=config.log_segment_millis,
+                                       file_delete_delay_ms=config.delete_delay_millis,
+                                       max_message_bytes=config.max_batch_size_in_bytes, retention_ms=-1,
+                                       retention_bytes=-1)
+        if config.log_segment_bytes < config.log_segment_min_bytes:
+            raise KafkaException(f"Cannot set metadata.log.segment.bytes below {config.log_segment_min_bytes}: "
+                                 f"{config.log_segment_bytes}")
+        # Kafka opens it with lastShutdownClean = false: every start recovers the segments (a torn tail is cut)
+        log_ = Log(data_dir, default_log_config, log_start_offset=0, recovery_point=0, scheduler=scheduler)
+        _write_partition_metadata(Path(data_dir), topic_id)
+        cache = LeaderEpochFileCache(topic_partition, lambda: log_.log_end_offset,
+                                     LeaderEpochCheckpointFile(new_file(Path(data_dir))))
+        _reconcile_leader_epoch_cache(log_, cache)
+        metadata_log = KafkaMetadataLog(log_, cache, topic_partition, topic_id, config)
+        if config.log_segment_min_bytes != config.max_batch_size_in_bytes:
+            log.error("Overriding metadata.log.segment.min.bytes is only supported for testing. Setting this value "
+                      "too low may lead to an inability to write batches of metadata records.")
+        # a follower that crashed after fetching a snapshot but before truncating its log truncates now
+        metadata_log.truncate_to_latest_snapshot()
+        return metadata_log
+
+    def read(self, start_offset: int, read_isolation: Isolation) -> LogFetchInfo:
+        max_offset = self._high_watermark.offset if read_isolation is Isolation.COMMITTED else None
+        records = self.log.read(start_offset, self.config.max_fetch_size_in_bytes, max_offset=max_offset,
+                                min_one_message=True)
+        return LogFetchInfo(records, LogOffsetMetadata(start_offset))
+
+    def append_as_leader(self, records: bytes, epoch: int) -> LogAppendInfo:
+        if len(records) == 0:
+            raise IllegalArgumentException("Attempt to append an empty record set")
+        info = self.log.append_as_leader(records, epoch, is_from_client=False)
+        self.leader_epoch_cache.assign(epoch, info.first_offset)
+        return self._handle_and_convert_log_append_info(info)
+
+    def append_as_follower(self, records: bytes) -> LogAppendInfo:
+        if len(records) == 0:
+            raise IllegalArgumentException("Attempt to append an empty record set")
+        info = self.log.append_as_follower(records)
+        # UnifiedLog assigns each batch's epoch as it appends it
+        for batch in MemoryRecords(records).batches():
+            if batch.base_offset >= info.first_offset and batch.last_offset <= info.last_offset:
+                self.leader_epoch_cache.assign(batch.partition_leader_epoch, batch.base_offset)
+        return self._handle_and_convert_log_append_info(info)
+
+    @staticmethod
+    def _handle_and_convert_log_append_info(append_info: Any) -> LogAppendInfo:
+        if append_info.first_offset != -1:
+            return LogAppendInfo(append_info.first_offset, append_info.last_offset)
+        raise KafkaException(f"Append failed unexpectedly {append_info}")
+
+    def last_fetched_epoch(self) -> int:
+        latest_epoch = self.leader_epoch_cache.latest_epoch()
+        if latest_epoch != UNDEFINED_EPOCH:
+            return latest_epoch
+        snapshot_id = self.latest_snapshot_id()
+        if snapshot_id is None:
+            return 0
+        log_end_offset = self.end_offset().offset
+        if snapshot_id.offset == self.start_offset() and snapshot_id.offset == log_end_offset:
+            return snapshot_id.epoch  # an empty log after a snapshot: the snapshot's epoch
+        raise KafkaException(f"Log doesn't have a last fetch epoch and there is a snapshot ({snapshot_id}). Expected "
+                             f"the snapshot's end offset to match the log's end offset ({log_end_offset}) and the "
+                             f"log start offset ({self.start_offset()})")
+
+    def end_offset_for_epoch(self, epoch: int) -> OffsetAndEpoch:
+        found_epoch, found_offset = self.leader_epoch_cache.end_offset_for_epoch(epoch, self.log.log_end_offset)
+        earliest_snapshot_id = self.earliest_snapshot_id()
+        if found_offset != UNDEFINED_EPOCH_OFFSET:
+            if (earliest_snapshot_id is not None and found_offset == earliest_snapshot_id.offset
+                    and found_epoch == epoch):
+                # older than anything left in the log: answer with the oldest snapshot, at the log start
+                return OffsetAndEpoch(earliest_snapshot_id.offset, earliest_snapshot_id.epoch)
+            return OffsetAndEpoch(found_offset, found_epoch)
+        return OffsetAndEpoch(self.end_offset().offset, self.last_fetched_epoch())
+
+    def end_offset(self) -> LogOffsetMetadata:
+        end = self.log.log_end_offset_metadata
+        return LogOffsetMetadata(end.message_offset, (end.segment_base_offset, end.relative_position_in_segment))
+
+    def start_offset(self) -> int:
+        return self.log.log_start_offset
+
+    def truncate_to(self, offset: int) -> None:
+        if offset < self._high_watermark.offset:
+            raise IllegalArgumentException(f"Attempt to truncate to offset {offset}, which is below the current high "
+                                           f"watermark {self._high_watermark.offset}")
+        self.log.truncate_to(offset)
+        self.leader_epoch_cache.clear_and_flush_latest(offset)
+
+    def truncate_to_latest_snapshot(self) -> bool:
+        """Snapshots are not built yet: there is never one past the log to truncate to."""
+        return False
+
+    def initialize_leader_epoch(self, epoch: int) -> None:
+        self.leader_epoch_cache.assign(epoch, self.log.log_end_offset)
+
+    def update_high_watermark(self, offset_metadata: LogOffsetMetadata) -> None:
+        if offset_metadata.offset == self._high_watermark.offset:
+            return
+        # the log's own high watermark never passes its end; retention never deletes at or above it
+        offset = min(offset_metadata.offset, self.log.log_end_offset)
+        self._high_watermark = LogOffsetMetadata(offset)
+        self.log.on_high_watermark_incremented(offset)
+
+    def high_watermark(self) -> LogOffsetMetadata:
+        return self._high_watermark
+
+    def flush(self, force_flush_active_segment: bool) -> None:
+        self.log.flush()
+
+    def last_flushed_offset(self) -> int:
+        return self.log.recovery_point
+
+    def topic_partition(self) -> TopicPartition:
+        return self._topic_partition
+
+    def topic_id(self) -> Uuid:
+        return self._topic_id
+
+    def latest_snapshot_id(self) -> OffsetAndEpoch | None:
+        return None
+
+    def earliest_snapshot_id(self) -> OffsetAndEpoch | None:
+        return None
+
+    def maybe_clean(self) -> bool:
+        """Delete segments below the latest snapshot (none without snapshots)."""
+        return False
+
+    def close(self) -> None:
+        self.log.close()
+
+    def __str__(self) -> str:
+        return (f"KafkaMetadataLog(topicPartition={self._topic_partition}, logStartOffset={self.start_offset()}, "
+                f"logEndOffset={self.log.log_end_offset}, highWatermark={self._high_watermark.offset})")
+
+
+def _reconcile_leader_epoch_cache(log_: Log, cache: LeaderEpochFileCache) -> None:
+    """After recovery: entries past the log end go (a torn tail was cut), and the epochs of batches written after
+    the checkpoint's last entry are assigned, as UnifiedLog's segment recovery assigns every recovered batch's."""
+    log_end_offset = log_.log_end_offset
+    cache.clear_and_flush_latest(log_end_offset)
+    entries = cache.epoch_entries()
+    from_offset = entries[-1].start_offset if entries else log_.log_start_offset
+    for segment in log_.log_segments():
+        if segment.next_offset() <= from_offset:
+            continue
+        for batch in segment.log.batches():
+            if batch.last_offset >= from_offset and batch.base_offset < log_end_offset:
+                cache.assign(batch.partition_leader_epoch, batch.base_offset)
+
+
+def _write_partition_metadata(dir: Path, topic_id: Uuid) -> None:
+    """PartitionMetadataFile (KIP-516): `partition.metadata` names the topic id; written once, tmp file + rename."""
+    file = dir / PARTITION_METADATA_FILENAME
+    content = f"version: 0\ntopic_id: {topic_id}\n"
+    if file.exists() and file.read_text(encoding="utf-8") == content:
+        return
+    temp = dir / (PARTITION_METADATA_FILENAME + ".tmp")
+    with open(temp, "w", encoding="utf-8") as f:
+        f.write(content)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(temp, file)
+
+
+__all__ = ["KafkaMetadataLog", "MetadataLogConfig", "METADATA_PARTITION", "METADATA_TOPIC", "METADATA_TOPIC_ID"]
