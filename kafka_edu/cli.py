@@ -25,6 +25,15 @@ def server_start(args: list[str]) -> int:
     return main(args)
 
 
+def kafka_tool(name: str, args: list[str]) -> int:
+    """kafka-storage.sh and kafka-dump-log.sh (Kafka 3.9): each parses its own arguments, as the scripts do."""
+    if name == "storage":
+        from kafka_edu.tools import storage_tool
+        return storage_tool.main(args)
+    from kafka_edu.tools import dump_log_segments
+    return dump_log_segments.main(args)
+
+
 def zookeeper_start(options: argparse.Namespace) -> int:
     from kafka_edu.zk.zookeeper_server import ZooKeeperServer
     server = ZooKeeperServer(Path(options.data_dir), options.port)
@@ -205,6 +214,10 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("server-start", help="start one broker: server-start server.properties [--override k=v]",
                    add_help=False)
+    sub.add_parser("storage", help="format KRaft storage directories (kafka-storage.sh): format --config F "
+                                   "--cluster-id ID | random-uuid | info --config F", add_help=False)
+    sub.add_parser("dump-log", help="print log segments and snapshots (kafka-dump-log.sh): "
+                                    "[--cluster-metadata-decoder] FILE...", add_help=False)
     zk = sub.add_parser("zookeeper-start", help="run a real ZooKeeper 3.8 in the foreground")
     zk.add_argument("--data-dir", default="/tmp/kafka-edu-zookeeper")
     zk.add_argument("--port", type=int, default=2181)
@@ -272,6 +285,8 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] == "server-start":
         return server_start(argv[1:])  # Kafka's own argument grammar, parsed by Kafka.getPropsFromArgs
+    if argv and argv[0] in ("storage", "dump-log"):
+        return kafka_tool(argv[0], argv[1:])
     options = build_parser().parse_args(argv)
     try:
         if options.command == "zookeeper-start":
