@@ -55,8 +55,9 @@ class RecordsSnapshotWriter(SnapshotWriter[T], Generic[T]):
         """The footer, in a control batch of its own after the last data batch; nothing may follow it."""
         self._complete_current_batch()
         footer_record = SnapshotFooterRecord(version=i16(ControlRecordUtils.SNAPSHOT_FOOTER_CURRENT_VERSION))
-        builder = self._control_batch_builder(self.time_ms())
-        builder.append_snapshot_footer_message(self.time_ms(), footer_record)
+        now = self.time_ms()
+        builder = self._control_batch_builder(now)
+        builder.append_snapshot_footer_message(now, footer_record)
         self._append_control_batch(builder)
 
     def snapshot_id(self) -> OffsetAndEpoch:
