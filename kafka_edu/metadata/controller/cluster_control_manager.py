@@ -33,6 +33,7 @@ from kafka_edu.metadata.controller.feature_control_manager import (
     register_broker_record_version,
 )
 from kafka_edu.metadata.placement.replica_placer import ClusterDescriber, ReplicaPlacer, UsableBroker
+from kafka_edu.metadata.records import ApiMessageAndVersion, BrokerEndpoint, BrokerFeature, RegisterBrokerRecord
 from kafka_edu.timeline.snapshot_registry import SnapshotRegistry
 from kafka_edu.timeline.timeline_hash_map import TimelineHashMap
 
@@ -87,7 +88,6 @@ class ClusterControlManager(ClusterDescriber):
     def register_broker(self, request: Any, new_broker_epoch: int,
                         finalized_features: dict[str, int]) -> ControllerResult[BrokerRegistrationReply]:
         """A BrokerRegistrationRequest: a RegisterBrokerRecord, fenced, whose offset becomes the broker epoch."""
-        from kafka_edu.metadata.records import ApiMessageAndVersion, BrokerEndpoint, BrokerFeature, RegisterBrokerRecord
 
         if self._heartbeat_manager is None:
             raise RuntimeError("ClusterControlManager is not active.")

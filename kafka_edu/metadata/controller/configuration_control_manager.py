@@ -10,6 +10,7 @@ import enum
 import logging
 from typing import Any
 
+from kafka_edu.metadata.records import ApiMessageAndVersion, ConfigRecord
 from kafka_edu.timeline.snapshot_registry import LATEST_EPOCH, SnapshotRegistry
 from kafka_edu.timeline.timeline_hash_map import TimelineHashMap
 
@@ -40,7 +41,6 @@ class ConfigurationControlManager:
     def incremental_alter_config(self, config_resource: ConfigResource, key_to_ops: dict[str, tuple[str, str | None]],
                                  new_topic: bool, records_out: list[Any]) -> None:
         """Records for SET/DELETE operations on one resource (topic creation passes its configs as SETs)."""
-        from kafka_edu.metadata.records import ApiMessageAndVersion, ConfigRecord
 
         for key, (op, value) in key_to_ops.items():
             if op == "SET":

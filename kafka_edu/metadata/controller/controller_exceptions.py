@@ -12,6 +12,7 @@ from kafka_edu.common.errors import (
     InvalidRequestException,
     KafkaException,
     NotControllerException,
+    RejectedExecutionException,
     TimeoutException,
     UnknownServerException,
 )
@@ -36,10 +37,6 @@ class InconsistentClusterIdException(ApiException):
 
 class UnknownTopicIdException(ApiException):
     pass
-
-
-class RejectedExecutionException(RuntimeError):
-    """java.util.concurrent.RejectedExecutionException: the event queue is shutting down."""
 
 
 class FaultHandlerException(RuntimeError):

@@ -20,6 +20,7 @@ from kafka_edu.metadata.controller.partition_registration import (
     LeaderRecoveryState,
     PartitionRegistration,
 )
+from kafka_edu.metadata.records import ApiMessageAndVersion, PartitionChangeRecord
 
 log = logging.getLogger(__name__)
 
@@ -138,7 +139,6 @@ class PartitionChangeBuilder:
 
     def build(self) -> Any | None:
         """The change as an ApiMessageAndVersion(PartitionChangeRecord), or None for no change."""
-        from kafka_edu.metadata.records import ApiMessageAndVersion, PartitionChangeRecord
 
         record: dict[str, Any] = {}
         self._try_election(record)

@@ -8,6 +8,12 @@ import uuid
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from kafka_edu.metadata.controller.feature_control_manager import (
+    is_directory_assignment_supported,
+    partition_record_version,
+)
+from kafka_edu.metadata.records import ApiMessageAndVersion, PartitionRecord
+
 NO_LEADER = -1  # LeaderConstants.NO_LEADER
 NO_LEADER_CHANGE = -2  # LeaderConstants.NO_LEADER_CHANGE: a PartitionChangeRecord that keeps the leader
 
@@ -75,11 +81,6 @@ class PartitionRegistration:
     def to_record(self, topic_id: uuid.UUID, partition_id: int, metadata_version: int) -> Any:
         """The PartitionRecord (ApiMessageAndVersion) that creates this partition, at the version the metadata
         version writes."""
-        from kafka_edu.metadata.controller.feature_control_manager import (
-            is_directory_assignment_supported,
-            partition_record_version,
-        )
-        from kafka_edu.metadata.records import ApiMessageAndVersion, PartitionRecord
 
         fields: dict[str, Any] = dict(
             partition_id=partition_id, topic_id=topic_id, replicas=self.replicas, isr=self.isr,

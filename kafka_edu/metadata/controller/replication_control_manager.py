@@ -9,6 +9,7 @@ answered here by a scan of the timeline maps, so it reverts with them.
 
 from __future__ import annotations
 
+import datetime
 import logging
 import uuid
 from collections.abc import Iterator
@@ -46,11 +47,20 @@ from kafka_edu.metadata.controller.partition_registration import (
     PartitionRegistration,
 )
 from kafka_edu.metadata.placement.replica_placer import PartitionAssignment, PlacementSpec
+from kafka_edu.metadata.records import (
+    ApiMessageAndVersion,
+    BrokerRegistrationChangeRecord,
+    FenceBrokerRecord,
+    RemoveTopicRecord,
+    TopicRecord,
+    UnfenceBrokerRecord,
+)
 from kafka_edu.protocol.errors import Errors
 from kafka_edu.server.admin_manager import has_collision_chars, validate_topic
 from kafka_edu.timeline.snapshot_registry import SnapshotRegistry
 from kafka_edu.timeline.timeline_hash_map import TimelineHashMap
 from kafka_edu.timeline.timeline_integer import TimelineInteger
+from kafka_edu.tracing.step import span
 
 log = logging.getLogger(__name__)
 
@@ -232,7 +242,7 @@ class ReplicationControlManager:
                     configs=None))
             else:
                 results.append(successes[topic.name])
-        data = create_topics_response.CreateTopicsResponse(throttle_time=i32Timedelta.parse(0),
+        data = create_topics_response.CreateTopicsResponse(throttle_time=i32Timedelta.parse(datetime.timedelta(0)),
                                                           topics=tuple(results))
         summary = ", ".join(f"{r.name}: {Errors.for_code(int(r.error_code)).name}"
                             + (f" ({r.error_message})" if r.error_message else "") for r in results)
@@ -336,7 +346,6 @@ class ReplicationControlManager:
             replication_factor=i16(len(first.replicas)) if include_configs else i16(-1),
             topic_config_error_code=i16(0 if include_configs else Errors.TOPIC_AUTHORIZATION_FAILED.value),
             configs=None)
-        from kafka_edu.metadata.records import ApiMessageAndVersion, TopicRecord
 
         records.append(ApiMessageAndVersion(TopicRecord(name=topic.name, topic_id=topic_id), 0))
         records.extend(config_records)  # after the TopicRecord, before its PartitionRecords
@@ -383,7 +392,6 @@ class ReplicationControlManager:
         return ControllerResult.atomic_of(records, results)
 
     def _delete_topic(self, context: Any, topic_id: uuid.UUID, records: list[Any]) -> None:
-        from kafka_edu.metadata.records import ApiMessageAndVersion, RemoveTopicRecord
 
         if self._topics.get(topic_id) is None:
             raise UnknownTopicIdException("This server does not host this topic ID.")
@@ -425,6 +433,7 @@ class ReplicationControlManager:
         log.error("%sprocessExpiredBrokerHeartbeat: controller event queue overloaded. Timed out heartbeat from "
                   "broker %d.", self._log_prefix, broker_id)
 
+    @span("ReplicationControlManager.maybeFenceOneStaleBroker")
     def maybe_fence_one_stale_broker(self) -> ControllerResult[None]:
         """KR.fence: fence the longest-silent broker if its session ran out (one broker per event keeps the batch
         small; the caller reschedules at once for the next one)."""
@@ -438,7 +447,6 @@ class ReplicationControlManager:
         return ControllerResult.of(records, None)
 
     def handle_broker_fenced(self, broker_id: int, records: list[Any]) -> None:
-        from kafka_edu.metadata.records import ApiMessageAndVersion, BrokerRegistrationChangeRecord, FenceBrokerRecord
 
         registration = self._cluster_control.broker_registrations().get(broker_id)
         if registration is None:
@@ -455,7 +463,6 @@ class ReplicationControlManager:
             records.append(ApiMessageAndVersion(FenceBrokerRecord(id=broker_id, epoch=registration.epoch), 0))
 
     def handle_broker_unfenced(self, broker_id: int, broker_epoch: int, records: list[Any]) -> None:
-        from kafka_edu.metadata.records import ApiMessageAndVersion, BrokerRegistrationChangeRecord, UnfenceBrokerRecord
 
         metadata_version = self._feature_control.metadata_version()
         if is_broker_registration_change_record_supported(metadata_version):
@@ -470,7 +477,6 @@ class ReplicationControlManager:
                                              self.partitions_with_no_leader())
 
     def handle_broker_in_controlled_shutdown(self, broker_id: int, broker_epoch: int, records: list[Any]) -> None:
-        from kafka_edu.metadata.records import ApiMessageAndVersion, BrokerRegistrationChangeRecord
 
         registration = self._cluster_control.broker_registrations().get(broker_id)
         if registration is not None and not registration.in_controlled_shutdown:
@@ -575,7 +581,8 @@ class ReplicationControlManager:
                     partitions.append(_alter_partition_error(partition_id, result))
             response_topics.append(alter_partition_response.TopicData(topic_id=topic_id, partitions=tuple(partitions)))
         response = alter_partition_response.AlterPartitionResponse(
-            throttle_time=i32Timedelta.parse(0), error_code=Errors.NONE, topics=tuple(response_topics))
+            throttle_time=i32Timedelta.parse(datetime.timedelta(0)), error_code=Errors.NONE,
+            topics=tuple(response_topics))
         return ControllerResult.of(records, response)
 
     def _validate_alter_partition_data(self, broker_id: int, topic: TopicControlInfo, partition_id: int,
