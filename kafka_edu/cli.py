@@ -58,8 +58,19 @@ def cluster(options: argparse.Namespace) -> int:
     from kafka_edu.cluster_runner.runner import ClusterRunner
     traces = Path(options.traces)
     if options.verb == "up":
-        with console.status(f"Starting ZooKeeper and {options.brokers} brokers..."):
-            runner = ClusterRunner.up(options.brokers, traces, options.zookeeper, options.override)
+        if options.mode == "kraft":
+            brokers = 0 if options.brokers is None else options.brokers
+            with console.status(f"Formatting and starting {options.controllers} KRaft controllers..."):
+                runner = ClusterRunner.up(brokers, traces, overrides=options.override, mode="kraft",
+                                          controllers=options.controllers)
+            manifest = runner.run.read_manifest()
+            print_status(runner.status())
+            console.print(f"run directory: [bold]{runner.run.path}[/]")
+            console.print(f"bootstrap controllers: [bold]{manifest['bootstrap_controllers']}[/]")
+            return 0
+        brokers = 3 if options.brokers is None else options.brokers
+        with console.status(f"Starting ZooKeeper and {brokers} brokers..."):
+            runner = ClusterRunner.up(brokers, traces, options.zookeeper, options.override)
         manifest = runner.run.read_manifest()
         print_startup_summary(runner.run.path)
         console.print(f"run directory: [bold]{runner.run.path}[/]")
@@ -74,15 +85,32 @@ def cluster(options: argparse.Namespace) -> int:
         console.print(f"stopped run {runner.run.run_id}")
     else:
         if options.id is None:
-            console.print(f"cluster {options.verb} needs a broker id")
+            console.print(f"cluster {options.verb} needs a node id (a broker's, or a controller's in KRaft mode)")
             return 2
         if options.verb == "start":
             runner.start(options.id)
-            runner.wait_for_state(options.id, "RunningAsBroker", 90)
+            if runner.entry(options.id)["role"] == "controller":
+                runner.wait_for_quorum(90)
+            else:
+                runner.wait_for_state(options.id, "RunningAsBroker", 90)
         else:
             getattr(runner, options.verb)(options.id)
         print_status(runner.status())
     return 0
+
+
+def metadata_quorum(args: list[str]) -> int:
+    """kafka-metadata-quorum.sh; with no --bootstrap-controller, the newest KRaft run's controllers."""
+    from kafka_edu.cluster_runner.run_directory import RunDirectory
+    from kafka_edu.tools.metadata_quorum_command import main as metadata_quorum_main
+    if not {"--bootstrap-controller", "--bootstrap-server"} & {a.split("=", 1)[0] for a in args}:
+        try:
+            manifest = RunDirectory.newest(Path("traces")).read_manifest()
+        except (FileNotFoundError, OSError):
+            manifest = {}
+        if manifest.get("bootstrap_controllers"):
+            args = ["--bootstrap-controller", manifest["bootstrap_controllers"], *args]
+    return metadata_quorum_main(args)
 
 
 def demo(options: argparse.Namespace) -> int:
@@ -214,6 +242,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("server-start", help="start one broker: server-start server.properties [--override k=v]",
                    add_help=False)
+    sub.add_parser("metadata-quorum", add_help=False,
+                   help="the KRaft quorum: [--bootstrap-controller H:P] describe --status | --replication "
+                        "(kafka-metadata-quorum.sh)")
     sub.add_parser("storage", help="format KRaft storage directories (kafka-storage.sh): format --config F "
                                    "--cluster-id ID | random-uuid | info --config F", add_help=False)
     sub.add_parser("dump-log", help="print log segments and snapshots (kafka-dump-log.sh): "
@@ -225,8 +256,10 @@ def build_parser() -> argparse.ArgumentParser:
                                         "start|stop|kill|pause|resume ID")
     cl.add_argument("verb", choices=["up", "down", "status", "start", "stop", "kill", "pause", "resume"])
     cl.add_argument("id", nargs="?", type=int)
-    cl.add_argument("--brokers", type=int, default=3)
-    cl.add_argument("--mode", choices=["zk"], default="zk")
+    cl.add_argument("--brokers", type=int, default=None, help="brokers (default 3 in zk mode, 0 in kraft mode)")
+    cl.add_argument("--mode", choices=["zk", "kraft"], default="zk",
+                    help="zk: ZooKeeper and Kafka 1.0.2 brokers; kraft: a Kafka 3.9 controller quorum")
+    cl.add_argument("--controllers", type=int, default=3, help="KRaft controllers (voters), --mode kraft")
     cl.add_argument("--zookeeper", help="use this ZooKeeper instead of starting one")
     cl.add_argument("--override", action="append", default=[], metavar="k=v", help="a broker property for all")
     cl.add_argument("--run", help="run directory (default: the live run started last; stop, kill and the other "
@@ -287,6 +320,8 @@ def main(argv: list[str] | None = None) -> int:
         return server_start(argv[1:])  # Kafka's own argument grammar, parsed by Kafka.getPropsFromArgs
     if argv and argv[0] in ("storage", "dump-log"):
         return kafka_tool(argv[0], argv[1:])
+    if argv and argv[0] == "metadata-quorum":
+        return metadata_quorum(argv[1:])
     options = build_parser().parse_args(argv)
     try:
         if options.command == "zookeeper-start":

@@ -9,6 +9,7 @@ import signal
 import sys
 import threading
 from pathlib import Path
+from typing import Any
 
 from kafka_edu.cluster_runner.run_directory import RunDirectory
 from kafka_edu.common.config_def import ConfigException
@@ -49,27 +50,58 @@ def parse_key_value_args(args: list[str]) -> dict[str, str]:
 
 
 def instance_id_for(args: list[str]) -> str:
-    """The process's `service.instance.id`, known before the config is parsed: `broker-<id>` when an id is given."""
-    broker_id = None
-    for i, arg in enumerate(args[:-1]):
-        if arg == "--override" and args[i + 1].startswith("broker.id="):
-            broker_id = args[i + 1].split("=", 1)[1].strip()
-    if broker_id is None and args:
-        try:
-            broker_id = load_props(Path(args[0])).get("broker.id")
-        except OSError:
-            pass
+    """The process's `service.instance.id`, known before the config is parsed: `broker-<id>` when an id is given,
+    `controller-<node.id>` for a KRaft node whose only role is controller."""
+    props = _props_for_tracing(args)
+    if is_kraft(props):
+        node_id = props.get("node.id", "")
+        role = "controller" if props.get("process.roles", "").replace(" ", "") == "controller" else "broker"
+        return f"{role}-{node_id}" if node_id.isdigit() else f"{role}-pid{os.getpid()}"
+    broker_id = props.get("broker.id")
     if broker_id is None or not broker_id.isdigit():
         return f"broker-pid{os.getpid()}"  # the id comes from ZooKeeper or meta.properties at LC.startup.06
     return f"broker-{broker_id}"
+
+
+def _props_for_tracing(args: list[str]) -> dict[str, str]:
+    """The properties file and its overrides as far as they can be read before main parses them (which reports
+    what is wrong with them)."""
+    props: dict[str, str] = {}
+    if args:
+        try:
+            props = load_props(Path(args[0]))
+        except OSError:
+            pass
+    for i, arg in enumerate(args[:-1]):
+        if arg == "--override" and "=" in args[i + 1]:
+            key, _, value = args[i + 1].partition("=")
+            props[key.strip()] = value.strip()
+    return props
+
+
+def is_kraft(props: dict[str, str]) -> bool:
+    """KafkaConfig.requiresZookeeper in reverse (3.9): a node with `process.roles` runs on the KRaft quorum."""
+    return bool(props.get("process.roles", "").strip())
+
+
+def build_server(server_props: dict[str, str]) -> Any:
+    """Kafka.buildServer (3.9): a ZooKeeper-mode config gives the 1.0.2 broker as before; `process.roles` gives a
+    KafkaRaftServer."""
+    if not is_kraft(server_props):
+        return KafkaServerStartable.from_props(server_props)
+    with step("KR.build"):
+        from kafka_edu.server.kafka_config import KafkaConfig
+        from kafka_edu.server.kafka_raft_server import KafkaRaftServer
+        config = KafkaConfig.from_props(server_props)
+        return KafkaRaftServer(config)
 
 
 class ShutdownHook:
     """The JVM shutdown hook: SIGTERM/SIGINT start a `kafka-shutdown-hook` thread that runs `shutdown()`,
     and the process does not exit before that thread has finished (the JVM waits for its hooks)."""
 
-    def __init__(self, kafka_server_startable: KafkaServerStartable) -> None:
-        self.thread = threading.Thread(target=kafka_server_startable.shutdown, name="kafka-shutdown-hook")
+    def __init__(self, server: Any) -> None:
+        self.thread = threading.Thread(target=server.shutdown, name="kafka-shutdown-hook")
         self.requested = False
 
     def register(self) -> None:
@@ -97,19 +129,19 @@ def main(args: list[str]) -> int:
     sys.setswitchinterval(SWITCH_INTERVAL_S)
     run = RunDirectory.from_environment()
     instance_id = instance_id_for(args)
-    tracing = setup_tracing(instance_id, run.run_id, "zk", run.path)
+    tracing = setup_tracing(instance_id, run.run_id, "kraft" if is_kraft(_props_for_tracing(args)) else "zk",
+                            run.path)
     exit_code = 0
     try:
         # The span covers main up to startup; startup and the wait are traces of their own, so a kill -9 loses
         # none of these spans' parents.
         with span("Kafka.main", root=True):
             server_props = get_props_from_args(args)
-            kafka_server_startable = KafkaServerStartable.from_props(server_props)
-            shutdown_hook = ShutdownHook(kafka_server_startable)
+            server = build_server(server_props)
+            shutdown_hook = ShutdownHook(server)
             shutdown_hook.register()
-        kafka_server_startable.startup()
-        with step("LC.main.5", root=True):
-            kafka_server_startable.await_shutdown()
+        server.startup()
+        server.await_shutdown()
         shutdown_hook.join()
     except SystemExit as e:  # a failed startup, already shut down
         exit_code = 1

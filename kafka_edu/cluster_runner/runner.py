@@ -1,5 +1,5 @@
-"""Our own code, not a Kafka port: the cluster runner, ZooKeeper and N brokers as separate OS processes on loopback,
-in one run directory."""
+"""Our own code, not a Kafka port: the cluster runner. ZooKeeper and N brokers (ZooKeeper mode), or a quorum of
+KRaft controllers, as separate OS processes on loopback, in one run directory."""
 
 from __future__ import annotations
 
@@ -17,7 +17,10 @@ from kafka_edu.tracing.query import read_span_file_from
 from kafka_edu.zk.zookeeper_server import ZooKeeperServer, is_ok
 
 BASE_CONFIG = Path(__file__).resolve().parents[2] / "config" / "server.properties"
+KRAFT_CONTROLLER_CONFIG = Path(__file__).resolve().parents[2] / "config" / "kraft" / "controller.properties"
 NOT_RUNNING = "NotRunning"
+NODE_ROLES = ("broker", "controller")  # the processes the verbs act on, by node id (unique within a run)
+QUORUM_MEMBER = ("Leader", "Follower")  # a controller that has found the quorum's leader, or is it
 
 
 class ClusterError(RuntimeError):
@@ -37,15 +40,21 @@ class ClusterRunner:
 
     @classmethod
     def up(cls, brokers: int = 3, traces_dir: Path = DEFAULT_TRACES_DIR, zookeeper_connect: str | None = None,
-           overrides: list[str] | None = None, timeout_s: float = 90.0) -> ClusterRunner:
+           overrides: list[str] | None = None, timeout_s: float = 90.0, *, mode: str = "zk",
+           controllers: int = 3) -> ClusterRunner:
         run = RunDirectory.create(traces_dir)
         runner = cls(run)
         manifest: dict[str, Any] = {
-            "run_id": run.run_id, "mode": "zk", "run_dir": str(run.path), "started_at": now_iso(), "stopped_at": None,
+            "run_id": run.run_id, "mode": mode, "run_dir": str(run.path), "started_at": now_iso(), "stopped_at": None,
             "zookeeper_connect": zookeeper_connect, "bootstrap_servers": "", "processes": [],
             "overrides": list(overrides or []), "dropped_spans": {}}
         run.write_manifest(manifest)
         try:
+            if mode == "kraft":
+                runner.start_quorum(controllers, timeout_s)
+                if brokers:
+                    raise ClusterError("KRaft brokers are not built yet: use --brokers 0 with --mode kraft")
+                return runner
             if zookeeper_connect is None:
                 runner.start_zookeeper()
             for broker_id in range(brokers):
@@ -99,24 +108,115 @@ class ClusterRunner:
         path.write_text("".join(f"{k}={v}\n" for k, v in props.items()))
         return path
 
-    # -- one broker -----------------------------------------------------------------------------------------------
+    # -- a KRaft controller quorum ------------------------------------------------------------------------------
 
-    def broker_entry(self, broker_id: int, manifest: dict[str, Any] | None = None) -> dict[str, Any]:
+    def start_quorum(self, controllers: int, timeout_s: float) -> None:
+        """Controllers 1..N as an operator sets them up: one properties file each naming every voter, one cluster id
+        for all, each log dir formatted by `kafka-edu storage format`, then the processes; up once they agree on a
+        leader."""
+        ports = {node_id: free_port() for node_id in range(1, controllers + 1)}
+        voters = ",".join(f"{node_id}@127.0.0.1:{port}" for node_id, port in ports.items())
+        cluster_id = self.storage_tool("random-uuid").strip()
+        manifest = self.run.read_manifest()
+        manifest.update(cluster_id=cluster_id, controller_quorum_voters=voters,
+                        bootstrap_controllers=",".join(f"127.0.0.1:{port}" for port in ports.values()))
+        for node_id, port in ports.items():
+            config = self.write_controller_config(node_id, port, voters, manifest["overrides"])
+            self.storage_tool("format", "--config", str(config), "--cluster-id", cluster_id)
+            log = self.run.path / f"controller-{node_id}.log"
+            manifest["processes"].append({"role": "controller", "id": node_id, "pid": None, "port": port,
+                                          "config": str(config), "log": str(log), "state": "Starting"})
+        self.run.write_manifest(manifest)
+        for node_id in ports:
+            self.start(node_id)
+        self.wait_for_quorum(timeout_s)
+
+    def storage_tool(self, *args: str) -> str:
+        done = subprocess.run([sys.executable, "-m", "kafka_edu.cli", "storage", *args], capture_output=True,
+                              text=True, env=self.run.environment(), timeout=60)
+        if done.returncode != 0:
+            raise ClusterError(f"kafka-edu storage {args[0]} failed: {(done.stderr or done.stdout).strip()}")
+        return done.stdout
+
+    def write_controller_config(self, node_id: int, port: int, voters: str, overrides: list[str]) -> Path:
+        props = load_props(KRAFT_CONTROLLER_CONFIG)
+        props.update({"process.roles": "controller", "node.id": str(node_id),
+                      "listeners": f"CONTROLLER://127.0.0.1:{port}", "controller.listener.names": "CONTROLLER",
+                      "controller.quorum.voters": voters,
+                      "log.dirs": str(self.run.path / f"controller-{node_id}" / "logs")})
+        props.pop("metadata.log.dir", None)  # the log dir above holds the metadata log too
+        for override in overrides:
+            key, _, value = override.partition("=")
+            props[key.strip()] = value.strip()
+        path = self.run.path / f"controller-{node_id}.properties"
+        path.write_text("".join(f"{k}={v}\n" for k, v in props.items()))
+        return path
+
+    def raft_state(self, node_id: int) -> tuple[str, int]:
+        """A controller's Raft role and epoch as its own trace tells them (`raft.role.change` events), read
+        incrementally like broker_state."""
+        entry = self.entry(node_id)
+        pid = entry["pid"]
+        if not pid or not process_alive(pid):
+            return NOT_RUNNING, -1
+        known_pid, offset, state = self._state_tails.get(node_id, (None, 0, "Unattached@-1"))
+        if known_pid != pid:
+            offset, state = entry.get("span_offset", 0), "Unattached@-1"
+        offset, changes = read_span_file_from(self.span_file(node_id), offset)
+        for s in changes:
+            if s.resource.get("process.pid") != pid:
+                continue
+            for e in s.events:
+                if e.name == "raft.role.change":
+                    state = f"{e.attributes['to']}@{e.attributes['epoch']}"
+        self._state_tails[node_id] = (pid, offset, state)
+        role, _, epoch = state.partition("@")
+        return role, int(epoch)
+
+    def wait_for_quorum(self, timeout_s: float) -> int:
+        """Until every running controller follows one leader in one epoch; returns the leader's id."""
+        deadline = time.monotonic() + timeout_s
+        controllers = [p for p in self.run.read_manifest()["processes"] if p["role"] == "controller"]
+        while time.monotonic() < deadline:
+            states = {}
+            for entry in controllers:
+                if not process_alive(entry["pid"]):
+                    if entry.get("state") in ("killed", NOT_RUNNING):
+                        continue
+                    tail = Path(entry["log"]).read_text(errors="replace").strip().splitlines()[-3:]
+                    raise ClusterError(f"controller {entry['id']} exited: " + " | ".join(tail))
+                states[entry["id"]] = self.raft_state(entry["id"])
+            leaders = [node_id for node_id, (role, _) in states.items() if role == "Leader"]
+            epochs = {epoch for _, epoch in states.values()}
+            if len(leaders) == 1 and len(epochs) == 1 and all(role in QUORUM_MEMBER for role, _ in states.values()):
+                for node_id, (role, epoch) in states.items():
+                    self._update_entry(node_id, state=role, epoch=epoch)
+                return leaders[0]
+            time.sleep(0.1)
+        raise ClusterError(f"the controllers did not agree on a leader within {timeout_s} s; see their logs")
+
+    # -- one node -------------------------------------------------------------------------------------------------
+
+    def entry(self, node_id: int, manifest: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The broker or controller with this node id."""
         manifest = manifest or self.run.read_manifest()
         for entry in manifest["processes"]:
-            if entry["role"] == "broker" and entry["id"] == broker_id:
+            if entry["role"] in NODE_ROLES and entry["id"] == node_id:
                 return entry
-        raise ClusterError(f"no broker {broker_id} in run {self.run.run_id}")
+        raise ClusterError(f"no broker or controller {node_id} in run {self.run.run_id}")
+
+    def broker_entry(self, broker_id: int, manifest: dict[str, Any] | None = None) -> dict[str, Any]:
+        return self.entry(broker_id, manifest)
 
     def _update_entry(self, broker_id: int, **changes: Any) -> None:
         manifest = self.run.read_manifest()
-        self.broker_entry(broker_id, manifest).update(changes)
+        self.entry(broker_id, manifest).update(changes)
         self.run.write_manifest(manifest)
 
     def start(self, broker_id: int) -> int:
-        entry = self.broker_entry(broker_id)
+        entry = self.entry(broker_id)
         if entry["pid"] and process_alive(entry["pid"]):
-            raise ClusterError(f"broker {broker_id} is already running (pid {entry['pid']})")
+            raise ClusterError(f"{entry['role']} {broker_id} is already running (pid {entry['pid']})")
         span_file = self.span_file(broker_id)
         span_offset = span_file.stat().st_size if span_file.exists() else 0  # where this process's spans begin
         with open(entry["log"], "ab") as log:
@@ -128,13 +228,13 @@ class ClusterRunner:
 
     def stop(self, broker_id: int, timeout_s: float = 60.0) -> None:
         """Controlled stop: SIGTERM runs KafkaServer.shutdown in the broker."""
-        entry = self.broker_entry(broker_id)
+        entry = self.entry(broker_id)
         if entry["pid"]:
             stop_process(entry["pid"], timeout_s)
         self._update_entry(broker_id, state=NOT_RUNNING)
 
     def kill(self, broker_id: int) -> None:
-        entry = self.broker_entry(broker_id)
+        entry = self.entry(broker_id)
         if entry["pid"]:
             signal_process(entry["pid"], signal.SIGKILL)
             deadline = time.monotonic() + 10
@@ -144,25 +244,25 @@ class ClusterRunner:
 
     def pause(self, broker_id: int) -> None:
         """SIGSTOP: the broker freezes, as in a long GC pause; its ZooKeeper session will expire."""
-        entry = self.broker_entry(broker_id)
+        entry = self.entry(broker_id)
         if entry["pid"]:
             signal_process(entry["pid"], signal.SIGSTOP)
         self._update_entry(broker_id, state="paused")
 
     def resume(self, broker_id: int) -> None:
-        entry = self.broker_entry(broker_id)
+        entry = self.entry(broker_id)
         if entry["pid"]:
             signal_process(entry["pid"], signal.SIGCONT)
         self._update_entry(broker_id, state="resumed")
 
     def span_file(self, broker_id: int) -> Path:
-        """The broker's lifecycle span file (request-path spans go to segments of their own)."""
-        return self.run.path / f"broker-{broker_id}.jsonl"
+        """The node's lifecycle span file (request-path spans go to segments of their own)."""
+        return self.run.path / f"{self.entry(broker_id)['role']}-{broker_id}.jsonl"
 
     def broker_state(self, broker_id: int) -> str:
         """The broker's BrokerState as its own trace tells it: the spans its current process wrote, read from where
         that process began and, on the next call, from where the last call stopped."""
-        entry = self.broker_entry(broker_id)
+        entry = self.entry(broker_id)
         pid = entry["pid"]
         if not pid or not process_alive(pid):
             return NOT_RUNNING
@@ -178,7 +278,7 @@ class ClusterRunner:
 
     def wait_for_state(self, broker_id: int, state: str, timeout_s: float) -> None:
         deadline = time.monotonic() + timeout_s
-        entry = self.broker_entry(broker_id)
+        entry = self.entry(broker_id)
         while time.monotonic() < deadline:
             if self.broker_state(broker_id) == state:
                 self._update_entry(broker_id, state=state)
@@ -196,6 +296,9 @@ class ClusterRunner:
         for entry in manifest["processes"]:
             if entry["role"] == "broker" and entry.get("state") != "paused":
                 entry["state"] = self.broker_state(entry["id"])
+            elif entry["role"] == "controller" and entry.get("state") != "paused":
+                role, epoch = self.raft_state(entry["id"])
+                entry["state"], entry["epoch"] = role, epoch
             else:
                 host, _, port = (manifest["zookeeper_connect"] or ":").rpartition(":")
                 entry["state"] = "running" if entry["pid"] and process_alive(entry["pid"]) and is_ok(host, int(port)) \
@@ -204,14 +307,17 @@ class ClusterRunner:
 
     def down(self) -> None:
         manifest = self.run.read_manifest()
-        brokers = [p for p in manifest["processes"] if p["role"] == "broker" and p["pid"]]
-        for entry in brokers:  # all at once: each broker's shutdown is independent
-            signal_process(entry["pid"], signal.SIGTERM)
-        for entry in brokers:
-            if not wait_exit(entry["pid"], 60):
-                signal_process(entry["pid"], signal.SIGKILL)
-                wait_exit(entry["pid"], 5)
-            entry["state"] = NOT_RUNNING
+        # Brokers before controllers, as KafkaRaftServer stops its broker before its controller: a broker's
+        # controlled shutdown needs the quorum.
+        for role in NODE_ROLES:
+            nodes = [p for p in manifest["processes"] if p["role"] == role and p["pid"]]
+            for entry in nodes:  # all at once: each node's shutdown is independent
+                signal_process(entry["pid"], signal.SIGTERM)
+            for entry in nodes:
+                if not wait_exit(entry["pid"], 60):
+                    signal_process(entry["pid"], signal.SIGKILL)
+                    wait_exit(entry["pid"], 5)
+                entry["state"] = NOT_RUNNING
         for entry in manifest["processes"]:
             if entry["role"] == "zookeeper" and entry["pid"]:
                 stop_process(entry["pid"], 10)

@@ -443,6 +443,7 @@ class KafkaServer:
         finally:
             client.close()
 
+    @step("LC.main.5", root=True)
     def await_shutdown(self) -> None:
         # Waits of a second, repeated: Python runs a signal's handler only when the main thread is between waits,
         # and an unbounded wait may never return for a signal the kernel delivered to another thread.
