@@ -1,5 +1,8 @@
-"""Port of metadata/src/main/java/org/apache/kafka/metadata/BrokerRegistration.java, BrokerRegistrationReply.java,
-BrokerHeartbeatReply.java and BrokerRegistrationFencingChange / InControlledShutdownChange (Kafka 3.9)."""
+"""Port of metadata/src/main/java/org/apache/kafka/metadata/BrokerRegistration.java and friends (Kafka 3.9).
+
+With BrokerRegistrationReply, BrokerHeartbeatReply, BrokerRegistrationFencingChange and
+BrokerRegistrationInControlledShutdownChange.
+"""
 
 from __future__ import annotations
 

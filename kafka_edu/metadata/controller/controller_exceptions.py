@@ -1,6 +1,8 @@
-"""Port of metadata/src/main/java/org/apache/kafka/controller/errors/ControllerExceptions.java and
-EventHandlerExceptionInfo.java (Kafka 3.9), with the org.apache.kafka.common.errors classes the controller raises
-that kafka_edu/common/errors.py does not have yet (same names: the protocol layer maps a name to its code)."""
+"""Port of metadata/src/main/java/org/apache/kafka/controller/errors/ControllerExceptions.java (Kafka 3.9).
+
+With EventHandlerExceptionInfo.java, and the org.apache.kafka.common.errors classes the controller raises that
+kafka_edu/common/errors.py does not have yet (same names: the protocol layer maps a name to its code).
+"""
 
 from __future__ import annotations
 

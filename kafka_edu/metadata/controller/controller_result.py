@@ -1,5 +1,4 @@
-"""Port of metadata/src/main/java/org/apache/kafka/controller/ControllerResult.java and ControllerResultAndOffset
-(Kafka 3.9)."""
+"""Port of metadata/src/main/java/org/apache/kafka/controller/ControllerResult.java (Kafka 3.9), and ResultAndOffset."""
 
 from __future__ import annotations
 

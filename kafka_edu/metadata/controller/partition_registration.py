@@ -1,5 +1,7 @@
-"""Port of metadata/src/main/java/org/apache/kafka/metadata/PartitionRegistration.java and LeaderRecoveryState.java
-(Kafka 3.9): one partition as the controller knows it."""
+"""Port of metadata/src/main/java/org/apache/kafka/metadata/PartitionRegistration.java (Kafka 3.9).
+
+With LeaderRecoveryState: one partition as the controller knows it.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,7 @@
-"""Port of the placement interfaces of metadata/.../metadata/placement/ (Kafka 3.9): ReplicaPlacer, PlacementSpec,
-ClusterDescriber, UsableBroker, PartitionAssignment, TopicAssignment."""
+"""Port of metadata/src/main/java/org/apache/kafka/metadata/placement/ReplicaPlacer.java and its types (Kafka 3.9).
+
+PlacementSpec, ClusterDescriber, UsableBroker, PartitionAssignment, TopicAssignment.
+"""
 
 from __future__ import annotations
 

@@ -146,8 +146,7 @@ def test_create_topics_completes_only_after_commit(clusters: list[Cluster]) -> N
     cluster = Cluster(auto_commit=False)
     clusters.append(cluster)
     controller = cluster.activate(0)
-    epochs = {b: register(controller, b) for b in (1, 2, 3)} if False else None  # registration needs commits
-    assert epochs is None
+    # Registration waits for the commit: send the requests, then commit.
     futures = {b: controller.register_broker(ANONYMOUS_CONTEXT, br.BrokerRegistrationRequest(
         broker_id=i32(b), cluster_id=CLUSTER_ID, incarnation_id=uuid.uuid4(), listeners=(),
         features=(br.Feature(name="metadata.version", min_supported_version=i16(1), max_supported_version=i16(21)),),
@@ -205,8 +204,6 @@ def test_renounce_reverts_the_uncommitted_records(clusters: list[Cluster]) -> No
     future = old.create_topics(ANONYMOUS_CONTEXT, create_topics_request(
         topic("lost", assignments={0: [0]})))  # broker 0 is not registered: the assignment is refused
     assert result(future).topics[0].error_code == Errors.INVALID_REPLICA_ASSIGNMENT
-    epoch = register(old, 7) if False else None
-    assert epoch is None
     pending = old.register_broker(ANONYMOUS_CONTEXT, br.BrokerRegistrationRequest(
         broker_id=i32(7), cluster_id=CLUSTER_ID, incarnation_id=uuid.uuid4(), listeners=(),
         features=(br.Feature(name="metadata.version", min_supported_version=i16(1), max_supported_version=i16(21)),),
@@ -342,3 +339,70 @@ def test_alter_partition_changes_the_isr_and_refuses_with_3_9s_error_codes(clust
     assert alter_partition(controller, 1, epochs[1], uuid.uuid4(), 0, 1, [1]).error_code == Errors.UNKNOWN_TOPIC_ID
     with pytest.raises(Exception, match="Expected broker epoch"):
         alter_partition(controller, 1, epochs[1] + 1, topic_id, 0, 1, [1])
+
+
+def test_delete_topics_writes_remove_topic_records_and_forgets_the_topic(clusters: list[Cluster]) -> None:
+    cluster = Cluster(num_controllers=2)
+    clusters.append(cluster)
+    controller = cluster.activate(0)
+    register_and_unfence(cluster, controller, [1])
+    created = result(controller.create_topics(ANONYMOUS_CONTEXT, create_topics_request(topic("orders", 2))))
+    topic_id = created.topics[0].topic_id
+    unknown = uuid.uuid4()
+    results = result(controller.delete_topics(ANONYMOUS_CONTEXT, [topic_id, unknown]))
+    assert results[topic_id].error is Errors.NONE and results[unknown].error is Errors.UNKNOWN_TOPIC_ID
+    assert record_types(cluster)[-1] == "RemoveTopicRecord"
+    assert result(controller.find_topic_ids(ANONYMOUS_CONTEXT, ["orders"]))["orders"].error is \
+        Errors.UNKNOWN_TOPIC_OR_PARTITION
+    standby = cluster.controllers[1]
+    wait_until(lambda: state_of(standby)["topics"] == {} and state_of(standby)["configs"] == {}, TIMEOUT)
+    assert controller.replication_control.global_partition_count() == 0
+
+
+def test_the_idle_controller_writes_a_no_op_record_each_max_idle_interval(clusters: list[Cluster]) -> None:
+    cluster = Cluster()
+    clusters.append(cluster)
+    controller = cluster.controllers[0]
+    controller.max_idle_interval_ns = 50_000_000
+    cluster.activate(0)
+    wait_until(lambda: record_types(cluster).count("NoOpRecord") >= 3, TIMEOUT, "NoOp records")
+    # They stop when leadership is lost.
+    controller.append_control_event("renounce", controller.renounce)
+    wait_until(lambda: not controller.is_active(), TIMEOUT)
+    count = record_types(cluster).count("NoOpRecord")
+    controller.wait_for_readiness(TIMEOUT)
+    assert not controller.no_op_record_scheduled and record_types(cluster).count("NoOpRecord") == count
+
+
+def test_a_new_incarnation_registers_once_the_old_session_is_gone(clusters: list[Cluster]) -> None:
+    cluster = Cluster(session_timeout_ms=300)
+    clusters.append(cluster)
+    controller = cluster.activate(0)
+    first = uuid.uuid4()
+    epoch = register(controller, 1, first)
+    heartbeat(controller, 1, epoch, epoch)
+    wait_until(lambda: not controller.cluster_control.is_unfenced(1), TIMEOUT, "fenced after the session timeout")
+    second_epoch = register(controller, 1, uuid.uuid4())
+    assert second_epoch > epoch
+    registration = controller.cluster_control.broker_registrations()[1]
+    assert (registration.epoch, registration.fenced) == (second_epoch, True)
+    with pytest.raises(Exception, match="Expected broker epoch"):
+        heartbeat(controller, 1, epoch, second_epoch)
+
+
+def test_controlled_shutdown_moves_leaders_then_lets_the_broker_go(clusters: list[Cluster]) -> None:
+    cluster = Cluster()
+    clusters.append(cluster)
+    controller = cluster.activate(0)
+    epochs = register_and_unfence(cluster, controller, [1, 2])
+    result(controller.create_topics(ANONYMOUS_CONTEXT, create_topics_request(
+        topic("cs", assignments={0: [1, 2]}))))
+    topic_id = controller.replication_control.get_topic_id("cs")
+    reply = heartbeat(controller, 1, epochs[1], cluster.shared.high_watermark, want_shut_down=True)
+    assert (reply.in_controlled_shutdown, reply.should_shut_down) == (True, False)
+    partition = controller.replication_control.get_partition(topic_id, 0)
+    assert (partition.leader, partition.isr) == (2, (2,))
+    assert controller.cluster_control.broker_registrations()[1].in_controlled_shutdown
+    heartbeat(controller, 2, epochs[2], cluster.shared.high_watermark)  # the lowest active offset moves on
+    reply = heartbeat(controller, 1, epochs[1], cluster.shared.high_watermark, want_shut_down=True)
+    assert reply.should_shut_down and reply.is_fenced
