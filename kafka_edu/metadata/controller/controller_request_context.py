@@ -16,6 +16,10 @@ class ControllerRequestContext:
     principal: str = "User:ANONYMOUS"
     deadline_ns: int | None = None
 
+    def request_api_version(self) -> int | None:
+        """The version of the request being served (AlterPartition answers by it), None without a header."""
+        return None if self.request_header is None else self.request_header.request_api_version
+
     @staticmethod
     def request_timeout_ms_to_deadline_ns(now_ns: int, timeout_ms: int) -> int:
         return now_ns + timeout_ms * 1_000_000

@@ -6,6 +6,7 @@ import logging
 from typing import Any
 
 from kafka_edu.raft.offset_and_epoch import OffsetAndEpoch
+from kafka_edu.snapshot.snapshots import Snapshots
 from kafka_edu.timeline.snapshot_registry import SnapshotRegistry
 
 log = logging.getLogger(__name__)
@@ -102,7 +103,7 @@ class OffsetControlManager:
             raise RuntimeError(f"Can't begin reading snapshot for {snapshot_id}, because we are already reading "
                                f"{self._current_snapshot_id}")
         self._current_snapshot_id = snapshot_id
-        self._current_snapshot_name = f"{snapshot_id.offset:020d}-{snapshot_id.epoch:010d}"
+        self._current_snapshot_name = Snapshots.filename_from_snapshot_id(snapshot_id)
         log.info("%sStarting to load snapshot %s. Previous lastCommittedOffset was %d. Previous "
                  "transactionStartOffset was %d.", self._log_prefix, self._current_snapshot_name,
                  self._last_committed_offset, self._transaction_start_offset)

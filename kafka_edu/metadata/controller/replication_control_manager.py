@@ -527,8 +527,8 @@ class ReplicationControlManager:
 
     def alter_partition(self, context: Any, request: Any) -> ControllerResult:
         """ISR changes a partition leader asks for (AlterPartition v2+: topics by id, v3: brokers with epochs)."""
-        request_version = getattr(context, "request_api_version", None)
-        request_version = 3 if request_version is None else request_version
+        request_version = context.request_api_version()
+        request_version = 3 if request_version is None else request_version  # no header: the version kio built
         self._cluster_control.check_broker_epoch(request.broker_id, request.broker_epoch)
         records: list[Any] = []
         response_topics = []

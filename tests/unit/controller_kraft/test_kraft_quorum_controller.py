@@ -406,3 +406,62 @@ def test_controlled_shutdown_moves_leaders_then_lets_the_broker_go(clusters: lis
     heartbeat(controller, 2, epochs[2], cluster.shared.high_watermark)  # the lowest active offset moves on
     reply = heartbeat(controller, 1, epochs[1], cluster.shared.high_watermark, want_shut_down=True)
     assert reply.should_shut_down and reply.is_fenced
+
+
+def test_a_not_leader_exception_from_the_raft_client_makes_the_controller_renounce(clusters: list[Cluster]) -> None:
+    cluster = Cluster()
+    clusters.append(cluster)
+    controller = cluster.activate(0)
+    committed = state_of(controller)
+    with cluster.shared.lock:  # the raft layer moved on, and has not told the controller yet
+        cluster.shared.leader = type(cluster.shared.leader)(None, cluster.shared.leader.epoch + 1)
+    with pytest.raises(NotControllerException):
+        register(controller, 1)
+    wait_until(lambda: not controller.is_active(), TIMEOUT, "renounced")
+    assert state_of(controller) == committed
+    assert not cluster.faults  # a lost leadership is no fault
+
+
+class SnapshotReaderForTests:
+    def __init__(self, batches: list, snapshot_id: object) -> None:
+        self.batches, self.id, self.closed = batches, snapshot_id, False
+
+    def __iter__(self) -> Iterator:
+        return iter(self.batches)
+
+    def snapshot_id(self) -> object:
+        return self.id
+
+    def last_contained_log_offset(self) -> int:
+        return self.id.offset - 1
+
+    def last_contained_log_timestamp(self) -> int:
+        return 0
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_a_standby_loads_a_snapshot_in_place_of_what_it_had(clusters: list[Cluster]) -> None:
+    from kafka_edu.metadata.records import ApiMessageAndVersion, TopicRecord
+    from kafka_edu.raft.batch import Batch
+    from kafka_edu.raft.offset_and_epoch import OffsetAndEpoch
+
+    source = Cluster()
+    clusters.append(source)
+    active = source.activate(0)
+    register_and_unfence(source, active, [1])
+    result(active.create_topics(ANONYMOUS_CONTEXT, create_topics_request(topic("kept"))))
+    records = [ApiMessageAndVersion(m, 0) for _, m in source.shared.data_records()
+               if type(m).__name__ not in ("BeginTransactionRecord", "EndTransactionRecord", "NoOpRecord")]
+    standby_cluster = Cluster(num_controllers=2)
+    clusters.append(standby_cluster)
+    standby = standby_cluster.controllers[1]
+    standby.append_control_event("a stale topic", lambda: standby.replay(
+        TopicRecord(name="stale", topic_id=uuid.uuid4()), None, 0))
+    reader = SnapshotReaderForTests([Batch.data(0, 1, 0, 0, records)], OffsetAndEpoch(40, 1))
+    standby.meta_log_listener.handle_load_snapshot(reader)
+    standby.wait_for_readiness(TIMEOUT)
+    state = state_of(standby)
+    assert set(state["topics"]) == {"kept"} and state["brokers"] == {1: (state["brokers"][1][0], False)}
+    assert standby.offset_control.last_stable_offset() == 40 and reader.closed
