@@ -96,10 +96,13 @@ class ClusterControlManager(ClusterDescriber):
                                                  f"{request.cluster_id}")
         broker_id = request.broker_id
         existing = self._broker_registrations.get(broker_id)
-        if existing is not None and existing.incarnation_id != request.incarnation_id:
+        if existing is not None:
             # A new incarnation may take over only once the old one's session is gone.
             if self._heartbeat_manager.has_valid_session(broker_id):
-                raise DuplicateBrokerRegistrationException("Another broker is registered with that broker id.")
+                if existing.incarnation_id != request.incarnation_id:
+                    raise DuplicateBrokerRegistrationException("Another broker is registered with that broker id.")
+            elif existing.incarnation_id != request.incarnation_id:
+                self._heartbeat_manager.remove(broker_id)  # the old incarnation's session goes
         supported = {f.name: (f.min_supported_version, f.max_supported_version) for f in request.features}
         for feature, level in finalized_features.items():
             self._process_registration_feature(broker_id, feature, level, supported)

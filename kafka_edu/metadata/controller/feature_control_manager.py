@@ -21,7 +21,7 @@ MV = MetadataVersion
 
 
 def is_no_op_record_supported(mv: MetadataVersion) -> bool:
-    return mv.is_at_least(MV.IBP_3_3_IV0)
+    return mv.is_at_least(MV.IBP_3_3_IV1)
 
 
 def is_broker_registration_change_record_supported(mv: MetadataVersion) -> bool:
