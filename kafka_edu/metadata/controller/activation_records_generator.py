@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from kafka_edu.metadata.bootstrap.bootstrap_directory import BootstrapMetadata
 from kafka_edu.metadata.controller.controller_result import ControllerResult
 from kafka_edu.metadata.controller.feature_control_manager import (
     FeatureControlManager,
@@ -23,20 +24,15 @@ from kafka_edu.metadata.records import (
 from kafka_edu.server.common.metadata_version import MINIMUM_KRAFT_VERSION, MetadataVersion
 
 
-def _get(obj: Any, name: str) -> Any:
-    """BootstrapMetadata's accessors (records(), metadataVersion(), source()), as methods or attributes."""
-    value = getattr(obj, name)
-    return value() if callable(value) else value
-
-
 def records_for_empty_log(activation_message_consumer: Callable[[str], None], transaction_start_offset: int,
-                          bootstrap_metadata: Any, metadata_version: MetadataVersion) -> ControllerResult[None]:
+                          bootstrap_metadata: BootstrapMetadata,
+                          metadata_version: MetadataVersion) -> ControllerResult[None]:
     """A new cluster: the bootstrap records (metadata.version first of all), inside a metadata transaction when
     the version has them, so a failover half-way through is undone."""
     message = ["Performing controller activation."]
     records: list[Any] = []
-    bootstrap_records = list(_get(bootstrap_metadata, "records"))
-    source = _get(bootstrap_metadata, "source")
+    bootstrap_records = bootstrap_metadata.records()
+    source = bootstrap_metadata.source()
     if transaction_start_offset != -1:
         # A previous active controller died inside the bootstrap transaction: abort it and start again.
         if not is_metadata_transaction_supported(metadata_version):
@@ -83,10 +79,10 @@ def records_for_non_empty_log(activation_message_consumer: Callable[[str], None]
 
 
 def generate(activation_message_consumer: Callable[[str], None], is_empty: bool, transaction_start_offset: int,
-             bootstrap_metadata: Any, feature_control: FeatureControlManager) -> ControllerResult[None]:
+             bootstrap_metadata: BootstrapMetadata, feature_control: FeatureControlManager) -> ControllerResult[None]:
     """The records a new active controller writes first (`completeActivation`)."""
     if is_empty:
         return records_for_empty_log(activation_message_consumer, transaction_start_offset, bootstrap_metadata,
-                                     _get(bootstrap_metadata, "metadata_version"))
+                                     bootstrap_metadata.metadata_version())
     return records_for_non_empty_log(activation_message_consumer, transaction_start_offset, feature_control,
                                      feature_control.metadata_version())

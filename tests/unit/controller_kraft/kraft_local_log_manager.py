@@ -5,33 +5,13 @@ from __future__ import annotations
 
 import threading
 from concurrent.futures import Future
-from dataclasses import dataclass
 from typing import Any
 
-from kafka_edu.metadata.records import ApiMessageAndVersion, FeatureLevelRecord
 from kafka_edu.raft.batch import Batch
 from kafka_edu.raft.batch_reader import BatchReader
 from kafka_edu.raft.errors import NotLeaderException
 from kafka_edu.raft.leader_and_epoch import LeaderAndEpoch
 from kafka_edu.raft.raft_client import RaftClient
-from kafka_edu.server.common.metadata_version import MetadataVersion
-
-
-@dataclass
-class LocalBootstrapMetadata:
-    """BootstrapMetadata.fromVersion(metadata.version, source): just the metadata.version record."""
-
-    mv: MetadataVersion = MetadataVersion.IBP_3_9_IV0
-
-    def records(self) -> list[ApiMessageAndVersion]:
-        return [ApiMessageAndVersion(FeatureLevelRecord(name="metadata.version",
-                                                        feature_level=self.mv.feature_level()), 0)]
-
-    def metadata_version(self) -> MetadataVersion:
-        return self.mv
-
-    def source(self) -> str:
-        return "test"
 
 
 class ListBatchReader(BatchReader):

@@ -15,12 +15,13 @@ from kio.schema.create_topics.v7 import request as ct
 from kio.static.primitive import i16, i32, i64
 
 from kafka_edu.common.errors import NotControllerException
+from kafka_edu.metadata.bootstrap.bootstrap_directory import BootstrapMetadata
 from kafka_edu.metadata.controller.controller_request_context import ANONYMOUS_CONTEXT
 from kafka_edu.metadata.controller.quorum_controller import FaultHandler, QuorumController
 from kafka_edu.protocol.errors import Errors
 from kafka_edu.server.common.metadata_version import MetadataVersion
 from tests.integration.helpers import wait_until
-from tests.unit.controller_kraft.kraft_local_log_manager import LocalBootstrapMetadata, LocalLogManager, SharedLogData
+from tests.unit.controller_kraft.kraft_local_log_manager import LocalLogManager, SharedLogData
 
 CLUSTER_ID = "q1Sh-9_ISia_zwGINzRvyQ"
 TIMEOUT = 10.0
@@ -36,7 +37,7 @@ class Cluster:
             self.controllers.append(
                 QuorumController.Builder(node_id, CLUSTER_ID)
                 .set_raft_client(LocalLogManager(node_id, self.shared))
-                .set_bootstrap_metadata(LocalBootstrapMetadata())
+                .set_bootstrap_metadata(BootstrapMetadata.from_version(MetadataVersion.IBP_3_9_IV0, "test"))
                 .set_session_timeout_ns(session_timeout_ms * 1_000_000)
                 .set_fatal_fault_handler(fault)
                 .set_non_fatal_fault_handler(fault)
@@ -465,3 +466,30 @@ def test_a_standby_loads_a_snapshot_in_place_of_what_it_had(clusters: list[Clust
     state = state_of(standby)
     assert set(state["topics"]) == {"kept"} and state["brokers"] == {1: (state["brokers"][1][0], False)}
     assert standby.offset_control.last_stable_offset() == 40 and reader.closed
+
+
+def test_every_record_the_controller_writes_goes_through_the_metadata_record_serde(clusters: list[Cluster]) -> None:
+    from kafka_edu.metadata.metadata_record_serde import MetadataRecordSerde
+
+    cluster = Cluster(session_timeout_ms=300)
+    clusters.append(cluster)
+    controller = cluster.activate(0)
+    epochs = register_and_unfence(cluster, controller, [1, 2])
+    result(controller.create_topics(ANONYMOUS_CONTEXT, create_topics_request(topic("serde", 2, 2))))
+    topic_id = controller.replication_control.get_topic_id("serde")
+    alter_partition(controller, controller.replication_control.get_partition(topic_id, 0).leader,
+                    epochs[controller.replication_control.get_partition(topic_id, 0).leader], topic_id, 0, 0,
+                    [controller.replication_control.get_partition(topic_id, 0).leader])
+    result(controller.delete_topics(ANONYMOUS_CONTEXT, [topic_id]))
+    wait_until(lambda: not controller.cluster_control.is_unfenced(1), TIMEOUT, "fenced")
+    serde = MetadataRecordSerde()
+    written = [record for batch in cluster.shared.batches for record in batch.records]
+    assert {type(r.message).__name__ for r in written} >= {
+        "BeginTransactionRecord", "FeatureLevelRecord", "EndTransactionRecord", "RegisterBrokerRecord",
+        "BrokerRegistrationChangeRecord", "TopicRecord", "ConfigRecord", "PartitionRecord", "PartitionChangeRecord",
+        "RemoveTopicRecord"}
+    for record in written:
+        assert serde.read(serde.write(record)) == record, record
+    versions = {type(r.message).__name__: r.version for r in written}
+    assert (versions["RegisterBrokerRecord"], versions["PartitionRecord"], versions["PartitionChangeRecord"],
+            versions["BrokerRegistrationChangeRecord"]) == (3, 1, 1, 2)
