@@ -1,0 +1,1 @@
+"""Port of metadata/src/main/java/org/apache/kafka/metadata/storage (Kafka 3.9): formatting storage directories."""
