@@ -729,6 +729,12 @@ class QuorumController:
                                        lambda: self.replication_control.create_topics(context, request,
                                                                                       describable))
 
+    def unregister_broker(self, context: ControllerRequestContext, broker_id: int) -> Future[None]:
+        """UnregisterBroker: the broker leaves every ISR and leadership, then its registration goes."""
+        return self.append_write_event("unregisterBroker", context.deadline_ns,
+                                       lambda: self.replication_control.unregister_broker(broker_id),
+                                       {ControllerOperationFlag.RUNS_IN_PREMIGRATION})
+
     def find_topic_ids(self, context: ControllerRequestContext, names: list[str]) -> Future:
         if not names:
             return _completed({})

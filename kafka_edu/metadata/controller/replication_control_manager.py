@@ -32,7 +32,7 @@ from kafka_edu.metadata.controller.configuration_control_manager import (
     ConfigResourceType,
     ConfigurationControlManager,
 )
-from kafka_edu.metadata.controller.controller_exceptions import UnknownTopicIdException
+from kafka_edu.metadata.controller.controller_exceptions import BrokerIdNotRegisteredException, UnknownTopicIdException
 from kafka_edu.metadata.controller.controller_result import ControllerResult
 from kafka_edu.metadata.controller.feature_control_manager import (
     FeatureControlManager,
@@ -54,6 +54,7 @@ from kafka_edu.metadata.records import (
     RemoveTopicRecord,
     TopicRecord,
     UnfenceBrokerRecord,
+    UnregisterBrokerRecord,
 )
 from kafka_edu.protocol.errors import Errors
 from kafka_edu.server.admin_manager import has_collision_chars, validate_topic
@@ -432,6 +433,19 @@ class ReplicationControlManager:
                                                         request.current_metadata_offset)
         log.error("%sprocessExpiredBrokerHeartbeat: controller event queue overloaded. Timed out heartbeat from "
                   "broker %d.", self._log_prefix, broker_id)
+
+    def unregister_broker(self, broker_id: int) -> ControllerResult[None]:
+        registration = self._cluster_control.broker_registrations().get(broker_id)
+        if registration is None:
+            raise BrokerIdNotRegisteredException(f"Broker ID {broker_id} is not currently registered")
+        records: list[Any] = []
+        self.handle_broker_unregistered(broker_id, registration.epoch, records)
+        return ControllerResult.of(records, None)
+
+    def handle_broker_unregistered(self, broker_id: int, broker_epoch: int, records: list[Any]) -> None:
+        self.generate_leader_and_isr_updates("handleBrokerUnregistered", broker_id, NO_LEADER, records,
+                                             self.partitions_with_broker_in_isr(broker_id))
+        records.append(ApiMessageAndVersion(UnregisterBrokerRecord(broker_id=broker_id, broker_epoch=broker_epoch), 0))
 
     @span("ReplicationControlManager.maybeFenceOneStaleBroker")
     def maybe_fence_one_stale_broker(self) -> ControllerResult[None]:

@@ -493,3 +493,18 @@ def test_every_record_the_controller_writes_goes_through_the_metadata_record_ser
     versions = {type(r.message).__name__: r.version for r in written}
     assert (versions["RegisterBrokerRecord"], versions["PartitionRecord"], versions["PartitionChangeRecord"],
             versions["BrokerRegistrationChangeRecord"]) == (3, 1, 1, 2)
+
+
+def test_unregister_broker_moves_its_leaderships_and_forgets_it(clusters: list[Cluster]) -> None:
+    cluster = Cluster(num_controllers=2)
+    clusters.append(cluster)
+    controller = cluster.activate(0)
+    register_and_unfence(cluster, controller, [1, 2])
+    result(controller.create_topics(ANONYMOUS_CONTEXT, create_topics_request(topic("u", assignments={0: [1, 2]}))))
+    result(controller.unregister_broker(ANONYMOUS_CONTEXT, 1))
+    assert record_types(cluster)[-2:] == ["PartitionChangeRecord", "UnregisterBrokerRecord"]
+    partition = controller.replication_control.get_partition(controller.replication_control.get_topic_id("u"), 0)
+    assert (partition.leader, partition.isr) == (2, (2,))
+    wait_until(lambda: list(state_of(cluster.controllers[1])["brokers"]) == [2], TIMEOUT, "standby forgot broker 1")
+    with pytest.raises(Exception, match="Broker ID 1 is not currently registered"):
+        result(controller.unregister_broker(ANONYMOUS_CONTEXT, 1))
