@@ -16,12 +16,17 @@ the same effect.
 
 from __future__ import annotations
 
+import datetime
 import enum
 import logging
 import random
 from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any, Generic, TypeVar
+
+from kio.schema.alter_partition.v3.response import AlterPartitionResponse
+from kio.schema.create_topics.v7.response import CreateTopicsResponse
+from kio.static.primitive import i32Timedelta
 
 from kafka_edu.common.errors import ApiException, NotControllerException
 from kafka_edu.deferred.deferred_event import DeferredEvent
@@ -45,6 +50,7 @@ from kafka_edu.metadata.controller.replication_control_manager import ApiError, 
 from kafka_edu.metadata.placement.replica_placer import ReplicaPlacer
 from kafka_edu.metadata.placement.striped_replica_placer import StripedReplicaPlacer
 from kafka_edu.metadata.records import ApiMessageAndVersion, NoOpRecord
+from kafka_edu.protocol.errors import Errors
 from kafka_edu.queue.event_queue import EarliestDeadlineFunction, Event
 from kafka_edu.queue.kafka_event_queue import SYSTEM_TIME, KafkaEventQueue, Time
 from kafka_edu.raft.raft_client import RaftClient
@@ -704,12 +710,6 @@ class QuorumController:
     @span("QuorumController.alterPartition")
     def alter_partition(self, context: ControllerRequestContext, request: Any) -> Future:
         if not request.topics:
-            import datetime
-
-            from kio.schema.alter_partition.v3.response import AlterPartitionResponse
-            from kio.static.primitive import i32Timedelta
-
-            from kafka_edu.protocol.errors import Errors
             return _completed(AlterPartitionResponse(throttle_time=i32Timedelta.parse(datetime.timedelta(0)),
                                                      error_code=Errors.NONE, topics=()))
         return self.append_write_event("alterPartition", context.deadline_ns,
@@ -720,10 +720,6 @@ class QuorumController:
                       describable: set[str] | None = None) -> Future:
         """CreateTopics: resolves to the CreateTopicsResponse data once the topics' records are committed."""
         if not request.topics:
-            import datetime
-
-            from kio.schema.create_topics.v7.response import CreateTopicsResponse
-            from kio.static.primitive import i32Timedelta
             return _completed(CreateTopicsResponse(throttle_time=i32Timedelta.parse(datetime.timedelta(0)), topics=()))
         return self.append_write_event("createTopics", context.deadline_ns,
                                        lambda: self.replication_control.create_topics(context, request,
