@@ -13,8 +13,10 @@ class ClusterLaunch:
     """`ClusterRunner.up` on a thread; the run directory is the one that appears under `traces_dir` after start."""
 
     def __init__(self, traces_dir: Path, brokers: int = 3, zookeeper: str | None = None,
-                 overrides: list[str] | None = None) -> None:
+                 overrides: list[str] | None = None, *, mode: str = "zk", controllers: int = 3) -> None:
         self.traces_dir = traces_dir.absolute()
+        self.mode = mode  # "kraft": a quorum of `controllers` KRaft controllers (and `brokers`, once they exist)
+        self.controllers = controllers
         self.brokers = brokers
         self.zookeeper = zookeeper
         self.overrides = overrides or []
@@ -30,7 +32,8 @@ class ClusterLaunch:
 
     def _up(self) -> None:
         try:
-            self.runner = ClusterRunner.up(self.brokers, self.traces_dir, self.zookeeper, self.overrides)
+            self.runner = ClusterRunner.up(self.brokers, self.traces_dir, self.zookeeper, self.overrides,
+                                           mode=self.mode, controllers=self.controllers)
         except BaseException as e:  # shown in the TUI's status line; `up` has already stopped what it started
             self.error = e
 
@@ -43,7 +46,7 @@ class ClusterLaunch:
         return fresh[0] if fresh else None
 
     def wait(self) -> None:
-        """Until `ClusterRunner.up` has returned (every broker RunningAsBroker) or failed."""
+        """Until `ClusterRunner.up` has returned (every broker RunningAsBroker, the quorum led) or failed."""
         self._thread.join()
 
     def stop(self) -> None:
