@@ -8,7 +8,6 @@ import base64
 import dataclasses
 import json
 import os
-import re
 import struct
 import sys
 import uuid as py_uuid
@@ -22,15 +21,14 @@ from kafka_edu.log.file_records import FileChannelRecordBatch, FileRecords
 from kafka_edu.metadata.bootstrap.bootstrap_directory import BINARY_BOOTSTRAP_FILENAME
 from kafka_edu.metadata.metadata_record_serde import MetadataRecordSerde
 from kafka_edu.metadata.records.metadata_record_type import MetadataRecordType
+from kafka_edu.snapshot.snapshots import Snapshots
 
 RECORD_INDENT = "|"
 LOG_FILE_SUFFIX = ".log"
-SNAPSHOT_SUFFIX = ".checkpoint"
+SNAPSHOT_SUFFIX = Snapshots.SUFFIX
 _INT_MAX = 2**31 - 1
 _MAGIC_VALUE_V2 = 2
 _DELETE_HORIZON_FLAG_MASK = 0x40
-# Snapshots.parse: <20-digit end offset>-<10-digit epoch>.checkpoint
-_SNAPSHOT_NAME = re.compile(r"(\d{20})-(\d{10})\.checkpoint")
 
 
 class MessageParser(Protocol):
@@ -100,10 +98,10 @@ def dump_log(file: Path, print_contents: bool,
         if file.name == BINARY_BOOTSTRAP_FILENAME:
             print("KRaft bootstrap snapshot", file=out)
         else:
-            match = _SNAPSHOT_NAME.fullmatch(file.name)
-            if match is None:
-                raise RuntimeError("No value present")  # Snapshots.parse(...).get() on a name it does not parse
-            print(f"Snapshot end offset: {int(match.group(1))}, epoch: {int(match.group(2))}", file=out)
+            path = Snapshots.parse(file)
+            if path is None:
+                raise RuntimeError("No value present")  # Optional.get() on a name Snapshots.parse does not know
+            print(f"Snapshot end offset: {path.snapshot_id.offset}, epoch: {path.snapshot_id.epoch}", file=out)
     fd = os.open(file, os.O_RDONLY)  # never created: a mistyped name is an error, not an empty file
     try:
         file_records = FileRecords(file, fd, 0, _INT_MAX, is_slice=False).read(0, max_bytes)

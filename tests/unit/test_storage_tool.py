@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from kio.records.readers import read_batch
 
 from kafka_edu.common.uuid import RESERVED, Uuid
 from kafka_edu.log.file_records import FileRecords
@@ -115,6 +116,19 @@ def test_format_writes_meta_properties_v1_and_the_bootstrap_checkpoint(tmp_path:
         (FeatureLevelRecord(name="metadata.version", feature_level=21), 0)]
     assert reader.last_contained_log_timestamp() > 0
     assert BootstrapDirectory(str(meta_dir), None).read().metadata_version().feature_level() == 21
+
+    # kio's independent batch parser agrees, byte for byte on the record: header control batch, the
+    # FeatureLevelRecord framed (frame 1, api key 12, version 0, compact "metadata.version", int16 21, no tags), footer
+    data, position, batches = path.read_bytes(), 0, []
+    while position < len(data):
+        batch, size = read_batch(data, position)
+        batches.append(batch)
+        position += size
+    assert [(b.base_offset, b.attributes & 0x20 != 0, b.partition_leader_epoch) for b in batches] == [
+        (0, True, 0), (1, False, 0), (2, True, 0)]
+    assert [r.key for r in batches[0].records + batches[2].records] == [b"\x00\x00\x00\x03", b"\x00\x00\x00\x04"]
+    (record,) = batches[1].records
+    assert (record.key, record.value) == (None, b"\x01\x0c\x00\x11metadata.version\x00\x15\x00")
 
 
 def test_a_second_format_is_refused_with_exit_code_1_and_changes_nothing(tmp_path: Path) -> None:
