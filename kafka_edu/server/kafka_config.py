@@ -25,6 +25,7 @@ from kafka_edu.common.config_def import (
 from kafka_edu.common.errors import IllegalArgumentException, KafkaException
 from kafka_edu.raft import quorum_config
 from kafka_edu.raft.quorum_config import QuorumConfig
+from kafka_edu.server.common.metadata_version import MINIMUM_KRAFT_VERSION, MetadataVersion
 
 __all__ = ["ConfigException", "EndPoint", "IllegalArgumentException", "KafkaConfig", "KafkaException", "ProcessRole",
            "api_version", "api_version_at_least"]
@@ -543,7 +544,20 @@ class KafkaConfig(AbstractConfig):
         self.inter_broker_listener_name, self.inter_broker_security_protocol = (
             self._get_inter_broker_listener_name_and_security_protocol())
         self.inter_broker_protocol_version_string: str = self.get_string("inter.broker.protocol.version")
-        self.inter_broker_protocol_version: str = api_version(self.inter_broker_protocol_version_string)
+        if self.requires_zookeeper:
+            self.inter_broker_protocol_version: str = api_version(self.inter_broker_protocol_version_string)
+        else:
+            if "inter.broker.protocol.version" in self.props:  # 3.9: only a KRaft-era version, and only as a hint
+                configured = MetadataVersion.from_version_string(self.inter_broker_protocol_version_string)
+                if not configured.is_kraft_supported():
+                    raise ConfigException(f"A non-KRaft version {self.inter_broker_protocol_version_string} given "
+                                          f"for inter.broker.protocol.version. The minimum version is "
+                                          f"{MINIMUM_KRAFT_VERSION}")
+                log.warning("inter.broker.protocol.version is deprecated in KRaft mode as of 3.3 and will only be "
+                            "read when first upgrading from a KRaft prior to 3.3. See kafka-storage.sh help for "
+                            "details on setting the metadata.version for a new KRaft cluster.")
+            # 3.9 pins the IBP of a KRaft node; the 1.0.2 broker code here reads a 1.0 version: the newest stands in
+            self.inter_broker_protocol_version = LATEST_API_VERSION
 
         # Controlled shutdown
         self.controlled_shutdown_max_retries: int = self.get_int("controlled.shutdown.max.retries")

@@ -169,6 +169,13 @@ def test_3_9_validation_messages(base: dict[str, str], changes: dict[str, str | 
         kraft(base, **changes)
 
 
+def test_inter_broker_protocol_version_is_a_kraft_release_hint_in_kraft_mode() -> None:
+    assert kraft(COMBINED, inter_broker_protocol_version="3.7").inter_broker_protocol_version == "1.0-IV0"
+    with pytest.raises(ConfigException, match=r"^A non-KRaft version 2.8 given for inter.broker.protocol.version. "
+                                              r"The minimum version is 3.0-IV1$"):
+        kraft(COMBINED, inter_broker_protocol_version="2.8")
+
+
 def test_voter_connections_keep_the_order_given_and_refuse_the_meta_address_only_for_connecting() -> None:
     voters = ["3@127.0.0.1:9095", "1@localhost:9093", "2@[::1]:9094"]
     assert QuorumConfig.parse_voter_connections(voters) == {3: ("127.0.0.1", 9095), 1: ("localhost", 9093),

@@ -190,6 +190,13 @@ def test_an_older_release_version_formats_its_feature_level(tmp_path: Path) -> N
     assert BootstrapDirectory(str(log_dir), None).read().metadata_version().feature_level() == 20
 
 
+def test_the_release_version_defaults_to_a_configured_inter_broker_protocol_version(tmp_path: Path) -> None:
+    log_dir = tmp_path / "logs"
+    config = combined_config(tmp_path, [log_dir], inter_broker_protocol_version="3.7")
+    code, out, _ = run("format", "-c", str(config), "-t", CLUSTER_ID)
+    assert (code, out) == (0, f"Formatting metadata directory {log_dir} with metadata.version 3.7-IV4.\n")
+
+
 def test_a_zookeeper_config_and_a_bad_config_are_refused(tmp_path: Path) -> None:
     zk = write_config(tmp_path / "zk.properties", zookeeper_connect="127.0.0.1:2181", log_dirs=str(tmp_path / "l"))
     assert run("format", "--config", str(zk), "--cluster-id", CLUSTER_ID) == (
