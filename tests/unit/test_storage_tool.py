@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import io
+import json
 import os
 import re
 import subprocess
@@ -324,3 +325,15 @@ def test_format_is_traced_as_kr_storage_with_its_ids_and_refusals(tmp_path: Path
     assert refused.attributes["kafka.storage.refused"].startswith(f"Log directory {log_dir} is already formatted.")
     assert refused.attributes["kafka.storage.formatted"] == ()
     assert spans["StorageTool.runFormatCommand"].status.status_code.name == "ERROR"
+
+
+def test_a_format_inside_a_cluster_run_writes_its_spans_into_the_run(tmp_path: Path) -> None:
+    config = combined_config(tmp_path, [tmp_path / "logs"])
+    run_dir = tmp_path / "run"
+    result = subprocess.run([sys.executable, "-m", "kafka_edu.cli", "storage", "format", "--config", str(config),
+                             "--cluster-id", CLUSTER_ID], capture_output=True, text=True, timeout=60, cwd=tmp_path,
+                            env={**os.environ, "PYTHONPATH": str(REPO), "KAFKA_EDU_RUN_DIR": str(run_dir)})
+    assert result.returncode == 0, result.stderr
+    spans = [s for line in (run_dir / "storage-1.jsonl").read_text().splitlines()
+             for rs in json.loads(line)["resourceSpans"] for ss in rs["scopeSpans"] for s in ss["spans"]]
+    assert sorted(s["name"] for s in spans) == ["Formatter.doFormat", "StorageTool.runFormatCommand"]
