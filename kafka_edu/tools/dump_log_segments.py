@@ -48,8 +48,12 @@ def main(args: list[str], out: TextIO = sys.stdout, err: TextIO = sys.stderr) ->
         filename = file.name
         suffix = filename[filename.rfind("."):] if "." in filename else ""
         if suffix in (LOG_FILE_SUFFIX, SNAPSHOT_SUFFIX):
-            dump_log(file, opts.should_print_data_log, non_consecutive_pairs_for_log_files_map, opts.is_deep_iteration,
-                     opts.message_parser(), opts.skip_record_metadata, opts.max_bytes, out)
+            try:
+                dump_log(file, opts.should_print_data_log, non_consecutive_pairs_for_log_files_map,
+                         opts.is_deep_iteration, opts.message_parser(), opts.skip_record_metadata, opts.max_bytes, out)
+            except Exception as e:  # Java dies with the exception's stack trace; one line names it here
+                print(f"{type(e).__name__}: {e}".splitlines()[0], file=err)
+                return 1
         else:  # kafka-edu: the index, time-index, producer-snapshot and transaction-index dumps are not ported
             print(f"Ignoring unknown file {file}", file=err)
     for file_name, pairs in non_consecutive_pairs_for_log_files_map.items():

@@ -169,3 +169,7 @@ def test_a_torn_tail_an_unknown_record_and_a_missing_files_argument(tmp_path: Pa
     assert code == 1 and err.startswith('Missing required argument "[files]"')
     code, lines, err = dump(str(tmp_path / "00000000000000000000.index"))
     assert (code, err) == (0, f"Ignoring unknown file {tmp_path / '00000000000000000000.index'}\n")
+    missing = tmp_path / "00000000000000000042.log"
+    code, lines, err = dump("--cluster-metadata-decoder", str(missing))
+    assert code == 1 and err == f"FileNotFoundError: [Errno 2] No such file or directory: '{missing}'\n"
+    assert not missing.exists()  # read-only: dumping never creates the file it was asked for
