@@ -26,12 +26,14 @@ from kafka_edu.tracing.query import SpanRecord
 from tui.cluster import ClusterModel
 from tui.launch import ClusterLaunch
 from tui.lesson_pane import LessonPane, find_ref, newest_about
+from tui.quorum import QuorumBatch, QuorumModel, QuorumPoller, is_kraft
 from tui.reader import ReadBatch, RunReader
 from tui.store import DEFAULT_MAX_SPANS, SpanStore
 from tui.widgets.cluster_pane import ClusterPane
 from tui.widgets.detail import DetailPane
 from tui.widgets.dialogs import CreateTopicScreen, HelpScreen
 from tui.widgets.log_pane import LogPane
+from tui.widgets.quorum_pane import MetadataPane, QuorumPane
 from tui.widgets.trace_list import TRACE, TraceList
 from tui.widgets.waterfall import Waterfall
 
@@ -44,6 +46,8 @@ FRAME_S = 0.05
 BIG_LIST = 10_000  # trace lists longer than this are rebuilt at most every BIG_LIST_S while spans stream in
 BIG_LIST_S = 0.25
 PAUSE_POLL_S = 0.15
+QUORUM_POLL_S = 0.5  # DescribeQuorum and the metadata logs, on a live KRaft run
+QUORUM_POLL_FINISHED_S = 2.0  # a finished run's logs do not change, but may still be read from
 GC_FREEZE_BATCH = 1000
 BURST = 1000
 JUMP_TRIES_S = 5.0  # how long a span a lesson's check quoted may take to reach the TUI's store
@@ -51,7 +55,7 @@ JUMP_EVERY_S = 0.25
 # Keys that act on a live cluster: without one (a replay) they are hidden, and pressing one says why it did nothing.
 CONTROL_ACTIONS = {"kill", "stop", "restart", "pause", "create_topic", "produce", "breakpoint", "next_step",
                    "continue_paused"}
-BROKER_ACTIONS = {"kill", "stop", "restart", "pause"}  # on the broker under the Cluster pane's cursor
+BROKER_ACTIONS = {"kill", "stop", "restart", "pause"}  # on the broker (or controller) under the pane's cursor
 # How a refusal names the key the user pressed.
 ACTION_KEYS = {"kill": "x (kill -9)", "stop": "s (controlled stop)", "restart": "r (restart)",
                "pause": "p (pause / resume)", "create_topic": "c (create a topic)", "produce": "P (produce)",
@@ -68,6 +72,13 @@ class SpansRead(Message):
 @dataclass
 class PausedChanged(Message):
     paused: list[Paused]
+
+
+@dataclass
+class QuorumPolled(Message):
+    """What the quorum poller found (tui.quorum.QuorumPoller.poll)."""
+
+    batch: QuorumBatch
 
 
 class KafkaEduApp(App[None]):
@@ -122,6 +133,14 @@ class KafkaEduApp(App[None]):
         self._waiting_since = time.monotonic()
         # The panes, kept rather than queried: a modal screen on top must not hide them from the redraw timer.
         self.cluster_pane = ClusterPane(self.model, id="cluster")
+        # A KRaft run (--mode kraft, or a manifest saying so) shows its quorum and metadata log instead.
+        self.quorum = QuorumModel(add_log=self.model.add_log)
+        self.quorum_pane = QuorumPane(self.quorum, id="quorum")
+        self.records_pane = MetadataPane(self.quorum, id="records")
+        self.kraft = False
+        self._quorum_polled = False
+        self._reader_dead: set[str] = set()
+        self._quorum_dead: set[str] = set()
         self.traces = TraceList(self.store, id="traces")
         self.waterfall = Waterfall(self.store, live=False, id="waterfall")
         self.detail = DetailPane(id="detail")
@@ -138,6 +157,8 @@ class KafkaEduApp(App[None]):
         with Horizontal(id="main"):
             with Vertical(id="left"):
                 yield self.cluster_pane
+                yield self.quorum_pane
+                yield self.records_pane
                 yield self.traces
             with Vertical(id="right"):
                 yield self.waterfall
@@ -152,9 +173,12 @@ class KafkaEduApp(App[None]):
 
     def on_mount(self) -> None:
         for pane, title in ((self.cluster_pane, "Cluster"), (self.detail, "Detail"), (self.log_pane, "Log"),
-                            (self.waterfall, "Waterfall")):  # the trace list titles itself
+                            (self.waterfall, "Waterfall"), (self.quorum_pane, "Quorum"),
+                            (self.records_pane, "Metadata log")):  # the trace list titles itself
             pane.border_title = title
         self.cluster_pane.focus()  # where the action keys act: its cursor starts on the first broker
+        if self.launch is not None and self.launch.mode == "kraft":
+            self._show_kraft()
         self.set_interval(FRAME_S, self._redraw)
         if self.lesson_pane is not None:
             self.lesson_pane.start(self.launch if self.run_dir is None else None, self.run_dir)
@@ -206,11 +230,16 @@ class KafkaEduApp(App[None]):
         try:
             if batch.manifest is not None:
                 self.model.observe_manifest(batch.manifest)
+                if is_kraft(batch.manifest):
+                    self._show_kraft()
             self.store.add_ended(batch.ended)
             self.store.add_started(batch.started)
             self.model.observe_ended(batch.ended)
+            if self.kraft:
+                self.quorum.observe_ended(batch.ended)
             if batch.dead is not None:
-                self.store.set_dead(batch.dead)
+                self._reader_dead = batch.dead
+                self.store.set_dead(self._reader_dead | self._quorum_dead)
                 self.model.observe_dead(batch.dead)
             if batch.problems is not None:
                 self.problems = batch.problems
@@ -236,6 +265,43 @@ class KafkaEduApp(App[None]):
         elif not self.live:
             self.control, self.paused = None, []
             self.workers.cancel_group(self, "paused")
+        self.refresh_bindings()
+
+    # -- a KRaft quorum ----------------------------------------------------------------------------------------------
+
+    def _show_kraft(self) -> None:
+        """The Quorum and Metadata log panes in place of the Cluster pane, and their poller started (once)."""
+        if not self.kraft:
+            self.kraft = True
+            focused = self.focused is self.cluster_pane
+            self.cluster_pane.display = False
+            self.quorum_pane.display = self.records_pane.display = True
+            self.query_one("#left").add_class("kraft")
+            if focused:
+                self.quorum_pane.focus()
+        if self.run_dir is not None and not self._quorum_polled:
+            self._quorum_polled = True
+            self.poll_quorum(QuorumPoller(self.run_dir))
+
+    @work(thread=True, exclusive=True, group="quorum")
+    def poll_quorum(self, poller: QuorumPoller) -> None:
+        worker = get_current_worker()
+        while not worker.is_cancelled:
+            batch = poller.poll(self.quorum.leader_id)
+            self.post_message(QuorumPolled(batch))
+            if not self.watch:
+                return
+            finished = bool(poller.manifest.get("stopped_at"))
+            deadline = time.monotonic() + (QUORUM_POLL_FINISHED_S if finished else QUORUM_POLL_S)
+            while time.monotonic() < deadline and not worker.is_cancelled:
+                time.sleep(0.05)
+
+    def on_quorum_polled(self, message: QuorumPolled) -> None:
+        self.quorum.observe_poll(message.batch)
+        dead = {f"controller-{node}" for node, alive in message.batch.alive.items() if not alive}
+        if dead != self._quorum_dead:  # a killed controller's running spans are lost, as a broker's
+            self._quorum_dead = dead
+            self.store.set_dead(self._reader_dead | self._quorum_dead)
         self.refresh_bindings()
 
     @work(thread=True, exclusive=True, group="paused")
@@ -268,7 +334,11 @@ class KafkaEduApp(App[None]):
         self.waterfall.tick()
         if self.waterfall.current_span is not self.detail.span:  # the selected span ended, or was evicted
             self._show_span(self.waterfall.current_span)
-        self.cluster_pane.rebuild()
+        if self.kraft:
+            self.quorum_pane.rebuild()
+            self.records_pane.rebuild()
+        else:
+            self.cluster_pane.rebuild()
         self.log_pane.rebuild()
         if self._jump is not None and now - self._jump_tried >= JUMP_EVERY_S:
             self._try_jump(now)
@@ -286,7 +356,9 @@ class KafkaEduApp(App[None]):
     def _status_text(self) -> str:
         if self.reader is None:
             waited = time.monotonic() - self._waiting_since
-            return "; ".join(self.problems) or f"starting ZooKeeper and brokers… {waited:.0f}s"
+            what = "the KRaft controllers" if self.launch is not None and self.launch.mode == "kraft" else \
+                "ZooKeeper and brokers"
+            return "; ".join(self.problems) or f"starting {what}… {waited:.0f}s"
         parts = []
         if self.paused:
             p = self.paused[0]
@@ -423,7 +495,14 @@ class KafkaEduApp(App[None]):
             if self.reader is None:
                 return f"{key}: the cluster is still starting"
             return f"{key} acts on a live cluster; this run has finished, and a replay only shows what happened"
-        if action in BROKER_ACTIONS:
+        if action in BROKER_ACTIONS and self.kraft:
+            voter = self.quorum_pane.selected_voter
+            if voter is None:
+                return f"{key}: no controller has started yet"
+            view = self.quorum.voters.get(voter)
+            if action != "restart" and view is not None and not view.alive:
+                return f"{key}: controller {voter} is not running; r starts it"
+        elif action in BROKER_ACTIONS:
             broker = self.cluster_pane.selected_broker
             if broker is None:
                 if self.cluster_pane.current is None:
@@ -433,6 +512,8 @@ class KafkaEduApp(App[None]):
             view = self.model.brokers.get(broker)
             if action != "restart" and view is not None and not view.alive:
                 return f"{key}: broker {broker} is not running; r starts it"
+        if action in ("create_topic", "produce") and self.kraft:
+            return f"{key}: this KRaft run has controllers only (KRaft brokers are not built yet)"
         if action in ("next_step", "continue_paused") and not self.paused:
             return f"{key}: no broker is paused at a breakpoint (b on a span's step sets one, then r a broker)"
         if action == "produce" and not self.model.topics:
@@ -467,30 +548,45 @@ class KafkaEduApp(App[None]):
             self.notify(f"screenshot saved: {path}")
 
     def _broker_for(self, action: str) -> int | None:
-        """The broker under the Cluster pane's cursor, or None (and the user is told why) if `action` cannot act."""
-        return None if self._refused(action) else self.cluster_pane.selected_broker
+        """The broker under the Cluster pane's cursor (the controller under the Quorum pane's, on a KRaft run), or
+        None (and the user is told why) if `action` cannot act."""
+        if self._refused(action):
+            return None
+        return self.quorum_pane.selected_voter if self.kraft else self.cluster_pane.selected_broker
+
+    def _node(self, node_id: int) -> str:
+        return f"controller {node_id}" if self.kraft else f"broker {node_id}"
 
     def action_kill(self) -> None:
         if (broker := self._broker_for("kill")) is not None:
-            self._control(f"kill -9 broker {broker}", "kill", broker)
+            self._control(f"kill -9 {self._node(broker)}", "kill", broker)
 
     def action_stop(self) -> None:
         if (broker := self._broker_for("stop")) is not None:
-            self._control(f"controlled stop of broker {broker}", "stop", broker)
+            self._control(f"controlled stop of {self._node(broker)}", "stop", broker)
 
     def action_restart(self) -> None:
         if (broker := self._broker_for("restart")) is not None:
-            view = self.model.brokers.get(broker)
-            running = view is not None and view.alive and view.state != "NotRunning"
-            self._control(f"restart of broker {broker}", "restart" if running else "start", broker)
+            if self.kraft:
+                voter = self.quorum.voters.get(broker)
+                running = voter is not None and voter.alive
+            else:
+                view = self.model.brokers.get(broker)
+                running = view is not None and view.alive and view.state != "NotRunning"
+            self._control(f"restart of {self._node(broker)}", "restart" if running else "start", broker)
 
     def action_pause(self) -> None:
         if (broker := self._broker_for("pause")) is not None:
-            paused = self.model.brokers[broker].paused if broker in self.model.brokers else False
-            self._control(f"{'resume' if paused else 'pause'} broker {broker}", "resume" if paused else "pause",
+            if self.kraft:
+                paused = broker in self.quorum.voters and self.quorum.voters[broker].paused
+            else:
+                paused = self.model.brokers[broker].paused if broker in self.model.brokers else False
+            self._control(f"{'resume' if paused else 'pause'} {self._node(broker)}", "resume" if paused else "pause",
                           broker)
 
     def action_create_topic(self) -> None:
+        if self.kraft and self._refused("create_topic"):
+            return
         def create(answer: tuple[str, int, int] | None) -> None:
             if answer is not None:
                 self._control(f"create topic {answer[0]}", "create_topic", *answer)
@@ -514,6 +610,9 @@ class KafkaEduApp(App[None]):
             self._control(f"breakpoint set on {span.step} {span.name}", "set_breakpoint", span.step)
 
     def _paused_target(self) -> Paused:
+        if self.kraft:
+            instance = f"controller-{self.quorum_pane.selected_voter}"
+            return next((p for p in self.paused if p.instance == instance), self.paused[0])
         broker = self.cluster_pane.selected_broker
         return next((p for p in self.paused if p.broker_id == broker), self.paused[0])
 

@@ -215,8 +215,15 @@ class ClusterModel:
         if len(self.log) > MAX_LOG:
             del self.log[: len(self.log) - MAX_LOG]
 
+    def add_log(self, time_ns: int, instance: str, text: str, level: str = "info") -> None:
+        """A Log pane entry from another model of the run (tui.quorum's role changes), in time order with ours."""
+        self._add_log(time_ns, instance, text, level)
+        self.version += 1
+
 
 def _broker_id(span: SpanRecord) -> int | None:
+    if span.instance.startswith("controller-"):
+        return None  # a KRaft controller: tui.quorum's (its spans may name a broker it deals with)
     if isinstance(span.attributes.get("kafka.broker.id"), int):
         return span.attributes["kafka.broker.id"]
     instance = span.instance

@@ -1,0 +1,376 @@
+"""Our own test code, not a Kafka port: the TUI's quorum pane and metadata-log pane on a KRaft run fabricated here (a
+manifest, controller span files with `raft.role.change` events, metadata log segments written with kafka_edu.log),
+with DescribeQuorum answered by a stand-in."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from kio.schema.leader_change_message.v0.data import LeaderChangeMessage, Voter
+
+from kafka_edu.log.file_records import FileRecords
+from kafka_edu.log.memory_records_builder import with_leader_change_message, with_records
+from kafka_edu.metadata.metadata_record_serde import MetadataRecordSerde
+from kafka_edu.metadata.records.feature_level_record import FeatureLevelRecord
+from kafka_edu.metadata.records.no_op_record import NoOpRecord
+from kafka_edu.metadata.records.partition_change_record import PartitionChangeRecord
+from kafka_edu.metadata.records.partition_record import PartitionRecord
+from kafka_edu.metadata.records.register_broker_record import RegisterBrokerRecord
+from kafka_edu.metadata.records.topic_record import TopicRecord
+from kafka_edu.server.common.api_message_and_version import ApiMessageAndVersion
+from tests.tui.helpers import row_texts, wait_for
+from tui import quorum
+from tui.app import KafkaEduApp
+from tui.quorum import (
+    MetadataLogTail,
+    QuorumModel,
+    QuorumPoller,
+    ReplicaProgress,
+    Replication,
+)
+
+T0 = 1_795_334_652_000_000_000  # span times (ns), as in the samples: 2026-11-22
+MS = 1_000_000
+TOPIC_ID = uuid.UUID("6f1c1d2e-3b4a-4c5d-8e9f-0a1b2c3d4e5f")
+
+
+# -- a fabricated KRaft run -------------------------------------------------------------------------------------
+
+def _attr(key: str, value: Any) -> dict[str, Any]:
+    if isinstance(value, bool):
+        return {"key": key, "value": {"boolValue": value}}
+    if isinstance(value, int):
+        return {"key": key, "value": {"intValue": str(value)}}
+    return {"key": key, "value": {"stringValue": str(value)}}
+
+
+def span_line(instance: str, pid: int, name: str, start_ns: int, end_ns: int,
+              events: list[tuple[int, str, dict[str, Any]]] = (), step: str | None = None,
+              trace: int = 1, span: int = 1) -> str:
+    """One OTLP/JSON TracesData line, as the exporter writes it."""
+    attributes = [_attr("kafka.step", step)] if step else []
+    doc = {"resourceSpans": [{"resource": {"attributes": [
+        _attr("service.instance.id", instance), _attr("service.name", "kafka-edu"), _attr("kafka.mode", "kraft"),
+        _attr("process.pid", pid)]},
+        "scopeSpans": [{"scope": {"name": "kafka_edu"}, "spans": [{
+            "traceId": f"{trace:032x}", "spanId": f"{span:016x}", "parentSpanId": "", "name": name, "kind": 1,
+            "startTimeUnixNano": str(start_ns), "endTimeUnixNano": str(end_ns), "attributes": attributes,
+            "events": [{"timeUnixNano": str(t), "name": n, "attributes": [_attr(k, v) for k, v in a.items()]}
+                       for t, n, a in events]}]}]}]}
+    return json.dumps(doc, separators=(",", ":")) + "\n"
+
+
+def role_span(instance: str, pid: int, at_ms: int, changes: list[tuple[str, str, int, int | None]],
+              trace: int, span: int) -> str:
+    """A KafkaRaftClient.poll span holding `raft.role.change` events (from, to, epoch, leader), 1 ms apart."""
+    events = []
+    for i, (old, new, epoch, leader) in enumerate(changes):
+        attributes: dict[str, Any] = {"from": old, "to": new, "epoch": epoch, "kafka.step": "KR.role"}
+        if leader is not None:
+            attributes["leader"] = leader
+        events.append((T0 + (at_ms + i) * MS, "raft.role.change", attributes))
+    return span_line(instance, pid, "KafkaRaftClient.poll", T0 + at_ms * MS, T0 + (at_ms + len(changes) + 1) * MS,
+                     events, step="KR.poll", trace=trace, span=span)
+
+
+def _value(message: Any, version: int = 0) -> bytes:
+    return MetadataRecordSerde().write(ApiMessageAndVersion(message, version))
+
+
+def _leader_change(leader: int) -> LeaderChangeMessage:
+    voters = tuple(Voter(voter_id=i) for i in (1, 2, 3))
+    return LeaderChangeMessage(version=0, leader_id=leader, voters=voters, granting_voters=voters)
+
+
+def metadata_log(epoch_one_noops: int = 4, epoch_two_noops: int = 9) -> list[Any]:
+    """The quorum's log: epoch 1 led by 1 (bootstrap, a broker, a topic, NoOps), then epoch 2 led by 2."""
+    register = RegisterBrokerRecord(broker_id=4, incarnation_id=uuid.UUID(int=7), broker_epoch=12, end_points=(),
+                                    features=(), rack=None)
+    partition = PartitionRecord(partition_id=0, topic_id=TOPIC_ID, replicas=(4,), isr=(4,), removing_replicas=(),
+                                adding_replicas=(), leader=4, leader_recovery_state=0, leader_epoch=0,
+                                partition_epoch=0)
+    batches: list[Any] = []
+    offset = 0
+
+    def data(epoch: int, *messages: tuple[Any, int]) -> None:
+        nonlocal offset
+        batches.append(with_records(offset, 1_795_334_652_000 + offset, epoch, [_value(m, v) for m, v in messages]))
+        offset += len(messages)
+
+    def control(epoch: int, leader: int) -> None:
+        nonlocal offset
+        batches.append(with_leader_change_message(offset, 1_795_334_652_000 + offset, epoch, _leader_change(leader)))
+        offset += 1
+
+    control(1, 1)
+    data(1, (FeatureLevelRecord(name="metadata.version", feature_level=21), 0))
+    for _ in range(epoch_one_noops):
+        data(1, (NoOpRecord(), 0))
+    data(1, (register, 3))
+    data(1, (TopicRecord(name="foo", topic_id=TOPIC_ID), 0), (partition, 1))
+    data(1, (NoOpRecord(), 0))
+    control(2, 2)
+    for _ in range(epoch_two_noops):
+        data(2, (NoOpRecord(), 0))
+    data(2, (PartitionChangeRecord(partition_id=0, topic_id=TOPIC_ID, isr=(4,), leader=4), 0))
+    return batches
+
+
+def write_log(log_dir: Path, batches: list[Any]) -> None:
+    log_dir.mkdir(parents=True, exist_ok=True)
+    records = FileRecords.open(log_dir / "00000000000000000000.log")
+    try:
+        for batch in batches:
+            records.append(batch)
+    finally:
+        os.close(records.fd)
+
+
+def dead_pid() -> int:
+    done = subprocess.Popen(["true"])
+    done.wait()
+    return done.pid
+
+
+def fabricate_run(run_dir: Path, *, live: bool) -> Path:
+    """Three voters: 1 led epoch 1 and was killed; 2 won epoch 2, 3 follows it. On a live run 2 and 3 are this
+    process (so they read as running); voter 1's log stops where it was killed."""
+    run_dir.mkdir(parents=True)
+    alive = os.getpid()
+    pids = {1: dead_pid(), 2: alive, 3: alive}
+    processes = [{"role": "controller", "id": n, "pid": pids[n], "port": 19090 + n,
+                  "config": str(run_dir / f"controller-{n}.properties"), "log": str(run_dir / f"controller-{n}.log"),
+                  "state": state if live else "NotRunning"}  # `cluster down` leaves every process NotRunning
+                 for n, state in ((1, "killed"), (2, "Leader"), (3, "Follower"))]
+    manifest = {"run_id": run_dir.name, "mode": "kraft", "run_dir": str(run_dir),
+                "started_at": "2026-11-22T08:04:08Z", "stopped_at": None if live else "2026-11-22T08:05:00Z",
+                "zookeeper_connect": None, "bootstrap_servers": "", "processes": processes, "overrides": [],
+                "dropped_spans": {}, "cluster_id": "MkU3OEVBNTcwNTJENDM2Qg",
+                "controller_quorum_voters": "1@127.0.0.1:19091,2@127.0.0.1:19092,3@127.0.0.1:19093",
+                "bootstrap_controllers": "127.0.0.1:19091,127.0.0.1:19092,127.0.0.1:19093"}
+    (run_dir / "manifest.json").write_text(json.dumps(manifest, indent=2))
+    lines = {
+        1: [role_span("controller-1", pids[1], 0, [("Unattached", "Unattached", 0, None)], 1, 1),
+            role_span("controller-1", pids[1], 100, [("Unattached", "Candidate", 1, None),
+                                                     ("Candidate", "Leader", 1, None)], 2, 2)],
+        2: [role_span("controller-2", pids[2], 0, [("Unattached", "Unattached", 0, None)], 3, 3),
+            role_span("controller-2", pids[2], 110, [("Unattached", "Follower", 1, 1)], 4, 4),
+            role_span("controller-2", pids[2], 5000, [("Follower", "Candidate", 2, None),
+                                                      ("Candidate", "Leader", 2, None)], 5, 5)],
+        3: [role_span("controller-3", pids[3], 0, [("Unattached", "Unattached", 0, None)], 6, 6),
+            role_span("controller-3", pids[3], 120, [("Unattached", "Follower", 1, 1)], 7, 7),
+            role_span("controller-3", pids[3], 5010, [("Follower", "Unattached", 2, None),
+                                                      ("Unattached", "Follower", 2, 2)], 8, 8)],
+    }
+    for node, node_lines in lines.items():
+        (run_dir / f"controller-{node}.jsonl").write_text("".join(node_lines))
+    batches = metadata_log()
+    killed_at = next(i for i, b in enumerate(batches) if DefaultBatch(b).epoch == 2)  # voter 1 saw epoch 1 only
+    write_log(quorum_log(run_dir, 1), batches[:killed_at])
+    write_log(quorum_log(run_dir, 2), batches)
+    write_log(quorum_log(run_dir, 3), batches[:-1])  # one batch behind
+    return run_dir
+
+
+class DefaultBatch:
+    def __init__(self, records: Any) -> None:
+        self.batch = next(iter(records.batches()))
+
+    @property
+    def epoch(self) -> int:
+        return self.batch.partition_leader_epoch
+
+
+def quorum_log(run_dir: Path, node: int) -> Path:
+    return run_dir / f"controller-{node}" / "logs" / "__cluster_metadata-0"
+
+
+def log_end(run_dir: Path, node: int) -> int:
+    tail = MetadataLogTail(quorum_log(run_dir, node))
+    tail.read(full=False)
+    return tail.end_offset
+
+
+def fake_describe(run_dir: Path, at: float = 1_795_334_660.0) -> Callable[[list[str]], Replication]:
+    """DescribeQuorum as leader 2 would answer on the fabricated run: voter 1's offset frozen where it was killed."""
+    ends = {n: log_end(run_dir, n) for n in (1, 2, 3)}
+
+    def describe(addresses: list[str]) -> Replication:
+        fetched = int(at * 1000) - 200
+        voters = {n: ReplicaProgress(end, fetched if n != 1 else fetched - 60_000, fetched) for n, end in ends.items()}
+        return Replication(2, 2, ends[3], voters, at)
+    return describe
+
+
+# -- the model on its own ---------------------------------------------------------------------------------------
+
+def test_the_poller_reads_committed_records_from_the_leaders_log_with_noops_folded(tmp_path: Path) -> None:
+    run_dir = fabricate_run(tmp_path / "run", live=True)
+    poller = QuorumPoller(run_dir, describe=fake_describe(run_dir))
+    model = QuorumModel()
+    model.observe_poll(poller.poll())
+    assert model.records_source == 2  # DescribeQuorum named the leader
+    high_watermark = log_end(run_dir, 3)
+    assert model.high_watermark_limit == high_watermark
+    assert all(entry.last_offset < high_watermark for entry in model.records)  # nothing past the high watermark
+    kinds = [(entry.kind, entry.summary, entry.count) for entry in model.records]
+    assert kinds == [
+        ("LeaderChange", "leader 1 epoch 1 voters [1,2,3]", 1),
+        ("FEATURE_LEVEL_RECORD", "metadata.version 21", 1),
+        ("NO_OP_RECORD", "", 4),
+        ("REGISTER_BROKER_RECORD", "broker 4 epoch 12", 1),
+        ("TOPIC_RECORD", "foo (bxwdLjtKTF2OnwobLD1OXw)", 1),
+        ("PARTITION_RECORD", "foo-0 replicas [4] leader 4", 1),
+        ("NO_OP_RECORD", "", 1),
+        ("LeaderChange", "leader 2 epoch 2 voters [1,2,3]", 1),
+        ("NO_OP_RECORD", "", 9),
+    ]
+    assert model.noops == 14
+    assert model.records[-1].epoch == 2 and model.records[2].offset == 2 and model.records[2].last_offset == 5
+
+
+def test_a_record_arrives_once_the_high_watermark_passes_it_and_noops_keep_folding(tmp_path: Path) -> None:
+    run_dir = fabricate_run(tmp_path / "run", live=True)
+    describe = fake_describe(run_dir)
+    answer = describe([])
+    poller = QuorumPoller(run_dir, describe=lambda _: answer)
+    model = QuorumModel()
+    model.observe_poll(poller.poll())
+    assert model.records[-1].kind == "NO_OP_RECORD"
+    end = log_end(run_dir, 2)
+    answer = Replication(2, 2, end, answer.voters, answer.at)  # voter 3 has fetched the last batch
+    model.observe_poll(poller.poll())
+    assert model.records[-1].kind == "PARTITION_CHANGE_RECORD"
+    assert model.records[-1].summary == "foo-0 leader 4 isr [4]"
+    write_log_more = FileRecords.open(quorum_log(run_dir, 2) / "00000000000000000000.log")
+    try:
+        for i in range(3):
+            write_log_more.append(with_records(end + i, 0, 2, [_value(NoOpRecord())]))
+    finally:
+        os.close(write_log_more.fd)
+    answer = Replication(2, 2, end + 3, answer.voters, answer.at)
+    model.observe_poll(poller.poll())
+    assert [e.kind for e in model.records[-2:]] == ["PARTITION_CHANGE_RECORD", "NO_OP_RECORD"]
+    assert model.records[-1].count == 3 and model.noops == 17
+
+
+def test_roles_and_epochs_come_from_the_trace_and_a_killed_leader_is_no_leader(tmp_path: Path) -> None:
+    from kafka_edu.tracing.query import read_span_file
+
+    run_dir = fabricate_run(tmp_path / "run", live=True)
+    model = QuorumModel()
+    logged: list[str] = []
+    model.add_log = lambda _t, _i, text, _level: logged.append(text)
+    poller = QuorumPoller(run_dir, describe=fake_describe(run_dir))
+    model.observe_poll(poller.poll())
+    for node in (1, 2, 3):
+        model.observe_ended(list(read_span_file(run_dir / f"controller-{node}.jsonl")))
+    assert {n: (v.role, v.epoch) for n, v in model.voters.items()} == {1: ("Leader", 1), 2: ("Leader", 2),
+                                                                     3: ("Follower", 2)}
+    assert model.voters[1].status == "killed" and not model.voters[1].running
+    assert model.leader_id == 2 and model.epoch == 2
+    assert model.lag(1) == log_end(run_dir, 2) - log_end(run_dir, 1) and model.lag(2) == 0
+    assert any("killed as Leader in epoch 1" in text for text in logged)
+    assert "★ controller 2: Candidate → Leader, epoch 2" in logged
+
+
+def test_a_paused_leader_reads_as_paused_and_a_newer_epoch_without_a_leader_is_an_election(tmp_path: Path) -> None:
+    model = QuorumModel()
+    model.observe_manifest({"mode": "kraft", "processes": [
+        {"role": "controller", "id": n, "pid": os.getpid(), "state": "paused" if n == 1 else "Follower"}
+        for n in (1, 2, 3)]})
+    from kafka_edu.tracing.query import SpanEvent, SpanRecord
+
+    def changed(node: int, to: str, epoch: int, at: int) -> SpanRecord:
+        return SpanRecord("t", f"s{node}{at}", "", "KafkaRaftClient.poll", at, at + 1, {},
+                          {"service.instance.id": f"controller-{node}", "process.pid": 100 + node},
+                          [SpanEvent("raft.role.change", at, {"to": to, "epoch": epoch})])
+
+    model.observe_ended([changed(1, "Leader", 1, 1), changed(2, "Follower", 1, 2), changed(3, "Follower", 1, 3)])
+    assert model.voters[1].status == "paused" and model.leader_id == 1  # still the leader, for now
+    model.observe_ended([changed(2, "Candidate", 2, 10)])
+    assert model.leader_id is None and model.epoch == 2  # an election
+    model.observe_ended([changed(2, "Leader", 2, 11)])
+    assert model.leader_id == 2
+
+
+def test_a_finished_run_shows_the_log_end_offsets_on_disk_and_every_record(tmp_path: Path) -> None:
+    run_dir = fabricate_run(tmp_path / "run", live=False)
+    calls: list[list[str]] = []
+    poller = QuorumPoller(run_dir, describe=lambda addresses: calls.append(addresses))  # type: ignore[arg-type]
+    model = QuorumModel()
+    model.observe_poll(poller.poll())
+    assert not calls  # a finished run is never asked
+    assert model.replication_state == "disk" and model.high_watermark_limit is None
+    assert model.end_offset(2) == log_end(run_dir, 2) and model.lag(3) == 1
+    assert model.records[-1].kind == "PARTITION_CHANGE_RECORD"  # the whole log, the high watermark unknown
+    assert model.records_source == 2  # the longest log
+
+
+def test_describe_quorum_failing_keeps_the_last_answer_marked_last_known(tmp_path: Path) -> None:
+    run_dir = fabricate_run(tmp_path / "run", live=True)
+    answers: list[Any] = [fake_describe(run_dir)([])]
+
+    def describe(_addresses: list[str]) -> Replication:
+        if not answers:
+            raise OSError("Connection refused")
+        return answers.pop()
+
+    poller = QuorumPoller(run_dir, describe=describe)
+    model = QuorumModel()
+    model.observe_poll(poller.poll())
+    assert model.replication_state == "fresh"
+    model.observe_poll(poller.poll())
+    assert model.replication_state == "last known" and "refused" in model.replication_error
+    assert model.end_offset(1) == log_end(run_dir, 1)
+
+
+# -- the pane in the app ----------------------------------------------------------------------------------------
+
+def run(scenario: Callable[[], Any]) -> None:
+    asyncio.run(scenario())
+
+
+@pytest.fixture
+def live_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    run_dir = fabricate_run(tmp_path / "run", live=True)
+    monkeypatch.setattr(quorum, "describe_quorum", fake_describe(run_dir))
+    return run_dir
+
+
+async def _settled(app: KafkaEduApp, pilot: Any) -> None:
+    await wait_for(pilot, lambda: app.loaded.is_set() and app.quorum.records and app.quorum.voters
+                   and all(v.change is not None for v in app.quorum.voters.values())
+                   and app.quorum.replication is not None, what="the quorum to load")
+    await pilot.pause(0.2)
+
+
+def test_the_quorum_pane_replaces_the_cluster_pane_on_a_kraft_run(live_run: Path) -> None:
+    async def scenario() -> None:
+        app = KafkaEduApp(live_run, watch=True)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await _settled(app, pilot)
+            assert app.kraft and not app.cluster_pane.display and app.quorum_pane.display
+            rows = row_texts(app.quorum_pane)
+            assert "c1" in rows[0] and "killed" in rows[0] and "Leader" not in rows[0].split("killed")[0]
+            assert rows[1].startswith("★ c2") and "Leader" in rows[1] and "e2" in rows[1]
+            assert "c3" in rows[2] and "Follower" in rows[2] and "e2" in rows[2]
+            assert "epoch 2" in app.quorum_pane.border_title and "★ c2" in app.quorum_pane.border_title
+            records = [line for line in row_texts(app.records_pane) if line.strip()]
+            assert any("LeaderChange leader 2 epoch 2" in line for line in records)
+            assert any("REGISTER_BROKER_RECORD broker 4 epoch 12" in line for line in records)
+            assert any("NO_OP_RECORD × 9" in line for line in records)  # folded
+            assert "14 NoOps folded" in app.records_pane.border_title
+            # The fault keys act on the voter under the cursor: x on the killed one says why it does nothing.
+            app.quorum_pane.focus()
+            assert app.quorum_pane.selected_voter == 1
+            assert "controller 1 is not running" in app.refusal("kill")
+    run(scenario)

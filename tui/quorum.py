@@ -1,0 +1,645 @@
+"""Our own code, not a Kafka port: the KRaft controller quorum as the TUI shows it.
+
+Three sources, each for what it knows best:
+- the trace: each voter's Raft role and epoch (`raft.role.change` events, KR.role), on live and finished runs alike;
+- DescribeQuorum, asked of the leader while the run is live: each voter's log end offset and lag, the high
+  watermark, fetch times (the last answer is kept, and marked as such, when no voter answers);
+- the metadata log on disk (`<run>/controller-<id>/logs/__cluster_metadata-0/*.log`): the committed records, read
+  from the leader's log (or any live voter's) below the high watermark; each voter's log end offset on disk stands
+  in for DescribeQuorum's on a run that was never asked.
+
+`QuorumPoller.poll` does the file and network work on a worker thread; `QuorumModel` is filed on the UI thread.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kafka_edu.cluster_runner.processes import process_alive
+from kafka_edu.common.record.control_record_utils import ControlRecordType, ControlRecordUtils
+from kafka_edu.common.uuid import Uuid
+from kafka_edu.log.file_records import DefaultRecordBatch, FileRecords
+from kafka_edu.metadata.metadata_record_serde import MetadataRecordSerde
+from kafka_edu.metadata.records.metadata_record_type import MetadataRecordType
+from kafka_edu.network.blocking_channel import BlockingChannel
+from kafka_edu.protocol.api_keys import ApiKeys
+from kafka_edu.tools.metadata_quorum_command import ControllerAdmin
+from kafka_edu.tracing.query import SpanRecord
+
+METADATA_PARTITION_DIR = "__cluster_metadata-0"
+ROLE_EVENT = "raft.role.change"
+NO_OP = "NO_OP_RECORD"
+LEADER = "Leader"
+DESCRIBE_TIMEOUT_S = 1.0  # a SIGSTOPped voter accepts the connection and never answers: give up on it soon
+MAX_RECORDS = 20_000
+_INT_MAX = 2**31 - 1
+# What a voter whose process is gone is called, by the manifest's last word on it.
+GONE_STATES = {"killed": "killed", "NotRunning": "stopped"}
+
+
+# -- the metadata log's records, one line each --------------------------------------------------------------------
+
+@dataclass
+class MetadataEntry:
+    """One record of the metadata log, or a run of consecutive NoOps folded into one row (`count` of them)."""
+
+    offset: int
+    epoch: int  # the batch's partitionLeaderEpoch: the raft epoch of the leader that wrote it
+    timestamp_ms: int
+    kind: str  # the MetadataRecordType name, or the control record's ("LeaderChange", "KRaftVoters"...)
+    summary: str = ""
+    control: bool = False
+    count: int = 1
+    last_offset: int = -1
+
+    def __post_init__(self) -> None:
+        if self.last_offset < 0:
+            self.last_offset = self.offset
+
+    @property
+    def folded(self) -> bool:
+        return self.kind == NO_OP
+
+
+class MetadataRecordDecoder:
+    """Batches -> entries; keeps the topic ids it has seen so partition records can name their topic."""
+
+    def __init__(self) -> None:
+        self.serde = MetadataRecordSerde()
+        self.topics: dict[Any, str] = {}
+
+    def entries(self, batch: DefaultRecordBatch, from_offset: int) -> list[MetadataEntry]:
+        found: list[MetadataEntry] = []
+        epoch = batch.partition_leader_epoch
+        for record in batch.records():
+            if record.offset < from_offset:
+                continue
+            if batch.is_control_batch:
+                kind, summary = self._control(record, epoch)
+                entry = MetadataEntry(record.offset, epoch, record.timestamp, kind, summary, control=True)
+            else:
+                kind, summary = self._data(record.value, record.offset)
+                entry = MetadataEntry(record.offset, epoch, record.timestamp, kind, summary)
+            fold(found, entry)
+        return found
+
+    def _control(self, record: Any, epoch: int) -> tuple[str, str]:
+        control_type = ControlRecordType.parse(record.key)
+        try:
+            if control_type is ControlRecordType.LEADER_CHANGE:
+                message = ControlRecordUtils.deserialize_leader_change_message(record)
+                voters = ",".join(str(v.voter_id) for v in message.voters)
+                return "LeaderChange", f"leader {message.leader_id} epoch {epoch} voters [{voters}]"
+            if control_type is ControlRecordType.KRAFT_VERSION:
+                message = ControlRecordUtils.deserialize_kraft_version_record(record)
+                return "KRaftVersion", f"kraft.version {message.k_raft_version}"
+            if control_type is ControlRecordType.KRAFT_VOTERS:
+                message = ControlRecordUtils.deserialize_voters_record(record)
+                return "KRaftVoters", "voters [" + ",".join(str(v.voter_id) for v in message.voters) + "]"
+        except Exception as e:  # a record this reader cannot decode is shown as such, not raised
+            return control_type.name, f"undecodable: {e}"
+        return control_type.name, ""
+
+    def _data(self, value: bytes | None, offset: int) -> tuple[str, str]:
+        try:
+            if value is None:
+                raise ValueError("no value")
+            message = self.serde.read(value, len(value)).message
+            kind = MetadataRecordType.for_message(message).name
+        except Exception as e:
+            return "?", f"undecodable at offset {offset}: {e}"
+        return kind, self.summary(kind, message)
+
+    def summary(self, kind: str, m: Any) -> str:
+        """What a person wants from the record in one line; the whole of it is `kafka-edu dump-log`'s job."""
+        if kind == "TOPIC_RECORD":
+            self.topics[m.topic_id] = m.name
+            return f"{m.name} ({_uuid(m.topic_id)})"
+        if kind == "PARTITION_RECORD":
+            return f"{self._topic(m.topic_id)}-{m.partition_id} replicas {_ids(m.replicas)} leader {m.leader}"
+        if kind == "PARTITION_CHANGE_RECORD":
+            text = f"{self._topic(m.topic_id)}-{m.partition_id}"
+            if m.leader != -2:  # NO_LEADER_CHANGE
+                text += f" leader {m.leader}"
+            if m.isr is not None:
+                text += f" isr {_ids(m.isr)}"
+            if m.replicas is not None:
+                text += f" replicas {_ids(m.replicas)}"
+            return text
+        if kind == "REMOVE_TOPIC_RECORD":
+            return self._topic(m.topic_id)
+        if kind in ("REGISTER_BROKER_RECORD", "UNREGISTER_BROKER_RECORD"):
+            return f"broker {m.broker_id} epoch {m.broker_epoch}"
+        if kind in ("FENCE_BROKER_RECORD", "UNFENCE_BROKER_RECORD"):
+            return f"broker {m.id} epoch {m.epoch}"
+        if kind == "BROKER_REGISTRATION_CHANGE_RECORD":
+            # BrokerRegistrationFencingChange: 1 fence, -1 unfence, 0 none
+            changes = {1: " fenced", -1: " unfenced"}.get(m.fenced, "")
+            if m.in_controlled_shutdown == 1:
+                changes += " in controlled shutdown"
+            return f"broker {m.broker_id} epoch {m.broker_epoch}{changes}"
+        if kind == "FEATURE_LEVEL_RECORD":
+            return f"{m.name} {m.feature_level}"
+        if kind == "CONFIG_RECORD":
+            resource = {2: "topic", 4: "broker", 8: "broker-logger"}.get(m.resource_type, str(m.resource_type))
+            return f"{resource} {m.resource_name or '(default)'}: {m.name}={m.value}"
+        if kind == "PRODUCER_IDS_RECORD":
+            return f"broker {m.broker_id} next producer id {m.next_producer_id}"
+        if kind in ("BEGIN_TRANSACTION_RECORD", "ABORT_TRANSACTION_RECORD"):
+            return getattr(m, "name", None) or getattr(m, "reason", None) or ""
+        return ""
+
+    def _topic(self, topic_id: Any) -> str:
+        return self.topics.get(topic_id) or _uuid(topic_id)
+
+
+def fold(entries: list[MetadataEntry], entry: MetadataEntry) -> None:
+    """Append `entry`; a NoOp right after a NoOp row makes that row one longer instead."""
+    last = entries[-1] if entries else None
+    if entry.folded and last is not None and last.folded:
+        last.count += entry.count
+        last.last_offset = entry.last_offset
+        last.epoch, last.timestamp_ms = entry.epoch, entry.timestamp_ms
+    else:
+        entries.append(entry)
+
+
+def _ids(ids: Any) -> str:
+    return "[" + ",".join(str(i) for i in ids) + "]"
+
+
+def _uuid(value: Any) -> str:
+    if isinstance(value, uuid.UUID):
+        return str(Uuid.from_bytes(value.bytes))
+    return str(value)
+
+
+class MetadataLogTail:
+    """The unread end of one voter's metadata log: its segments in offset order, read by batch from a position."""
+
+    def __init__(self, log_dir: Path) -> None:
+        self.log_dir = log_dir
+        self.segment: Path | None = None
+        self.position = 0
+        self.end_offset = 0  # the offset after the last whole batch read: the log end offset on disk
+
+    def segments(self) -> list[Path]:
+        try:
+            found = [p for p in self.log_dir.glob("*.log") if p.stem.isdigit()]
+        except OSError:
+            return []
+        return sorted(found, key=lambda p: int(p.stem))
+
+    def read(self, upto: int | None = None, full: bool = True) -> list[DefaultRecordBatch]:
+        """The whole batches written since the last read (loaded only if `full`); a batch reaching `upto` (the high
+        watermark) or beyond stays unread until a later read."""
+        segments = self.segments()
+        if not segments:
+            return []
+        if self.segment not in segments:  # the first read, or the segment was deleted: the oldest one left
+            later = [p for p in segments if self.segment is None or int(p.stem) > int(self.segment.stem)]
+            self.segment, self.position = (later or segments)[0], 0
+        found: list[DefaultRecordBatch] = []
+        index = segments.index(self.segment)
+        for segment in segments[index:]:
+            if segment != self.segment:
+                self.segment, self.position = segment, 0
+            if not self._read_segment(segment, upto, full, found):
+                break
+        return found
+
+    def _read_segment(self, segment: Path, upto: int | None, full: bool, found: list[DefaultRecordBatch]) -> bool:
+        """False when reading stopped at `upto`."""
+        try:
+            fd = os.open(segment, os.O_RDONLY)
+        except OSError:
+            return True
+        try:
+            records = FileRecords(segment, fd, 0, _INT_MAX, is_slice=False)
+            if records.size_in_bytes() < self.position:  # truncated under us: read it again
+                self.position = 0
+            for batch in records.batches_from(self.position):
+                last = batch.last_offset
+                if upto is not None and last >= upto:
+                    return False
+                if full:
+                    found.append(batch.load_full_batch())
+                self.position += batch.size_in_bytes
+                self.end_offset = last + 1
+        except Exception:  # a batch still being written or torn: read it again next time
+            return False
+        finally:
+            os.close(fd)
+        return True
+
+
+# -- DescribeQuorum -----------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ReplicaProgress:
+    log_end_offset: int
+    last_fetch_ms: int
+    last_caught_up_ms: int
+
+
+@dataclass(frozen=True)
+class Replication:
+    """One DescribeQuorum answer, and when it came (wall clock)."""
+
+    leader_id: int
+    leader_epoch: int
+    high_watermark: int
+    voters: dict[int, ReplicaProgress]
+    at: float
+
+    @property
+    def leader_end_offset(self) -> int | None:
+        leader = self.voters.get(self.leader_id)
+        return leader.log_end_offset if leader is not None else None
+
+
+class QuorumAdmin(ControllerAdmin):
+    """metadata-quorum's client with a short read timeout: the TUI asks twice a second and must not hang on a
+    paused voter."""
+
+    def _send(self, api: ApiKeys, version: int, body: Any, address: tuple[str, int]) -> Any:
+        channel = BlockingChannel(address[0], address[1], DESCRIBE_TIMEOUT_S, "kafka-edu-tui")
+        try:
+            return channel.send_and_receive(api, version, body)
+        finally:
+            channel.disconnect()
+
+
+def describe_quorum(addresses: list[str]) -> Replication:
+    """DescribeQuorum, tried on `addresses` in order (the leader first, when known); raises when none answers."""
+    partition, _ = QuorumAdmin(",".join(addresses)).describe_metadata_quorum()
+    voters = {v.replica_id: ReplicaProgress(v.log_end_offset, v.last_fetch_timestamp, v.last_caught_up_timestamp)
+              for v in partition.current_voters}
+    return Replication(partition.leader_id, partition.leader_epoch, partition.high_watermark, voters, time.time())
+
+
+# -- what one poll found --------------------------------------------------------------------------------------------
+
+@dataclass
+class QuorumBatch:
+    manifest: dict[str, Any] | None = None
+    alive: dict[int, bool] = field(default_factory=dict)  # node id -> its process runs (a finished run: none)
+    replication: Replication | None = None  # a new answer
+    replication_error: str | None = None  # DescribeQuorum failed this time ("" when it was not asked)
+    disk_end_offsets: dict[int, int] = field(default_factory=dict)
+    records: list[MetadataEntry] = field(default_factory=list)
+    source: int | None = None  # whose log the records were read from
+    high_watermark_limit: int | None = None  # records at or above this offset were held back
+
+
+class QuorumPoller:
+    """Files and sockets, on a worker thread: the manifest, the voters' processes, DescribeQuorum, the logs."""
+
+    def __init__(self, run_dir: Path, describe: Callable[[list[str]], Replication] | None = None) -> None:
+        self.run_dir = Path(run_dir)
+        self.describe = describe or (lambda addresses: describe_quorum(addresses))  # looked up when called
+        self.tails: dict[int, MetadataLogTail] = {}
+        self.decode_tail: MetadataLogTail | None = None
+        self.source: int | None = None
+        self.decoder = MetadataRecordDecoder()
+        self.next_offset = 0  # records before this one have been handed over
+        self.last_replication: Replication | None = None
+        self._manifest_mtime = 0.0
+        self.manifest: dict[str, Any] = {}
+
+    def controllers(self) -> list[dict[str, Any]]:
+        return [p for p in self.manifest.get("processes", []) if p.get("role") == "controller"]
+
+    def log_dir(self, node_id: int) -> Path:
+        return self.run_dir / f"controller-{node_id}" / "logs" / METADATA_PARTITION_DIR
+
+    def poll(self, leader_hint: int | None = None) -> QuorumBatch:
+        batch = QuorumBatch()
+        self._read_manifest(batch)
+        live = bool(self.manifest) and not self.manifest.get("stopped_at")
+        for entry in self.controllers():
+            batch.alive[entry["id"]] = live and process_alive(entry.get("pid"))
+        if live:
+            self._describe(batch, leader_hint)
+        for entry in self.controllers():
+            tail = self.tails.setdefault(entry["id"], MetadataLogTail(self.log_dir(entry["id"])))
+            tail.read(full=False)
+            batch.disk_end_offsets[entry["id"]] = tail.end_offset
+        self._read_records(batch, leader_hint)
+        return batch
+
+    def _read_manifest(self, batch: QuorumBatch) -> None:
+        path = self.run_dir / "manifest.json"
+        try:
+            mtime = path.stat().st_mtime
+            if mtime != self._manifest_mtime:
+                self.manifest = batch.manifest = json.loads(path.read_text())
+                self._manifest_mtime = mtime
+        except (OSError, ValueError):
+            pass
+
+    def _describe(self, batch: QuorumBatch, leader_hint: int | None) -> None:
+        known = self.last_replication.leader_id if self.last_replication is not None else leader_hint
+        reachable = [e for e in self.controllers() if batch.alive.get(e["id"]) and e.get("state") != "paused"
+                     and e.get("port")]
+        reachable.sort(key=lambda e: e["id"] != known)  # the leader first: one round trip instead of two
+        if not reachable:
+            batch.replication_error = "no voter is running"
+            return
+        try:
+            batch.replication = self.last_replication = self.describe([f"127.0.0.1:{e['port']}" for e in reachable])
+        except Exception as e:  # no leader yet, an election, a voter going away: keep the last answer
+            batch.replication_error = str(e) or type(e).__name__
+
+    def _read_records(self, batch: QuorumBatch, leader_hint: int | None) -> None:
+        """From the leader's log, else the live voter's with the longest log (any voter's on a finished run), up to
+        the high watermark when one is known."""
+        leader = self.last_replication.leader_id if self.last_replication is not None else leader_hint
+        candidates = [node for node, alive in batch.alive.items() if alive] or list(batch.alive)
+        if not candidates:
+            return
+        if leader in candidates:
+            source = leader
+        elif self.source in candidates:
+            source = self.source
+        else:
+            source = max(candidates, key=lambda node: (batch.disk_end_offsets.get(node, 0), -node))
+        if source != self.source or self.decode_tail is None:
+            self.source, self.decode_tail = source, MetadataLogTail(self.log_dir(source))
+        batch.source = source
+        limit = self.last_replication.high_watermark if self.last_replication is not None else None
+        batch.high_watermark_limit = limit
+        for record_batch in self.decode_tail.read(upto=limit):
+            if record_batch.last_offset < self.next_offset:
+                continue  # shown already, from another voter's log
+            for entry in self.decoder.entries(record_batch, self.next_offset):
+                fold(batch.records, entry)
+            self.next_offset = record_batch.last_offset + 1
+
+
+# -- the model --------------------------------------------------------------------------------------------------
+
+@dataclass
+class RoleChange:
+    time_ns: int
+    role: str
+    epoch: int
+    leader: int | None = None
+
+
+@dataclass
+class VoterProcess:
+    pid: int
+    first_ns: int
+    last_ns: int
+    change: RoleChange | None = None
+    end_reported: bool = False
+
+
+@dataclass
+class VoterView:
+    node_id: int
+    pid: int | None = None
+    port: int | None = None
+    manifest_state: str = ""  # the runner's word: Starting, Leader, Follower, paused, resumed, killed, NotRunning
+    alive: bool = True
+    processes: dict[int, VoterProcess] = field(default_factory=dict)
+    disk_end_offset: int | None = None
+
+    @property
+    def instance(self) -> str:
+        return f"controller-{self.node_id}"
+
+    @property
+    def newest(self) -> VoterProcess | None:
+        return max(self.processes.values(), key=lambda p: p.first_ns, default=None)
+
+    @property
+    def change(self) -> RoleChange | None:
+        """The newest process's last role change, as its trace tells it."""
+        newest = self.newest
+        return newest.change if newest is not None else None
+
+    @property
+    def role(self) -> str:
+        change = self.change
+        return change.role if change is not None else "—"
+
+    @property
+    def epoch(self) -> int | None:
+        change = self.change
+        return change.epoch if change is not None else None
+
+    @property
+    def paused(self) -> bool:
+        return self.alive and self.manifest_state == "paused"
+
+    @property
+    def status(self) -> str:
+        """Its role while it runs; what happened to it when it does not (a killed leader is no leader)."""
+        if not self.alive:
+            return GONE_STATES.get(self.manifest_state, "exited")
+        if self.paused:
+            return "paused"
+        return self.role if self.change is not None else "starting"
+
+    @property
+    def running(self) -> bool:
+        return self.alive and not self.paused
+
+
+@dataclass
+class QuorumModel:
+    voters: dict[int, VoterView] = field(default_factory=dict)
+    cluster_id: str = ""
+    live: bool = False
+    replication: Replication | None = None
+    replication_error: str | None = None  # the last DescribeQuorum failed: `replication` is the last known
+    records: list[MetadataEntry] = field(default_factory=list)
+    noops: int = 0
+    records_source: int | None = None
+    high_watermark_limit: int | None = None
+    version: int = 0
+    records_version: int = 0
+    add_log: Callable[[int, str, str, str], None] | None = None  # (time_ns, instance, text, level) to the Log pane
+
+    def voter(self, node_id: int) -> VoterView:
+        if node_id not in self.voters:
+            self.voters[node_id] = VoterView(node_id)
+        return self.voters[node_id]
+
+    @property
+    def leader_id(self) -> int | None:
+        """The voter that leads the highest epoch any running voter knows, while it still runs; a paused leader is
+        still the leader until the others elect another (then a higher epoch wins)."""
+        best: tuple[int, int] | None = None
+        for voter in self.voters.values():
+            if voter.alive and voter.role == LEADER and voter.epoch is not None:
+                if best is None or voter.epoch > best[0]:
+                    best = (voter.epoch, voter.node_id)
+        if best is None:
+            return None
+        if any(v.alive and (v.epoch or -1) > best[0] for v in self.voters.values()):
+            return None  # someone has moved on to a newer epoch with no leader (yet) that we know
+        return best[1]
+
+    @property
+    def last_leader(self) -> tuple[int, int] | None:
+        """(node id, epoch) of the newest leader the trace names, running or not: a finished run's last leader."""
+        leaders = [(v.epoch, v.node_id) for v in self.voters.values() if v.role == LEADER and v.epoch is not None]
+        return (max(leaders)[1], max(leaders)[0]) if leaders else None
+
+    @property
+    def epoch(self) -> int:
+        return max((v.epoch for v in self.voters.values() if v.epoch is not None), default=-1)
+
+    # -- facts ------------------------------------------------------------------------------------------------------
+
+    def observe_manifest(self, manifest: dict[str, Any]) -> None:
+        self.cluster_id = manifest.get("cluster_id") or ""
+        self.live = not manifest.get("stopped_at")
+        for process in manifest.get("processes", []):
+            if process.get("role") == "controller":
+                voter = self.voter(process["id"])
+                voter.pid, voter.port = process.get("pid"), process.get("port")
+                voter.manifest_state = process.get("state") or ""
+        self.version += 1
+
+    def observe_ended(self, spans: list[SpanRecord]) -> None:
+        for span in spans:
+            node_id = _controller_id(span.instance)
+            if node_id is None:
+                continue
+            voter = self.voter(node_id)
+            process = self._process(voter, span)
+            for event in span.events:
+                if event.name != ROLE_EVENT or "to" not in event.attributes:
+                    continue
+                a = event.attributes
+                change = RoleChange(event.time_ns, str(a["to"]), int(a.get("epoch", -1)),
+                                    a.get("leader") if isinstance(a.get("leader"), int) else None)
+                if process is not None and (process.change is None or process.change.time_ns <= event.time_ns):
+                    process.change = change
+                self._log(event.time_ns, voter.instance, _role_text(node_id, a),
+                          "controller" if change.role == LEADER else "info")
+        if spans:
+            self._refresh()
+
+    def observe_poll(self, batch: QuorumBatch) -> None:
+        if batch.manifest is not None:
+            self.observe_manifest(batch.manifest)
+        for node_id, alive in batch.alive.items():
+            self.voter(node_id).alive = alive
+        for node_id, offset in batch.disk_end_offsets.items():
+            self.voter(node_id).disk_end_offset = offset
+        if batch.replication is not None:
+            self.replication, self.replication_error = batch.replication, None
+        elif batch.replication_error is not None:
+            self.replication_error = batch.replication_error
+        if batch.records:
+            for entry in batch.records:
+                if entry.folded:
+                    self.noops += entry.count
+                fold(self.records, entry)
+            if len(self.records) > MAX_RECORDS:
+                del self.records[: len(self.records) - MAX_RECORDS]
+            self.records_version += 1
+        if batch.source is not None:
+            self.records_source = batch.source
+        self.high_watermark_limit = batch.high_watermark_limit
+        self._refresh()
+
+    # -- what the pane asks -----------------------------------------------------------------------------------------
+
+    def end_offset(self, node_id: int) -> int | None:
+        """The voter's log end offset: DescribeQuorum's (the leader's view of it), else its log on disk."""
+        if self.replication is not None and node_id in self.replication.voters:
+            return self.replication.voters[node_id].log_end_offset
+        return self.voters[node_id].disk_end_offset if node_id in self.voters else None
+
+    def lag(self, node_id: int) -> int | None:
+        """Records behind the leader (DescribeQuorum), else behind the longest log on disk."""
+        mine = self.end_offset(node_id)
+        if mine is None:
+            return None
+        if self.replication is not None and node_id in self.replication.voters:
+            top = self.replication.leader_end_offset
+        else:
+            top = max((v.disk_end_offset or 0 for v in self.voters.values()), default=0)
+        return max((top or 0) - mine, 0)
+
+    def high_watermark(self, node_id: int) -> int | None:
+        """Only the leader's is known: DescribeQuorum reports the quorum's high watermark, the leader's."""
+        if self.replication is not None and self.replication.leader_id == node_id:
+            return self.replication.high_watermark
+        return None
+
+    @property
+    def replication_state(self) -> str:
+        """fresh | last known | disk (no DescribeQuorum answer ever: log end offsets from the logs on disk)."""
+        if self.replication is None:
+            return "disk"
+        return "fresh" if self.live and self.replication_error is None else "last known"
+
+    # -- rules ------------------------------------------------------------------------------------------------------
+
+    def _process(self, voter: VoterView, span: SpanRecord) -> VoterProcess | None:
+        pid = span.resource.get("process.pid")
+        if not pid:
+            return None
+        process = voter.processes.get(pid)
+        if process is None:
+            process = voter.processes[pid] = VoterProcess(pid, span.start_ns, span.end_ns)
+        process.first_ns = min(process.first_ns, span.start_ns)
+        process.last_ns = max(process.last_ns, span.end_ns)
+        return process
+
+    def _refresh(self) -> None:
+        """A process that is not its voter's newest ended (a restart took its place), and on a live run a voter found
+        gone ended now: the Log pane says so, once. A finished run's last processes were stopped with it."""
+        for voter in self.voters.values():
+            newest = voter.newest
+            for process in voter.processes.values():
+                if process.end_reported or (process is newest and (voter.alive or not self.live)):
+                    continue
+                process.end_reported = True
+                was = f" as {process.change.role} in epoch {process.change.epoch}" if process.change else ""
+                who = f"controller {voter.node_id} (pid {process.pid})"
+                if process is not newest:
+                    text, level = f"{who} ended{was}; pid {newest.pid} took its place", "warning"
+                elif voter.manifest_state == "killed":
+                    text, level = f"{who} killed{was}", "warning"
+                else:
+                    text, level = f"{who} {GONE_STATES.get(voter.manifest_state, 'exited')}{was}", "info"
+                self._log(process.last_ns, voter.instance, text, level)
+        self.version += 1
+
+    def _log(self, time_ns: int, instance: str, text: str, level: str) -> None:
+        if self.add_log is not None:
+            self.add_log(time_ns, instance, text, level)
+
+
+def _role_text(node_id: int, attributes: dict[str, Any]) -> str:
+    text = f"controller {node_id}: {attributes.get('from', '?')} → {attributes['to']}, epoch {attributes.get('epoch')}"
+    if attributes["to"] == "Follower" and isinstance(attributes.get("leader"), int):
+        text += f", leader {attributes['leader']}"
+    if attributes["to"] == LEADER:
+        text = "★ " + text
+    return text
+
+
+def _controller_id(instance: str) -> int | None:
+    if instance.startswith("controller-") and instance[11:].isdigit():
+        return int(instance[11:])
+    return None
+
+
+def is_kraft(manifest: dict[str, Any]) -> bool:
+    return manifest.get("mode") == "kraft"

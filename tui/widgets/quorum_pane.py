@@ -1,0 +1,206 @@
+"""The Quorum pane (each KRaft voter: role, epoch, log end offset, high watermark, a lag bar) and the Metadata log
+pane (the committed metadata records, newest last, NoOps folded)."""
+
+from __future__ import annotations
+
+import time
+
+from rich.segment import Segment
+from rich.style import Style
+
+from tui.quorum import LEADER, MetadataEntry, QuorumModel, VoterView
+from tui.widgets.format import clock
+from tui.widgets.rows import RowsView
+
+ROLE_STYLES = {
+    LEADER: Style(color="bright_yellow", bold=True), "Follower": Style(color="green"),
+    "Candidate": Style(color="yellow"), "Unattached": Style(color="yellow"), "Resigned": Style(color="dark_orange"),
+    "starting": Style(color="yellow"), "paused": Style(color="magenta", bold=True),
+    "killed": Style(color="red", bold=True), "exited": Style(color="red", bold=True), "stopped": Style(dim=True),
+}
+STAR = Style(color="bright_yellow", bold=True)
+DIM = Style(dim=True)
+LAG_SCALE_MIN = 20  # records: below this the bars do not stretch, so a lag of one is a sliver, not a full bar
+EIGHTHS = " ▏▎▍▌▋▊▉"
+KIND_STYLES = {
+    "LeaderChange": Style(color="bright_yellow"), "KRaftVoters": Style(color="bright_yellow"),
+    "KRaftVersion": Style(color="bright_yellow"), "NO_OP_RECORD": DIM,
+    "TOPIC_RECORD": Style(color="bright_cyan"), "PARTITION_RECORD": Style(color="cyan"),
+    "PARTITION_CHANGE_RECORD": Style(color="cyan"), "REMOVE_TOPIC_RECORD": Style(color="bright_cyan"),
+    "REGISTER_BROKER_RECORD": Style(color="bright_green"), "UNFENCE_BROKER_RECORD": Style(color="green"),
+    "FENCE_BROKER_RECORD": Style(color="red"), "UNREGISTER_BROKER_RECORD": Style(color="red"),
+    "BROKER_REGISTRATION_CHANGE_RECORD": Style(color="green"), "FEATURE_LEVEL_RECORD": Style(color="blue"),
+    "?": Style(color="red"),
+}
+
+
+def lag_bar(lag: int, scale: int, width: int) -> str:
+    """`lag` of `scale` as a bar `width` cells long, to the eighth of a cell; a lag of one or more shows at least
+    a sliver."""
+    if width <= 0:
+        return ""
+    eighths = min(round(lag / max(scale, 1) * width * 8), width * 8)
+    if lag > 0:
+        eighths = max(eighths, 1)
+    full, part = divmod(eighths, 8)
+    bar = "█" * full + (EIGHTHS[part] if part else "")
+    return bar.ljust(width)
+
+
+def _number(value: int | None) -> str:
+    return f"{value:,}" if value is not None else "—"
+
+
+class QuorumPane(RowsView[int]):
+    """Rows are the voters' node ids; the cursor picks the controller the action keys (x s r p) act on."""
+
+    def __init__(self, model: QuorumModel, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.model = model
+        self._version = -1
+
+    def rebuild(self) -> None:
+        if self._version == self.model.version:
+            return
+        self._version = self.model.version
+        voters = sorted(self.model.voters)
+        keep = voters[0] if voters and not self.moved_by_user else self.current
+        self.set_rows(voters, keep_cursor_on=keep)
+        self.border_title = self.title_text()
+        self.refresh()
+
+    def title_text(self) -> str:
+        model = self.model
+        leader = model.leader_id
+        if leader is not None:
+            text = f"Quorum · ★ c{leader} · epoch {model.epoch}"
+        elif model.live:
+            text = f"Quorum · no leader · epoch {model.epoch}" if model.voters else "Quorum"
+        elif model.last_leader is not None:
+            text = f"Quorum · finished · last ★ c{model.last_leader[0]}, epoch {model.last_leader[1]}"
+        else:
+            text = "Quorum"
+        replication = model.replication
+        if replication is not None:
+            text += f" · HW {replication.high_watermark:,}"
+            if model.replication_state == "last known":
+                text += f" (last known, {time.strftime('%H:%M:%S', time.localtime(replication.at))})"
+        elif model.voters:
+            text += " · LEO on disk"
+        return text
+
+    @property
+    def selected_voter(self) -> int | None:
+        return self.current
+
+    def _scale(self) -> int:
+        lags = [self.model.lag(n) or 0 for n in self.model.voters]
+        return max([LAG_SCALE_MIN, *lags])
+
+    def render_row(self, row: int, width: int, base: Style) -> list[Segment]:
+        model = self.model
+        voter = model.voters[row]
+        running = voter.running or not model.live  # a finished run: every voter as it last was
+        star = Segment("★ " if row == (model.leader_id if model.live else (model.last_leader or (None,))[0])
+                       else "  ", STAR)
+        status = voter.status if model.live else voter.role  # a finished run: what each voter last was
+        epoch = voter.epoch
+        superseded = not model.live and (epoch or -1) < model.epoch  # it last knew an older epoch than the others
+        segments = [star, Segment(f"c{row} ", Style(bold=True)),
+                    Segment(f"{status:<10} ", DIM if superseded else ROLE_STYLES.get(status, Style())),
+                    Segment(f"e{epoch if epoch is not None else '?':<3} ", Style() if running else DIM)]
+        stale = DIM if model.replication_state != "fresh" else Style()
+        end_offset, lag, high_watermark = model.end_offset(row), model.lag(row), model.high_watermark(row)
+        wide = width >= 72
+        segments.append(Segment(f"LEO {_number(end_offset):>6} " if wide else f"{_number(end_offset):>6} ", stale))
+        if wide:
+            segments.append(Segment(f"HW {_number(high_watermark):>6} " if high_watermark is not None
+                                    else "HW      — ", stale))
+        if lag is None:
+            lag_text = ""
+        elif wide:
+            lag_text = "caught up" if lag == 0 else f"{lag:,} behind"
+        else:
+            lag_text = f"{lag:,}"
+        tail = self._tail(voter, width)
+        used = sum(s.cell_length for s in segments)
+        bar_width = max(width - used - len(lag_text) - 3 - len(tail), 0)
+        if lag is not None and bar_width >= 3:
+            scale = self._scale()
+            color = ("red" if not running or lag > scale // 2 else "yellow" if lag > 2 else "green")
+            segments += [Segment("▕", DIM), Segment(lag_bar(lag, scale, bar_width), Style(color=color)),
+                         Segment("▏", DIM)]
+        segments.append(Segment(f" {lag_text}", Style(color="green") if lag == 0 and running else stale))
+        if tail:
+            segments.append(Segment(tail, DIM))
+        return segments
+
+    def _tail(self, voter: VoterView, width: int) -> str:
+        """After the bar, where there is room: what a voter no longer running last was, or when it last fetched."""
+        if width < 72:
+            return ""
+        if self.model.live and not voter.running and voter.change is not None:
+            return f"  was {voter.role}"
+        replication = self.model.replication
+        if width < 96 or replication is None or voter.node_id == replication.leader_id \
+                or self.model.replication_state != "fresh":
+            return ""
+        progress = replication.voters.get(voter.node_id)
+        if progress is None or progress.last_fetch_ms < 0:
+            return ""
+        age = replication.at - progress.last_fetch_ms / 1000
+        return f"  fetched {age:.1f}s ago" if age < 100 else f"  fetched {age:.0f}s ago"
+
+
+class MetadataPane(RowsView[MetadataEntry]):
+    """The committed metadata records, newest last; follows the newest unless the cursor was moved up."""
+
+    def __init__(self, model: QuorumModel, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.model = model
+        self._version = -1
+        self._title_key: tuple[object, ...] = ()
+
+    def rebuild(self) -> None:
+        key = (self.model.records_source, self.model.noops, self.model.high_watermark_limit, len(self.model.records))
+        if key != self._title_key:
+            self._title_key = key
+            self.border_title = self.title_text()
+        if self._version == self.model.records_version:
+            return
+        self._version = self.model.records_version
+        following = not self.rows or self.cursor >= len(self.rows) - 1
+        self.set_rows(list(self.model.records), keep_cursor_on=None if following else self.current)
+        if following:
+            self.action_jump(-1)
+        self.refresh()
+
+    def title_text(self) -> str:
+        model = self.model
+        if model.records_source is None:
+            return "Metadata log"
+        records = sum(entry.count for entry in model.records)
+        text = f"Metadata log · c{model.records_source}'s · {records:,} records"
+        if model.noops:
+            text += f" · {model.noops:,} NoOps folded"
+        if model.high_watermark_limit is not None:
+            text += f" · committed (< {model.high_watermark_limit:,})"
+        else:
+            text += " · whole log (HW unknown)"
+        return text
+
+    def render_row(self, row: MetadataEntry, width: int, base: Style) -> list[Segment]:
+        segments = []
+        if width >= 70:
+            segments.append(Segment(clock(row.timestamp_ms * 1_000_000) + " ", DIM))
+        column = 9 if width >= 70 else 7
+        if row.folded and row.count > 1:
+            offsets = f"{row.offset}–{row.last_offset}"
+            segments += [Segment(f"{offsets:>{column}} ", DIM), Segment(f"e{row.epoch:<2} ", DIM),
+                         Segment(f"{row.kind} × {row.count}", DIM)]
+            return segments
+        segments += [Segment(f"{row.offset:>{column}} "),
+                     Segment(f"e{row.epoch:<2} ", DIM), Segment(row.kind + " ", KIND_STYLES.get(row.kind, Style()))]
+        if row.summary:
+            segments.append(Segment(row.summary))
+        return segments
