@@ -8,6 +8,7 @@ import asyncio
 import json
 import os
 import subprocess
+import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -374,3 +375,48 @@ def test_the_quorum_pane_replaces_the_cluster_pane_on_a_kraft_run(live_run: Path
             assert app.quorum_pane.selected_voter == 1
             assert "controller 1 is not running" in app.refusal("kill")
     run(scenario)
+
+
+def test_the_fault_keys_act_on_the_controller_under_the_cursor(live_run: Path) -> None:
+    calls: list[tuple[str, tuple[Any, ...]]] = []
+
+    class Control:
+        def __getattr__(self, verb: str) -> Callable[..., None]:
+            return lambda *args: calls.append((verb, args))
+
+    async def scenario() -> None:
+        app = KafkaEduApp(live_run, watch=True)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await _settled(app, pilot)
+            app.control = Control()  # type: ignore[assignment]
+            app.quorum_pane.focus()
+            await pilot.press("j", "x")  # c2, the leader
+            await wait_for(pilot, lambda: calls, what="the kill")
+            assert calls == [("kill", (2,))]
+            await pilot.press("j", "p")
+            await wait_for(pilot, lambda: len(calls) == 2, what="the pause")
+            assert calls[1] == ("pause", (3,))
+            await pilot.press("c")  # no brokers on this run: said, not attempted
+            assert len(calls) == 2
+    run(scenario)
+
+
+# -- snapshots (tests/tui/test_snapshots.py's comparison; look at the PNG before accepting one) ------------------
+
+@pytest.fixture
+def utc(monkeypatch: pytest.MonkeyPatch) -> Any:
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)])
+def test_snapshot_of_a_quorum_whose_old_leader_was_killed(live_run: Path, utc: Any, size: tuple[int, int]) -> None:
+    from tests.tui.test_snapshots import snapshot
+
+    async def steps(app: KafkaEduApp, pilot: Any) -> None:
+        await _settled(app, pilot)
+
+    snapshot(live_run, f"quorum_killed_leader_{size[0]}x{size[1]}", size, steps)

@@ -67,6 +67,7 @@ class QuorumPane(RowsView[int]):
         keep = voters[0] if voters and not self.moved_by_user else self.current
         self.set_rows(voters, keep_cursor_on=keep)
         self.border_title = self.title_text()
+        self.border_subtitle = "lag: records behind the leader" if self.model.voters else ""
         self.refresh()
 
     def title_text(self) -> str:
@@ -112,13 +113,14 @@ class QuorumPane(RowsView[int]):
         stale = DIM if model.replication_state != "fresh" else Style()
         end_offset, lag, high_watermark = model.end_offset(row), model.lag(row), model.high_watermark(row)
         wide = width >= 72
-        segments.append(Segment(f"LEO {_number(end_offset):>6} " if wide else f"{_number(end_offset):>6} ", stale))
+        labelled = width >= 50
+        segments.append(Segment(f"LEO {_number(end_offset):>6} " if labelled else f"{_number(end_offset):>6} ", stale))
         if wide:
             segments.append(Segment(f"HW {_number(high_watermark):>6} " if high_watermark is not None
                                     else "HW      — ", stale))
         if lag is None:
             lag_text = ""
-        elif wide:
+        elif width >= 56:
             lag_text = "caught up" if lag == 0 else f"{lag:,} behind"
         else:
             lag_text = f"{lag:,}"
@@ -180,13 +182,13 @@ class MetadataPane(RowsView[MetadataEntry]):
         if model.records_source is None:
             return "Metadata log"
         records = sum(entry.count for entry in model.records)
-        text = f"Metadata log · c{model.records_source}'s · {records:,} records"
+        text = f"Metadata log (c{model.records_source}) · {records:,} records"
         if model.noops:
             text += f" · {model.noops:,} NoOps folded"
         if model.high_watermark_limit is not None:
-            text += f" · committed (< {model.high_watermark_limit:,})"
+            text += f" · committed: below HW {model.high_watermark_limit:,}"
         else:
-            text += " · whole log (HW unknown)"
+            text += " · the whole log (HW unknown)"
         return text
 
     def render_row(self, row: MetadataEntry, width: int, base: Style) -> list[Segment]:
