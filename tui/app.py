@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
+from rich.markup import escape
 from textual import events, on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
@@ -367,6 +368,9 @@ class KafkaEduApp(App[None]):
         mode = "live" if self.live else "replay"
         parts.append(f"{self.reader.manifest.get('run_id', self.run_dir.name if self.run_dir else '?')} · {mode} · "
                      f"{len(self.store):,} spans")
+        if self.launch is not None and self.launch.error is not None:  # the run attached, then its start failed
+            error = " ".join(str(self.launch.error).split())
+            parts.append(f"[red]the cluster did not start: {escape(error)}[/]")
         if self.store.evicted_traces:
             parts.append(f"{self.store.evicted_traces:,} old traces evicted")
         if self.breakpoints:

@@ -188,7 +188,7 @@ class MetadataLogTail:
         self.log_dir = log_dir
         self.segment: Path | None = None
         self.position = 0
-        self.end_offset = 0  # the offset after the last whole batch read: the log end offset on disk
+        self.end_offset: int | None = None  # the offset after the last whole batch read (None: no segment yet)
 
     def segments(self) -> list[Path]:
         try:
@@ -203,6 +203,8 @@ class MetadataLogTail:
         segments = self.segments()
         if not segments:
             return []
+        if self.end_offset is None:
+            self.end_offset = int(segments[0].stem)  # an empty log ends where its first segment begins
         if self.segment not in segments:  # the first read, or the segment was deleted: the oldest one left
             later = [p for p in segments if self.segment is None or int(p.stem) > int(self.segment.stem)]
             self.segment, self.position = (later or segments)[0], 0
@@ -331,7 +333,8 @@ class QuorumPoller:
         for entry in self.controllers():
             tail = self.tails.setdefault(entry["id"], MetadataLogTail(self.log_dir(entry["id"])))
             tail.read(full=False)
-            batch.disk_end_offsets[entry["id"]] = tail.end_offset
+            if tail.end_offset is not None:
+                batch.disk_end_offsets[entry["id"]] = tail.end_offset
         self._read_records(batch, leader_hint)
         return batch
 
@@ -572,7 +575,7 @@ class QuorumModel:
         if self.replication is not None and node_id in self.replication.voters:
             top = self.replication.leader_end_offset
         else:
-            top = max((v.disk_end_offset or 0 for v in self.voters.values()), default=0)
+            top = max((v.disk_end_offset for v in self.voters.values() if v.disk_end_offset is not None), default=0)
         return max((top or 0) - mine, 0)
 
     def high_watermark(self, node_id: int) -> int | None:

@@ -76,7 +76,7 @@ class QuorumPane(RowsView[int]):
         if leader is not None:
             text = f"Quorum · ★ c{leader} · epoch {model.epoch}"
         elif model.live:
-            text = f"Quorum · no leader · epoch {model.epoch}" if model.voters else "Quorum"
+            text = f"Quorum · no leader · epoch {model.epoch}" if model.epoch >= 0 else "Quorum · no leader yet"
         elif model.last_leader is not None:
             text = f"Quorum · finished · last ★ c{model.last_leader[0]}, epoch {model.last_leader[1]}"
         else:
@@ -86,7 +86,7 @@ class QuorumPane(RowsView[int]):
             text += f" · HW {replication.high_watermark:,}"
             if model.replication_state == "last known":
                 text += f" (last known, {time.strftime('%H:%M:%S', time.localtime(replication.at))})"
-        elif model.voters:
+        elif any(v.disk_end_offset is not None for v in model.voters.values()):
             text += " · LEO on disk"
         return text
 
@@ -104,7 +104,8 @@ class QuorumPane(RowsView[int]):
         running = voter.running or not model.live  # a finished run: every voter as it last was
         star = Segment("★ " if row == (model.leader_id if model.live else (model.last_leader or (None,))[0])
                        else "  ", STAR)
-        status = voter.status if model.live else voter.role  # a finished run: what each voter last was
+        # A finished run: what each voter last was (one that never took a role: how it ended).
+        status = voter.status if model.live or voter.change is None else voter.role
         epoch = voter.epoch
         superseded = not model.live and (epoch or -1) < model.epoch  # it last knew an older epoch than the others
         segments = [star, Segment(f"c{row} ", Style(bold=True)),
@@ -164,7 +165,8 @@ class MetadataPane(RowsView[MetadataEntry]):
         self._title_key: tuple[object, ...] = ()
 
     def rebuild(self) -> None:
-        key = (self.model.records_source, self.model.noops, self.model.high_watermark_limit, len(self.model.records))
+        key = (self.model.records_source, self.model.noops, self.model.high_watermark_limit, len(self.model.records),
+               self.model.live)
         if key != self._title_key:
             self._title_key = key
             self.border_title = self.title_text()
@@ -179,8 +181,8 @@ class MetadataPane(RowsView[MetadataEntry]):
 
     def title_text(self) -> str:
         model = self.model
-        if model.records_source is None:
-            return "Metadata log"
+        if model.records_source is None or not model.records:
+            return "Metadata log · no records yet" if model.live else "Metadata log · no records"
         records = sum(entry.count for entry in model.records)
         text = f"Metadata log (c{model.records_source}) · {records:,} records"
         if model.noops:
