@@ -374,6 +374,13 @@ def test_the_quorum_pane_replaces_the_cluster_pane_on_a_kraft_run(live_run: Path
             app.quorum_pane.focus()
             assert app.quorum_pane.selected_voter == 1
             assert "controller 1 is not running" in app.refusal("kill")
+            # `cluster pause 3` (SIGSTOP): the manifest says so, and the follower reads as paused, not as Follower.
+            manifest = json.loads((live_run / "manifest.json").read_text())
+            manifest["processes"][2]["state"] = "paused"
+            (live_run / "manifest.json").write_text(json.dumps(manifest))
+            os.utime(live_run / "manifest.json", (time.time() + 5, time.time() + 5))  # a new mtime, however coarse
+            await wait_for(pilot, lambda: "paused" in row_texts(app.quorum_pane)[2], what="c3 to read as paused")
+            assert "Follower" not in row_texts(app.quorum_pane)[2]
     run(scenario)
 
 
