@@ -448,6 +448,8 @@ class VoterView:
     def status(self) -> str:
         """Its role while it runs; what happened to it when it does not (a killed leader is no leader)."""
         if not self.alive:
+            if self.pid is None and self.manifest_state == "Starting":
+                return "starting"  # the runner has written its entry and not yet started it
             return GONE_STATES.get(self.manifest_state, "exited")
         if self.paused:
             return "paused"
