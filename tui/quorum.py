@@ -197,9 +197,9 @@ class MetadataLogTail:
             return []
         return sorted(found, key=lambda p: int(p.stem))
 
-    def read(self, upto: int | None = None, full: bool = True) -> list[DefaultRecordBatch]:
-        """The whole batches written since the last read (loaded only if `full`); a batch reaching `upto` (the high
-        watermark) or beyond stays unread until a later read."""
+    def read(self, upto: int | None = None, full: bool = True, skip_below: int = 0) -> list[DefaultRecordBatch]:
+        """The whole batches written since the last read (loaded only if `full`, and not those wholly below
+        `skip_below`); a batch reaching `upto` (the high watermark) or beyond stays unread until a later read."""
         segments = self.segments()
         if not segments:
             return []
@@ -213,11 +213,12 @@ class MetadataLogTail:
         for segment in segments[index:]:
             if segment != self.segment:
                 self.segment, self.position = segment, 0
-            if not self._read_segment(segment, upto, full, found):
+            if not self._read_segment(segment, upto, full, skip_below, found):
                 break
         return found
 
-    def _read_segment(self, segment: Path, upto: int | None, full: bool, found: list[DefaultRecordBatch]) -> bool:
+    def _read_segment(self, segment: Path, upto: int | None, full: bool, skip_below: int,
+                      found: list[DefaultRecordBatch]) -> bool:
         """False when reading stopped at `upto`."""
         try:
             fd = os.open(segment, os.O_RDONLY)
@@ -231,7 +232,7 @@ class MetadataLogTail:
                 last = batch.last_offset
                 if upto is not None and last >= upto:
                     return False
-                if full:
+                if full and last >= skip_below:
                     found.append(batch.load_full_batch())
                 self.position += batch.size_in_bytes
                 self.end_offset = last + 1
@@ -379,7 +380,7 @@ class QuorumPoller:
         batch.source = source
         limit = self.last_replication.high_watermark if self.last_replication is not None else None
         batch.high_watermark_limit = limit
-        for record_batch in self.decode_tail.read(upto=limit):
+        for record_batch in self.decode_tail.read(upto=limit, skip_below=self.next_offset):
             if record_batch.last_offset < self.next_offset:
                 continue  # shown already, from another voter's log
             for entry in self.decoder.entries(record_batch, self.next_offset):

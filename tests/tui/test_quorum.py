@@ -263,6 +263,27 @@ def test_a_record_arrives_once_the_high_watermark_passes_it_and_noops_keep_foldi
     assert model.records[-1].count == 3 and model.noops == 17
 
 
+def test_a_new_leaders_log_takes_over_where_the_records_stopped_without_repeating_any(tmp_path: Path) -> None:
+    run_dir = fabricate_run(tmp_path / "run", live=True)
+    answer = fake_describe(run_dir)([])
+    poller = QuorumPoller(run_dir, describe=lambda _: answer)
+    model = QuorumModel()
+    model.observe_poll(poller.poll())
+    shown = sum(entry.count for entry in model.records)
+    end = log_end(run_dir, 3)
+    segment = FileRecords.open(quorum_log(run_dir, 3) / "00000000000000000000.log")
+    try:  # voter 3 wins epoch 3 and writes its LeaderChange after what it had
+        segment.append(with_leader_change_message(end, 0, 3, _leader_change(3)))
+    finally:
+        os.close(segment.fd)
+    answer = Replication(3, 3, end + 1, answer.voters, answer.at)
+    model.observe_poll(poller.poll())
+    assert model.records_source == 3
+    assert sum(entry.count for entry in model.records) == shown + 1
+    assert (model.records[-1].kind, model.records[-1].offset) == ("LeaderChange", end)
+    assert model.records[-1].summary == "leader 3 epoch 3 voters [1,2,3]"
+
+
 def test_roles_and_epochs_come_from_the_trace_and_a_killed_leader_is_no_leader(tmp_path: Path) -> None:
     from kafka_edu.tracing.query import read_span_file
 
