@@ -287,9 +287,15 @@ class KafkaEduApp(App[None]):
     @work(thread=True, exclusive=True, group="quorum")
     def poll_quorum(self, poller: QuorumPoller) -> None:
         worker = get_current_worker()
+        failed = ""
         while not worker.is_cancelled:
-            batch = poller.poll(self.quorum.leader_id)
-            self.post_message(QuorumPolled(batch))
+            try:
+                self.post_message(QuorumPolled(poller.poll(self.quorum.leader_id)))
+            except Exception as e:  # a file or answer it cannot read is news for the user, not a crash; it tries again
+                if str(e) != failed:
+                    failed = str(e)
+                    self.call_from_thread(self.notify, f"reading the quorum failed: {type(e).__name__}: {e}",
+                                          severity="error")
             if not self.watch:
                 return
             finished = bool(poller.manifest.get("stopped_at"))
