@@ -116,7 +116,7 @@ class ClusterControl:
             seq = int((data["commands"].get(instance) or {}).get("seq", 0)) + 1
             data["commands"][instance] = {"seq": seq, "action": action}
 
-    # -- processes ------------------------------------------------------------------------------------------------
+    # -- processes: a broker's, or on a KRaft run a controller's, by node id (the runner's verbs take either) --------
 
     def kill(self, broker_id: int) -> None:
         """SIGKILL, as `cluster kill`; a paused file the broker leaves behind is removed."""
@@ -136,7 +136,7 @@ class ClusterControl:
             return  # already stopping
         signal_process(pid, signal.SIGTERM)
         signal_process(pid, signal.SIGCONT)  # a SIGSTOPped broker must run to shut down
-        thread = threading.Thread(target=self._await_stop, args=(broker_id, pid), name=f"stop-broker-{broker_id}",
+        thread = threading.Thread(target=self._await_stop, args=(broker_id, pid), name=f"stop-node-{broker_id}",
                                   daemon=True)
         self._stoppers[broker_id] = thread
         thread.start()
@@ -164,7 +164,7 @@ class ClusterControl:
         if thread is not None and thread.is_alive():
             pid = self._pid(broker_id)
             if pid is not None and process_alive(pid):
-                raise ClusterError(f"broker {broker_id} is still stopping (pid {pid})")
+                raise ClusterError(f"node {broker_id} is still stopping (pid {pid})")
             thread.join()  # the process is gone: its stopper only has the manifest left to write
         with self._manifest_lock:
             self.runner.start(broker_id)
