@@ -335,6 +335,25 @@ _SYMBOL_ROWS: list[Symbol] = [
     Symbol("ReplicationControlManager.maybeFenceOneStaleBroker", _REPLICATION_CONTROL, KAFKA_3_9, step="KR.fence"),
     Symbol("BrokerMetadataPublisher.onMetadataUpdate", _SERVER + "metadata/BrokerMetadataPublisher.scala",
            KAFKA_3_9, step="KR.publish"),
+    # The raft client's role phases (KR.poll): each traced only when it has work, the one that starts an election
+    # being the root of the election's trace.
+    Symbol("KafkaRaftClient.pollLeader", _RAFT_CLIENT, KAFKA_3_9, step="KR.poll"),
+    Symbol("KafkaRaftClient.pollCandidate", _RAFT_CLIENT, KAFKA_3_9, step="KR.poll"),
+    Symbol("KafkaRaftClient.pollFollower", _RAFT_CLIENT, KAFKA_3_9, step="KR.poll"),
+    Symbol("KafkaRaftClient.pollUnattached", _RAFT_CLIENT, KAFKA_3_9, step="KR.poll"),
+    Symbol("KafkaRaftClient.pollResigned", _RAFT_CLIENT, KAFKA_3_9, step="KR.poll"),
+    Symbol("KafkaRaftClient.initialize", _RAFT_CLIENT, KAFKA_3_9,
+           port="kafka_edu.raft.kafka_raft_client:KafkaRaftClient.initialize"),
+    Symbol("KafkaRaftClientDriver.initiateShutdown", _RAFT + "KafkaRaftClientDriver.java", KAFKA_3_9,
+           port="kafka_edu.raft.kafka_raft_client_driver:KafkaRaftClientDriver.initiate_shutdown"),
+    Symbol("FileQuorumStateStore.writeElectionState", _RAFT + "FileQuorumStateStore.java", KAFKA_3_9,
+           port="kafka_edu.raft.file_quorum_state_store:FileQuorumStateStore.write_election_state"),
+    Symbol("KafkaMetadataLog.appendAsLeader", "core/src/main/scala/kafka/raft/KafkaMetadataLog.scala", KAFKA_3_9,
+           port="kafka_edu.raft.kafka_metadata_log:KafkaMetadataLog.append_as_leader"),
+    Symbol("KafkaMetadataLog.appendAsFollower", "core/src/main/scala/kafka/raft/KafkaMetadataLog.scala", KAFKA_3_9,
+           port="kafka_edu.raft.kafka_metadata_log:KafkaMetadataLog.append_as_follower"),
+    Symbol("ReplicatedLog.truncateToEndOffset", _RAFT + "ReplicatedLog.java", KAFKA_3_9,
+           port="kafka_edu.raft.replicated_log:ReplicatedLog.truncate_to_end_offset"),
 ]
 
 
