@@ -178,7 +178,11 @@ class RaftNode:
         self.listener = RecordingListener(self.quorum_state_file)
         self.manager.register(self.listener)
         self.server = RaftTestServer(self.port, lambda: self.manager)
-        self.manager.startup()
+        try:
+            self.manager.startup()
+        except BaseException:
+            self.server.close()
+            raise
         return self
 
     @property
@@ -192,11 +196,12 @@ class RaftNode:
         return self.manager is not None and self.client.quorum.is_leader()
 
     def stop(self) -> None:
-        """A clean stop: the server goes, then the raft manager shuts down (a leader resigns first)."""
+        """A clean stop: the raft manager shuts down (a leader resigns first, and the server still answers while it
+        hands over), then the server goes."""
         if self.manager is None:
             return
-        self.server.close()
         self.manager.shutdown()
+        self.server.close()
         self.manager = None
 
     def kill(self) -> None:
@@ -206,6 +211,7 @@ class RaftNode:
         from kafka_edu.raft.internals.completable_future import CompletableFuture
         from kafka_edu.raft.kafka_raft_client import _GracefulShutdown
         self.isolate()
+        self.manager.client_driver.initiate_shutdown()
         finished: CompletableFuture = CompletableFuture()
         finished.complete(None)
         self.client._shutdown = _GracefulShutdown(self.client.time_ms(), 0, finished)  # is_running is now False
@@ -261,3 +267,26 @@ class RaftCluster:
                 node.kill()
             except Exception:
                 pass
+
+
+def send_raw(port: int, api: Any, version: int, body: Any, correlation_id: int = 7) -> Any:
+    """One request from outside the quorum, answered on a fresh connection."""
+    from kafka_edu.protocol.codec import decode_response, encode_request
+    payload = encode_request(api, version, correlation_id, "test-client", body)
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as conn:
+        conn.sendall(_SIZE.pack(len(payload)) + payload)
+        size = _SIZE.unpack(_read(conn, 4))[0]
+        return decode_response(api, version, _read(conn, size)).body
+
+
+def leaders_by_epoch(nodes: list[RaftNode]) -> dict[int, set[int]]:
+    """Every (epoch, leader) any node's listener was told."""
+    seen: dict[int, set[int]] = {}
+    for node in nodes:
+        if node.listener is None:
+            continue
+        with node.listener.lock:
+            for leader, _ in node.listener.leader_changes:
+                if leader.leader_id is not None:
+                    seen.setdefault(leader.epoch, set()).add(leader.leader_id)
+    return seen
