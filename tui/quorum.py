@@ -405,6 +405,7 @@ class VoterProcess:
     last_ns: int
     change: RoleChange | None = None
     end_reported: bool = False
+    high_watermark: tuple[int, int] | None = None  # (time, offset) from its newest KR.poll span that did work
 
 
 @dataclass
@@ -525,15 +526,17 @@ class QuorumModel:
                 continue
             voter = self.voter(node_id)
             process = self._process(voter, span)
+            high_watermark = span.attributes.get("kafka.raft.high_watermark")
+            if process is not None and isinstance(high_watermark, int) and high_watermark >= 0 and (
+                    process.high_watermark is None or process.high_watermark[0] <= span.end_ns):
+                process.high_watermark = (span.end_ns, high_watermark)
             for event in span.events:
-                if event.name != ROLE_EVENT or "to" not in event.attributes:
+                change = role_change(event.time_ns, event.attributes) if event.name == ROLE_EVENT else None
+                if change is None:
                     continue
-                a = event.attributes
-                change = RoleChange(event.time_ns, str(a["to"]), int(a.get("epoch", -1)),
-                                    a.get("leader") if isinstance(a.get("leader"), int) else None)
                 if process is not None and (process.change is None or process.change.time_ns <= event.time_ns):
                     process.change = change
-                self._log(event.time_ns, voter.instance, _role_text(node_id, a),
+                self._log(event.time_ns, voter.instance, _role_text(node_id, change, event.attributes),
                           "controller" if change.role == LEADER else "info")
         if spans:
             self._refresh()
@@ -582,10 +585,13 @@ class QuorumModel:
         return max((top or 0) - mine, 0)
 
     def high_watermark(self, node_id: int) -> int | None:
-        """Only the leader's is known: DescribeQuorum reports the quorum's high watermark, the leader's."""
+        """The leader's from DescribeQuorum (it reports the leader's); any voter's as its trace last told it (a
+        KR.poll span that did work records the replica's high watermark)."""
         if self.replication is not None and self.replication.leader_id == node_id:
             return self.replication.high_watermark
-        return None
+        voter = self.voters.get(node_id)
+        newest = voter.newest if voter is not None else None
+        return newest.high_watermark[1] if newest is not None and newest.high_watermark is not None else None
 
     @property
     def replication_state(self) -> str:
@@ -632,11 +638,23 @@ class QuorumModel:
             self.add_log(time_ns, instance, text, level)
 
 
-def _role_text(node_id: int, attributes: dict[str, Any]) -> str:
-    text = f"controller {node_id}: {attributes.get('from', '?')} → {attributes['to']}, epoch {attributes.get('epoch')}"
-    if attributes["to"] == "Follower" and isinstance(attributes.get("leader"), int):
-        text += f", leader {attributes['leader']}"
-    if attributes["to"] == LEADER:
+def role_change(time_ns: int, attributes: dict[str, Any]) -> RoleChange | None:
+    """A `raft.role.change` event's new role, epoch and leader (KR.role's describer names them `kafka.raft.role.to`,
+    `kafka.raft.epoch`, `kafka.raft.leader.id` with -1 for none; the short names are read too)."""
+    to = attributes.get("kafka.raft.role.to", attributes.get("to"))
+    if to is None:
+        return None
+    epoch = attributes.get("kafka.raft.epoch", attributes.get("epoch", -1))
+    leader = attributes.get("kafka.raft.leader.id", attributes.get("leader"))
+    return RoleChange(time_ns, str(to), int(epoch), leader if isinstance(leader, int) and leader >= 0 else None)
+
+
+def _role_text(node_id: int, change: RoleChange, attributes: dict[str, Any]) -> str:
+    old = attributes.get("kafka.raft.role.from", attributes.get("from", "?"))
+    text = f"controller {node_id}: {old} → {change.role}, epoch {change.epoch}"
+    if change.role == "Follower" and change.leader is not None:
+        text += f", leader {change.leader}"
+    if change.role == LEADER:
         text = "★ " + text
     return text
 

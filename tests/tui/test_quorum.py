@@ -55,9 +55,9 @@ def _attr(key: str, value: Any) -> dict[str, Any]:
 
 def span_line(instance: str, pid: int, name: str, start_ns: int, end_ns: int,
               events: list[tuple[int, str, dict[str, Any]]] = (), step: str | None = None,
-              trace: int = 1, span: int = 1) -> str:
+              trace: int = 1, span: int = 1, attributes: dict[str, Any] | None = None) -> str:
     """One OTLP/JSON TracesData line, as the exporter writes it."""
-    attributes = [_attr("kafka.step", step)] if step else []
+    attributes = [_attr("kafka.step", step)] * bool(step) + [_attr(k, v) for k, v in (attributes or {}).items()]
     doc = {"resourceSpans": [{"resource": {"attributes": [
         _attr("service.instance.id", instance), _attr("service.name", "kafka-edu"), _attr("kafka.mode", "kraft"),
         _attr("process.pid", pid)]},
@@ -74,9 +74,8 @@ def role_span(instance: str, pid: int, at_ms: int, changes: list[tuple[str, str,
     """A KafkaRaftClient.poll span holding `raft.role.change` events (from, to, epoch, leader), 1 ms apart."""
     events = []
     for i, (old, new, epoch, leader) in enumerate(changes):
-        attributes: dict[str, Any] = {"from": old, "to": new, "epoch": epoch, "kafka.step": "KR.role"}
-        if leader is not None:
-            attributes["leader"] = leader
+        attributes: dict[str, Any] = {"kafka.raft.role.from": old, "kafka.raft.role.to": new, "kafka.raft.epoch": epoch,
+                                      "kafka.raft.leader.id": -1 if leader is None else leader, "kafka.step": "KR.role"}
         events.append((T0 + (at_ms + i) * MS, "raft.role.change", attributes))
     return span_line(instance, pid, "KafkaRaftClient.poll", T0 + at_ms * MS, T0 + (at_ms + len(changes) + 1) * MS,
                      events, step="KR.poll", trace=trace, span=span)
@@ -169,7 +168,11 @@ def fabricate_run(run_dir: Path, *, live: bool) -> Path:
         3: [role_span("controller-3", pids[3], 0, [("Unattached", "Unattached", 0, None)], 6, 6),
             role_span("controller-3", pids[3], 120, [("Unattached", "Follower", 1, 1)], 7, 7),
             role_span("controller-3", pids[3], 5010, [("Follower", "Unattached", 2, None),
-                                                      ("Unattached", "Follower", 2, 2)], 8, 8)],
+                                                      ("Unattached", "Follower", 2, 2)], 8, 8),
+            # A poll that handled a Fetch response: the follower's own high watermark, as KR.poll's describer says it
+            span_line("controller-3", pids[3], "KafkaRaftClient.poll", T0 + 4000 * MS, T0 + 4001 * MS, step="KR.poll",
+                      trace=9, span=9, attributes={"kafka.raft.high_watermark": 9, "kafka.raft.log_end_offset": 10,
+                                                   "kafka.raft.role": "Follower", "kafka.raft.epoch": 1})],
     }
     for node, node_lines in lines.items():
         (run_dir / f"controller-{node}.jsonl").write_text("".join(node_lines))
@@ -299,6 +302,8 @@ def test_roles_and_epochs_come_from_the_trace_and_a_killed_leader_is_no_leader(t
                                                                      3: ("Follower", 2)}
     assert model.voters[1].status == "killed" and not model.voters[1].running
     assert model.leader_id == 2 and model.epoch == 2
+    assert model.high_watermark(2) == log_end(run_dir, 3) and model.high_watermark(3) == 9  # DescribeQuorum, trace
+    assert model.high_watermark(1) is None
     assert model.lag(1) == log_end(run_dir, 2) - log_end(run_dir, 1) and model.lag(2) == 0
     assert any("killed as Leader in epoch 1" in text for text in logged)
     assert "★ controller 2: Candidate → Leader, epoch 2" in logged

@@ -113,12 +113,12 @@ class QuorumPane(RowsView[int]):
                     Segment(f"e{epoch if epoch is not None else '?':<3} ", Style() if running else DIM)]
         stale = DIM if model.replication_state != "fresh" else Style()
         end_offset, lag, high_watermark = model.end_offset(row), model.lag(row), model.high_watermark(row)
-        wide = width >= 72
-        labelled = width >= 50
-        segments.append(Segment(f"LEO {_number(end_offset):>6} " if labelled else f"{_number(end_offset):>6} ", stale))
-        if wide:
-            segments.append(Segment(f"HW {_number(high_watermark):>6} " if high_watermark is not None
-                                    else "HW      — ", stale))
+        if width >= 50:  # labelled, with each voter's high watermark; the numbers narrower below 72 columns
+            digits = 6 if width >= 72 else 5
+            segments += [Segment(f"LEO {_number(end_offset):>{digits}} ", stale),
+                         Segment(f"HW {_number(high_watermark):>{digits}} ", stale)]
+        else:
+            segments.append(Segment(f"{_number(end_offset):>6} ", stale))
         if lag is None:
             lag_text = ""
         elif width >= 56:
