@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from kafka_edu.cluster_runner.processes import free_port
-from kafka_edu.protocol.codec import decode_request, encode_response
+from kafka_edu.protocol.codec import encode_response
 from kafka_edu.raft.leader_and_epoch import LeaderAndEpoch
 from kafka_edu.raft.raft_client import RaftClient
 from kafka_edu.raft.raft_manager import KafkaRaftManager
@@ -121,7 +121,7 @@ class RaftTestServer:
         try:
             while self.running:
                 size = _SIZE.unpack(_read(conn, 4))[0]
-                decoded = decode_request(_read(conn, size))
+                decoded = decode_raft_request(_read(conn, size))
                 self.received.append((int(decoded.api_key), decoded.traceparent))
                 manager = self.handler()
                 if manager is None:
@@ -145,6 +145,22 @@ class RaftTestServer:
                 pass
             conn.close()
         self.thread.join(5)
+
+
+def decode_raft_request(frame: bytes) -> Any:
+    """decode_request, at any version kio has: the CONTROLLER listener serves Fetch v17 even when the ZooKeeper
+    broker's KafkaApis (imported by tracing's instrumentation) has narrowed what ApiKeys advertises to (4, 12)."""
+    from kafka_edu.protocol import codec
+    try:
+        return codec.decode_request(frame)
+    except codec.UnsupportedVersionError as e:
+        buf = memoryview(bytes(frame))
+        api = e.api_key
+        header_version = api.request_header_version(e.api_version)
+        correlation_id, client_id, tagged, pos = codec._read_request_header(buf, header_version)
+        body, _ = codec._entity_reader(api.request_schema(e.api_version))(buf, pos)
+        return codec.DecodedRequest(api, e.api_version, correlation_id, client_id, body, tagged,
+                                    codec._traceparent(tagged.get(codec.TRACEPARENT_TAG)), header_version, len(buf))
 
 
 def _read(conn: socket.socket, n: int) -> bytes:
@@ -269,10 +285,11 @@ class RaftCluster:
                 pass
 
 
-def send_raw(port: int, api: Any, version: int, body: Any, correlation_id: int = 7) -> Any:
+def send_raw(port: int, api: Any, version: int, body: Any, correlation_id: int = 7,
+             traceparent: str | None = None) -> Any:
     """One request from outside the quorum, answered on a fresh connection."""
     from kafka_edu.protocol.codec import decode_response, encode_request
-    payload = encode_request(api, version, correlation_id, "test-client", body)
+    payload = encode_request(api, version, correlation_id, "test-client", body, traceparent=traceparent)
     with socket.create_connection(("127.0.0.1", port), timeout=5) as conn:
         conn.sendall(_SIZE.pack(len(payload)) + payload)
         size = _SIZE.unpack(_read(conn, 4))[0]
