@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,16 +27,26 @@ from kafka_edu.raft.log_fetch_info import LogAppendInfo, LogFetchInfo
 from kafka_edu.raft.log_offset_metadata import LogOffsetMetadata
 from kafka_edu.raft.offset_and_epoch import OffsetAndEpoch
 from kafka_edu.raft.replicated_log import ReplicatedLog
+from kafka_edu.raft.valid_offset_and_epoch import Kind
 from kafka_edu.server.epoch.leader_epoch_checkpoint_file import LeaderEpochCheckpointFile, new_file
 from kafka_edu.server.epoch.leader_epoch_file_cache import (
     UNDEFINED_EPOCH,
     UNDEFINED_EPOCH_OFFSET,
     LeaderEpochFileCache,
 )
+from kafka_edu.snapshot.file_raw_snapshot_reader import FileRawSnapshotReader
+from kafka_edu.snapshot.file_raw_snapshot_writer import FileRawSnapshotWriter
+from kafka_edu.snapshot.snapshots import Snapshots
 
 log = logging.getLogger("kafka.raft.KafkaMetadataLog")
 
 METADATA_TOPIC = "__cluster_metadata"
+
+
+def _system_time_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
 METADATA_PARTITION = TopicPartition(METADATA_TOPIC, 0)
 PARTITION_METADATA_FILENAME = "partition.metadata"
 
@@ -76,13 +89,20 @@ class MetadataLogConfig:
 
 
 class KafkaMetadataLog(ReplicatedLog):
-    def __init__(self, log_: Log, leader_epoch_cache: LeaderEpochFileCache, topic_partition: TopicPartition,
-                 topic_id: Uuid, config: MetadataLogConfig) -> None:
+    def __init__(self, log_: Log, leader_epoch_cache: LeaderEpochFileCache, scheduler: Any,
+                 snapshots: dict[OffsetAndEpoch, FileRawSnapshotReader | None], topic_partition: TopicPartition,
+                 topic_id: Uuid, config: MetadataLogConfig, time_ms: Callable[[], int] = _system_time_ms) -> None:
         self.log = log_
         self.leader_epoch_cache = leader_epoch_cache
+        self.scheduler = scheduler
+        # the snapshots on disk, by id; a reader once one was opened. Guarded by the lock: the raft thread and the
+        # state machine's snapshot writer both touch it
+        self.snapshots = dict(sorted(snapshots.items()))
+        self._snapshots_lock = threading.RLock()
         self._topic_partition = topic_partition
         self._topic_id = topic_id
         self.config = config
+        self.time_ms = time_ms
         self._high_watermark = LogOffsetMetadata(0)
 
     @staticmethod
@@ -103,7 +123,8 @@ class KafkaMetadataLog(ReplicatedLog):
         cache = LeaderEpochFileCache(topic_partition, lambda: log_.log_end_offset,
                                      LeaderEpochCheckpointFile(new_file(Path(data_dir))))
         _reconcile_leader_epoch_cache(log_, cache)
-        metadata_log = KafkaMetadataLog(log_, cache, topic_partition, topic_id, config)
+        metadata_log = KafkaMetadataLog(log_, cache, scheduler, _recover_snapshots(log_), topic_partition, topic_id,
+                                        config)
         if config.log_segment_min_bytes != config.max_batch_size_in_bytes:
             log.error("Overriding metadata.log.segment.min.bytes is only supported for testing. Setting this value "
                       "too low may lead to an inability to write batches of metadata records.")
@@ -180,8 +201,22 @@ class KafkaMetadataLog(ReplicatedLog):
         self.leader_epoch_cache.clear_and_flush_latest(offset)
 
     def truncate_to_latest_snapshot(self) -> bool:
-        """Snapshots are not built yet: there is never one past the log to truncate to."""
-        return False
+        """A snapshot past everything in the log (a follower that fetched one): the log restarts empty after it."""
+        latest_epoch = self.leader_epoch_cache.latest_epoch()
+        latest_epoch = latest_epoch if latest_epoch != UNDEFINED_EPOCH else 0
+        snapshot_id = self.latest_snapshot_id()
+        if snapshot_id is None or not (snapshot_id.epoch > latest_epoch or (
+                snapshot_id.epoch == latest_epoch and snapshot_id.offset > self.end_offset().offset)):
+            return False
+        self.log.truncate_fully_and_start_at(snapshot_id.offset)
+        self.leader_epoch_cache.clear_and_flush()
+        if self._high_watermark.offset < snapshot_id.offset:
+            self._high_watermark = LogOffsetMetadata(snapshot_id.offset)
+            self.log.on_high_watermark_incremented(snapshot_id.offset)
+        with self._snapshots_lock:
+            forgotten = self._forget_snapshots_before(snapshot_id)
+        self._remove_snapshots(forgotten)
+        return True
 
     def initialize_leader_epoch(self, epoch: int) -> None:
         self.leader_epoch_cache.assign(epoch, self.log.log_end_offset)
@@ -209,18 +244,158 @@ class KafkaMetadataLog(ReplicatedLog):
     def topic_id(self) -> Uuid:
         return self._topic_id
 
+    def create_new_snapshot(self, snapshot_id: OffsetAndEpoch) -> Any:
+        """A writer for a snapshot of the committed log up to `snapshot_id`; None if the log already starts
+        after it (or the snapshot exists)."""
+        if snapshot_id.offset < self.start_offset():
+            log.info("Cannot create a snapshot with an id (%s) less than the log start offset (%d)", snapshot_id,
+                     self.start_offset())
+            return None
+        high_watermark_offset = self._high_watermark.offset
+        if snapshot_id.offset > high_watermark_offset:
+            raise IllegalArgumentException(f"Cannot create a snapshot with an id ({snapshot_id}) greater than the "
+                                           f"high-watermark ({high_watermark_offset})")
+        valid_offset_and_epoch = self.validate_offset_and_epoch(snapshot_id.offset, snapshot_id.epoch)
+        if valid_offset_and_epoch.kind is not Kind.VALID:
+            raise IllegalArgumentException(f"Snapshot id ({snapshot_id}) is not valid according to the log: "
+                                           f"{valid_offset_and_epoch}")
+        return self.create_new_snapshot_unchecked(snapshot_id)
+
+    def create_new_snapshot_unchecked(self, snapshot_id: OffsetAndEpoch) -> Any:
+        """A writer for `snapshot_id` without checking it against the log (a follower fetching the leader's)."""
+        with self._snapshots_lock:
+            if snapshot_id in self.snapshots:
+                return None
+        return _NotifyingRawSnapshotWriter(FileRawSnapshotWriter.create(self.log.dir, snapshot_id),
+                                           self.on_snapshot_frozen)
+
+    def read_snapshot(self, snapshot_id: OffsetAndEpoch) -> FileRawSnapshotReader | None:
+        with self._snapshots_lock:
+            if snapshot_id not in self.snapshots:
+                return None
+            reader = self.snapshots[snapshot_id]
+            if reader is None:  # on disk, never read yet
+                try:
+                    reader = FileRawSnapshotReader.open(self.log.dir, snapshot_id)
+                except FileNotFoundError:
+                    del self.snapshots[snapshot_id]
+                    return None
+                self.snapshots[snapshot_id] = reader
+            return reader
+
+    def latest_snapshot(self) -> FileRawSnapshotReader | None:
+        with self._snapshots_lock:
+            snapshot_id = self.latest_snapshot_id()
+            return self.read_snapshot(snapshot_id) if snapshot_id is not None else None
+
     def latest_snapshot_id(self) -> OffsetAndEpoch | None:
-        return None
+        with self._snapshots_lock:
+            return next(reversed(self.snapshots)) if self.snapshots else None
 
     def earliest_snapshot_id(self) -> OffsetAndEpoch | None:
-        return None
+        with self._snapshots_lock:
+            return next(iter(self.snapshots)) if self.snapshots else None
+
+    def on_snapshot_frozen(self, snapshot_id: OffsetAndEpoch) -> None:
+        with self._snapshots_lock:
+            self.snapshots[snapshot_id] = None
+            self.snapshots = dict(sorted(self.snapshots.items()))
+
+    def delete_before_snapshot(self, snapshot_id: OffsetAndEpoch) -> bool:
+        """Move the log start to `snapshot_id` (which a snapshot now covers): the segments wholly below it and the
+        older snapshots go. Only up to the latest snapshot."""
+        deleted = False
+        forgotten: dict[OffsetAndEpoch, FileRawSnapshotReader | None] = {}
+        with self._snapshots_lock:
+            latest_snapshot_id = self.latest_snapshot_id()
+            if (latest_snapshot_id is not None and snapshot_id in self.snapshots
+                    and self.start_offset() < snapshot_id.offset <= latest_snapshot_id.offset):
+                self.log.maybe_increment_log_start_offset(snapshot_id.offset)
+                self.leader_epoch_cache.clear_and_flush_earliest(snapshot_id.offset)
+                deleted = self.log.delete_old_segments() != 0
+                forgotten = self._forget_snapshots_before(snapshot_id)
+        self._remove_snapshots(forgotten)
+        return deleted
 
     def maybe_clean(self) -> bool:
-        """Delete segments below the latest snapshot (none without snapshots)."""
-        return False
+        """Retention of the metadata log, by snapshots: `metadata.max.retention.bytes` and `.ms` delete the log
+        (and the snapshots) before the next snapshot."""
+        with self._snapshots_lock:
+            did_clean = self._clean_snapshots_retention_size()
+            did_clean |= self._clean_snapshots_retention_ms()
+            return did_clean
+
+    def _clean_snapshots_retention_ms(self) -> bool:
+        if self.config.retention_millis < 0:
+            return False
+
+        def expired(snapshot_id: OffsetAndEpoch) -> bool:
+            reader = self.read_snapshot(snapshot_id)
+            if reader is None:
+                return False
+            timestamp = Snapshots.last_contained_log_timestamp(reader)
+            return self.time_ms() - timestamp > self.config.retention_millis
+        return self._clean_snapshots(expired)
+
+    def _clean_snapshots_retention_size(self) -> bool:
+        if self.config.retention_max_bytes < 1:
+            return False
+        snapshot_total_size = sum(r.size_in_bytes() for i in list(self.snapshots)
+                                  if (r := self.read_snapshot(i)) is not None)
+        log_size = self.log.size
+
+        def over_size(snapshot_id: OffsetAndEpoch) -> bool:
+            nonlocal snapshot_total_size
+            if log_size + snapshot_total_size > self.config.retention_max_bytes:
+                reader = self.read_snapshot(snapshot_id)
+                snapshot_total_size -= reader.size_in_bytes() if reader is not None else 0
+                return True
+            return False
+        return self._clean_snapshots(over_size)
+
+    def _clean_snapshots(self, predicate: Callable[[OffsetAndEpoch], bool]) -> bool:
+        """Delete the log before each next snapshot while `predicate` holds for the one before it; the latest
+        snapshot always stays."""
+        ids = list(self.snapshots)
+        did_clean = False
+        for snapshot_id, next_snapshot_id in zip(ids, ids[1:], strict=False):
+            if predicate(snapshot_id) and self.delete_before_snapshot(next_snapshot_id):
+                did_clean = True
+            else:
+                return did_clean
+        return did_clean
+
+    def _forget_snapshots_before(self, log_start_snapshot_id: OffsetAndEpoch
+                                 ) -> dict[OffsetAndEpoch, FileRawSnapshotReader | None]:
+        forgotten = {i: r for i, r in self.snapshots.items() if i < log_start_snapshot_id}
+        for snapshot_id in forgotten:
+            del self.snapshots[snapshot_id]
+        return forgotten
+
+    def _remove_snapshots(self, expired: dict[OffsetAndEpoch, FileRawSnapshotReader | None]) -> None:
+        """Renamed `.checkpoint.deleted` at once, removed after file.delete.delay.ms (a reader may still use it)."""
+        for snapshot_id in expired:
+            Snapshots.mark_for_delete(self.log.dir, snapshot_id)
+
+        def delete_snapshot_files() -> None:
+            for snapshot_id, reader in expired.items():
+                if reader is not None:
+                    reader.close()
+                Snapshots.delete_if_exists(self.log.dir, snapshot_id)
+        if not expired:
+            return
+        if self.scheduler is not None:
+            self.scheduler.schedule("delete-snapshot-files", delete_snapshot_files,
+                                    delay=self.config.delete_delay_millis)
+        else:
+            delete_snapshot_files()
 
     def close(self) -> None:
         self.log.close()
+        with self._snapshots_lock:
+            for reader in self.snapshots.values():
+                if reader is not None:
+                    reader.close()
 
     def __str__(self) -> str:
         return (f"KafkaMetadataLog(topicPartition={self._topic_partition}, logStartOffset={self.start_offset()}, "
@@ -240,6 +415,60 @@ def _reconcile_leader_epoch_cache(log_: Log, cache: LeaderEpochFileCache) -> Non
         for batch in segment.log.batches():
             if batch.last_offset >= from_offset and batch.base_offset < log_end_offset:
                 cache.assign(batch.partition_leader_epoch, batch.base_offset)
+
+
+def _recover_snapshots(log_: Log) -> dict[OffsetAndEpoch, FileRawSnapshotReader | None]:
+    """The snapshots in the log directory: partial ones, ones marked deleted and ones below the log start go."""
+    to_retain: dict[OffsetAndEpoch, FileRawSnapshotReader | None] = {}
+    to_delete = []
+    for path in Path(log_.dir).iterdir():
+        snapshot_path = Snapshots.parse(path)
+        if snapshot_path is None:
+            continue
+        if snapshot_path.partial or snapshot_path.deleted or snapshot_path.snapshot_id.offset < log_.log_start_offset:
+            to_delete.append(snapshot_path)
+        else:
+            to_retain[snapshot_path.snapshot_id] = None
+    # a log that does not start at 0 needs a snapshot covering what it no longer has
+    if log_.log_start_offset > 0:
+        latest = max(to_retain, default=None)
+        if latest is None or latest.offset < log_.log_start_offset:
+            raise RuntimeError(f"Inconsistent snapshot state: there must be a snapshot at an offset larger then the "
+                               f"current log start offset {log_.log_start_offset}, but the latest snapshot is "
+                               f"{latest}")
+    for snapshot_path in to_delete:
+        snapshot_path.path.unlink(missing_ok=True)
+        log.info("Deleted unneeded snapshot file with path %s", snapshot_path)
+    log.info("Initialized snapshots with IDs %s from %s", sorted(to_retain), log_.dir)
+    return dict(sorted(to_retain.items()))
+
+
+class _NotifyingRawSnapshotWriter:
+    """Port of raft/src/main/java/org/apache/kafka/snapshot/NotifyingRawSnapshotWriter.java (Kafka 3.9): tells the
+    log once the snapshot is frozen, so it counts among the log's snapshots."""
+
+    def __init__(self, writer: FileRawSnapshotWriter, callback: Callable[[OffsetAndEpoch], None]) -> None:
+        self.writer = writer
+        self.callback = callback
+
+    def snapshot_id(self) -> OffsetAndEpoch:
+        return self.writer.snapshot_id()
+
+    def size_in_bytes(self) -> int:
+        return self.writer.size_in_bytes()
+
+    def append(self, records: Any) -> None:
+        self.writer.append(records)
+
+    def is_frozen(self) -> bool:
+        return self.writer.is_frozen()
+
+    def freeze(self) -> None:
+        self.writer.freeze()
+        self.callback(self.writer.snapshot_id())  # only once the file is in place under its final name
+
+    def close(self) -> None:
+        self.writer.close()
 
 
 def _write_partition_metadata(dir: Path, topic_id: Uuid) -> None:

@@ -74,6 +74,8 @@ from kafka_edu.raft.resigned_state import ResignedState
 from kafka_edu.raft.unattached_state import UnattachedState
 from kafka_edu.raft.valid_offset_and_epoch import Kind, ValidOffsetAndEpoch
 from kafka_edu.raft.voter_set import Node, VoterSet
+from kafka_edu.snapshot.records_snapshot_reader import RecordsSnapshotReader
+from kafka_edu.snapshot.records_snapshot_writer import RecordsSnapshotWriter
 from kafka_edu.tracing.step import span, step
 
 log = logging.getLogger("org.apache.kafka.raft.KafkaRaftClient")
@@ -179,8 +181,11 @@ class KafkaRaftClient(RaftClient[T], Generic[T]):
                 listener_context.fire_handle_commit_from_log(next_expected_offset, read_info.records)
 
     def _latest_snapshot(self) -> Any:
-        """The latest snapshot as a SnapshotReader; snapshots are not built yet, so none."""
-        return None
+        """The latest snapshot as a SnapshotReader of records (CRCs checked), if there is one."""
+        reader = self.log.latest_snapshot()
+        if reader is None:
+            return None
+        return RecordsSnapshotReader.of(reader, self.serde, MAX_BATCH_SIZE_BYTES, True)
 
     def _maybe_fire_handle_commit(self, base_offset: int, epoch: int, append_timestamp: int, size_in_bytes: int,
                                   records: list[T]) -> None:
@@ -674,10 +679,25 @@ class KafkaRaftClient(RaftClient[T], Generic[T]):
             log.info("Truncated to offset %d from Fetch response from leader %d", truncation_offset,
                      self.quorum.leader_id_or_sentinel())
         elif partition_response.snapshot_id.epoch >= 0 or partition_response.snapshot_id.end_offset >= 0:
-            # the leader asks us to fetch a snapshot: not built yet in this port
-            log.error("The leader sent snapshot id %s, but this replica cannot fetch snapshots yet",
-                      partition_response.snapshot_id)
-            return False
+            # the leader's log no longer has what we need: fetch its snapshot
+            snapshot = partition_response.snapshot_id
+            if snapshot.epoch < 0:
+                log.error("The leader sent a snapshot id with a valid end offset %d but with an invalid epoch %d",
+                          snapshot.end_offset, snapshot.epoch)
+                return False
+            if snapshot.end_offset < 0:
+                log.error("The leader sent a snapshot id with a valid epoch %d but with an invalid end offset %d",
+                          snapshot.epoch, snapshot.end_offset)
+                return False
+            snapshot_id = OffsetAndEpoch(int(snapshot.end_offset), int(snapshot.epoch))
+            # not checked against our log: the snapshot is past our end offset and high watermark
+            state.set_fetching_snapshot(self.log.create_new_snapshot_unchecked(snapshot_id))
+            if state.fetching_snapshot() is not None:
+                log.info("Fetching snapshot %s from Fetch response from leader %d", snapshot_id,
+                         self.quorum.leader_id_or_sentinel())
+            else:
+                log.info("Leader %d returned a snapshot %s in the FETCH response which is already stored",
+                         self.quorum.leader_id_or_sentinel(), snapshot_id)
         else:
             records = partition_response.records or b""
             if len(records) > 0:
@@ -717,6 +737,116 @@ class KafkaRaftClient(RaftClient[T], Generic[T]):
             api_version, self.log.topic_partition(), self.quorum.local_id_or_throw(), leader_state.epoch(),
             high_watermark.offset if high_watermark is not None else -1, list(leader_state.voter_states.values()),
             list(leader_state.observer_states(current_time_ms).values()), current_time_ms)
+
+    @span("KafkaRaftClient.handleFetchSnapshotRequest")
+    def handle_fetch_snapshot_request(self, request_metadata: InboundRequest, current_time_ms: int) -> Any:
+        """FetchSnapshot: INCONSISTENT_CLUSTER_ID, INVALID_REQUEST, UNKNOWN_TOPIC_OR_PARTITION, the leader-only
+        errors, SNAPSHOT_NOT_FOUND, POSITION_OUT_OF_RANGE; else the next slice of the snapshot's bytes."""
+        data = request_metadata.data
+        api_version = request_metadata.api_version
+        listener_name = request_metadata.listener_name
+        if not self._has_valid_cluster_id(data.cluster_id):
+            return raft_util.error_response(ApiKeys.FETCH_SNAPSHOT, Errors.INCONSISTENT_CLUSTER_ID, api_version)
+        # Kafka writes `&&` here and would fail on a request without topics; one topic, one partition is meant
+        if len(data.topics) != 1 or len(data.topics[0].partitions) != 1:
+            return raft_util.error_response(ApiKeys.FETCH_SNAPSHOT, Errors.INVALID_REQUEST, api_version)
+        topic = data.topics[0]
+        partition_snapshot = next((p for p in topic.partitions
+                                   if topic.name == self.log.topic_partition().topic
+                                   and p.partition == self.log.topic_partition().partition), None)
+        if partition_snapshot is None:
+            # one partition only: answer for the one asked about
+            unknown = type(self.log.topic_partition())(topic.name, topic.partitions[0].partition)
+            return raft_util.singleton_fetch_snapshot_response(
+                listener_name, api_version, unknown, self.quorum.leader_id_or_sentinel(), self.quorum.epoch(),
+                self.quorum.leader_endpoints(), Errors.UNKNOWN_TOPIC_OR_PARTITION)
+        leader_validation = self._validate_leader_only_request(int(partition_snapshot.current_leader_epoch))
+        if leader_validation is not None:
+            return raft_util.singleton_fetch_snapshot_response(
+                listener_name, api_version, self.log.topic_partition(), self.quorum.leader_id_or_sentinel(),
+                self.quorum.epoch(), self.quorum.leader_endpoints(), leader_validation)
+        snapshot_id = OffsetAndEpoch(int(partition_snapshot.snapshot_id.end_offset),
+                                     int(partition_snapshot.snapshot_id.epoch))
+        snapshot = self.log.read_snapshot(snapshot_id)
+        if snapshot is None or snapshot_id == OffsetAndEpoch(0, 0):
+            # the bootstrap checkpoint is never replicated: the first leader puts its content in the log
+            return raft_util.singleton_fetch_snapshot_response(
+                listener_name, api_version, self.log.topic_partition(), self.quorum.leader_id_or_sentinel(),
+                self.quorum.epoch(), self.quorum.leader_endpoints(), Errors.SNAPSHOT_NOT_FOUND)
+        snapshot_size = snapshot.size_in_bytes()
+        position = int(partition_snapshot.position)
+        if position < 0 or position >= snapshot_size:
+            return raft_util.singleton_fetch_snapshot_response(
+                listener_name, api_version, self.log.topic_partition(), self.quorum.leader_id_or_sentinel(),
+                self.quorum.epoch(), self.quorum.leader_endpoints(), Errors.POSITION_OUT_OF_RANGE)
+        records = snapshot.slice(position, min(int(data.max_bytes), snapshot_size))
+        state = self.quorum.leader_state_or_throw()
+        state.update_check_quorum_for_following_voter(
+            ReplicaKey.of(int(data.replica_id), getattr(partition_snapshot, "replica_directory_id", None)),
+            current_time_ms)
+        return raft_util.singleton_fetch_snapshot_response(
+            listener_name, api_version, self.log.topic_partition(), self.quorum.leader_id_or_sentinel(),
+            self.quorum.epoch(), self.quorum.leader_endpoints(), Errors.NONE, snapshot_id, snapshot_size, position,
+            records)
+
+    @span("KafkaRaftClient.handleFetchSnapshotResponse")
+    def handle_fetch_snapshot_response(self, response_metadata: InboundResponse, current_time_ms: int) -> bool:
+        data = response_metadata.data
+        top_level_error = Errors.for_code(data.error_code)
+        if top_level_error is not Errors.NONE:
+            return self._handle_top_level_error(top_level_error, response_metadata)
+        if len(data.topics) != 1 or len(data.topics[0].partitions) != 1:
+            return False
+        topic = data.topics[0]
+        partition_snapshot = next((p for p in topic.partitions
+                                   if topic.name == self.log.topic_partition().topic
+                                   and p.index == self.log.topic_partition().partition), None)
+        if partition_snapshot is None:
+            return False
+        response_leader_id = _optional_leader_id(partition_snapshot.current_leader.leader_id)
+        response_epoch = int(partition_snapshot.current_leader.leader_epoch)
+        error = Errors.for_code(partition_snapshot.error_code)
+        leader_endpoints = self._response_leader_endpoints(response_leader_id, data)
+        handled = self._maybe_handle_common_response(error, response_leader_id, response_epoch, leader_endpoints,
+                                                     response_metadata.source, current_time_ms)
+        if handled is not None:
+            return handled
+        state = self.quorum.follower_state_or_throw()
+        if (error is Errors.SNAPSHOT_NOT_FOUND or partition_snapshot.snapshot_id.end_offset < 0
+                or partition_snapshot.snapshot_id.epoch < 0):
+            # the leader deleted it before we got it all: start over with a Fetch
+            log.info("Leader doesn't know about snapshot id %s, returned error %s and snapshot id %s",
+                     state.fetching_snapshot(), error.name, partition_snapshot.snapshot_id)
+            state.set_fetching_snapshot(None)
+            state.reset_fetch_timeout_for_successful_fetch(current_time_ms)
+            return True
+        snapshot_id = OffsetAndEpoch(int(partition_snapshot.snapshot_id.end_offset),
+                                     int(partition_snapshot.snapshot_id.epoch))
+        snapshot = state.fetching_snapshot()
+        if snapshot is None:
+            raise RuntimeError(f"Received unexpected fetch snapshot response: {partition_snapshot}")
+        if snapshot.snapshot_id() != snapshot_id:
+            raise RuntimeError(f"Received fetch snapshot response with an invalid id. Expected "
+                               f"{snapshot.snapshot_id()}; Received {snapshot_id}")
+        if snapshot.size_in_bytes() != partition_snapshot.position:
+            raise RuntimeError(f"Received fetch snapshot response with an invalid position. Expected "
+                               f"{snapshot.size_in_bytes()}; Received {partition_snapshot.position}")
+        snapshot.append(bytes(partition_snapshot.unaligned_records))
+        if snapshot.size_in_bytes() == partition_snapshot.size:
+            # all of it: freeze it, and restart the log after it
+            snapshot.freeze()
+            state.set_fetching_snapshot(None)
+            if self.log.truncate_to_latest_snapshot():
+                log.info("Fully truncated the log at (%s, %d) after downloading snapshot %s from leader %d",
+                         self.log.end_offset(), self.log.last_fetched_epoch(), snapshot.snapshot_id(),
+                         self.quorum.leader_id_or_sentinel())
+                self._update_follower_high_watermark(state, self.log.high_watermark().offset)
+            else:
+                raise RuntimeError(f"Full log truncation expected but didn't happen. Snapshot of "
+                                   f"{snapshot.snapshot_id()}, log end offset {self.log.end_offset()}, last fetched "
+                                   f"{self.log.last_fetched_epoch()}")
+        state.reset_fetch_timeout_for_successful_fetch(current_time_ms)
+        return True
 
     def _has_consistent_leader(self, epoch: int, leader_id: int | None) -> bool:
         # only elected leaders travel in requests and responses: a known leader must agree with ours
@@ -797,6 +927,8 @@ class KafkaRaftClient(RaftClient[T], Generic[T]):
             handled_successfully = self._handle_begin_quorum_epoch_response(response, current_time_ms)
         elif api_key is ApiKeys.END_QUORUM_EPOCH:
             handled_successfully = self._handle_end_quorum_epoch_response(response, current_time_ms)
+        elif api_key is ApiKeys.FETCH_SNAPSHOT:
+            handled_successfully = self.handle_fetch_snapshot_response(response, current_time_ms)
         else:
             raise ValueError(f"Received unexpected response type: {api_key.api_name}")
         self.request_manager.on_response_result(response.source, response.correlation_id, handled_successfully,
@@ -847,8 +979,8 @@ class KafkaRaftClient(RaftClient[T], Generic[T]):
             response_future = CompletableFuture.completed_future(
                 self._handle_describe_quorum_request(request, current_time_ms))
         elif api_key is ApiKeys.FETCH_SNAPSHOT:
-            response_future = CompletableFuture.completed_future(raft_util.error_response(
-                ApiKeys.FETCH_SNAPSHOT, Errors.SNAPSHOT_NOT_FOUND, request.api_version))
+            response_future = CompletableFuture.completed_future(
+                self.handle_fetch_snapshot_request(request, current_time_ms))
         else:
             raise ValueError(f"Unexpected request type {api_key.api_name}")
 
@@ -935,6 +1067,11 @@ class KafkaRaftClient(RaftClient[T], Generic[T]):
                                                  self.log.end_offset().offset, self.quorum.local_id_or_sentinel(),
                                                  self.quorum.local_directory_id(), MAX_FETCH_SIZE_BYTES,
                                                  self.fetch_max_wait_ms)
+
+    def _build_fetch_snapshot_request(self, snapshot_id: OffsetAndEpoch, snapshot_size: int) -> Any:
+        return raft_util.singleton_fetch_snapshot_request(
+            self.cluster_id, ReplicaKey.of(self.quorum.local_id_or_sentinel(), self.quorum.local_directory_id()),
+            self.log.topic_partition(), self.quorum.epoch(), snapshot_id, MAX_FETCH_SIZE_BYTES, snapshot_size)
 
     def _maybe_send_fetch_to_any_bootstrap(self, current_time_ms: int) -> int:
         ready_node = self.request_manager.find_ready_bootstrap_server(current_time_ms)
@@ -1107,9 +1244,16 @@ class KafkaRaftClient(RaftClient[T], Generic[T]):
 
     @span("KafkaRaftClient.maybeSendFetchOrFetchSnapshot", root=True)
     def maybe_send_fetch_or_fetch_snapshot(self, state: FollowerState, current_time_ms: int) -> int:
-        # FetchSnapshot is not built yet: always a Fetch
+        snapshot = state.fetching_snapshot()
+        if snapshot is not None:
+            # the next slice of the snapshot we are downloading, from where our copy ends
+            snapshot_size = snapshot.size_in_bytes()
+            request_supplier = lambda: self._build_fetch_snapshot_request(snapshot.snapshot_id(),  # noqa: E731
+                                                                          snapshot_size)
+        else:
+            request_supplier = self._build_fetch_request
         return self._maybe_send_request(current_time_ms, state.leader_node(self.channel.listener_name()),
-                                        self._build_fetch_request)
+                                        request_supplier)
 
     @span("KafkaRaftClient.pollUnattached", root=True)
     def poll_unattached(self, current_time_ms: int) -> int:
@@ -1282,10 +1426,22 @@ class KafkaRaftClient(RaftClient[T], Generic[T]):
         leader_state.request_resign()
         self._wakeup()
 
+    @step("KR.snapshot")
     def create_snapshot(self, snapshot_id: OffsetAndEpoch, last_contained_log_timestamp: int) -> Any:
+        """A writer for a snapshot of the records below `snapshot_id.offset` (committed ones only); None if the log
+        already starts past it or the snapshot exists. The state machine appends, then freezes it."""
         if not self._is_initialized():
             raise RuntimeError("Cannot create snapshot before the replica has been initialized")
-        raise NotImplementedError("Snapshots are not built yet in this port")
+        writer = self.log.create_new_snapshot(snapshot_id)
+        if writer is None:
+            return None
+        return (RecordsSnapshotWriter.Builder()
+                .set_last_contained_log_timestamp(last_contained_log_timestamp)
+                .set_time(self.time_ms)
+                .set_max_batch_size(MAX_BATCH_SIZE_BYTES)
+                .set_raw_snapshot_writer(writer)
+                .set_kraft_version(0)
+                .build(self.serde))
 
     def latest_snapshot_id(self) -> OffsetAndEpoch | None:
         return self.log.latest_snapshot_id()

@@ -70,6 +70,26 @@ class ReplicatedLog(ABC):
     @abstractmethod
     def earliest_snapshot_id(self) -> OffsetAndEpoch | None: ...
 
+    @abstractmethod
+    def create_new_snapshot(self, snapshot_id: OffsetAndEpoch) -> Any:
+        """A RawSnapshotWriter for a snapshot of the committed log below `snapshot_id`, or None."""
+
+    @abstractmethod
+    def create_new_snapshot_unchecked(self, snapshot_id: OffsetAndEpoch) -> Any: ...
+
+    @abstractmethod
+    def read_snapshot(self, snapshot_id: OffsetAndEpoch) -> Any: ...
+
+    @abstractmethod
+    def latest_snapshot(self) -> Any: ...
+
+    @abstractmethod
+    def delete_before_snapshot(self, snapshot_id: OffsetAndEpoch) -> bool:
+        """Let the log start at `snapshot_id`: what a snapshot covers need not stay in the log."""
+
+    @abstractmethod
+    def maybe_clean(self) -> bool: ...
+
     def validate_offset_and_epoch(self, offset: int, epoch: int) -> ValidOffsetAndEpoch:
         """Judge a follower's (fetch offset, last fetched epoch) against this log.
 

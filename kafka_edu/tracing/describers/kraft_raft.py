@@ -498,6 +498,8 @@ def _leader_request_answer(s: Scope) -> dict[str, Any]:
 @_safe(False)
 def _fetch_says_something_new(s: Scope) -> bool:
     client, state = s["self"], s["state"]
+    if state.fetching_snapshot() is not None:
+        return True  # each slice of a snapshot download moves the follower on
     sent = (client.quorum.epoch(), client.log.end_offset().offset, state.leader_id())
     if _last_fetch.get(id(client)) == sent:
         return False  # the same fetch again: a long poll that found nothing
@@ -637,6 +639,77 @@ def _fetch_response_done(s: Scope) -> dict[str, Any]:
     client = s["self"]
     return {**_node(client), "kafka.raft.log_end_offset": client.log.end_offset().offset,
             "kafka.raft.high_watermark": _offset(client.quorum.high_watermark())}
+
+
+@parent("KafkaRaftClient.handleFetchSnapshotRequest")
+@_safe(None)
+def _fetch_snapshot_sender(s: Scope) -> Any:
+    return _remote_parent(s["request_metadata"])
+
+
+@start("KafkaRaftClient.handleFetchSnapshotRequest")
+def _fetch_snapshot_request(s: Scope) -> dict[str, Any]:
+    _work("handleFetchSnapshotRequest")
+    data = s["request_metadata"].data
+    attributes = {**_node(s["self"]), "kafka.raft.fetch.replica_id": int(data.replica_id)}
+    try:
+        partition = data.topics[0].partitions[0]
+        attributes.update({"kafka.raft.snapshot.end_offset": int(partition.snapshot_id.end_offset),
+                           "kafka.raft.snapshot.epoch": int(partition.snapshot_id.epoch),
+                           "kafka.raft.snapshot.position": int(partition.position)})
+    except (IndexError, AttributeError):
+        pass
+    return attributes
+
+
+@end("KafkaRaftClient.handleFetchSnapshotRequest")
+def _fetch_snapshot_answer(s: Scope) -> dict[str, Any]:
+    attributes = _node(s["self"])
+    response = s.get("result")
+    if response is not None and response.topics:
+        partition = response.topics[0].partitions[0]
+        attributes.update({"kafka.error_code": int(partition.error_code),
+                           "kafka.raft.snapshot.size": int(partition.size),
+                           "kafka.raft.snapshot.bytes": len(partition.unaligned_records or b"")})
+    return attributes
+
+
+@start("KafkaRaftClient.handleFetchSnapshotResponse")
+def _fetch_snapshot_response(s: Scope) -> dict[str, Any]:
+    _work("handleFetchSnapshotResponse")
+    data = s["response_metadata"].data
+    attributes = _node(s["self"])
+    try:
+        partition = data.topics[0].partitions[0]
+        attributes.update({"kafka.error_code": int(partition.error_code),
+                           "kafka.raft.snapshot.end_offset": int(partition.snapshot_id.end_offset),
+                           "kafka.raft.snapshot.epoch": int(partition.snapshot_id.epoch),
+                           "kafka.raft.snapshot.position": int(partition.position),
+                           "kafka.raft.snapshot.size": int(partition.size)})
+    except (IndexError, AttributeError):
+        attributes["kafka.error_code"] = int(data.error_code)
+    return attributes
+
+
+@end("KafkaRaftClient.handleFetchSnapshotResponse")
+def _fetch_snapshot_response_done(s: Scope) -> dict[str, Any]:
+    client = s["self"]
+    return {**_node(client), "kafka.raft.log_start_offset": client.log.start_offset(),
+            "kafka.raft.log_end_offset": client.log.end_offset().offset}
+
+
+@start("KafkaRaftClient.createSnapshot")
+def _create_snapshot(s: Scope) -> dict[str, Any]:
+    snapshot_id = s["snapshot_id"]
+    client = s["self"]
+    return {**_node(client), "kafka.raft.snapshot.end_offset": snapshot_id.offset,
+            "kafka.raft.snapshot.epoch": snapshot_id.epoch, "kafka.raft.log_start_offset": client.log.start_offset(),
+            "kafka.raft.high_watermark": _offset(client.quorum.high_watermark())}
+
+
+@end("KafkaRaftClient.createSnapshot")
+def _created_snapshot(s: Scope) -> dict[str, Any]:
+    return {"kafka.raft.snapshot.created": s.get("result") is not None}
 
 
 @end("KafkaMetadataLog.appendAsLeader", "KafkaMetadataLog.appendAsFollower")

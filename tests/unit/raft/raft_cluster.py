@@ -69,6 +69,7 @@ class RecordingListener(RaftClient.Listener):
         self.committed: list[tuple[int, str]] = []  # (offset, record)
         self.control_batches: list[tuple[int, int]] = []  # (base offset, epoch)
         self.leader_changes: list[tuple[LeaderAndEpoch, str]] = []
+        self.snapshots_loaded: list[Any] = []  # snapshot ids
         self.lock = threading.Lock()
 
     def handle_commit(self, reader: Any) -> None:
@@ -83,7 +84,14 @@ class RecordingListener(RaftClient.Listener):
             reader.close()
 
     def handle_load_snapshot(self, reader: Any) -> None:
-        reader.close()
+        """Everything read before is replaced by the snapshot's records."""
+        try:
+            records = [record for batch in reader for record in batch.records]
+            with self.lock:
+                self.snapshots_loaded.append(reader.snapshot_id())
+                self.committed = [(-1, record) for record in records]
+        finally:
+            reader.close()
 
     def handle_leader_change(self, leader: LeaderAndEpoch) -> None:
         content = self.quorum_state_file.read_text() if self.quorum_state_file.exists() else ""
