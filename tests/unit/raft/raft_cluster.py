@@ -42,11 +42,12 @@ class StringSerde:
 class Config:
     """The parts of a KafkaConfig the raft manager reads."""
 
-    def __init__(self, node_id: int, voters: str, log_dir: Path, **overrides: Any) -> None:
+    def __init__(self, node_id: int, voters: str, log_dir: Path, process_roles: list[str] | None = None,
+                 **overrides: Any) -> None:
         self.node_id = node_id
         self.metadata_log_dir = str(log_dir)
         self.log_dirs = [str(log_dir)]
-        self.process_roles = ["controller"]
+        self.process_roles = process_roles or ["controller"]
         self.controller_listener_names = ["CONTROLLER"]
         self.values: dict[str, Any] = {
             "controller.quorum.voters": voters.split(","), "controller.quorum.bootstrap.servers": [],
