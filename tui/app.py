@@ -311,6 +311,22 @@ class KafkaEduApp(App[None]):
             self.store.set_dead(self._reader_dead | self._quorum_dead)
         self.refresh_bindings()
 
+    @on(MetadataPane.Opened)
+    def _record_opened(self, message: MetadataPane.Opened) -> None:
+        """The trace that wrote a metadata record: the first span, by start, whose `kafka.raft.offset.first/last`
+        (a controller's write event, commit or replay) covers its offset; the active controller's write comes first."""
+        entry = message.entry
+        found = [span for trace in self.store for span in trace.spans.values()
+                 if isinstance(span.attributes.get("kafka.raft.offset.first"), int)
+                 and span.attributes["kafka.raft.offset.first"] <= entry.offset
+                 <= span.attributes.get("kafka.raft.offset.last", -1)]
+        if found:
+            self.show_span(min(found, key=lambda span: span.start_ns))
+            self.waterfall.focus()
+        else:
+            self.notify(f"no span held names offset {entry.offset}: NoOps and the raft's own control records are "
+                        f"not traced, and the oldest traces may have been evicted", severity="warning", timeout=6)
+
     @work(thread=True, exclusive=True, group="paused")
     def watch_paused(self, control: ClusterControl) -> None:
         worker = get_current_worker()

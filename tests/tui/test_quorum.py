@@ -453,3 +453,27 @@ def test_snapshot_of_a_quorum_whose_old_leader_was_killed(live_run: Path, utc: A
         await _settled(app, pilot)
 
     snapshot(live_run, f"quorum_killed_leader_{size[0]}x{size[1]}", size, steps)
+
+
+def test_enter_on_a_record_shows_the_trace_that_wrote_it(live_run: Path) -> None:
+    pid = json.loads((live_run / "manifest.json").read_text())["processes"][0]["pid"]
+    with open(live_run / "controller-1.jsonl", "a") as spans:  # the write event that appended offsets 7 and 8
+        spans.write(span_line("controller-1", pid, "QuorumController.ControllerWriteEvent.run", T0 + 300 * MS,
+                              T0 + 302 * MS, step="KR.qc", trace=77, span=77,
+                              attributes={"kafka.raft.offset.first": 7, "kafka.raft.offset.last": 8}))
+
+    async def scenario() -> None:
+        app = KafkaEduApp(live_run, watch=True)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await _settled(app, pilot)
+            app.records_pane.focus()
+            index = next(i for i, entry in enumerate(app.records_pane.rows) if entry.kind == "TOPIC_RECORD")
+            app.records_pane.action_jump(index)
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: app.waterfall.trace_id == f"{77:032x}", what="the write event's trace")
+            app.records_pane.focus()
+            app.records_pane.action_jump(0)  # the LeaderChange: no span names it
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: any("no span held names offset 0" in str(n.message)
+                                              for n in app._notifications), what="the warning")
+    run(scenario)

@@ -4,9 +4,12 @@ pane (the committed metadata records, newest last, NoOps folded)."""
 from __future__ import annotations
 
 import time
+from typing import ClassVar
 
 from rich.segment import Segment
 from rich.style import Style
+from textual.binding import Binding, BindingType
+from textual.message import Message
 
 from tui.quorum import LEADER, MetadataEntry, QuorumModel, VoterView
 from tui.widgets.format import clock
@@ -156,7 +159,17 @@ class QuorumPane(RowsView[int]):
 
 
 class MetadataPane(RowsView[MetadataEntry]):
-    """The committed metadata records, newest last; follows the newest unless the cursor was moved up."""
+    """The committed metadata records, newest last; follows the newest unless the cursor was moved up. Enter asks
+    for the trace that wrote the record under the cursor."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("enter", "open", "Its trace")]
+
+    class Opened(Message):
+        """Enter on a record: show the trace that wrote it."""
+
+        def __init__(self, entry: MetadataEntry) -> None:
+            super().__init__()
+            self.entry = entry
 
     def __init__(self, model: QuorumModel, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -178,6 +191,10 @@ class MetadataPane(RowsView[MetadataEntry]):
         if following:
             self.action_jump(-1)
         self.refresh()
+
+    def action_open(self) -> None:
+        if self.current is not None:
+            self.post_message(self.Opened(self.current))
 
     def title_text(self) -> str:
         model = self.model
