@@ -38,6 +38,7 @@ _MEMORY = 256
 _elections: OrderedDict[tuple[int, int], Any] = OrderedDict()  # (id(client), epoch) -> the election's root span
 _fetch_sends: OrderedDict[tuple[int, int], SpanContext] = OrderedDict()  # (id(client), correlation id) -> send
 _last_fetch: dict[int, tuple[int, int, int]] = {}  # id(client) -> (epoch, fetch offset, leader) last sent
+_asked: OrderedDict[tuple[int, int], set[int]] = OrderedDict()  # (id(client), epoch) -> voters asked for a vote
 _poll_work = threading.local()  # names of the raft spans started during the current poll, per thread
 _lock = threading.Lock()
 
@@ -293,12 +294,21 @@ def _write_election_state(s: Scope) -> dict[str, Any]:
 @when("KafkaRaftClient.maybeSendVoteRequests")
 @_safe(False)
 def _votes_to_send(s: Scope) -> bool:
+    """A round that asks a voter for the first time in this epoch (retries to an unreachable voter, every
+    retry.backoff.ms, are not traced)."""
     client, state, now = s["self"], s["state"], s["current_time_ms"]
     if state.is_vote_rejected():
         return False
     manager = client.request_manager
-    nodes = [client.voters.voter_node(k.id, client.channel.listener_name()) for k in state.unrecorded_voters()]
-    return any(n is not None and not manager.is_backing_off(n, now) and manager.is_ready(n, now) for n in nodes)
+    key = (id(client), state.epoch())
+    asked = _asked.get(key, set())
+    ready = {k.id for k in state.unrecorded_voters()
+             if (n := client.voters.voter_node(k.id, client.channel.listener_name())) is not None
+             and not manager.is_backing_off(n, now) and manager.is_ready(n, now)}
+    if not ready - asked:
+        return False
+    _remember(_asked, key, asked | ready)
+    return True
 
 
 @parent("KafkaRaftClient.maybeSendVoteRequests")
@@ -389,6 +399,13 @@ def _vote_reason(client: Any, request: Any, error: Any, granted: bool) -> str:
         return f"leader known: {quorum.leader_id_or_sentinel()} in epoch {quorum.epoch()}"
     return (f"log behind: candidate's (epoch {theirs.epoch}, offset {theirs.offset}) < ours "
             f"(epoch {ours.epoch}, offset {ours.offset})")
+
+
+@when("KafkaRaftClient.handleVoteResponse")
+@_safe(False)
+def _vote_response_arrived(s: Scope) -> bool:
+    """Not the wire failures of the retries to an unreachable voter: those responses say nothing."""
+    return int(s["response_metadata"].data.error_code) == 0
 
 
 @parent("KafkaRaftClient.handleVoteResponse")
@@ -590,22 +607,24 @@ def _high_watermark_computation(leader: Any) -> dict[str, Any]:
 @when("KafkaRaftClient.handleFetchResponse")
 @_safe(False)
 def _fetch_response_says_something(s: Scope) -> bool:
+    """The answer to a traced send, or one that changes something here. A fetch that failed on the wire (a dead
+    leader, retried every retry.backoff.ms) is traced only when its send was."""
     client, response = s["self"], s["response_metadata"]
     with _lock:
         if (id(client), response.correlation_id) in _fetch_sends:
             return True
     data = response.data
     if int(data.error_code) != 0 or not data.responses or not data.responses[0].partitions:
-        return True
+        return False
     partition = data.responses[0].partitions[0]
-    if (int(partition.error_code) != 0 or len(partition.records or b"") > 0 or partition.diverging_epoch.epoch >= 0
+    if (len(partition.records or b"") > 0 or partition.diverging_epoch.epoch >= 0
             or partition.snapshot_id.epoch >= 0):
         return True
     quorum = client.quorum
     if (int(partition.current_leader.leader_epoch) != quorum.epoch()
             or int(partition.current_leader.leader_id) != quorum.leader_id_or_sentinel()):
         return True
-    return int(partition.high_watermark) != _offset(quorum.high_watermark())
+    return int(partition.error_code) == 0 and int(partition.high_watermark) != _offset(quorum.high_watermark())
 
 
 @links("KafkaRaftClient.handleFetchResponse")
