@@ -135,3 +135,24 @@ def test_an_idle_quorum_writes_no_fetch_spans(traced: tuple[RaftCluster, Any]) -
                10, "six more long polls")
     idle = spans(tracing)[before:]
     assert [s.name for s in idle if "Fetch" in s.name] == []
+
+
+def test_a_graceful_resignation_names_its_successors_and_the_first_runs_at_once(
+        traced: tuple[RaftCluster, Any]) -> None:
+    cluster, tracing = traced
+    leader = wait_until(cluster.stable_leader, 20, "a leader")
+    epoch = leader.client.quorum.epoch()
+    leader.stop()  # Resigned, then EndQuorumEpoch to the voters with the most caught up first
+    successor = wait_until(cluster.stable_leader, 20, "a successor")
+    assert successor.client.quorum.epoch() == epoch + 1
+    ends = [s for s in spans(tracing) if s.name == "KafkaRaftClient.handleEndQuorumEpochRequest"
+            and s.attributes.get("kafka.raft.request.leader_epoch") == epoch]
+    assert ends and all(s.attributes["kafka.step"] == "KR.end" for s in ends)
+    first = [s for s in ends if s.attributes.get("kafka.raft.fetch_timeout_override_ms") == 0]
+    assert first, [dict(s.attributes) for s in ends]
+    # the first successor's fetch timeout is now over: it becomes candidate in the next epoch without waiting
+    first_id = first[0].attributes["kafka.node.id"]
+    assert list(first[0].attributes["kafka.raft.preferred_successors"])[0] == first_id
+    assert any(s.attributes.get("kafka.node.id") == first_id and any(
+        c["kafka.raft.role.to"] == "Candidate" and c["kafka.raft.epoch"] == epoch + 1 for c in role_changes(s))
+        for s in spans(tracing))
