@@ -168,7 +168,7 @@ class ClusterRunner:
                 continue
             for e in s.events:
                 if e.name == "raft.role.change":
-                    state = f"{e.attributes['to']}@{e.attributes['epoch']}"
+                    state = f"{e.attributes['kafka.raft.role.to']}@{e.attributes['kafka.raft.epoch']}"
         self._state_tails[node_id] = (pid, offset, state)
         role, _, epoch = state.partition("@")
         return role, int(epoch)

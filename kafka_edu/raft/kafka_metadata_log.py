@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kafka_edu.common.config_def import ConfigException
 from kafka_edu.common.errors import IllegalArgumentException, KafkaException
 from kafka_edu.common.uuid import METADATA_TOPIC_ID, Uuid
 from kafka_edu.log.file_records import MemoryRecords
@@ -73,7 +74,7 @@ class MetadataLogConfig:
         def value(key: str, fallback: int) -> int:
             try:
                 found = config.get(key)
-            except (KeyError, AttributeError):
+            except (KeyError, AttributeError, ConfigException):  # a key KafkaConfig does not define
                 found = None
             return int(found) if found is not None else fallback
 

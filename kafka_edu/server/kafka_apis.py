@@ -261,7 +261,7 @@ class KafkaApis:
             send_response_callback({})
             return
         self.replica_manager.append_records(
-            _millis(body.timeout), body.acks, internal_topics_allowed=request.client_id == ADMIN_CLIENT_ID,
+            millis(body.timeout), body.acks, internal_topics_allowed=request.client_id == ADMIN_CLIENT_ID,
             is_from_client=True, entries_per_partition=authorized_request_info,
             response_callback=send_response_callback)
 
@@ -340,7 +340,7 @@ class KafkaApis:
             process_response_callback([])
             return
         self.replica_manager.fetch_messages(
-            _millis(body.max_wait), body.replica_id, body.min_bytes, getattr(body, "max_bytes", 0x7FFFFFFF),
+            millis(body.max_wait), body.replica_id, body.min_bytes, getattr(body, "max_bytes", 0x7FFFFFFF),
             hard_max_bytes_limit=version <= 2, fetch_infos=fetch_infos, response_callback=process_response_callback)
 
     # -- ListOffsets --------------------------------------------------------------------------------------------------
@@ -529,7 +529,7 @@ class KafkaApis:
             send_response_callback({t.name: (Errors.NOT_CONTROLLER, None) for t in body.topics
                                     if t.name not in duplicates})
             return
-        self.admin_manager.create_topics(_millis(body.timeout), getattr(body, "validate_only", False), create_info,
+        self.admin_manager.create_topics(millis(body.timeout), getattr(body, "validate_only", False), create_info,
                                          send_response_callback)
 
     def handle_delete_topics_request(self, request: Request) -> None:
@@ -543,7 +543,7 @@ class KafkaApis:
         if not self.controller.is_active:
             send_response_callback({topic: Errors.NOT_CONTROLLER for topic in topics})
             return
-        self.admin_manager.delete_topics(_millis(body.timeout_ms if hasattr(body, "timeout_ms") else body.timeout),
+        self.admin_manager.delete_topics(millis(body.timeout_ms if hasattr(body, "timeout_ms") else body.timeout),
                                          topics, send_response_callback)
 
     # -- DescribeConfigs ----------------------------------------------------------------------------------------------
@@ -574,9 +574,9 @@ class KafkaApis:
                 member_id=result.member_id, members=[dict(member_id=m, group_instance_id=None, metadata=metadata)
                                                      for m, metadata in result.members.items()]))
 
-        session_timeout = _millis(body.session_timeout)
+        session_timeout = millis(body.session_timeout)
         # v0 has no rebalance timeout: the session timeout serves as both, as in Kafka
-        rebalance_timeout = _millis(body.rebalance_timeout) if request.api_version >= 1 else session_timeout
+        rebalance_timeout = millis(body.rebalance_timeout) if request.api_version >= 1 else session_timeout
         self.group_coordinator.handle_join_group(
             body.group_id, body.member_id, request.client_id, request.client_host, rebalance_timeout,
             session_timeout, body.protocol_type, [(p.name, bytes(p.metadata)) for p in body.protocols],
@@ -610,7 +610,7 @@ class KafkaApis:
     def handle_offset_commit_request(self, request: Request) -> None:
         body = request.body
         now_ms = int(time.time() * 1000)
-        retention_ms = _millis(getattr(body, "retention_time", -1))
+        retention_ms = millis(getattr(body, "retention_time", -1))
         default_expire = now_ms + (self.config.offsets_retention_minutes * 60 * 1000 if retention_ms < 0
                                    else retention_ms)
         errors: dict[TopicPartition, Errors] = {}
@@ -682,7 +682,7 @@ class KafkaApis:
         log.debug("Shutdown complete.")
 
 
-def _millis(value: Any) -> int:
+def millis(value: Any) -> int:
     """kio hands timeouts over as timedeltas; Kafka's handlers work in milliseconds."""
     if isinstance(value, datetime.timedelta):
         return int(value.total_seconds() * 1000)

@@ -297,11 +297,30 @@ def _retro_span(tracing: provider.Tracing, m: _Marker, code: CodeType, line: int
 def event(name_or_step: str | None, legacy_name: str | None = None, legacy_attrs: dict | None = None) -> None:
     """A span event on the current span: a state change, or an event-type FIDELITY row (`event("CT.psm")`).
 
-    Its attributes come from the event's describer in attributes.py, reading the caller's local variables.
+    Its attributes come from the event's describer in attributes.py, reading the caller's local variables. A FIDELITY
+    event whose caller runs in no recorded span (a poll that had nothing else worth a span) gets a short span of its
+    own, named after its row, when the table has that name: a step is never lost with a quiet caller.
     """
+    frame = sys._getframe(1)
     current = trace.get_current_span()
     if not current.is_recording():
+        row = STEPS.get(name_or_step) if name_or_step else None
+        if legacy_name is None and row is not None and row.event and row.span_name in SYMBOLS:
+            marker = _marker(row.span_name, None, True)
+            opened = _begin(marker, frame.f_code, frame.f_lineno, _frame_scope(frame))
+            if opened is not None and opened.span is not None:
+                try:
+                    _add_event(opened.span, name_or_step, None, None, frame)
+                finally:
+                    _finish(marker, opened, None, _frame_scope(frame))
+            elif opened is not None:
+                otel_context.detach(opened.token)
         return
+    _add_event(current, name_or_step, legacy_name, legacy_attrs, frame)
+
+
+def _add_event(current: Span, name_or_step: str | None, legacy_name: str | None, legacy_attrs: dict | None,
+               frame: FrameType) -> None:
     if legacy_name is not None:  # event(step_id, name, attrs): being moved into attributes.py
         if legacy_name not in EVENTS:
             _unknown(f"event {legacy_name!r}")
@@ -315,7 +334,6 @@ def event(name_or_step: str | None, legacy_name: str | None = None, legacy_attrs
     attrs: dict[str, Any] = {}
     describer = attributes.event_describer(name)
     if describer is not None:
-        frame = sys._getframe(1)
         attrs.update(_described(describer, _frame_scope(frame)) or {})
     if EVENTS[name]:
         attrs["kafka.step"] = EVENTS[name]

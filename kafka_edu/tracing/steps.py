@@ -312,6 +312,8 @@ _SYMBOL_ROWS: list[Symbol] = [
     Symbol("ReassignedPartitionLeaderSelector.selectLeader", _SELECTOR, step="CT.select"),
     Symbol("PreferredReplicaPartitionLeaderSelector.selectLeader", _SELECTOR, step="CT.select"),
     # KRaft (Kafka 3.9). Second spans of two-sided rows carry the row too; add rows here as parts get built.
+    # A role change in a call that has no recorded span of its own (step.event gives it this one).
+    Symbol("QuorumState.memoryTransitionTo", _RAFT + "QuorumState.java", KAFKA_3_9),
     Symbol("Formatter.doFormat", "metadata/src/main/java/org/apache/kafka/metadata/storage/Formatter.java",
            KAFKA_3_9, step="KR.storage"),
     Symbol("KafkaRaftClient.maybeSendVoteRequests", _RAFT_CLIENT, KAFKA_3_9, step="KR.vote"),

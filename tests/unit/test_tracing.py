@@ -120,3 +120,16 @@ def test_linked_traces_are_followed(tmp_path):
     related = spans.with_linked_traces(format(cause.get_span_context().trace_id, "032x"))
     assert sorted(s.name for s in related) == ["KafkaController.onBrokerFailure",
                                                "PartitionStateMachine.handleStateChanges"]
+
+
+def test_a_fidelity_event_outside_any_recorded_span_gets_a_span_of_its_own():
+    # A Raft role change can happen in a poll that records no span (nothing else worth one): it must not vanish.
+    tracing = setup_tracing("controller-1", "run-1")
+    event("KR.role")
+    (s,) = tracing.memory.get_finished_spans()
+    assert s.name == "QuorumState.memoryTransitionTo" and s.parent is None
+    (e,) = s.events
+    assert e.name == "raft.role.change" and e.attributes["kafka.step"] == "KR.role"
+    tracing.memory.clear()
+    event("isr.change")  # no FIDELITY row: nothing to keep without a span
+    assert tracing.memory.get_finished_spans() == ()
