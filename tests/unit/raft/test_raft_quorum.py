@@ -93,3 +93,26 @@ def test_an_observer_follows_the_leader_without_voting(cluster: RaftCluster, tmp
         assert observer.role() == "Follower"
     finally:
         observer.kill()
+
+
+def test_prepared_appends_wait_for_schedule_and_only_a_leader_appends(cluster: RaftCluster) -> None:
+    from kafka_edu.raft.errors import NotLeaderException
+    leader = wait_until(cluster.stable_leader, 20, "a leader")
+    epoch = leader.client.quorum.epoch()
+    follower = next(n for n in cluster.nodes if n is not leader)
+    with pytest.raises(NotLeaderException):
+        follower.client.prepare_append(epoch, ["nope"])
+    with pytest.raises(NotLeaderException):
+        leader.client.prepare_append(epoch - 1, ["stale epoch"])
+    end_before = leader.client.log_end_offset()
+    last = leader.client.prepare_append(epoch, ["held", "back"])
+    assert last == end_before + 1  # the offset its last record will get
+    # prepared but not scheduled: a poll cycle passes (a follower's long poll completes) and nothing is appended
+    fetches = sum(1 for api, _ in leader.server.received if api == ApiKeys.FETCH)
+    wait_until(lambda: sum(1 for api, _ in leader.server.received if api == ApiKeys.FETCH) >= fetches + 4, 10,
+               "more long polls")
+    assert leader.client.log_end_offset() == end_before
+    leader.client.schedule_prepared_append()
+    wait_until(lambda: all(n.listener.records() == ["held", "back"] for n in cluster.nodes), 10, "both committed")
+    assert leader.client.schedule_atomic_append(epoch, ["atomic"]) == last + 1
+    wait_until(lambda: leader.listener.records() == ["held", "back", "atomic"], 10, "the atomic append")
