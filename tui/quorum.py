@@ -350,10 +350,11 @@ class QuorumPoller:
             pass
 
     def _describe(self, batch: QuorumBatch, leader_hint: int | None) -> None:
-        known = self.last_replication.leader_id if self.last_replication is not None else leader_hint
+        answered = self.last_replication.leader_id if self.last_replication is not None else None
         reachable = [e for e in self.controllers() if batch.alive.get(e["id"]) and e.get("state") != "paused"
                      and e.get("port")]
-        reachable.sort(key=lambda e: e["id"] != known)  # the leader first: one round trip instead of two
+        # The leader first (only it answers): the last answer's, else the trace's; a follower only says it is not.
+        reachable.sort(key=lambda e: (e["id"] != answered, e["id"] != leader_hint, e["id"]))
         if not reachable:
             batch.replication_error = "no voter is running"
             return
@@ -567,18 +568,25 @@ class QuorumModel:
 
     # -- what the pane asks -----------------------------------------------------------------------------------------
 
+    def _reported(self, node_id: int) -> bool:
+        """DescribeQuorum knows this voter's offset (a new leader reports -1 for a voter that has not fetched from it,
+        such as one killed before the election)."""
+        return self.replication is not None and self.replication.voters.get(node_id) is not None \
+            and self.replication.voters[node_id].log_end_offset >= 0
+
     def end_offset(self, node_id: int) -> int | None:
         """The voter's log end offset: DescribeQuorum's (the leader's view of it), else its log on disk."""
-        if self.replication is not None and node_id in self.replication.voters:
+        if self._reported(node_id):
             return self.replication.voters[node_id].log_end_offset
         return self.voters[node_id].disk_end_offset if node_id in self.voters else None
 
     def lag(self, node_id: int) -> int | None:
-        """Records behind the leader (DescribeQuorum), else behind the longest log on disk."""
+        """Records behind the leader (DescribeQuorum; a voter it cannot report, by its log on disk), else behind the
+        longest log on disk."""
         mine = self.end_offset(node_id)
         if mine is None:
             return None
-        if self.replication is not None and node_id in self.replication.voters:
+        if self.replication is not None and self.replication.leader_end_offset is not None:
             top = self.replication.leader_end_offset
         else:
             top = max((v.disk_end_offset for v in self.voters.values() if v.disk_end_offset is not None), default=0)

@@ -477,3 +477,25 @@ def test_enter_on_a_record_shows_the_trace_that_wrote_it(live_run: Path) -> None
             await wait_for(pilot, lambda: any("no span held names offset 0" in str(n.message)
                                               for n in app._notifications), what="the warning")
     run(scenario)
+
+
+def test_after_an_election_the_trace_leader_is_asked_first_and_an_unreported_voter_falls_back_to_its_disk(
+        tmp_path: Path) -> None:
+    run_dir = fabricate_run(tmp_path / "run", live=True)
+    asked: list[list[str]] = []
+    first = fake_describe(run_dir)([])
+    # The new leader has not heard from voter 1 (killed before the election): it reports -1 for it.
+    after = Replication(3, 3, first.high_watermark, {**first.voters, 1: ReplicaProgress(-1, -1, -1)}, first.at)
+
+    def describe(addresses: list[str]) -> Replication:
+        asked.append(addresses)
+        return first if len(asked) == 1 else after
+
+    poller = QuorumPoller(run_dir, describe=describe)
+    poller.poll(leader_hint=None)
+    poller.last_replication = Replication(1, 1, 0, {}, 0.0)  # the last answer named voter 1, killed since
+    model = QuorumModel()
+    model.observe_poll(poller.poll(leader_hint=3))
+    assert asked[-1][0] == "127.0.0.1:19093"  # the trace's leader, 3, before 2
+    assert model.end_offset(1) == log_end(run_dir, 1)
+    assert model.lag(1) == after.leader_end_offset - log_end(run_dir, 1)
