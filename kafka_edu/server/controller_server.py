@@ -91,6 +91,7 @@ class ControllerServer:
         if not self.maybe_change_status(ProcessStatus.STARTED, ProcessStatus.SHUTTING_DOWN):
             return
         log.info("shutting down")
+        self.shared_server.ensure_not_raft_leader()
         if self.socket_server is not None:
             with swallow(log):
                 self.socket_server.stop_processing_requests()

@@ -68,6 +68,10 @@ class KafkaRaftServer:
         directory.id written back where a dir lacks one; then the bootstrap metadata."""
         loader = MetaPropertiesEnsemble.Loader().add_metadata_log_dir(config.metadata_log_dir)
         initial = loader.add_log_dirs(config.log_dirs).load()
+        if not initial.log_dir_props():
+            # 3.9 stops at "No readable meta.properties files found."; a newcomer also needs the next step
+            raise KafkaException("No readable meta.properties files found. Format the log dirs first: kafka-edu "
+                                 "storage format --config FILE --cluster-id $(kafka-edu storage random-uuid)")
         initial.verify(None, config.node_id, [VerificationFlag.REQUIRE_AT_LEAST_ONE_VALID,
                                                VerificationFlag.REQUIRE_METADATA_LOG_DIR])
         for log_dir in initial.log_dir_props():

@@ -90,23 +90,25 @@ class ControllerAdmin:
         return self._any(ApiKeys.DESCRIBE_CLUSTER, DESCRIBE_CLUSTER_VERSION, body)[0]
 
     def describe_metadata_quorum(self) -> tuple[Any, Any]:
-        """The quorum's partition data and the node endpoints, from the leader."""
+        """The quorum's partition data and the node endpoints, from the leader: only it answers, so the bootstrap
+        controllers are asked in turn (Admin finds the leader the same way)."""
         schema = ApiKeys.DESCRIBE_QUORUM.request_schema(DESCRIBE_QUORUM_VERSION)
         body = build(schema, topics=[{"topic_name": METADATA_TOPIC, "partitions": [{"partition_index": 0}]}])
-        response, _ = self._any(ApiKeys.DESCRIBE_QUORUM, DESCRIBE_QUORUM_VERSION, body)
-        for _ in range(len(self.addresses)):
-            partition = response.topics[0].partitions[0] if response.topics else None
+        errors = []
+        for address in self.addresses:
+            try:
+                response = self._send(ApiKeys.DESCRIBE_QUORUM, DESCRIBE_QUORUM_VERSION, body, address)
+            except OSError as e:
+                errors.append(f"{address[0]}:{address[1]}: {e}")
+                continue
+            partition = response.topics[0].partitions[0] if response.topics and response.topics[0].partitions \
+                else None
             error = Errors(response.error_code) if response.error_code else (
                 Errors(partition.error_code) if partition is not None else Errors.UNKNOWN_SERVER_ERROR)
             if error == Errors.NONE:
                 return partition, response.nodes
-            leader = next((n for n in response.nodes if partition is not None and n.node_id == partition.leader_id),
-                          None)
-            if error != Errors.NOT_LEADER_OR_FOLLOWER or leader is None or not leader.listeners:
-                raise TerseException(f"DescribeQuorum failed: {error.name}")
-            response = self._send(ApiKeys.DESCRIBE_QUORUM, DESCRIBE_QUORUM_VERSION, body,
-                                  (leader.listeners[0].host, int(leader.listeners[0].port)))
-        raise TerseException("DescribeQuorum: no leader answered")
+            errors.append(f"{address[0]}:{address[1]}: {error.name}")
+        raise TerseException("DescribeQuorum failed: " + "; ".join(errors))
 
 
 def handle_describe_replication(admin: ControllerAdmin, human_readable: bool, out: TextIO) -> None:

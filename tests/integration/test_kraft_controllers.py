@@ -1,0 +1,180 @@
+"""KRaft part 1 on real processes: `cluster up --mode kraft` starts three Kafka 3.9 controllers
+(KafkaRaftServer with process.roles=controller). They elect one leader per epoch. A broker registration and a topic
+are committed through the real ControllerApis; kill -9 of the leader gives a new leader in a later epoch that knows
+both; the tools read it; the trace holds the KR rows."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+import uuid
+from collections import defaultdict
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kafka_edu.cluster_runner.runner import ClusterRunner
+from kafka_edu.network.blocking_channel import BlockingChannel
+from kafka_edu.protocol.api_keys import ApiKeys
+from kafka_edu.protocol.builder import build
+from kafka_edu.protocol.errors import Errors
+from kafka_edu.tracing.query import load_run
+from tests.integration.helpers import REPO, wait_until
+
+CHECK_TRACE = REPO.parent / "shared" / "acceptance" / "check_trace.py"
+FETCH_TIMEOUT_MS = 2000  # 3.9's defaults: the election timeout 1000 ms, its backoff up to 1000 ms
+ELECTION_DEADLINE_S = (FETCH_TIMEOUT_MS + 2 * 1000 + 1000) / 1000 + 10  # a split vote or two, and a loaded machine
+
+
+@pytest.fixture
+def quorum(tmp_path: Path) -> Iterator[ClusterRunner]:
+    runner = ClusterRunner.up(0, tmp_path / "traces", mode="kraft", controllers=3, timeout_s=60)
+    try:
+        yield runner
+    finally:
+        runner.down()
+
+
+def send(runner: ClusterRunner, node_id: int, api: ApiKeys, version: int, **fields: Any) -> Any:
+    channel = BlockingChannel("127.0.0.1", runner.entry(node_id)["port"], 15, "kafka-edu-test")
+    try:
+        return channel.send_and_receive(api, version, build(api.request_schema(version), **fields))
+    finally:
+        channel.disconnect()
+
+
+def register_broker(runner: ClusterRunner, leader: int, broker_id: int, cluster_id: str) -> int:
+    response = send(runner, leader, ApiKeys.BROKER_REGISTRATION, 4, broker_id=broker_id, cluster_id=cluster_id,
+                    incarnation_id=uuid.uuid4(), rack=None, is_migrating_zk_broker=False, log_dirs=[uuid.uuid4()],
+                    previous_broker_epoch=-1,
+                    listeners=[{"name": "PLAINTEXT", "host": "127.0.0.1", "port": 19092, "security_protocol": 0}],
+                    features=[{"name": "metadata.version", "min_supported_version": 1, "max_supported_version": 21}])
+    assert response.error_code == Errors.NONE, response
+    return response.broker_epoch
+
+
+def heartbeat(runner: ClusterRunner, leader: int, broker_id: int, epoch: int, offset: int) -> Any:
+    return send(runner, leader, ApiKeys.BROKER_HEARTBEAT, 1, broker_id=broker_id, broker_epoch=epoch,
+                current_metadata_offset=offset, want_fence=False, want_shut_down=False, offline_log_dirs=[])
+
+
+def create_topic(runner: ClusterRunner, node_id: int, name: str) -> Any:
+    response = send(runner, node_id, ApiKeys.CREATE_TOPICS, 7, timeout=10_000, validate_only=False,
+                    topics=[{"name": name, "num_partitions": 3, "replication_factor": 1, "assignments": [],
+                             "configs": []}])
+    return response.topics[0]
+
+
+def metadata_log(runner: ClusterRunner, node_id: int) -> str:
+    """What kafka-dump-log prints for a voter's metadata log."""
+    segments = sorted((runner.run.path / f"controller-{node_id}" / "logs" / "__cluster_metadata-0").glob("*.log"))
+    done = subprocess.run([sys.executable, "-m", "kafka_edu.cli", "dump-log", "--cluster-metadata-decoder",
+                           *map(str, segments)], capture_output=True, text=True, timeout=60, cwd=REPO)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def leaders_by_epoch(run_dir: Path) -> dict[int, set[str]]:
+    leaders: dict[int, set[str]] = defaultdict(set)
+    for s in load_run(run_dir):
+        for e in s.events:
+            if e.name == "raft.role.change" and e.attributes["kafka.raft.role.to"] == "Leader":
+                leaders[e.attributes["kafka.raft.epoch"]].add(s.resource["service.instance.id"])
+    return leaders
+
+
+def test_three_controllers_commit_fail_over_and_keep_every_committed_record(quorum: ClusterRunner) -> None:
+    runner = quorum
+    manifest = runner.run.read_manifest()
+    leader = runner.wait_for_quorum(30)
+    epoch = runner.entry(leader)["epoch"]
+
+    # A broker registers (RegisterBrokerRecord, fenced) and is unfenced once its heartbeat says it has caught up
+    # with its own registration; then a topic can be placed on it. Each answer comes after the commit.
+    broker_epoch = register_broker(runner, leader, 4, manifest["cluster_id"])
+    unfenced = wait_until(lambda: not (r := heartbeat(runner, leader, 4, broker_epoch, 10**9)).is_fenced and r,
+                          30, "the registered broker to be unfenced")
+    assert unfenced.error_code == Errors.NONE
+    topic = create_topic(runner, leader, "orders")
+    assert topic.error_code == Errors.NONE, topic
+    assert create_topic(runner, leader, "orders").error_code == Errors.TOPIC_ALREADY_EXISTS
+
+    # kill -9 of the leader: the survivors elect a new one in a later epoch
+    runner.kill(leader)
+    killed_at = time.monotonic()
+    new_leader = runner.wait_for_quorum(ELECTION_DEADLINE_S)
+    elapsed = time.monotonic() - killed_at
+    new_epoch = runner.entry(new_leader)["epoch"]
+    assert new_leader != leader and new_epoch > epoch
+    print(f"kill -9 of leader {leader} (epoch {epoch}) -> leader {new_leader} in epoch {new_epoch} after "
+          f"{elapsed:.1f} s")
+
+    # The new leader replayed what was committed before the kill: the topic exists there, and every survivor's
+    # metadata log has both records.
+    assert create_topic(runner, new_leader, "orders").error_code == Errors.TOPIC_ALREADY_EXISTS
+    survivors = [n for n in (1, 2, 3) if n != leader]
+    for node_id in survivors:
+        printed = metadata_log(runner, node_id)
+        assert '"type":"REGISTER_BROKER_RECORD"' in printed and '"brokerId":4' in printed, node_id
+        assert '"type":"TOPIC_RECORD"' in printed and '"name":"orders"' in printed, node_id
+
+    # The killed voter comes back and catches up; then a graceful stop of the leader: it resigns (EndQuorumEpoch,
+    # successors most caught up first) and the other two elect again
+    runner.start(leader)
+    runner.wait_for_quorum(ELECTION_DEADLINE_S)
+    wait_until(lambda: '"name":"orders"' in metadata_log(runner, leader), 30, "the restarted voter to catch up")
+    new_leader = runner.wait_for_quorum(5)
+    new_epoch = runner.entry(new_leader)["epoch"]
+    runner.stop(new_leader)
+    third = runner.wait_for_quorum(ELECTION_DEADLINE_S)
+    assert third != new_leader and runner.entry(third)["epoch"] > new_epoch
+
+    # kafka-metadata-quorum against the live voter
+    status = subprocess.run([sys.executable, "-m", "kafka_edu.cli", "metadata-quorum", "--bootstrap-controller",
+                             manifest["bootstrap_controllers"], "describe", "--status"], capture_output=True,
+                            text=True, timeout=60, cwd=REPO)
+    assert status.returncode == 0, status.stderr
+    assert f"ClusterId:              {manifest['cluster_id']}" in status.stdout
+    assert f"LeaderId:               {third}" in status.stdout
+
+    # One leader per epoch, ever; and the trace contract holds for the KR rows of part 1
+    for elected_epoch, nodes in leaders_by_epoch(runner.run.path).items():
+        assert len(nodes) == 1, f"epoch {elected_epoch} had leaders {nodes}"
+    if CHECK_TRACE.exists():
+        rows = ["KR.build", "KR.server", "KR.controller", "KR.shared", "KR.driver", "KR.poll", "KR.role", "KR.vote",
+                "KR.begin", "KR.fetch", "KR.end", "KR.apis", "KR.qc", "KR.queue", "KR.replay", "KR.storage"]
+        check = subprocess.run([sys.executable, str(CHECK_TRACE), str(runner.run.path),
+                                *[arg for row in rows for arg in ("--require", row)]],
+                               capture_output=True, text=True, timeout=300)
+        assert check.returncode == 0, check.stdout
+
+
+def test_a_controller_refuses_an_unformatted_log_dir_with_one_line(tmp_path: Path) -> None:
+    config = tmp_path / "controller.properties"
+    config.write_text("process.roles=controller\nnode.id=1\ncontroller.listener.names=CONTROLLER\n"
+                      "listeners=CONTROLLER://127.0.0.1:0\ncontroller.quorum.voters=1@127.0.0.1:9093\n"
+                      f"log.dirs={tmp_path / 'logs'}\n")
+    done = subprocess.run([sys.executable, "-m", "kafka_edu.cli", "server-start", str(config)], capture_output=True,
+                          text=True, timeout=60, cwd=REPO, env={**os.environ,
+                                                                "KAFKA_EDU_RUN_DIR": str(tmp_path / "run")})
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines()[-1].startswith("kafka-edu: ")
+    assert "kafka-edu storage format" in done.stderr
+
+
+def test_a_controller_not_among_the_voters_is_refused(tmp_path: Path) -> None:
+    config = tmp_path / "controller.properties"
+    config.write_text("process.roles=controller\nnode.id=2\ncontroller.listener.names=CONTROLLER\n"
+                      "listeners=CONTROLLER://127.0.0.1:0\ncontroller.quorum.voters=1@127.0.0.1:9093\n"
+                      f"log.dirs={tmp_path / 'logs'}\n")
+    done = subprocess.run([sys.executable, "-m", "kafka_edu.cli", "server-start", str(config)], capture_output=True,
+                          text=True, timeout=60, cwd=REPO, env={**os.environ,
+                                                                "KAFKA_EDU_RUN_DIR": str(tmp_path / "run")})
+    assert done.returncode == 1
+    assert "controller.quorum.voters" in done.stderr.strip().splitlines()[-1]
+    json.dumps(done.stderr)  # one printable line
