@@ -33,7 +33,8 @@ KIND_STYLES = {
     "REGISTER_BROKER_RECORD": Style(color="bright_green"), "UNFENCE_BROKER_RECORD": Style(color="green"),
     "FENCE_BROKER_RECORD": Style(color="red"), "UNREGISTER_BROKER_RECORD": Style(color="red"),
     "BROKER_REGISTRATION_CHANGE_RECORD": Style(color="green"), "FEATURE_LEVEL_RECORD": Style(color="blue"),
-    "?": Style(color="red"),
+    "BEGIN_TRANSACTION_RECORD": Style(color="magenta"), "END_TRANSACTION_RECORD": Style(color="magenta"),
+    "ABORT_TRANSACTION_RECORD": Style(color="red"), "?": Style(color="red"),
 }
 
 
