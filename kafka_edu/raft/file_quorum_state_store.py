@@ -12,6 +12,7 @@ import logging
 import os
 from pathlib import Path
 
+from kafka_edu.common.utils import flush_dir
 from kafka_edu.raft.election_state import ElectionState
 from kafka_edu.raft.quorum_state_store import QuorumStateStore
 
@@ -81,7 +82,7 @@ class FileQuorumStateStore(QuorumStateStore):
                 writer.flush()
                 os.fsync(writer.fileno())
             os.replace(temp, state_file)
-            _fsync_dir(state_file.parent)  # the rename itself must survive a crash
+            flush_dir(state_file.parent)  # the rename itself must survive a crash
         except OSError as e:
             raise OSError(f"Error while writing the Quorum status from the file {state_file.absolute()}: {e}") from e
         finally:
@@ -104,11 +105,3 @@ def _delete_file_if_exists(file: Path) -> None:
         file.unlink()
     except FileNotFoundError:
         pass
-
-
-def _fsync_dir(dir: Path) -> None:
-    fd = os.open(dir, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)

@@ -9,6 +9,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from kafka_edu.common.utils import flush_dir
+
 log = logging.getLogger("kafka.server.BrokerMetadataCheckpoint")
 
 
@@ -47,7 +49,7 @@ class BrokerMetadataCheckpoint:
                     f.flush()
                     os.fsync(f.fileno())
                 os.replace(temp, self.file)  # the atomic move keeps a crash from leaving half a file
-                _fsync_dir(self.file.parent)
+                flush_dir(self.file.parent)
             except OSError as e:
                 log.error("Failed to write meta.properties due to %s", e)
                 raise
@@ -72,11 +74,3 @@ class BrokerMetadataCheckpoint:
 
 def _timestamp() -> str:
     return time.strftime("%a %b %d %H:%M:%S %Z %Y")
-
-
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)

@@ -8,10 +8,11 @@ import stat
 from pathlib import Path
 
 from kafka_edu.common.errors import IllegalStateException
+from kafka_edu.common.utils import atomic_move_with_fallback
 from kafka_edu.log.file_records import MemoryRecords
 from kafka_edu.raft.offset_and_epoch import OffsetAndEpoch
 from kafka_edu.snapshot.raw_snapshot_writer import RawSnapshotWriter
-from kafka_edu.snapshot.snapshots import Snapshots, atomic_move_with_fallback
+from kafka_edu.snapshot.snapshots import Snapshots
 
 
 class FileRawSnapshotWriter(RawSnapshotWriter):

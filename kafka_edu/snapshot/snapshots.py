@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import logging
 import os
-import shutil
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kafka_edu.common.utils import atomic_move_with_fallback
 from kafka_edu.raft.offset_and_epoch import OffsetAndEpoch
 from kafka_edu.snapshot.snapshot_path import SnapshotPath
 
@@ -16,30 +16,6 @@ if TYPE_CHECKING:
     from kafka_edu.snapshot.raw_snapshot_reader import RawSnapshotReader
 
 log = logging.getLogger(__name__)
-
-
-def flush_dir(path: Path) -> None:
-    """Utils.flushDir: fsync a directory, so that a rename or a new file in it survives a crash."""
-    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def atomic_move_with_fallback(source: Path, target: Path, need_flush_parent_dir: bool = True) -> None:
-    """Utils.atomicMoveWithFallback: rename atomically, else move; then fsync the target's directory."""
-    try:
-        try:
-            os.replace(source, target)
-        except OSError as outer:
-            log.warning("Failed atomic move of %s to %s retrying with a non-atomic move", source, target,
-                        exc_info=outer)
-            shutil.move(source, target)
-            log.debug("Non-atomic move of %s to %s succeeded after atomic move failed", source, target)
-    finally:
-        if need_flush_parent_dir:
-            flush_dir(target.absolute().parent)
 
 
 class Snapshots:

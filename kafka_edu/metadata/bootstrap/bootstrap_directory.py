@@ -11,6 +11,7 @@ from typing import Any
 
 from kio.static.primitive import i16
 
+from kafka_edu.common.utils import atomic_move_with_fallback
 from kafka_edu.log.file_records import FileRecords, MemoryRecords
 from kafka_edu.metadata.metadata_record_serde import MetadataRecordSerde
 from kafka_edu.metadata.records.feature_level_record import FeatureLevelRecord
@@ -25,7 +26,7 @@ from kafka_edu.snapshot.file_raw_snapshot_reader import FileRawSnapshotReader
 from kafka_edu.snapshot.raw_snapshot_writer import RawSnapshotWriter
 from kafka_edu.snapshot.records_snapshot_reader import RecordsSnapshotReader
 from kafka_edu.snapshot.records_snapshot_writer import RecordsSnapshotWriter
-from kafka_edu.snapshot.snapshots import Snapshots, atomic_move_with_fallback
+from kafka_edu.snapshot.snapshots import Snapshots
 
 KRAFT_VERSION_FEATURE_NAME = "kraft.version"
 BINARY_BOOTSTRAP_FILENAME = "bootstrap.checkpoint"

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
+from kafka_edu.common.utils import atomic_move_with_fallback
 from kafka_edu.common.uuid import DirectoryId, Uuid
 from kafka_edu.server.broker_metadata_checkpoint import load_props
 
@@ -48,7 +49,7 @@ def write_properties_file(props: dict[str, str], path: str, fsync: bool) -> None
         if fsync:
             os.fsync(f.fileno())
     try:
-        _atomic_move_with_fallback(temp_file, path, fsync)
+        atomic_move_with_fallback(Path(temp_file), Path(path), fsync)
     except BaseException:
         Path(temp_file).unlink(missing_ok=True)
         raise
@@ -88,17 +89,6 @@ def _escape(text: str, escape_space: bool) -> str:
         else:
             out.append(c)
     return "".join(out)
-
-
-def _atomic_move_with_fallback(source: str, target: str, need_flush_parent_dir: bool) -> None:
-    """Utils.atomicMoveWithFallback: rename over the target, then make the rename itself durable."""
-    os.replace(source, target)
-    if need_flush_parent_dir:
-        fd = os.open(os.path.dirname(os.path.abspath(target)), os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
 
 
 # -- MetaPropertiesVersion --------------------------------------------------------------------------------------------

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from kafka_edu.common.utils import flush_dir
+
 if TYPE_CHECKING:
     from kafka_edu.server.log_dir_failure_channel import LogDirFailureChannel
 
@@ -53,7 +55,7 @@ class LeaderEpochCheckpointFile:
                     f.flush()
                     os.fsync(f.fileno())
                 os.replace(temp, self.file)
-                _fsync_dir(self.file.parent)
+                flush_dir(self.file.parent)
             except OSError as e:
                 self._fail(f"Error while writing to checkpoint file {self.file}", e)
 
@@ -84,12 +86,3 @@ class LeaderEpochCheckpointFile:
         if self.log_dir_failure_channel is not None:
             self.log_dir_failure_channel.maybe_add_offline_log_dir(str(self.file.parent.parent), msg, e)
         raise OSError(f"{msg}: {e}") from e
-
-
-def _fsync_dir(dir: Path) -> None:
-    """Utils.atomicMoveWithFallback's parent flush: the rename itself survives a crash."""
-    fd = os.open(dir, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
