@@ -66,7 +66,8 @@ def cluster(options: argparse.Namespace) -> int:
             manifest = runner.run.read_manifest()
             print_status(runner.status())
             console.print(f"run directory: [bold]{runner.run.path}[/]")
-            console.print(f"bootstrap controllers: [bold]{manifest['bootstrap_controllers']}[/]")
+            console.print("next: kafka-edu metadata-quorum describe --status | kafka-edu cluster kill ID | "
+                          "kafka-edu tui --run " + str(runner.run.path))
             return 0
         brokers = 3 if options.brokers is None else options.brokers
         with console.status(f"Starting ZooKeeper and {brokers} brokers..."):

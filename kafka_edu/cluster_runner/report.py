@@ -51,7 +51,14 @@ def print_status(manifest: dict[str, Any]) -> None:
         table.add_column(column)
     for p in manifest["processes"]:
         state = p["state"]
-        style = "green" if state in ("RunningAsBroker", "running") else "yellow"
+        style = "green" if state in ("RunningAsBroker", "running", "Leader", "Follower") else "yellow"
+        if p["role"] == "controller" and p.get("epoch", -1) >= 0:
+            state = f"{state}, epoch {p['epoch']}"  # a Raft role means little without its epoch
         table.add_row(p["role"], str(p["id"]), str(p["pid"]), str(p["port"]), f"[{style}]{state}[/]", p["log"])
     console.print(table)
-    console.print(f"bootstrap servers: {manifest['bootstrap_servers']}   zookeeper: {manifest['zookeeper_connect']}")
+    if manifest["mode"] == "kraft":
+        console.print(f"bootstrap controllers: {manifest.get('bootstrap_controllers', '')}   "
+                      f"cluster id: {manifest.get('cluster_id', '')}")
+    else:
+        console.print(f"bootstrap servers: {manifest['bootstrap_servers']}   "
+                      f"zookeeper: {manifest['zookeeper_connect']}")
