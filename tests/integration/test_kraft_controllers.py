@@ -178,3 +178,48 @@ def test_a_controller_not_among_the_voters_is_refused(tmp_path: Path) -> None:
     assert done.returncode == 1
     assert "controller.quorum.voters" in done.stderr.strip().splitlines()[-1]
     json.dumps(done.stderr)  # one printable line
+
+
+def role_changes(run_dir: Path) -> list[tuple[int, str, str, str, int]]:
+    """(time, node, from, to, epoch) of every raft.role.change in the run, in time order."""
+    changes = []
+    for s in load_run(run_dir):
+        for e in s.events:
+            if e.name == "raft.role.change":
+                a = e.attributes
+                changes.append((getattr(e, "time_ns", s.start_ns), s.instance, a["kafka.raft.role.from"],
+                                a["kafka.raft.role.to"], a["kafka.raft.epoch"]))
+    return sorted(changes)
+
+
+def test_a_paused_voter_that_wakes_up_deposes_the_leader_without_pre_vote(quorum: ClusterRunner) -> None:
+    """3.9 has no pre-vote (KIP-996 comes in 4.0): a voter that slept past its fetch timeout wakes up as a candidate
+    in a higher epoch, and its Vote moves every voter, the healthy leader too, to that epoch. Its log is behind, so
+    it cannot win; another voter is elected later. (Whether the sleeper wakes up to its timer or to a queued Fetch
+    answer first is a race, so the pause is tried up to three times.)"""
+    runner = quorum
+    for _attempt in range(3):
+        leader = runner.wait_for_quorum(ELECTION_DEADLINE_S)
+        epoch = runner.entry(leader)["epoch"]
+        sleeper = next(n for n in (1, 2, 3) if n != leader)
+        runner.pause(sleeper)
+        time.sleep((FETCH_TIMEOUT_MS + 1500) / 1000)  # the fault itself: a pause longer than the fetch timeout
+        runner.resume(sleeper)
+        runner._update_entry(sleeper, state="Follower")
+        # until a later epoch shows in the trace, or long enough that the sleeper surely went on following
+        deadline = time.monotonic() + FETCH_TIMEOUT_MS / 1000 + 3
+        while time.monotonic() < deadline and not [c for c in role_changes(runner.run.path) if c[4] > epoch]:
+            time.sleep(0.2)
+        changes = [c for c in role_changes(runner.run.path) if c[4] > epoch]
+        woke_as_candidate = [c for c in changes if c[1] == f"controller-{sleeper}" and c[3] == "Candidate"]
+        if not woke_as_candidate:
+            continue  # it woke to a Fetch answer and simply went on following
+        new_leader = runner.wait_for_quorum(ELECTION_DEADLINE_S)  # its states now come from the later epochs
+        changes = [c for c in role_changes(runner.run.path) if c[4] > epoch]
+        deposed = [c for c in changes if c[1] == f"controller-{leader}" and c[2] == "Leader"]
+        assert deposed and deposed[0][4] == woke_as_candidate[0][4], "the healthy leader moved to the sleeper's epoch"
+        winners = [c for c in changes if c[3] == "Leader"]
+        assert winners and all(c[1] != f"controller-{sleeper}" for c in winners), "a voter with a stale log won"
+        assert runner.entry(new_leader)["epoch"] > epoch
+        return
+    pytest.fail("in three pauses past the fetch timeout the sleeping voter never woke up as a candidate")
