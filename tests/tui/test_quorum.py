@@ -37,6 +37,7 @@ from tui.quorum import (
     ReplicaProgress,
     Replication,
 )
+from tui.widgets.rows import RowsView
 
 T0 = 1_795_334_652_000_000_000  # span times (ns), as in the samples: 2026-11-22
 MS = 1_000_000
@@ -374,9 +375,16 @@ def live_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 async def _settled(app: KafkaEduApp, pilot: Any) -> None:
-    await wait_for(pilot, lambda: app.loaded.is_set() and app.quorum.records and app.quorum.voters
-                   and all(v.change is not None for v in app.quorum.voters.values())
-                   and app.quorum.replication is not None, what="the quorum to load")
+    def settled() -> bool:
+        log = app.log_pane
+        return bool(app.loaded.is_set() and app.quorum.records and app.quorum.voters
+                    and all(v.change is not None for v in app.quorum.voters.values())
+                    and app.quorum.replication is not None
+                    and any("killed as Leader" in entry.text for entry in app.model.log)  # the quorum's Log lines
+                    and len(log.rows) == len(app.model.log) and log.cursor == len(log.rows) - 1
+                    and log.scroll_y == log.max_scroll_y)
+
+    await wait_for(pilot, settled, what="the quorum to load and the Log pane to follow it")
     await pilot.pause(0.2)
 
 
@@ -451,6 +459,17 @@ def test_snapshot_of_a_quorum_whose_old_leader_was_killed(live_run: Path, utc: A
 
     async def steps(app: KafkaEduApp, pilot: Any) -> None:
         await _settled(app, pilot)
+        # A RowsView that scrolls before its scrollbar is shown can leave the bar's thumb where it was (at the top)
+        # until the next scroll, depending on timing: put each thumb where its pane is, so the picture does not depend
+        # on timing; then wait until two screens a frame apart are the same.
+        for pane in app.query(RowsView):
+            if pane.show_vertical_scrollbar:
+                pane.vertical_scrollbar.position = pane.scroll_y
+                pane.vertical_scrollbar.refresh()
+        before, deadline = "", time.monotonic() + 10
+        while (after := app.export_screenshot()) != before and time.monotonic() < deadline:
+            before = after
+            await pilot.pause(0.3)
 
     snapshot(live_run, f"quorum_killed_leader_{size[0]}x{size[1]}", size, steps)
 
