@@ -7,11 +7,16 @@ import logging
 import threading
 from typing import Any
 
+from kafka_edu.image.loader.metadata_loader import MetadataLoader
+from kafka_edu.image.publisher.snapshot_emitter import SnapshotEmitter
+from kafka_edu.image.publisher.snapshot_generator import DisabledReason, SnapshotGenerator
+from kafka_edu.metadata.controller.quorum_controller import FaultHandler
 from kafka_edu.metadata.metadata_record_serde import MetadataRecordSerde
 from kafka_edu.metadata.properties.meta_properties import MetaPropertiesEnsemble
 from kafka_edu.raft.raft_manager import KafkaRaftManager
 from kafka_edu.server.kafka_config import KafkaConfig
 from kafka_edu.tracing import step
+from kafka_edu.utils.core_utils import swallow
 
 log = logging.getLogger("kafka.server.SharedServer")
 
@@ -19,8 +24,9 @@ log = logging.getLogger("kafka.server.SharedServer")
 class SharedServer:
     """Started once, by whichever of the node's roles starts first, and stopped when the last one stops.
 
-    3.9 also starts the MetadataLoader and the snapshot generator here; they feed brokers (KRaft part 2) and are not
-    built yet, so the controller's QuorumController registers with the Raft client itself."""
+    It owns the Raft manager and the MetadataLoader that follows the metadata log, with the SnapshotGenerator as its
+    first publisher: the node writes snapshots of the metadata image whether it is a controller or a broker. (The
+    QuorumController registers with the Raft client itself, as in 3.9.)"""
 
     def __init__(self, config: KafkaConfig, meta_props_ensemble: MetaPropertiesEnsemble) -> None:
         self.shared_server_config = config
@@ -31,12 +37,26 @@ class SharedServer:
         self.controller_started = False
         self.broker_started = False
         self.raft_manager: KafkaRaftManager | None = None
+        self.loader: MetadataLoader | None = None
+        self.snapshot_emitter: SnapshotEmitter | None = None
+        self.snapshot_generator: SnapshotGenerator | None = None
+        # why snapshots are off, if they are: set by the first fault that makes the metadata untrustworthy
+        self.snapshots_disabled_reason = DisabledReason()
 
     def cluster_id(self) -> str:
         return self.meta_props_ensemble.cluster_id() or ""
 
     def node_id(self) -> int:
         return self.shared_server_config.node_id
+
+    def metadata_loader_fault_handler(self) -> FaultHandler:
+        """Loading the metadata log failed: the image may be wrong, so no snapshot may be made of it."""
+        return FaultHandler("metadata loading", lambda message, cause: self.snapshots_disabled_reason
+                            .compare_and_set(None, "metadata loading fault"))
+
+    def metadata_publishing_fault_handler(self) -> FaultHandler:
+        """A publisher failed: the image itself is still right, so snapshots go on."""
+        return FaultHandler("metadata publishing")
 
     def start_for_controller(self) -> None:
         with self.lock:
@@ -62,6 +82,34 @@ class SharedServer:
                                                  MetadataRecordSerde.INSTANCE,
                                                  thread_name_prefix=f"kafka-{self.node_id()}-raft")
             self.raft_manager.startup()
+            raft_manager = self.raft_manager
+            self.loader = (MetadataLoader.Builder()
+                           .set_node_id(self.node_id())
+                           .set_thread_name_prefix(f"kafka-{self.node_id()}-")
+                           .set_fault_handler(self.metadata_loader_fault_handler())
+                           .set_high_water_mark_accessor(lambda: raft_manager.client.high_watermark())
+                           .build())
+            self.snapshot_emitter = (SnapshotEmitter.Builder()
+                                     .set_node_id(self.node_id())
+                                     .set_raft_client(raft_manager.client)
+                                     .build())
+            config = self.shared_server_config
+            self.snapshot_generator = (SnapshotGenerator.Builder(self.snapshot_emitter)
+                                       .set_node_id(self.node_id())
+                                       .set_fault_handler(self.metadata_publishing_fault_handler())
+                                       .set_max_bytes_since_last_snapshot(config.metadata_snapshot_max_new_record_bytes)
+                                       .set_max_time_since_last_snapshot_ns(
+                                           config.metadata_snapshot_max_interval_ms * 1_000_000)
+                                       .set_disabled_reason(self.snapshots_disabled_reason)
+                                       .set_thread_name_prefix(f"kafka-{self.node_id()}-")
+                                       .build())
+            try:
+                self.loader.install_publishers([self.snapshot_generator]).result()
+            except Exception as e:
+                log.error("Unable to install metadata publishers", exc_info=e)
+                raise RuntimeError("Unable to install metadata publishers.") from e
+            raft_manager.register(self.loader)
+            log.debug("Completed SharedServer startup.")
             self.started = True
         except BaseException:
             log.exception("Got exception while starting SharedServer")
@@ -72,6 +120,20 @@ class SharedServer:
         if self.stopped:
             return
         log.info("Stopping SharedServer")
+        if self.loader is not None:
+            with swallow(log):
+                self.loader.begin_shutdown()
+        if self.snapshot_generator is not None:
+            with swallow(log):
+                self.snapshot_generator.begin_shutdown()
+        if self.loader is not None:
+            with swallow(log):
+                self.loader.close()
+            self.loader = None
+        if self.snapshot_generator is not None:
+            with swallow(log):
+                self.snapshot_generator.close()
+            self.snapshot_generator = None
         if self.raft_manager is not None:
             try:
                 self.raft_manager.shutdown()

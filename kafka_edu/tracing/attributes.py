@@ -112,6 +112,7 @@ from kafka_edu.tracing.describers import (  # noqa: E402, F401
     controller,
     groups,
     kraft_controller,
+    kraft_image,
     kraft_queue,
     kraft_raft,
     kraft_storage,

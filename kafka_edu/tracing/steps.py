@@ -356,6 +356,19 @@ _SYMBOL_ROWS: list[Symbol] = [
            port="kafka_edu.raft.kafka_metadata_log:KafkaMetadataLog.append_as_follower"),
     Symbol("ReplicatedLog.truncateToEndOffset", _RAFT + "ReplicatedLog.java", KAFKA_3_9,
            port="kafka_edu.raft.replicated_log:ReplicatedLog.truncate_to_end_offset"),
+    # The metadata image (metadata/.../image): a snapshot loaded into the loader is published as a commit is
+    # (KR.publish); the snapshot generator's decision and the emitter's write lead to KR.snapshot.
+    Symbol("MetadataLoader.handleLoadSnapshot",
+           "metadata/src/main/java/org/apache/kafka/image/loader/MetadataLoader.java", KAFKA_3_9, step="KR.publish"),
+    Symbol("MetadataLoader.installPublishers",
+           "metadata/src/main/java/org/apache/kafka/image/loader/MetadataLoader.java", KAFKA_3_9,
+           port="kafka_edu.image.loader.metadata_loader:MetadataLoader.install_publishers"),
+    Symbol("SnapshotGenerator.publishLogDelta",
+           "metadata/src/main/java/org/apache/kafka/image/publisher/SnapshotGenerator.java", KAFKA_3_9,
+           port="kafka_edu.image.publisher.snapshot_generator:SnapshotGenerator.publish_log_delta"),
+    Symbol("SnapshotEmitter.maybeEmit",
+           "metadata/src/main/java/org/apache/kafka/image/publisher/SnapshotEmitter.java", KAFKA_3_9,
+           port="kafka_edu.image.publisher.snapshot_emitter:SnapshotEmitter.maybe_emit"),
 ]
 
 

@@ -1,0 +1,1 @@
+"""Port of metadata/src/main/java/org/apache/kafka/image/publisher/ (Kafka 3.9)."""
