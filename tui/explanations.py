@@ -1,4 +1,4 @@
-"""Every FIDELITY.md row of LC, NW and CT, with a paragraph on what that Kafka step is for.
+"""Every FIDELITY.md row of LC, NW, CT and KR, with a paragraph on what that Kafka step is for.
 
 `span` and `what` are the row as FIDELITY.md has it; `why` is written for the detail pane: what a learner should
 take from seeing the step run (or not run) in a trace.
@@ -362,6 +362,88 @@ ROWS: dict[str, Row] = {
                     "(STALE_CONTROLLER_EPOCH)",
                     "A controller that was replaced but has not noticed yet (a long GC pause, a partition from "
                     "ZooKeeper) keeps sending requests; the brokers ignore them because a newer epoch exists."),
+    # -- KR: KRaft (Kafka 3.9) ----------------------------------------------------------------------------------
+    "KR.storage": Row("StorageTool.runFormatCommand / Formatter.doFormat",
+                      "meta.properties v1 (node.id, cluster.id, directory.id) and the bootstrap metadata",
+                      "A KRaft node never invents its identity at startup, as a ZooKeeper broker generating a "
+                      "cluster id did: an operator formats every log dir first, with one cluster id for the whole "
+                      "cluster. A dir formatted before is refused, so a typo cannot silently join a node to "
+                      "another cluster."),
+    "KR.build": Row("Kafka.buildServer", "ZooKeeper config -> KafkaServer; process.roles set -> KafkaRaftServer",
+                    "The one place where the two modes part: the same kafka-server-start command builds the old "
+                    "ZooKeeper-mode broker or the KRaft server, depending only on process.roles."),
+    "KR.server": Row("KafkaRaftServer.startup", "SharedServer, then ControllerServer and/or BrokerServer",
+                     "The controller role starts before the broker role, because the broker needs a quorum to "
+                     "register with; shutdown runs the other way round."),
+    "KR.controller": Row("ControllerServer.startup",
+                         "SocketServer on the CONTROLLER listener, SharedServer, QuorumController, ControllerApis",
+                         "The listener is bound before the Raft client starts, but requests are only processed at "
+                         "the end: until then the other voters' Vote and Fetch requests wait in the socket."),
+    "KR.shared": Row("SharedServer.start", "the RaftManager: metadata log, quorum-state, KafkaRaftClient, driver",
+                     "Shared by the controller and broker roles of one node, started by whichever comes first: "
+                     "one Raft client per node, whatever its roles."),
+    "KR.driver": Row("KafkaRaftClientDriver.doWork", "loop calling client.poll(); graceful shutdown",
+                     "One thread runs the whole Raft protocol of this node, so the client needs no locks. It only "
+                     "shows as a span while it shuts down gracefully: a leader resigns before it goes."),
+    "KR.poll": Row("KafkaRaftClient.poll", "the role's work, then inbound messages, then the listeners",
+                   "Each turn does what the node's role asks (a leader appends and checks its quorum, a follower "
+                   "fetches, a candidate asks for votes), then handles what arrived. Turns that did nothing leave "
+                   "no span, so an idle quorum is quiet."),
+    "KR.role": Row("raft.role.change (event)",
+                   "Unattached / Candidate / Leader / Follower / Resigned, with the epoch",
+                   "The durable part of Raft: quorum-state is written and fsynced before the node acts in its new "
+                   "role, so a restarted voter never votes twice in one epoch. The event shows the file as it was "
+                   "written."),
+    "KR.vote": Row("KafkaRaftClient.handleVoteRequest / maybeSendVoteRequests",
+                   "elections with randomized timeouts; a vote only for a log at least as long",
+                   "A voter grants one vote per epoch, and only to a candidate whose log is at least as "
+                   "up to date as its own: that is what keeps every committed record on the next leader. The "
+                   "span says granted or not, and why."),
+    "KR.begin": Row("KafkaRaftClient.handleBeginQuorumEpochRequest", "the new leader announces its epoch",
+                    "A new leader tells the voters at once instead of waiting for them to find it by fetching."),
+    "KR.fetch": Row("KafkaRaftClient.handleFetchRequest / maybeSendFetch",
+                    "followers pull; diverging epochs truncate; the high watermark advances on a majority",
+                    "Replication is pulled by the followers. The leader counts a record as committed once a "
+                    "majority has it, and only once a record of its own epoch is committed; a follower whose log "
+                    "went astray in an old epoch is told where to truncate."),
+    "KR.listener": Row("KafkaRaftClient.pollListeners", "handleCommit, handleLoadSnapshot, handleLeaderChange",
+                       "The Raft layer hands committed batches to its users (the quorum controller, the metadata "
+                       "loader) only up to the high watermark: nothing uncommitted leaks out of it."),
+    "KR.end": Row("KafkaRaftClient.handleEndQuorumEpochRequest", "a resigning leader asks for an election now",
+                  "A graceful hand-over: the voters most caught up start an election at once instead of waiting "
+                  "for their fetch timeout, so a planned restart costs a round trip, not seconds."),
+    "KR.snapshot": Row("KafkaRaftClient.createSnapshot / handleFetchSnapshotRequest",
+                       "a snapshot written; a follower behind the log start fetches it",
+                       "Snapshots let the log be cleaned. A follower that was away longer than the log keeps "
+                       "history loads the snapshot instead of replaying records that are gone."),
+    "KR.apis": Row("ControllerApis.handle", "dispatch of the controller listener's requests",
+                   "Raft RPCs go to the Raft client's thread, metadata operations to the quorum controller's "
+                   "event queue; each is answered when its future completes."),
+    "KR.qc": Row("QuorumController.createTopics (and registerBroker, processBrokerHeartbeat, alterPartition, ...)",
+                 "a write event: records appended to the metadata log, the future completed on commit",
+                 "Every change to the cluster's metadata is a batch of records in the Raft log. The client is "
+                 "answered only when the batch is committed, so an answer never describes a change a new leader "
+                 "could lose."),
+    "KR.queue": Row("KafkaEventQueue.enqueue / EventHandler.handleEvents",
+                    "APPEND / PREPEND / DEFERRED, tags, deadlines, shutdown",
+                    "One thread runs every controller operation in order, which is how the controller avoids "
+                    "locks. Deferred events (broker fencing, NoOps) wait for their deadline; an event that waited "
+                    "past its own deadline fails with a timeout."),
+    "KR.replay": Row("QuorumController.replay", "a record applied to its control manager",
+                     "The active controller applies its records before they commit (and reverts them if it loses "
+                     "leadership); the standbys apply them when they commit. So a standby is always ready to take "
+                     "over: this is KIP-500's fast failover."),
+    "KR.broker": Row("BrokerServer.startup / BrokerLifecycleManager", "register, heartbeat, fenced -> unfenced",
+                     "A KRaft broker registers with the active controller and is fenced until it has caught up "
+                     "with the metadata log."),
+    "KR.publish": Row("MetadataLoader.handleCommit / BrokerMetadataPublisher.onMetadataUpdate",
+                      "committed records published as a new metadata image",
+                      "Committed records become a new metadata image that publishers (snapshots, and a broker's "
+                      "caches and replica manager) receive once the node has caught up."),
+    "KR.fence": Row("QuorumController.rescheduleMaybeFenceStaleBrokers",
+                    "a broker silent for broker.session.timeout.ms is fenced and its leaderships move",
+                    "Without ZooKeeper sessions, the controller itself decides a broker is gone: no heartbeat "
+                    "within the session timeout, and a deferred event fences it, one broker at a time."),
 }
 
 

@@ -22,11 +22,13 @@ ORPHANS = "orphans"  # the pseudo-node holding spans whose parent never arrived
 STARTUP, SHUTDOWN, CONTROLLER_EVENT, STATE_CHANGE, CONTROLLER_REQUEST = (
     "startup", "shutdown", "controller event", "state change", "controller request")
 REPLICATION, NETWORK, OTHER = "replication", "network", "other"
-KIND_ORDER = (STARTUP, SHUTDOWN, CONTROLLER_EVENT, STATE_CHANGE, CONTROLLER_REQUEST, "request", REPLICATION,
-              NETWORK, OTHER)
+RAFT, QUORUM_CONTROLLER = "raft", "quorum controller"  # KRaft: the Raft client's turns, the controller's events
+KIND_ORDER = (STARTUP, SHUTDOWN, CONTROLLER_EVENT, STATE_CHANGE, CONTROLLER_REQUEST, RAFT, QUORUM_CONTROLLER,
+              "request", REPLICATION, NETWORK, OTHER)
 _ROOT_KINDS = {
     "Kafka.main": STARTUP, "KafkaServer.startup": STARTUP,
     "KafkaServer.shutdown": SHUTDOWN, "KafkaServer.awaitShutdown": SHUTDOWN,
+    "Kafka.buildServer": STARTUP, "KafkaRaftServer.startup": STARTUP, "StorageTool.runFormatCommand": STARTUP,
     "ControllerEventManager.process": CONTROLLER_EVENT,
     "PartitionStateMachine.handleStateChanges": STATE_CHANGE, "ReplicaStateMachine.handleStateChanges": STATE_CHANGE,
     "ControllerChannelManager.sendRequest": CONTROLLER_REQUEST, "RequestSendThread.doWork": CONTROLLER_REQUEST,
@@ -43,6 +45,10 @@ def trace_kind(root: SpanRecord) -> str:
         return NETWORK
     if root.name.startswith(("AbstractFetcherThread.", "ReplicaFetcher", "Partition.")):
         return REPLICATION
+    if root.name.startswith(("KafkaRaftClient", "QuorumState.")):
+        return RAFT
+    if root.name.startswith(("QuorumController.", "KafkaEventQueue.", "ReplicationControlManager.")):
+        return QUORUM_CONTROLLER
     return OTHER
 
 

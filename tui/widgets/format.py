@@ -20,5 +20,9 @@ def duration(ns: int) -> str:
 
 
 def short_instance(instance: str) -> str:
-    """broker-2 -> b2, so trace rows keep their width for the label."""
-    return "b" + instance[7:] if instance.startswith("broker-") else instance[:3]
+    """broker-2 -> b2, controller-1 -> c1, so trace rows keep their width for the label."""
+    if instance.startswith("broker-"):
+        return "b" + instance[7:]
+    if instance.startswith("controller-"):
+        return "c" + instance[11:]
+    return instance[:3]
