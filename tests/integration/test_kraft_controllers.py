@@ -28,12 +28,15 @@ from tests.integration.helpers import REPO, wait_until
 
 CHECK_TRACE = REPO.parent / "shared" / "acceptance" / "check_trace.py"
 FETCH_TIMEOUT_MS = 2000  # 3.9's defaults: the election timeout 1000 ms, its backoff up to 1000 ms
+BROKER_SESSION_TIMEOUT_MS = 3000
 ELECTION_DEADLINE_S = (FETCH_TIMEOUT_MS + 2 * 1000 + 1000) / 1000 + 10  # a split vote or two, and a loaded machine
 
 
 @pytest.fixture
 def quorum(tmp_path: Path) -> Iterator[ClusterRunner]:
-    runner = ClusterRunner.up(0, tmp_path / "traces", mode="kraft", controllers=3, timeout_s=60)
+    # a short broker session, so that the broker this test registers and then stops heartbeating is fenced soon
+    runner = ClusterRunner.up(0, tmp_path / "traces", mode="kraft", controllers=3, timeout_s=60,
+                              overrides=[f"broker.session.timeout.ms={BROKER_SESSION_TIMEOUT_MS}"])
     try:
         yield runner
     finally:
@@ -142,12 +145,20 @@ def test_three_controllers_commit_fail_over_and_keep_every_committed_record(quor
     assert f"ClusterId:              {manifest['cluster_id']}" in status.stdout
     assert f"LeaderId:               {third}" in status.stdout
 
+    # The broker stopped heartbeating long ago: the active controller's deferred fencing event fences it
+    # (BrokerRegistrationChangeRecord fenced=1) and moves its leaderships (PartitionChangeRecord, no leader left)
+    fenced = wait_until(lambda: (log := metadata_log(runner, third)) and '"type":"BROKER_REGISTRATION_CHANGE_RECORD"'
+                        in log and '"fenced":1' in log and log, BROKER_SESSION_TIMEOUT_MS / 1000 + 30,
+                        "the silent broker to be fenced")
+    assert '"type":"PARTITION_CHANGE_RECORD"' in fenced
+
     # One leader per epoch, ever; and the trace contract holds for the KR rows of part 1
     for elected_epoch, nodes in leaders_by_epoch(runner.run.path).items():
         assert len(nodes) == 1, f"epoch {elected_epoch} had leaders {nodes}"
     if CHECK_TRACE.exists():
         rows = ["KR.build", "KR.server", "KR.controller", "KR.shared", "KR.driver", "KR.poll", "KR.role", "KR.vote",
-                "KR.begin", "KR.fetch", "KR.end", "KR.apis", "KR.qc", "KR.queue", "KR.replay", "KR.storage"]
+                "KR.begin", "KR.fetch", "KR.end", "KR.apis", "KR.qc", "KR.queue", "KR.replay", "KR.storage",
+                "KR.fence", "KR.listener"]
         check = subprocess.run([sys.executable, str(CHECK_TRACE), str(runner.run.path),
                                 *[arg for row in rows for arg in ("--require", row)]],
                                capture_output=True, text=True, timeout=300)
