@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -18,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from kafka_edu.cluster_runner.processes import free_port
 from kafka_edu.cluster_runner.runner import ClusterRunner
 from kafka_edu.network.blocking_channel import BlockingChannel
 from kafka_edu.protocol.api_keys import ApiKeys
@@ -234,3 +236,60 @@ def test_a_paused_voter_that_wakes_up_deposes_the_leader_without_pre_vote(quorum
         assert runner.entry(new_leader)["epoch"] > epoch
         return
     pytest.fail("in three pauses past the fetch timeout the sleeping voter never woke up as a candidate")
+
+
+def single_voter(tmp_path: Path) -> Path:
+    """A formatted one-controller quorum's properties file (it elects itself without a Vote)."""
+    port = free_port()
+    config = tmp_path / "controller.properties"
+    config.write_text("process.roles=controller\nnode.id=1\ncontroller.listener.names=CONTROLLER\n"
+                      f"listeners=CONTROLLER://127.0.0.1:{port}\ncontroller.quorum.voters=1@127.0.0.1:{port}\n"
+                      f"log.dirs={tmp_path / 'logs'}\n")
+    cluster_id = subprocess.run([sys.executable, "-m", "kafka_edu.cli", "storage", "random-uuid"],
+                                capture_output=True, text=True, timeout=60, cwd=REPO).stdout.strip()
+    formatted = subprocess.run([sys.executable, "-m", "kafka_edu.cli", "storage", "format", "--config", str(config),
+                                "--cluster-id", cluster_id], capture_output=True, text=True, timeout=60, cwd=REPO)
+    assert formatted.returncode == 0, formatted.stderr
+    return config
+
+
+def server_start(config: Path, tmp_path: Path) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "kafka_edu.cli", "server-start", str(config)], cwd=REPO,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "KAFKA_EDU_RUN_DIR": str(tmp_path / "run")})
+
+
+def test_a_corrupt_quorum_state_stops_the_controller_with_one_line(tmp_path: Path) -> None:
+    config = single_voter(tmp_path)
+    state = tmp_path / "logs" / "__cluster_metadata-0" / "quorum-state"
+    state.parent.mkdir(parents=True, exist_ok=True)
+    state.write_text('{"leaderId":')
+    process = server_start(config, tmp_path)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 1
+    assert err.strip().splitlines()[-1].startswith("kafka-edu: ") and "quorum-state" in err
+
+
+def test_a_torn_metadata_log_tail_is_cut_and_the_voter_comes_back(tmp_path: Path) -> None:
+    config = single_voter(tmp_path)
+    process = server_start(config, tmp_path)
+    segment = tmp_path / "logs" / "__cluster_metadata-0" / "00000000000000000000.log"
+    try:
+        wait_until(lambda: segment.exists() and segment.stat().st_size > 500, 60, "a few NoOps in the metadata log")
+    finally:
+        process.send_signal(signal.SIGKILL)
+        process.wait(10)
+    good = segment.stat().st_size
+    with open(segment, "ab") as f:  # half a batch: what a crash in the middle of a write leaves
+        f.write(b"\x00\x00\x00\x00\x00\x00\x00\x63\x00\x00\x01\x00\xff\xff")
+    process = server_start(config, tmp_path)
+    try:
+        # it recovers the log, elects itself in a new epoch and appends after the last whole batch
+        wait_until(lambda: segment.stat().st_size > good + 200, 60, "appends after the recovered tail")
+        done = subprocess.run([sys.executable, "-m", "kafka_edu.cli", "dump-log", "--cluster-metadata-decoder",
+                               str(segment)], capture_output=True, text=True, timeout=60, cwd=REPO)
+        assert done.returncode == 0 and "isvalid: false" not in done.stdout
+        assert "controlType: LEADER_CHANGE(2)" in done.stdout
+    finally:
+        process.terminate()
+        process.wait(60)
