@@ -52,7 +52,7 @@ def trace_kind(root: SpanRecord) -> str:
     return OTHER
 
 
-FOLLOWER_FETCHER = re.compile(r"broker-\d+-fetcher-\d+")  # a ReplicaFetcherThread's client id
+FOLLOWER_FETCHER = re.compile(r"broker-\d+-fetcher-\d+|raft-client-\d+")  # a replica fetcher, or a Raft voter
 
 
 def is_background(root: SpanRecord) -> bool:
@@ -62,7 +62,7 @@ def is_background(root: SpanRecord) -> bool:
     - a follower's replica fetcher at work: `AbstractFetcherThread.*`;
     - a network processor's loop phases: `Processor.*` (poll, new connections, responses, completed sends);
     - a Fetch request a follower's fetcher sent (client id `broker-N-fetcher-M`; at replication factor 3 each
-      follower asks each leader twice a second), and the empty answer of a long-poll Fetch that waited out its
+      follower asks each leader twice a second) or a KRaft voter sent its leader (`raft-client-N`), and the empty answer of a long-poll Fetch that waited out its
       time: a `RequestChannel.sendResponse` root on the Fetch purgatory's `ExpirationReaper-N-Fetch` thread.
 
     A trace with an error or lost records is never folded (`Trace.folded`)."""

@@ -399,22 +399,38 @@ def test_a_rejected_enqueue_says_so_and_has_no_run_span(queues, tracing):
 def test_a_deferred_events_run_starts_a_trace_of_its_own_linked_to_its_enqueue(queues, tracing, time):
     queue = queues(time)
     seen: list[str] = []
-    first = Recorded("writeNoOpRecord", seen)
-    queue.schedule_deferred("noop", DeadlineFunction(time.ns + SECOND_NS), first)
-    second = Recorded("writeNoOpRecord", seen)
-    queue.schedule_deferred("noop", EarliestDeadlineFunction(time.ns + 5 * SECOND_NS), second)
+    first = Recorded("maybeFenceReplicas", seen)
+    queue.schedule_deferred("maybeFenceReplicas", DeadlineFunction(time.ns + SECOND_NS), first)
+    second = Recorded("maybeFenceReplicas", seen)
+    queue.schedule_deferred("maybeFenceReplicas", EarliestDeadlineFunction(time.ns + 5 * SECOND_NS), second)
     time.ns += SECOND_NS
     queue.wakeup()
     second.ran.result(WAIT_S)
     queue.close()
     first_enqueue, second_enqueue = spans_named(tracing, _ENQUEUE)
-    assert second_enqueue.attributes["kafka.queue.tag"] == "noop"
-    assert second_enqueue.attributes["kafka.queue.tag.replaced"] == "writeNoOpRecord"
+    assert second_enqueue.attributes["kafka.queue.tag"] == "maybeFenceReplicas"
+    assert second_enqueue.attributes["kafka.queue.tag.replaced"] == "maybeFenceReplicas"
     assert second_enqueue.attributes["kafka.queue.deadline.ms"] == 1000.0  # the earlier deadline it inherited
     (run,) = spans_named(tracing, _RUN)
     assert run.parent is None and run.context.trace_id != second_enqueue.context.trace_id
     assert [link.context.span_id for link in run.links] == [second_enqueue.context.span_id]
     assert run.attributes["kafka.queue.insertion_type"] == "DEFERRED"
+
+
+def test_the_timers_and_commits_of_an_idle_quorum_get_no_queue_spans(queues, tracing, time):
+    queue = queues(time)
+    seen: list[str] = []
+    noop = Recorded("writeNoOpRecord", seen)
+    queue.schedule_deferred("writeNoOpRecord", DeadlineFunction(time.ns + SECOND_NS), noop)
+    commit = Recorded("handleCommit", seen)
+    queue.append(commit)
+    time.ns += SECOND_NS
+    queue.wakeup()
+    noop.ran.result(WAIT_S)
+    commit.ran.result(WAIT_S)
+    queue.close()
+    assert sorted(seen) == ["handleCommit", "writeNoOpRecord"]  # they ran
+    assert spans_named(tracing, _ENQUEUE) == [] and spans_named(tracing, _RUN) == []
 
 
 def test_an_idle_queue_emits_no_spans(queues, tracing, time):

@@ -16,7 +16,7 @@ from typing import Any
 from opentelemetry import trace
 from opentelemetry.trace import NonRecordingSpan, Span, SpanContext, Status, StatusCode, TraceFlags
 
-from kafka_edu.tracing.attributes import Scope, end, links, parent, start
+from kafka_edu.tracing.attributes import Scope, end, links, parent, start, when
 
 _ENQUEUE = "KafkaEventQueue.enqueue"
 _RUN = "KafkaEventQueue.EventHandler.handleEvents"
@@ -42,6 +42,17 @@ def _deferred(event_context: Any) -> bool:
 
 
 # -- KafkaEventQueue.enqueue: the caller's side ------------------------------------------------------------------
+
+# Events that fire on every commit or timer of an idle quorum (a NoOp record every 500 ms, its commit on every node,
+# the loader's retry of publisher set-up). Their queue turns get no spans: the spans inside them (a replay, a
+# publish, a snapshot) are recorded when they have something to say, as traces of their own.
+QUIET_EVENTS = frozenset({"writeNoOpRecord", "handleCommit", "InitializeNewPublishers"})
+
+
+@when(_ENQUEUE)
+def _worth_a_span(s: Scope) -> bool:
+    return event_name(s["event"]) not in QUIET_EVENTS
+
 
 @start(_ENQUEUE)
 def _enqueue(s: Scope) -> dict[str, Any]:
@@ -69,6 +80,8 @@ def _enqueue(s: Scope) -> dict[str, Any]:
 @parent(_RUN)
 def _enqueued_by(s: Scope) -> Span | None:
     to_run = s["to_run"]
+    if event_name(to_run.event) in QUIET_EVENTS:
+        return None
     enqueued = _enqueue_span(to_run)
     if _deferred(to_run):
         context = enqueued.get_span_context()

@@ -117,8 +117,14 @@ def _driver_work(s: Scope) -> dict[str, Any] | None:
     shutdown = client._shutdown
     if shutdown is None:
         return None
+    # The first turn of the shutdown and the one that finds it finished; the turns between only wait.
+    finished = shutdown.is_finished()
+    state = (id(shutdown), finished)
+    if getattr(_driver_work, "last", None) == state:
+        return None
+    _driver_work.last = state
     return {**_node(client), "kafka.raft.shutdown.remaining_ms": shutdown.remaining_time_ms(),
-            "kafka.raft.shutdown.finished": shutdown.is_finished()}
+            "kafka.raft.shutdown.finished": finished}
 
 
 @retro("KafkaRaftClient.poll")
