@@ -62,8 +62,9 @@ def is_background(root: SpanRecord) -> bool:
     - a follower's replica fetcher at work: `AbstractFetcherThread.*`;
     - a network processor's loop phases: `Processor.*` (poll, new connections, responses, completed sends);
     - a Fetch request a follower's fetcher sent (client id `broker-N-fetcher-M`; at replication factor 3 each
-      follower asks each leader twice a second) or a KRaft voter sent its leader (`raft-client-N`), and the empty answer of a long-poll Fetch that waited out its
-      time: a `RequestChannel.sendResponse` root on the Fetch purgatory's `ExpirationReaper-N-Fetch` thread.
+      follower asks each leader twice a second) or a KRaft voter sent its leader (`raft-client-N`), and the
+      empty answer of a long-poll Fetch that waited out its time: a `RequestChannel.sendResponse` root on the
+      Fetch purgatory's `ExpirationReaper-N-Fetch` thread.
 
     A trace with an error or lost records is never folded (`Trace.folded`)."""
     name, attributes = root.name, root.attributes
