@@ -369,6 +369,14 @@ _SYMBOL_ROWS: list[Symbol] = [
     Symbol("SnapshotEmitter.maybeEmit",
            "metadata/src/main/java/org/apache/kafka/image/publisher/SnapshotEmitter.java", KAFKA_3_9,
            port="kafka_edu.image.publisher.snapshot_emitter:SnapshotEmitter.maybe_emit"),
+    # A KRaft broker (KR.broker): its registration and heartbeats to the active controller, and the lifecycle
+    # manager's cleanup event (its queue's last), where the broker becomes SHUTTING_DOWN.
+    Symbol("BrokerLifecycleManager.sendBrokerRegistration", _SERVER + "BrokerLifecycleManager.scala", KAFKA_3_9,
+           step="KR.broker"),
+    Symbol("BrokerLifecycleManager.sendBrokerHeartbeat", _SERVER + "BrokerLifecycleManager.scala", KAFKA_3_9,
+           step="KR.broker"),
+    Symbol("BrokerLifecycleManager.ShutdownEvent.run", _SERVER + "BrokerLifecycleManager.scala", KAFKA_3_9),
+    Symbol("BrokerServer.shutdown", _SERVER + "BrokerServer.scala", KAFKA_3_9),
 ]
 
 
@@ -399,6 +407,7 @@ EVENTS: dict[str, str | None] = {
     "records.truncated": None,
     "leader.epoch.stale": None,
     "raft.vote.granted": None,  # KRaft: a vote a voter granted or refused, with its reason
+    "broker.state.change": None,  # KRaft: a broker's BrokerLifecycleManager changed its BrokerState
 }
 
 # Roots of request-path traces: a connection accepted, a processor's loop phases, one client request, and a follower's
