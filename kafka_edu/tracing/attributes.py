@@ -111,6 +111,7 @@ def on_event(*names: str) -> Callable[[Describe], Describe]:
 from kafka_edu.tracing.describers import (  # noqa: E402, F401
     controller,
     groups,
+    kraft_broker,
     kraft_controller,
     kraft_image,
     kraft_queue,
