@@ -377,6 +377,13 @@ _SYMBOL_ROWS: list[Symbol] = [
            step="KR.broker"),
     Symbol("BrokerLifecycleManager.ShutdownEvent.run", _SERVER + "BrokerLifecycleManager.scala", KAFKA_3_9),
     Symbol("BrokerServer.shutdown", _SERVER + "BrokerServer.scala", KAFKA_3_9),
+    # The broker applying a metadata delta (inside KR.publish's BrokerMetadataPublisher.onMetadataUpdate): 3.9's
+    # applyDelta runs the 1.0.2 makeLeaders / makeFollowers; a leader's ISR change goes to the controller.
+    Symbol("ReplicaManager.applyDelta", _REPLICA_MANAGER, KAFKA_3_9),
+    Symbol("ReplicaManager.stopPartitions", _REPLICA_MANAGER, KAFKA_3_9),
+    Symbol("Partition.submitAlterPartition", _PARTITION, KAFKA_3_9),
+    Symbol("AlterPartitionManager.sendRequest", _SERVER + "AlterPartitionManager.scala", KAFKA_3_9),
+    Symbol("AlterPartitionManager.handleAlterPartitionResponse", _SERVER + "AlterPartitionManager.scala", KAFKA_3_9),
 ]
 
 
