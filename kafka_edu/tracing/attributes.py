@@ -114,6 +114,7 @@ from kafka_edu.tracing.describers import (  # noqa: E402, F401
     kraft_broker,
     kraft_controller,
     kraft_image,
+    kraft_publish,
     kraft_queue,
     kraft_raft,
     kraft_storage,
