@@ -18,9 +18,14 @@ from kafka_edu.zk.zookeeper_server import ZooKeeperServer, is_ok
 
 BASE_CONFIG = Path(__file__).resolve().parents[2] / "config" / "server.properties"
 KRAFT_CONTROLLER_CONFIG = Path(__file__).resolve().parents[2] / "config" / "kraft" / "controller.properties"
+KRAFT_BROKER_CONFIG = Path(__file__).resolve().parents[2] / "config" / "kraft" / "broker.properties"
 NOT_RUNNING = "NotRunning"
 NODE_ROLES = ("broker", "controller")  # the processes the verbs act on, by node id (unique within a run)
 QUORUM_MEMBER = ("Leader", "Follower")  # a controller that has found the quorum's leader, or is it
+# A KRaft broker reports 3.9's BrokerState names; a caller asking for a 1.0.2 name means the state with its value.
+KRAFT_BROKER_STATES = {"Starting": "STARTING", "RecoveringFromUncleanShutdown": "RECOVERY",
+                       "RunningAsBroker": "RUNNING", "PendingControlledShutdown": "PENDING_CONTROLLED_SHUTDOWN",
+                       "BrokerShuttingDown": "SHUTTING_DOWN"}
 
 
 class ClusterError(RuntimeError):
@@ -52,8 +57,14 @@ class ClusterRunner:
         try:
             if mode == "kraft":
                 runner.start_quorum(controllers, timeout_s)
-                if brokers:
-                    raise ClusterError("KRaft brokers are not built yet: use --brokers 0 with --mode kraft")
+                # broker node ids follow the controllers' (1..N): node ids are one space on a KRaft cluster
+                broker_ids = range(controllers + 1, controllers + 1 + brokers)
+                for node_id in broker_ids:  # all formatted first, then all started: they come up together
+                    runner.add_kraft_broker(node_id, start=False)
+                for node_id in broker_ids:
+                    runner.start(node_id)
+                for node_id in broker_ids:
+                    runner.wait_for_state(node_id, "RUNNING", timeout_s)
                 return runner
             if zookeeper_connect is None:
                 runner.start_zookeeper()
@@ -149,6 +160,39 @@ class ClusterRunner:
             key, _, value = override.partition("=")
             props[key.strip()] = value.strip()
         path = self.run.path / f"controller-{node_id}.properties"
+        path.write_text("".join(f"{k}={v}\n" for k, v in props.items()))
+        return path
+
+    def add_kraft_broker(self, node_id: int, start: bool = True) -> None:
+        """A broker-only node, set up as an operator would: its own properties file naming the voters, its log and
+        metadata dirs formatted with the controllers' cluster id, then the process."""
+        port = free_port()
+        manifest = self.run.read_manifest()
+        config = self.write_kraft_broker_config(node_id, port, manifest["controller_quorum_voters"],
+                                                manifest["overrides"])
+        self.storage_tool("format", "--config", str(config), "--cluster-id", manifest["cluster_id"])
+        entry = {"role": "broker", "id": node_id, "pid": None, "port": port, "config": str(config),
+                 "log": str(self.run.path / f"broker-{node_id}.log"), "state": "Starting"}
+        manifest["processes"].append(entry)
+        manifest["bootstrap_servers"] = ",".join(f"127.0.0.1:{p['port']}" for p in manifest["processes"]
+                                                 if p["role"] == "broker")
+        self.run.write_manifest(manifest)
+        if start:
+            self.start(node_id)
+
+    def write_kraft_broker_config(self, node_id: int, port: int, voters: str, overrides: list[str]) -> Path:
+        props = load_props(KRAFT_BROKER_CONFIG)
+        props.update({"process.roles": "broker", "node.id": str(node_id),
+                      "listeners": f"PLAINTEXT://127.0.0.1:{port}",
+                      "advertised.listeners": f"PLAINTEXT://127.0.0.1:{port}",
+                      "controller.listener.names": "CONTROLLER", "controller.quorum.voters": voters,
+                      "log.dirs": str(self.run.path / f"broker-{node_id}" / "logs"),
+                      # the metadata log apart from the partition logs (see BrokerServer.check_metadata_log_dir_apart)
+                      "metadata.log.dir": str(self.run.path / f"broker-{node_id}" / "metadata")})
+        for override in overrides:
+            key, _, value = override.partition("=")
+            props[key.strip()] = value.strip()
+        path = self.run.path / f"broker-{node_id}.properties"
         path.write_text("".join(f"{k}={v}\n" for k, v in props.items()))
         return path
 
@@ -261,7 +305,8 @@ class ClusterRunner:
 
     def broker_state(self, broker_id: int) -> str:
         """The broker's BrokerState as its own trace tells it: the spans its current process wrote, read from where
-        that process began and, on the next call, from where the last call stopped."""
+        that process began and, on the next call, from where the last call stopped. A ZooKeeper-mode broker's
+        changes are `BrokerState.newState` spans, a KRaft broker's `broker.state.change` events."""
         entry = self.entry(broker_id)
         pid = entry["pid"]
         if not pid or not process_alive(pid):
@@ -270,15 +315,24 @@ class ClusterRunner:
         if known_pid != pid:
             offset, state = entry.get("span_offset", 0), "Starting"
         offset, changes = read_span_file_from(self.span_file(broker_id), offset)
+        events = []
         for s in changes:
-            if s.name == "BrokerState.newState" and s.resource.get("process.pid") == pid:
+            if s.resource.get("process.pid") != pid:
+                continue
+            if s.name == "BrokerState.newState":
                 state = s.attributes["kafka.broker.state.to"]
+            events += [(e.time_ns, e.attributes["kafka.broker.state.to"]) for e in s.events
+                       if e.name == "broker.state.change"]
+        if events:  # spans are written as they end: the events' own times give their order
+            state = max(events)[1]
         self._state_tails[broker_id] = (pid, offset, state)
         return state
 
     def wait_for_state(self, broker_id: int, state: str, timeout_s: float) -> None:
         deadline = time.monotonic() + timeout_s
         entry = self.entry(broker_id)
+        if self.run.read_manifest()["mode"] == "kraft":
+            state = KRAFT_BROKER_STATES.get(state, state)
         while time.monotonic() < deadline:
             if self.broker_state(broker_id) == state:
                 self._update_entry(broker_id, state=state)

@@ -8,6 +8,7 @@ import os
 from kafka_edu.common.errors import KafkaException
 from kafka_edu.metadata.bootstrap.bootstrap_directory import BootstrapDirectory, BootstrapMetadata
 from kafka_edu.metadata.properties.meta_properties import MetaProperties, MetaPropertiesEnsemble, VerificationFlag
+from kafka_edu.server.broker_server import BrokerServer
 from kafka_edu.server.controller_server import ControllerServer
 from kafka_edu.server.kafka_config import KafkaConfig, ProcessRole
 from kafka_edu.server.shared_server import SharedServer
@@ -28,11 +29,13 @@ class KafkaRaftServer:
         self.config = config
         self.meta_props_ensemble, bootstrap_metadata = self.initialize_log_dirs(config)
         self.shared_server = SharedServer(config, self.meta_props_ensemble)
-        if ProcessRole.BROKER_ROLE in config.process_roles:
-            # Brokers on the quorum are KRaft part 2 (BrokerServer): a clear refusal rather than half a node.
-            raise KafkaException("process.roles=broker is not built yet in kafka-edu: run controllers only "
-                                 "(process.roles=controller), or a ZooKeeper-mode broker (no process.roles)")
-        self.broker = None
+        if config.is_kraft_combined_mode:
+            # One process serving both listeners needs each SocketServer to bind only its own listeners, and
+            # ApiVersions per listener: a clear refusal rather than a port bound twice.
+            raise KafkaException("process.roles=broker,controller (combined mode) is not built yet in kafka-edu: "
+                                 "run brokers (process.roles=broker) and controllers (process.roles=controller) "
+                                 "as separate nodes")
+        self.broker = BrokerServer(self.shared_server) if ProcessRole.BROKER_ROLE in config.process_roles else None
         self.controller = ControllerServer(self.shared_server, bootstrap_metadata) \
             if ProcessRole.CONTROLLER_ROLE in config.process_roles else None
 

@@ -72,6 +72,22 @@ class SharedServer:
                 if not self.broker_started:
                     self.stop()
 
+    def start_for_broker(self) -> None:
+        """On a broker-only node the Raft client is an observer: its node id is not among the voters, so it
+        fetches the metadata log from the leader and never votes."""
+        with self.lock:
+            if self.broker_started:
+                return
+            self.start()
+            self.broker_started = True
+
+    def stop_for_broker(self) -> None:
+        with self.lock:
+            if self.broker_started:
+                self.broker_started = False
+                if not self.controller_started:
+                    self.stop()
+
     @step("KR.shared")
     def start(self) -> None:
         if self.started:

@@ -369,12 +369,11 @@ _SYMBOL_ROWS: list[Symbol] = [
     Symbol("SnapshotEmitter.maybeEmit",
            "metadata/src/main/java/org/apache/kafka/image/publisher/SnapshotEmitter.java", KAFKA_3_9,
            port="kafka_edu.image.publisher.snapshot_emitter:SnapshotEmitter.maybe_emit"),
-    # A KRaft broker (KR.broker): its registration and heartbeats to the active controller, and the lifecycle
-    # manager's cleanup event (its queue's last), where the broker becomes SHUTTING_DOWN.
-    Symbol("BrokerLifecycleManager.sendBrokerRegistration", _SERVER + "BrokerLifecycleManager.scala", KAFKA_3_9,
-           step="KR.broker"),
-    Symbol("BrokerLifecycleManager.sendBrokerHeartbeat", _SERVER + "BrokerLifecycleManager.scala", KAFKA_3_9,
-           step="KR.broker"),
+    # A KRaft broker: its registration and heartbeats to the active controller (inside KR.broker, or a heartbeat's
+    # own trace, rooted at the lifecycle manager's queue event), and the manager's cleanup event (its queue's last),
+    # where the broker becomes SHUTTING_DOWN.
+    Symbol("BrokerLifecycleManager.sendBrokerRegistration", _SERVER + "BrokerLifecycleManager.scala", KAFKA_3_9),
+    Symbol("BrokerLifecycleManager.sendBrokerHeartbeat", _SERVER + "BrokerLifecycleManager.scala", KAFKA_3_9),
     Symbol("BrokerLifecycleManager.ShutdownEvent.run", _SERVER + "BrokerLifecycleManager.scala", KAFKA_3_9),
     Symbol("BrokerServer.shutdown", _SERVER + "BrokerServer.scala", KAFKA_3_9),
     # The broker applying a metadata delta (inside KR.publish's BrokerMetadataPublisher.onMetadataUpdate): 3.9's
@@ -384,6 +383,10 @@ _SYMBOL_ROWS: list[Symbol] = [
     Symbol("Partition.submitAlterPartition", _PARTITION, KAFKA_3_9),
     Symbol("AlterPartitionManager.sendRequest", _SERVER + "AlterPartitionManager.scala", KAFKA_3_9),
     Symbol("AlterPartitionManager.handleAlterPartitionResponse", _SERVER + "AlterPartitionManager.scala", KAFKA_3_9),
+    # A request on its way to the active controller (NodeToControllerChannelManager's thread): the exchange, as a
+    # child of the span that queued it, whose traceparent it carries.
+    Symbol("InterBrokerSendThread.sendRequests",
+           "server-common/src/main/java/org/apache/kafka/server/util/InterBrokerSendThread.java", KAFKA_3_9),
 ]
 
 

@@ -1,15 +1,21 @@
 """Describers for a KRaft broker's spans (Kafka 3.9: BrokerServer, BrokerLifecycleManager; see
 kafka_edu/tracing/attributes.py).
 
-KR.broker is three spans, told apart by name (so describers are registered by name, not by row):
-`BrokerServer.startup`, from the start of the shared Raft client to RUNNING; `sendBrokerRegistration`; and
-`sendBrokerHeartbeat`. The registration and the heartbeats carry their traceparent to the active controller, whose
-handling of them links back.
+KR.broker is `BrokerServer.startup`, from the start of the shared Raft client to RUNNING. The lifecycle manager's
+`sendBrokerRegistration` runs inside it, each `sendBrokerHeartbeat` in a trace of its own that starts at the
+manager's queue event; both carry their traceparent to the active controller, whose handling of them links back.
+They are spans without a FIDELITY row of their own, and describers here are registered by span name.
 
 A heartbeat gets a span only when it says something new: while the broker is not RUNNING (STARTING, RECOVERY,
 PENDING_CONTROLLED_SHUTDOWN), when its metadata offset or its wishes (fence, shut down) differ from the last traced
 one, and after a failed exchange. The heartbeat every `broker.heartbeat.interval.ms` of a RUNNING broker gets none,
 nor do the ones every 10 ms of a STARTING broker whose offset has not moved.
+
+A request to the active controller is sent on NodeToControllerChannelManager's thread, in the context of the span
+that queued it: `InterBrokerSendThread.sendRequests` is the exchange (its time is the controller's answer time), a
+child of that span, and what puts its traceparent in the request header. It is traced when the request was queued
+inside a span of its own (a registration, a traced heartbeat), not for an untraced heartbeat whose only span is the
+lifecycle manager's queue turn.
 
 Each change of the broker state is a `broker.state.change` event, on the span of the lifecycle manager's queue event
 that made it; the cluster runner reads a KRaft broker's state from them.
@@ -18,8 +24,11 @@ that made it; the cluster runner reads a KRaft broker's state from them.
 from __future__ import annotations
 
 import threading
+import time
 import weakref
 from typing import Any
+
+from opentelemetry import trace
 
 from kafka_edu.tracing.attributes import Scope, end, on_event, start, when
 
@@ -127,3 +136,34 @@ def _state_change(s: Scope) -> dict[str, Any]:
     return {"kafka.broker.id": manager.node_id, "kafka.broker.state.from": previous,
             "kafka.broker.state.to": state.name, "kafka.broker.state.value": int(state),
             "kafka.broker.epoch": manager.broker_epoch}
+
+
+# -- NodeToControllerChannelManager --------------------------------------------------------------------------------
+
+_QUEUE_TURN = "KafkaEventQueue.EventHandler.handleEvents"
+
+
+@when("InterBrokerSendThread.sendRequests")
+def _queued_in_a_span_of_its_own(s: Scope) -> bool:
+    sender = trace.get_current_span()  # the send runs in the context it was queued in
+    return sender.get_span_context().is_valid and getattr(sender, "name", _QUEUE_TURN) != _QUEUE_TURN
+
+
+@start("InterBrokerSendThread.sendRequests")
+def _send(s: Scope) -> dict[str, Any]:
+    thread, item = s["self"], s["queue_item"]
+    controller = thread.active_controller_address()
+    return {"kafka.api.name": item.request.api.api_name, "kafka.api.version": item.request.version,
+            "kafka.controller.id": controller.id if controller is not None else -1,
+            "kafka.request.queue.ms": max(0, time.monotonic_ns() // 1_000_000 - item.created_time_ms)}
+
+
+@end("InterBrokerSendThread.sendRequests")
+def _sent(s: Scope) -> dict[str, Any]:
+    from kafka_edu.server.node_to_controller_channel_manager import error_counts
+    response = s["result"]
+    if response is None:
+        return {}
+    if response.disconnected:
+        return {"kafka.response.disconnected": True}
+    return {"kafka.response.errors": sorted(e.name for e in error_counts(response.response_body))}

@@ -1,0 +1,344 @@
+"""Port of core/src/main/scala/kafka/server/BrokerServer.scala (Kafka 3.9): a broker on the KRaft quorum.
+
+`startup` follows 3.9's order as far as kafka-edu's KRaft broker goes: the shared Raft client (an observer on a
+broker-only node), the scheduler, the channel to the active controller, the SocketServer bound but not yet reading,
+the BrokerLifecycleManager registering the broker, then three waits: for the controller to say the broker has caught
+up with the metadata log (STARTING -> RECOVERY), for the logs to be loaded and recovered, and for the controller to
+unfence the broker (RECOVERY -> RUNNING). Only then does the SocketServer process requests.
+
+Not yet here (the next slice of KRaft part 2; the places are marked "next slice" below): the KRaft metadata cache,
+ForwardingManager, AlterPartitionManager, ReplicaManager, the group and transaction coordinators, KafkaApis on
+KRaft metadata and the metadata publishers (BrokerMetadataPublisher). Until then the broker listener answers
+ApiVersions and closes the connection of any other request.
+"""
+
+from __future__ import annotations
+
+import enum
+import logging
+import os
+import socket
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from kafka_edu.common.errors import KafkaException
+from kafka_edu.common.uuid import Uuid
+from kafka_edu.log.log_config import LogConfig
+from kafka_edu.log.log_manager import LogManager
+from kafka_edu.metadata.broker_state import BrokerState
+from kafka_edu.network.socket_server import SocketServer
+from kafka_edu.protocol.api_keys import ApiKeys
+from kafka_edu.server.broker_lifecycle_manager import BrokerLifecycleManager
+from kafka_edu.server.broker_topic_stats import BrokerTopicStats
+from kafka_edu.server.kafka_apis import KafkaApis
+from kafka_edu.server.kafka_config import SECURITY_PROTOCOLS
+from kafka_edu.server.kafka_request_handler import KafkaRequestHandlerPool
+from kafka_edu.server.kafka_server import copy_kafka_config_to_log
+from kafka_edu.server.log_dir_failure_channel import LogDirFailureChannel
+from kafka_edu.server.node_to_controller_channel_manager import (
+    NodeToControllerChannelManagerImpl,
+    RaftControllerNodeProvider,
+)
+from kafka_edu.server.shared_server import SharedServer
+from kafka_edu.tracing import span, step
+from kafka_edu.utils.core_utils import swallow
+from kafka_edu.utils.future_utils import Deadline, wait_with_logging
+from kafka_edu.utils.kafka_logging import Logging
+from kafka_edu.utils.kafka_scheduler import KafkaScheduler
+
+log = logging.getLogger("kafka.server.BrokerServer")
+
+# metadata.version levels a 3.9 broker supports: 3.0-IV1 (the first KRaft one) to 3.9-IV0
+METADATA_VERSION_FEATURE = "metadata.version"
+MINIMUM_KRAFT_METADATA_VERSION = 1
+LATEST_PRODUCTION_METADATA_VERSION = 21
+SHUTDOWN_TIMEOUT_MS = 5 * 60 * 1000  # KafkaBroker.shutdown()'s default
+
+
+class ProcessStatus(enum.Enum):
+    SHUTDOWN = "SHUTDOWN"
+    STARTING = "STARTING"
+    STARTED = "STARTED"
+    SHUTTING_DOWN = "SHUTTING_DOWN"
+
+
+class _NoBrokerState:
+    """What 1.0.2's LogManager is handed for the broker state it updates while it recovers logs. In 3.9 the
+    LogManager has no broker state: the BrokerLifecycleManager owns it (RECOVERY covers the log loading)."""
+
+    current_state = None
+
+    def new_state(self, _state: Any) -> None:
+        return None
+
+
+class BrokerServer:
+    """A broker in KRaft mode, built around the node's SharedServer."""
+
+    def __init__(self, shared_server: SharedServer) -> None:
+        self.shared_server = shared_server
+        self.config = shared_server.shared_server_config
+        self.log = Logging("kafka.server.BrokerServer", f"[BrokerServer id={self.config.node_id}] ")
+        self.lifecycle_manager: BrokerLifecycleManager | None = None
+        self.is_shutting_down = threading.Event()
+        self.lock = threading.Lock()
+        self.await_shutdown_cond = threading.Condition(self.lock)
+        self.status = ProcessStatus.SHUTDOWN
+        self.data_plane_request_processor: KafkaApis | None = None
+        self.socket_server: SocketServer | None = None
+        self.data_plane_request_handler_pool: KafkaRequestHandlerPool | None = None
+        self.log_dir_failure_channel: LogDirFailureChannel | None = None
+        self.log_manager: LogManager | None = None
+        self.client_to_controller_channel_manager: NodeToControllerChannelManagerImpl | None = None
+        self.kafka_scheduler: KafkaScheduler | None = None
+        self.broker_topic_stats: BrokerTopicStats | None = None
+        # next slice: metadata_cache (KRaftMetadataCache), forwarding_manager, alter_partition_manager,
+        # replica_manager, group_coordinator, transaction_coordinator, broker_metadata_publisher
+        self.metadata_publishers: list[Any] = []
+        self.cluster_id: str = shared_server.cluster_id()
+
+    @property
+    def raft_manager(self) -> Any:
+        return self.shared_server.raft_manager
+
+    @property
+    def broker_state(self) -> BrokerState:
+        return self.lifecycle_manager.state if self.lifecycle_manager is not None else BrokerState.NOT_RUNNING
+
+    def maybe_change_status(self, from_status: ProcessStatus, to_status: ProcessStatus) -> bool:
+        with self.lock:
+            if self.status != from_status:
+                return False
+            self.log.info("Transition from %s to %s", self.status.name, to_status.name)
+            self.status = to_status
+            if to_status == ProcessStatus.SHUTTING_DOWN:
+                self.is_shutting_down.set()
+            elif to_status == ProcessStatus.SHUTDOWN:
+                self.is_shutting_down.clear()
+                self.await_shutdown_cond.notify_all()
+            return True
+
+    @step("KR.broker")
+    def startup(self) -> None:
+        if not self.maybe_change_status(ProcessStatus.SHUTDOWN, ProcessStatus.STARTING):
+            return
+        startup_deadline = Deadline.from_delay(self.config.server_max_startup_time_ms)
+        config = self.config
+        try:
+            self.shared_server.start_for_broker()
+
+            self.log.info("Starting broker")
+
+            # start scheduler
+            self.kafka_scheduler = KafkaScheduler(config.background_threads)
+            self.kafka_scheduler.startup()
+
+            # register broker metrics
+            self.broker_topic_stats = BrokerTopicStats()
+
+            self.log_dir_failure_channel = LogDirFailureChannel(len(config.log_dirs))
+
+            # next slice: metadata_cache = KRaftMetadataCache(node_id)
+
+            # 3.9 builds the LogManager here and starts it (recovering logs) only once the metadata has caught up.
+            # 1.0.2's LogManager recovers its logs as it is built, so it is built where 3.9 starts it, below.
+            self.check_metadata_log_dir_apart()
+
+            self.lifecycle_manager = BrokerLifecycleManager(config, thread_name_prefix=f"broker-{config.node_id}-",
+                                                            is_zk_broker=False, log_dirs=self.directory_ids())
+
+            wait_with_logging(self.log, "", "controller quorum voters future",
+                              self.raft_manager.controller_quorum_voters_future, startup_deadline)
+            controller_node_provider = RaftControllerNodeProvider.apply(self.raft_manager, config)
+
+            self.client_to_controller_channel_manager = NodeToControllerChannelManagerImpl(
+                controller_node_provider, config, "forwarding", f"broker-{config.node_id}-", retry_timeout_ms=60000)
+            self.client_to_controller_channel_manager.start()
+            # next slice: forwarding_manager = ForwardingManagerImpl(client_to_controller_channel_manager)
+
+            # Acceptors bind now so the bound ports are known; processors start at the end of startup.
+            self.socket_server = SocketServer(config)
+            self.socket_server.startup(startup_processors=False)
+
+            listener_info = self.broker_registration_listeners()
+
+            # next slice: alter_partition_manager, ReplicaManager, group and transaction coordinators
+
+            # KAFKA-14392: a heartbeat that waits longer than half a session is not worth sending any more
+            broker_lifecycle_channel_manager = NodeToControllerChannelManagerImpl(
+                controller_node_provider, config, "heartbeat", f"broker-{config.node_id}-",
+                retry_timeout_ms=config.broker_session_timeout_ms // 2)
+            loader = self.shared_server.loader
+            self.lifecycle_manager.start(
+                lambda: loader.last_applied_offset(),
+                broker_lifecycle_channel_manager,
+                self.cluster_id,
+                listener_info,
+                {METADATA_VERSION_FEATURE: (MINIMUM_KRAFT_METADATA_VERSION, LATEST_PRODUCTION_METADATA_VERSION)},
+                # 3.9 reads it from the clean-shutdown files, which 1.0.2's LogManager leaves empty
+                None)
+
+            # next slice: KafkaApis on KRaft metadata (raftSupport, forwarding). Until then: ApiVersions only.
+            self.data_plane_request_processor = KafkaApis(self.socket_server.request_channel, None, None, None, None,
+                                                          config.node_id, config, None, None, self.cluster_id,
+                                                          copy_kafka_config_to_log(config))
+            processor = self.data_plane_request_processor
+            processor.handlers = {ApiKeys.API_VERSIONS: processor.handle_api_versions_request}
+            self.data_plane_request_handler_pool = KafkaRequestHandlerPool(
+                config.node_id, self.socket_server.request_channel, self.data_plane_request_processor,
+                config.num_io_threads)
+
+            # next slice: BrokerMetadataPublisher (and the BrokerRegistrationTracker) join metadata_publishers
+            wait_with_logging(self.log, "", "the broker metadata publishers to be installed",
+                              loader.install_publishers(self.metadata_publishers), startup_deadline)
+
+            # The controller says we have caught up once our metadata offset reaches our RegisterBrokerRecord.
+            wait_with_logging(self.log, "", "the controller to acknowledge that we are caught up",
+                              self.lifecycle_manager.initial_catch_up_future, startup_deadline)
+
+            # RECOVERY: load the logs, recovering those an unclean shutdown left (3.9: on the first publish, in
+            # BrokerMetadataPublisher.initializeManagers; next slice)
+            self.log_manager = self.create_log_manager()
+            self.log_manager.startup()
+
+            # next slice: wait for brokerMetadataPublisher.firstPublishFuture
+
+            # Ready: ask to be unfenced; RECOVERY -> RUNNING once the controller does it.
+            wait_with_logging(self.log, "", "the broker to be unfenced",
+                              self.lifecycle_manager.set_ready_to_unfence(), startup_deadline)
+
+            # Enable inbound TCP connections.
+            self.socket_server.start_processors()
+
+            self.maybe_change_status(ProcessStatus.STARTING, ProcessStatus.STARTED)
+        except BaseException:
+            self.maybe_change_status(ProcessStatus.STARTING, ProcessStatus.STARTED)
+            self.log.critical("Fatal error during broker startup. Prepare to shutdown", exc_info=True)
+            self.shutdown()
+            raise
+
+    def check_metadata_log_dir_apart(self) -> None:
+        """1.0.2's LogManager would load `__cluster_metadata-0` as a partition of its own (3.9's skips it): until it
+        learns to, the metadata log needs a directory that is not one of log.dirs."""
+        metadata_dir = os.path.normpath(os.path.abspath(self.config.metadata_log_dir))
+        if any(os.path.normpath(os.path.abspath(d)) == metadata_dir for d in self.config.log_dirs):
+            raise KafkaException(f"metadata.log.dir {self.config.metadata_log_dir} is one of log.dirs: a kafka-edu "
+                                 "KRaft broker needs its metadata log in a directory of its own (set "
+                                 "metadata.log.dir, and format it with `kafka-edu storage format`)")
+
+    def directory_ids(self) -> set[Uuid]:
+        """LogManager.directoryIdsSet: the directory.id of each online log dir, from its meta.properties."""
+        props = self.shared_server.meta_props_ensemble.log_dir_props()
+        log_dirs = {os.path.normpath(os.path.abspath(d)) for d in self.config.log_dirs}
+        return {p.directory_id for d, p in props.items()
+                if os.path.normpath(os.path.abspath(d)) in log_dirs and p.directory_id is not None}
+
+    def broker_registration_listeners(self) -> list[dict[str, Any]]:
+        """ListenerInfo.toBrokerRegistrationRequest: the advertised broker listeners, a wildcard host replaced by
+        this host's name and port 0 by the port bound."""
+        listeners = []
+        for ep in self.config.effective_advertised_broker_listeners:
+            host = ep.host if ep.host and ep.host != "0.0.0.0" else socket.getfqdn()
+            port = ep.port if ep.port != 0 else self.socket_server.bound_port(ep.listener_name)
+            listeners.append({"name": ep.listener_name, "host": host, "port": port,
+                              "security_protocol": SECURITY_PROTOCOLS.index(ep.security_protocol)})
+        return listeners
+
+    def create_log_manager(self) -> LogManager:
+        """LogManager.apply: the default log config from the broker's; topic configs come from the metadata image
+        in 3.9 (next slice), so none yet."""
+        config = self.config
+        default_config = LogConfig.from_props(copy_kafka_config_to_log(config))
+        return LogManager(
+            log_dirs=[Path(d) for d in config.log_dirs],
+            initial_offline_dirs=[Path(d) for d in self.shared_server.meta_props_ensemble.error_log_dirs()],
+            topic_configs={}, default_config=default_config, io_threads=config.num_recovery_threads_per_data_dir,
+            flush_check_ms=config.log_flush_scheduler_interval_ms,
+            flush_recovery_offset_checkpoint_ms=config.log_flush_offset_checkpoint_interval_ms,
+            flush_start_offset_checkpoint_ms=config.log_flush_start_offset_checkpoint_interval_ms,
+            retention_check_ms=config.log_cleanup_interval_ms, scheduler=self.kafka_scheduler,
+            broker_state=_NoBrokerState(), log_dir_failure_channel=self.log_dir_failure_channel)
+
+    @span("BrokerServer.shutdown")
+    def shutdown(self, timeout_ms: int = SHUTDOWN_TIMEOUT_MS) -> None:
+        if not self.maybe_change_status(ProcessStatus.STARTED, ProcessStatus.SHUTTING_DOWN):
+            return
+        try:
+            deadline_ms = _now_ms() + timeout_ms
+            self.log.info("shutting down")
+
+            if self.config.controlled_shutdown_enable and self.lifecycle_manager is not None:
+                # next slice: replica_manager.begin_controlled_shutdown()
+                self.lifecycle_manager.begin_controlled_shutdown()
+                try:
+                    controlled_shutdown_timeout_ms = deadline_ms - _now_ms()
+                    self.lifecycle_manager.controlled_shutdown_future.result(
+                        max(0, controlled_shutdown_timeout_ms) / 1000)
+                except TimeoutError:
+                    self.log.error("Timed out waiting for the controller to approve controlled shutdown")
+                except BaseException as e:
+                    self.log.error("Got unexpected exception waiting for controlled shutdown future", exc_info=e)
+            if self.lifecycle_manager is not None:
+                self.lifecycle_manager.begin_shutdown()
+            # Stop accepting connections and requests; the SocketServer itself goes near the end.
+            if self.socket_server is not None:
+                with swallow(log):
+                    self.socket_server.stop_processing_requests()
+            for publisher in self.metadata_publishers:
+                self.shared_server.loader.remove_and_close_publisher(publisher).result()
+            self.metadata_publishers.clear()
+            if self.data_plane_request_handler_pool is not None:
+                with swallow(log):
+                    self.data_plane_request_handler_pool.shutdown()
+
+            # The scheduler goes first: its tasks (retention, flushes) must not touch logs being closed.
+            if self.kafka_scheduler is not None:
+                with swallow(log):
+                    self.kafka_scheduler.shutdown()
+
+            # next slice: transaction and group coordinators, replica manager, alter-partition and forwarding
+            # managers
+
+            if self.client_to_controller_channel_manager is not None:
+                with swallow(log):
+                    self.client_to_controller_channel_manager.shutdown()
+
+            # 3.9 also writes the broker epoch into the clean-shutdown files here
+            if self.log_manager is not None:
+                with swallow(log):
+                    self.log_manager.shutdown()
+
+            if self.socket_server is not None:
+                with swallow(log):
+                    self.socket_server.shutdown()
+
+            self.is_shutting_down.clear()
+
+            if self.lifecycle_manager is not None:
+                with swallow(log):
+                    self.lifecycle_manager.close()
+            self.shared_server.stop_for_broker()
+            self.log.info("shut down completed")
+        except BaseException:
+            self.log.critical("Fatal error during broker shutdown.", exc_info=True)
+            raise
+        finally:
+            self.maybe_change_status(ProcessStatus.SHUTTING_DOWN, ProcessStatus.SHUTDOWN)
+
+    def is_shutdown(self) -> bool:
+        return self.status in (ProcessStatus.SHUTDOWN, ProcessStatus.SHUTTING_DOWN)
+
+    def await_shutdown(self) -> None:
+        # Bounded waits: Python runs a signal handler only between them (see KafkaServer.await_shutdown).
+        with self.lock:
+            while self.status != ProcessStatus.SHUTDOWN:
+                self.await_shutdown_cond.wait(1.0)
+
+    def bound_port(self, listener_name: str) -> int:
+        return self.socket_server.bound_port(listener_name)
+
+
+def _now_ms() -> int:
+    return time.monotonic_ns() // 1_000_000
