@@ -174,7 +174,10 @@ class AlterPartitionManager:
                 self.scheduler.schedule("send-alter-partition", self.maybe_propagate_isr_changes,
                                         delay=RETRY_BACKOFF_MS)
 
-        self.sender(request, on_complete)
+        try:
+            self.sender(request, on_complete)
+        except Exception as e:  # a channel that cannot take the request now: as if it had gone unanswered
+            on_complete(e)
 
     def build_request(self, inflight_alter_partition_items: list[AlterPartitionItem],
                       broker_epoch: int) -> tuple[AlterPartitionRequest, dict[uuid.UUID, str]]:
