@@ -303,17 +303,19 @@ class NodeToControllerRequestThread(ShutdownableThread):
         except OSError as e:  # refused, reset, or no answer within the request timeout
             self.log.info("Disconnected from node %s while sending %s: %s", destination, request.api.api_name, e)
             self._disconnect()
-            self._reconnect_after_ms = _milliseconds() + RECONNECT_BACKOFF_MS
             return ClientResponse(request.api, destination, disconnected=True)
         return ClientResponse(request.api, destination, response_body=body)
 
     def _disconnect(self) -> None:
+        """Close the connection; the next one waits out the reconnect backoff (no tight loop on a node that still
+        looks like the leader)."""
         if self.network_client is not None:
             try:
                 self.network_client.disconnect()
             except Exception:
                 self.log.exception("Had an error while disconnecting from NetworkClient.")
             self.network_client = None
+        self._reconnect_after_ms = _milliseconds() + RECONNECT_BACKOFF_MS
 
     def _wait_for_requests(self, timeout_ms: int | None) -> None:
         # bounded, so that a shutdown is noticed even when nobody enqueues
