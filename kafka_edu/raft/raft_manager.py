@@ -169,7 +169,8 @@ class KafkaRaftManager:
         # when this node is only a controller (no log manager)
         metadata_log_dir = self._metadata_log_dir().absolute()
         log_dirs = [Path(d).absolute() for d in _as_list(_setting(self.config, "log_dirs", "log.dirs"))]
-        roles = set(_as_list(_setting(self.config, "process_roles", "process.roles")))
+        roles = {getattr(role, "value", role)  # KafkaConfig gives ProcessRole members
+                 for role in _as_list(_setting(self.config, "process_roles", "process.roles"))}
         if metadata_log_dir not in log_dirs or roles == {"controller"}:
             return KafkaRaftManager.lock_data_dir(metadata_log_dir)
         return None

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -293,3 +294,22 @@ def test_a_torn_metadata_log_tail_is_cut_and_the_voter_comes_back(tmp_path: Path
     finally:
         process.terminate()
         process.wait(60)
+
+
+def test_a_second_controller_on_the_same_log_dir_is_refused(tmp_path: Path) -> None:
+    config = single_voter(tmp_path)
+    first = server_start(config, tmp_path)
+    try:
+        segment = tmp_path / "logs" / "__cluster_metadata-0" / "00000000000000000000.log"
+        wait_until(lambda: segment.exists() and segment.stat().st_size > 0, 60, "the first controller to elect itself")
+        # the same log dir on another port: the metadata dir's .lock refuses it (the port would refuse it first)
+        other = tmp_path / "other.properties"
+        other.write_text(re.sub(r"^listeners=.*$", f"listeners=CONTROLLER://127.0.0.1:{free_port()}",
+                                config.read_text(), flags=re.M))
+        second = server_start(other, tmp_path)
+        _, err = second.communicate(timeout=60)
+        assert second.returncode == 1 and "Failed to acquire lock" in err.strip().splitlines()[-1]
+        assert first.poll() is None  # the first one goes on
+    finally:
+        first.terminate()
+        first.wait(60)
