@@ -51,7 +51,7 @@ def print_status(manifest: dict[str, Any]) -> None:
         table.add_column(column)
     for p in manifest["processes"]:
         state = p["state"]
-        style = "green" if state in ("RunningAsBroker", "running", "Leader", "Follower") else "yellow"
+        style = "green" if state in ("RunningAsBroker", "RUNNING", "running", "Leader", "Follower") else "yellow"
         if p["role"] == "controller" and p.get("epoch", -1) >= 0:
             state = f"{state}, epoch {p['epoch']}"  # a Raft role means little without its epoch
         table.add_row(p["role"], str(p["id"]), str(p["pid"]), str(p["port"]), f"[{style}]{state}[/]", p["log"])
