@@ -26,6 +26,7 @@ RECOVERY_POINT_CHECKPOINT_FILE = "recovery-point-offset-checkpoint"
 LOG_START_OFFSET_CHECKPOINT_FILE = "log-start-offset-checkpoint"
 LOCK_FILE = ".lock"
 INITIAL_TASK_DELAY_MS = 30 * 1000
+METADATA_PARTITION_DIR = "__cluster_metadata-0"  # the KRaft metadata log (3.9: a topic-partition the LogManager skips)
 
 
 class FileLock:
@@ -160,7 +161,8 @@ class LogManager:
                     self.broker_state.new_state(BrokerStates.RecoveringFromUncleanShutdown)
                 recovery_points = self._read_checkpoint(self.recovery_point_checkpoints[d], "recovery-point")
                 log_start_offsets = self._read_checkpoint(self.log_start_offset_checkpoints[d], "log-start")
-                log_dirs = sorted(p for p in d.iterdir() if p.is_dir())
+                # 3.9 skips the KRaft metadata partition: the Raft client owns that log, not the LogManager
+                log_dirs = sorted(p for p in d.iterdir() if p.is_dir() and p.name != METADATA_PARTITION_DIR)
                 jobs[clean_shutdown_file] = [pool.submit(self.load_log, p, recovery_points, log_start_offsets)
                                              for p in log_dirs]
             except OSError as e:

@@ -6,10 +6,12 @@ the BrokerLifecycleManager registering the broker, then three waits: for the con
 up with the metadata log (STARTING -> RECOVERY), for the logs to be loaded and recovered, and for the controller to
 unfence the broker (RECOVERY -> RUNNING). Only then does the SocketServer process requests.
 
-Not yet here (the next slice of KRaft part 2; the places are marked "next slice" below): the KRaft metadata cache,
-ForwardingManager, AlterPartitionManager, ReplicaManager, the group and transaction coordinators, KafkaApis on
-KRaft metadata and the metadata publishers (BrokerMetadataPublisher). Until then the broker listener answers
-ApiVersions and closes the connection of any other request.
+The data plane is wired as 3.9 wires it: the KRaft metadata cache, the ForwardingManager (CreateTopics and
+DeleteTopics go on to the active controller, without an Envelope), the AlterPartitionManager on a channel of its
+own, the KRaft ReplicaManager, the group coordinator, KafkaApis on KRaft metadata and the BrokerMetadataPublisher,
+which starts the managers on the first publish. Not here: the transaction coordinator (its producer ids come from
+ZooKeeper in this port; 3.9 asks the controller with AllocateProducerIds), the dynamic config, quota, SCRAM,
+token and ACL publishers, and the BrokerRegistrationTracker.
 """
 
 from __future__ import annotations
@@ -25,24 +27,34 @@ from typing import Any
 
 from kafka_edu.common.errors import KafkaException
 from kafka_edu.common.uuid import Uuid
+from kafka_edu.coordinator.group.group_coordinator import GroupCoordinator
 from kafka_edu.log.log_config import LogConfig
 from kafka_edu.log.log_manager import LogManager
 from kafka_edu.metadata.broker_state import BrokerState
 from kafka_edu.network.socket_server import SocketServer
 from kafka_edu.protocol.api_keys import ApiKeys
+from kafka_edu.server.alter_partition_manager import AlterPartitionManager
+from kafka_edu.server.auto_topic_creation_manager import DefaultAutoTopicCreationManager
 from kafka_edu.server.broker_lifecycle_manager import BrokerLifecycleManager
 from kafka_edu.server.broker_topic_stats import BrokerTopicStats
+from kafka_edu.server.forwarding_manager import ForwardingManagerImpl
 from kafka_edu.server.kafka_apis import KafkaApis
 from kafka_edu.server.kafka_config import SECURITY_PROTOCOLS
 from kafka_edu.server.kafka_request_handler import KafkaRequestHandlerPool
 from kafka_edu.server.kafka_server import copy_kafka_config_to_log
 from kafka_edu.server.log_dir_failure_channel import LogDirFailureChannel
+from kafka_edu.server.metadata.broker_metadata_publisher import BrokerMetadataPublisher
+from kafka_edu.server.metadata.kraft_metadata_cache import KRaftMetadataCache
 from kafka_edu.server.node_to_controller_channel_manager import (
+    ClientResponse,
+    ControllerRequest,
     NodeToControllerChannelManagerImpl,
     RaftControllerNodeProvider,
 )
+from kafka_edu.server.replica_manager_kraft import KRaftReplicaManager
 from kafka_edu.server.shared_server import SharedServer
 from kafka_edu.tracing import span, step
+from kafka_edu.utils.concurrent import AtomicBoolean
 from kafka_edu.utils.core_utils import swallow
 from kafka_edu.utils.future_utils import Deadline, wait_with_logging
 from kafka_edu.utils.kafka_logging import Logging
@@ -55,6 +67,8 @@ METADATA_VERSION_FEATURE = "metadata.version"
 MINIMUM_KRAFT_METADATA_VERSION = 1
 LATEST_PRODUCTION_METADATA_VERSION = 21
 SHUTDOWN_TIMEOUT_MS = 5 * 60 * 1000  # KafkaBroker.shutdown()'s default
+ALTER_PARTITION_VERSION = 3  # AlterPartition with topic ids, what AlterPartitionManager builds
+NO_RETRY_TIMEOUT_MS = 2**63 - 1  # Long.MaxValue: AlterPartition is retried until answered
 
 
 class ProcessStatus(enum.Enum):
@@ -94,8 +108,14 @@ class BrokerServer:
         self.client_to_controller_channel_manager: NodeToControllerChannelManagerImpl | None = None
         self.kafka_scheduler: KafkaScheduler | None = None
         self.broker_topic_stats: BrokerTopicStats | None = None
-        # next slice: metadata_cache (KRaftMetadataCache), forwarding_manager, alter_partition_manager,
-        # replica_manager, group_coordinator, transaction_coordinator, broker_metadata_publisher
+        self.metadata_cache: KRaftMetadataCache | None = None
+        self.forwarding_manager: ForwardingManagerImpl | None = None
+        self.auto_topic_creation_manager: DefaultAutoTopicCreationManager | None = None
+        self.alter_partition_channel_manager: NodeToControllerChannelManagerImpl | None = None
+        self.alter_partition_manager: AlterPartitionManager | None = None
+        self.replica_manager: KRaftReplicaManager | None = None
+        self.group_coordinator: GroupCoordinator | None = None
+        self.broker_metadata_publisher: BrokerMetadataPublisher | None = None
         self.metadata_publishers: list[Any] = []
         self.cluster_id: str = shared_server.cluster_id()
 
@@ -140,11 +160,13 @@ class BrokerServer:
 
             self.log_dir_failure_channel = LogDirFailureChannel(len(config.log_dirs))
 
-            # next slice: metadata_cache = KRaftMetadataCache(node_id)
+            self.metadata_cache = KRaftMetadataCache(config.node_id, self.cluster_id)
 
-            # 3.9 builds the LogManager here and starts it (recovering logs) only once the metadata has caught up.
-            # 1.0.2's LogManager recovers its logs as it is built, so it is built where 3.9 starts it, below.
             self.check_metadata_log_dir_apart()
+            # 3.9 builds the LogManager here and starts it on the first publish. 1.0.2's LogManager loads and
+            # recovers its logs as it is built, so that happens here, before the broker registers; its background
+            # tasks start on the first publish (BrokerMetadataPublisher.initialize_managers).
+            self.log_manager = self.create_log_manager()
 
             self.lifecycle_manager = BrokerLifecycleManager(config, thread_name_prefix=f"broker-{config.node_id}-",
                                                             is_zk_broker=False, log_dirs=self.directory_ids())
@@ -156,7 +178,7 @@ class BrokerServer:
             self.client_to_controller_channel_manager = NodeToControllerChannelManagerImpl(
                 controller_node_provider, config, "forwarding", f"broker-{config.node_id}-", retry_timeout_ms=60000)
             self.client_to_controller_channel_manager.start()
-            # next slice: forwarding_manager = ForwardingManagerImpl(client_to_controller_channel_manager)
+            self.forwarding_manager = ForwardingManagerImpl(self.client_to_controller_channel_manager)
 
             # Acceptors bind now so the bound ports are known; processors start at the end of startup.
             self.socket_server = SocketServer(config)
@@ -164,7 +186,24 @@ class BrokerServer:
 
             listener_info = self.broker_registration_listeners()
 
-            # next slice: alter_partition_manager, ReplicaManager, group and transaction coordinators
+            self.alter_partition_channel_manager = NodeToControllerChannelManagerImpl(
+                controller_node_provider, config, "alter-partition", f"broker-{config.node_id}-",
+                retry_timeout_ms=NO_RETRY_TIMEOUT_MS)
+            self.alter_partition_channel_manager.start()
+            lifecycle_manager = self.lifecycle_manager
+            self.alter_partition_manager = AlterPartitionManager(
+                controller_sender(self.alter_partition_channel_manager), self.kafka_scheduler, config.node_id,
+                lambda: lifecycle_manager.broker_epoch)
+            self.alter_partition_manager.start()
+
+            self.replica_manager = KRaftReplicaManager(
+                config, self.kafka_scheduler, self.log_manager, AtomicBoolean(False), self.metadata_cache,
+                self.log_dir_failure_channel, self.broker_topic_stats, self.alter_partition_manager)
+
+            # Create group coordinator, but don't start it until we've started replica manager.
+            self.group_coordinator = GroupCoordinator.apply(config, self.replica_manager, self.kafka_scheduler)
+            self.auto_topic_creation_manager = DefaultAutoTopicCreationManager(
+                config, self.client_to_controller_channel_manager, self.group_coordinator.offsets_topic_configs)
 
             # KAFKA-14392: a heartbeat that waits longer than half a session is not worth sending any more
             broker_lifecycle_channel_manager = NodeToControllerChannelManagerImpl(
@@ -180,17 +219,20 @@ class BrokerServer:
                 # 3.9 reads it from the clean-shutdown files, which 1.0.2's LogManager leaves empty
                 None)
 
-            # next slice: KafkaApis on KRaft metadata (raftSupport, forwarding). Until then: ApiVersions only.
-            self.data_plane_request_processor = KafkaApis(self.socket_server.request_channel, None, None, None, None,
-                                                          config.node_id, config, None, None, self.cluster_id,
-                                                          copy_kafka_config_to_log(config))
-            processor = self.data_plane_request_processor
-            processor.handlers = {ApiKeys.API_VERSIONS: processor.handle_api_versions_request}
+            # KafkaApis on KRaft metadata: no admin manager or ZooKeeper controller; what needs the controller is
+            # forwarded.
+            self.data_plane_request_processor = KafkaApis(
+                self.socket_server.request_channel, self.replica_manager, None, self.group_coordinator, None,
+                config.node_id, config, self.metadata_cache, None, self.cluster_id, copy_kafka_config_to_log(config),
+                forwarding_manager=self.forwarding_manager,
+                auto_topic_creation_manager=self.auto_topic_creation_manager)
             self.data_plane_request_handler_pool = KafkaRequestHandlerPool(
                 config.node_id, self.socket_server.request_channel, self.data_plane_request_processor,
                 config.num_io_threads)
 
-            # next slice: BrokerMetadataPublisher (and the BrokerRegistrationTracker) join metadata_publishers
+            self.broker_metadata_publisher = BrokerMetadataPublisher(
+                config, self.metadata_cache, self.log_manager, self.replica_manager, self.group_coordinator)
+            self.metadata_publishers.append(self.broker_metadata_publisher)
             wait_with_logging(self.log, "", "the broker metadata publishers to be installed",
                               loader.install_publishers(self.metadata_publishers), startup_deadline)
 
@@ -198,12 +240,9 @@ class BrokerServer:
             wait_with_logging(self.log, "", "the controller to acknowledge that we are caught up",
                               self.lifecycle_manager.initial_catch_up_future, startup_deadline)
 
-            # RECOVERY: load the logs, recovering those an unclean shutdown left (3.9: on the first publish, in
-            # BrokerMetadataPublisher.initializeManagers; next slice)
-            self.log_manager = self.create_log_manager()
-            self.log_manager.startup()
-
-            # next slice: wait for brokerMetadataPublisher.firstPublishFuture
+            # RECOVERY: the first publish starts the log manager, the replica manager and the group coordinator.
+            wait_with_logging(self.log, "", "the initial broker metadata update to be published",
+                              self.broker_metadata_publisher.first_publish_future, startup_deadline)
 
             # Ready: ask to be unfenced; RECOVERY -> RUNNING once the controller does it.
             wait_with_logging(self.log, "", "the broker to be unfenced",
@@ -270,7 +309,8 @@ class BrokerServer:
             self.log.info("shutting down")
 
             if self.config.controlled_shutdown_enable and self.lifecycle_manager is not None:
-                # next slice: replica_manager.begin_controlled_shutdown()
+                if self.replica_manager is not None:
+                    self.replica_manager.begin_controlled_shutdown()
                 self.lifecycle_manager.begin_controlled_shutdown()
                 try:
                     controlled_shutdown_timeout_ms = deadline_ms - _now_ms()
@@ -298,8 +338,21 @@ class BrokerServer:
                 with swallow(log):
                     self.kafka_scheduler.shutdown()
 
-            # next slice: transaction and group coordinators, replica manager, alter-partition and forwarding
-            # managers
+            if self.group_coordinator is not None:
+                with swallow(log):
+                    self.group_coordinator.shutdown()
+            if self.replica_manager is not None:
+                with swallow(log):
+                    self.replica_manager.shutdown()
+            if self.alter_partition_manager is not None:
+                with swallow(log):
+                    self.alter_partition_manager.shutdown()
+            if self.alter_partition_channel_manager is not None:
+                with swallow(log):
+                    self.alter_partition_channel_manager.shutdown()
+            if self.forwarding_manager is not None:
+                with swallow(log):
+                    self.forwarding_manager.close()
 
             if self.client_to_controller_channel_manager is not None:
                 with swallow(log):
@@ -342,3 +395,26 @@ class BrokerServer:
 
 def _now_ms() -> int:
     return time.monotonic_ns() // 1_000_000
+
+
+def controller_sender(channel_manager: NodeToControllerChannelManagerImpl) -> Any:
+    """AlterPartitionManager's sender over a channel to the active controller: the decoded response, or the
+    exception that stands for no answer (3.9's ControllerRequestCompletionHandler in sendRequest)."""
+
+    def send(request: Any, on_complete: Any) -> None:
+        class _Handler:
+            def on_complete(self, response: ClientResponse) -> None:
+                if response.version_mismatch is not None:
+                    on_complete(response.version_mismatch)
+                elif response.authentication_exception is not None:
+                    on_complete(response.authentication_exception)
+                else:
+                    on_complete(response.response_body)
+
+            def on_timeout(self) -> None:
+                on_complete(TimeoutError("AlterPartition was not sent within the retry timeout"))
+
+        channel_manager.send_request(ControllerRequest(ApiKeys.ALTER_PARTITION, ALTER_PARTITION_VERSION, request),
+                                     _Handler())
+
+    return send

@@ -6,7 +6,7 @@ import datetime
 import logging
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kafka_edu.cluster.partition import LeaderAndIsrPartitionState
 from kafka_edu.common.errors import ControllerMovedException, InvalidRecordException, InvalidTopicException
@@ -35,6 +35,10 @@ from kafka_edu.server.replica_manager import (
 )
 from kafka_edu.tracing import span, step
 from kafka_edu.utils.core_utils import swallow
+
+if TYPE_CHECKING:
+    from kafka_edu.server.auto_topic_creation_manager import DefaultAutoTopicCreationManager
+    from kafka_edu.server.forwarding_manager import ForwardingManagerImpl
 
 log = logging.getLogger("kafka.server.KafkaApis")
 
@@ -81,6 +85,12 @@ SUPPORTED_VERSIONS: dict[ApiKeys, tuple[int, int]] = {
 for _api, (_low, _high) in SUPPORTED_VERSIONS.items():
     _api.set_supported(_low, _high)
 
+# What only a ZooKeeper-mode broker serves (3.9's ApiMessageType listeners = zkBroker): a KRaft broker learns the
+# metadata from the log, and controlled shutdown goes through heartbeats. DescribeConfigs and InitProducerId read
+# ZooKeeper in this port, so a KRaft broker does not advertise them either (yet).
+ZK_BROKER_ONLY_APIS = frozenset({ApiKeys.LEADER_AND_ISR, ApiKeys.STOP_REPLICA, ApiKeys.UPDATE_METADATA,
+                                 ApiKeys.CONTROLLED_SHUTDOWN, ApiKeys.DESCRIBE_CONFIGS, ApiKeys.INIT_PRODUCER_ID})
+
 
 class KafkaApis:
     """Dispatches each request to `handle<Api>Request` and sends what it answers back through the RequestChannel."""
@@ -88,7 +98,8 @@ class KafkaApis:
     def __init__(self, request_channel: RequestChannel, replica_manager: ReplicaManager, admin_manager: AdminManager,
                  group_coordinator: GroupCoordinator, txn_coordinator: TransactionCoordinator, broker_id: int,
                  config: KafkaConfig, metadata_cache: MetadataCache, controller: KafkaController, cluster_id: str,
-                 log_config_defaults: dict[str, Any]) -> None:
+                 log_config_defaults: dict[str, Any], forwarding_manager: ForwardingManagerImpl | None = None,
+                 auto_topic_creation_manager: DefaultAutoTopicCreationManager | None = None) -> None:
         self.request_channel = request_channel
         self.replica_manager = replica_manager
         self.admin_manager = admin_manager
@@ -100,6 +111,9 @@ class KafkaApis:
         self.controller = controller
         self.cluster_id = cluster_id
         self.log_config_defaults = log_config_defaults
+        # 3.9's RaftSupport: set on a KRaft broker, whose metadata_cache is a KRaftMetadataCache
+        self.forwarding_manager = forwarding_manager
+        self.auto_topic_creation_manager = auto_topic_creation_manager
         self.handlers: dict[int, Callable[[Request], None]] = {
             ApiKeys.PRODUCE: self.handle_produce_request,
             ApiKeys.FETCH: self.handle_fetch_request,
@@ -125,6 +139,14 @@ class KafkaApis:
             ApiKeys.LIST_GROUPS: self.handle_list_groups_request,
             ApiKeys.DELETE_GROUPS: self.handle_delete_groups_request,
         }
+        if self.is_kraft:
+            for api in ZK_BROKER_ONLY_APIS:
+                del self.handlers[api]
+        self.supported_apis = [api for api in SUPPORTED_VERSIONS if api in self.handlers]
+
+    @property
+    def is_kraft(self) -> bool:
+        return self.forwarding_manager is not None
 
     @step("NW.apis.1")
     def handle(self, request: Request) -> None:
@@ -174,11 +196,11 @@ class KafkaApis:
     def handle_api_versions_request(self, request: Request) -> None:
         if request.body is None:  # a version newer than ours: answer in v0 so the client can pick another
             payload = api_versions_unsupported_response(request.correlation_id,
-                                                        api_version_entries(0, SUPPORTED_VERSIONS))
+                                                        api_version_entries(0, self.supported_apis))
             self.request_channel.send_response(Response(request, payload, ResponseAction.SEND))
             return
         self.send_response(request, build(self.response_schema(request), error_code=Errors.NONE, throttle_time=0,
-                                          api_keys=api_version_entries(request.api_version, SUPPORTED_VERSIONS)))
+                                          api_keys=api_version_entries(request.api_version, self.supported_apis)))
 
     # -- Metadata -----------------------------------------------------------------------------------------------------
 
@@ -216,7 +238,10 @@ class KafkaApis:
         return result
 
     def create_topic(self, topic: str) -> Errors:
-        """Auto-creation: the topic is written to ZooKeeper now and has no leader yet (LEADER_NOT_AVAILABLE)."""
+        """Auto-creation: the topic is written to ZooKeeper now and has no leader yet (LEADER_NOT_AVAILABLE). On
+        KRaft the controller is asked to create it, and the client retries until it is committed and published."""
+        if self.auto_topic_creation_manager is not None:
+            return self.auto_topic_creation_manager.create_topics({topic})[topic]
         results: dict[str, tuple[Errors, str | None]] = {}
         arguments = dict(num_partitions=self.config.num_partitions,
                          replication_factor=self.config.default_replication_factor)
@@ -485,6 +510,10 @@ class KafkaApis:
         metadata = self.metadata_cache.get_topic_metadata({topic}, listener_name)
         if topic in metadata:
             return metadata[topic]
+        if self.auto_topic_creation_manager is not None:
+            # the controller checks the replication factor against the unfenced brokers
+            self.auto_topic_creation_manager.create_topics({topic})
+            return None
         alive = len(self.metadata_cache.get_alive_brokers())
         if alive < self.config.offsets_topic_replication_factor:
             log.error("Number of alive brokers '%d' does not meet the required replication factor '%d' for the "
@@ -509,6 +538,12 @@ class KafkaApis:
 
     def handle_create_topics_request(self, request: Request) -> None:
         body = request.body
+        if self.is_kraft:
+            self.forward_to_controller(request, lambda error: build(
+                self.response_schema(request), throttle_time=0, topics=[
+                    dict(name=t.name, error_code=error, error_message=None, topic_id=None, num_partitions=-1,
+                         replication_factor=-1, configs=None) for t in body.topics]))
+            return
         names = [t.name for t in body.topics]
         duplicates = {n for n in names if names.count(n) > 1}
         create_info = {t.name: dict(num_partitions=t.num_partitions, replication_factor=t.replication_factor,
@@ -534,6 +569,11 @@ class KafkaApis:
 
     def handle_delete_topics_request(self, request: Request) -> None:
         body = request.body
+        if self.is_kraft:
+            self.forward_to_controller(request, lambda error: build(
+                self.response_schema(request), throttle_time=0, responses=[
+                    dict(name=name, error_code=error, error_message=None) for name in body.topic_names]))
+            return
         topics = set(body.topic_names)
 
         def send_response_callback(results: dict[str, Errors]) -> None:
@@ -545,6 +585,14 @@ class KafkaApis:
             return
         self.admin_manager.delete_topics(millis(body.timeout_ms if hasattr(body, "timeout_ms") else body.timeout),
                                          topics, send_response_callback)
+
+    def forward_to_controller(self, request: Request, error_response: Callable[[Errors], Any]) -> None:
+        """3.9's maybeForwardToController on a KRaft broker: the active controller answers, through this broker."""
+
+        def response_callback(response: Any | None, error: Errors) -> None:
+            self.send_response(request, response if response is not None else error_response(error))
+
+        self.forwarding_manager.forward_request(request, response_callback)
 
     # -- DescribeConfigs ----------------------------------------------------------------------------------------------
 
