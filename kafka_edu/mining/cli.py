@@ -12,9 +12,10 @@ from kafka_edu.mining.session import MiningError
 JOBS = {
     "startup-profile": "which startup step dominates, per FIDELITY step: count, p50, p95, max, share",
     "request-breakdown": "where requests spend their time, per API key and version",
-    "failover-timeline": "each controller change: loss, election, failover done, every partition led again",
+    "failover-timeline": "each controller change (ZooKeeper or KRaft): loss, election, failover done, led again",
     "dependencies": "who calls whom: clients, controller and brokers, ZooKeeper; calls and errors",
     "critical-path": "per trace kind, the spans on the critical path and their share",
+    "raft-elections": "KRaft runs: each Raft election, its votes granted and refused (why), time to leader",
     "regressions": "steps whose duration departs from a baseline run (median absolute deviation)",
 }
 
@@ -132,10 +133,14 @@ def compute(spark, options: argparse.Namespace, loaded):  # -> JobResult
         return request_breakdown(spans)
     if options.job == "failover-timeline":
         from kafka_edu.mining.failover_timeline import failover_timeline
-        return failover_timeline(spark, spans, [r.run_id for r in loaded.runs if r.mode == "kraft"])
+        from kafka_edu.mining.raft_elections import run_faults
+        return failover_timeline(spark, spans, run_faults(loaded.runs))
     if options.job == "dependencies":
         from kafka_edu.mining.dependencies import dependencies
         return dependencies(spans)
+    if options.job == "raft-elections":
+        from kafka_edu.mining.raft_elections import raft_elections, run_faults
+        return raft_elections(spans, run_faults(loaded.runs))
     if options.job == "critical-path":
         from kafka_edu.mining.critical_path import critical_paths
         return critical_paths(spark, spans)

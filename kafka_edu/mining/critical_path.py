@@ -3,7 +3,16 @@ trace's time they hold: the work that, made faster, makes the whole procedure fa
 
 The path is Jaeger's (kafka_edu/tracing/critical_path.py, shared with the TUI). Each trace is walked in a Spark
 task (traces grouped by run and trace id); the sections are summed per trace kind (root span name, with the
-controller event or the API for those roots).
+controller event, the API or, for a Raft poll phase, the short reason of its poll for those roots).
+
+A Raft election (KRaft, Kafka 3.9) is one trace across processes, but most of it is asynchronous: the candidate's
+poll phase (the root, a few ms) sends the Vote requests and ends; each voter handles one later, as a child of the
+send through its traceparent; the answers are handled by the candidate later still, as children of the root. Jaeger's
+clipping would keep only the root's few ms. So a trace whose root carries the `raft.role.change` to Candidate is
+walked as an election: a synthetic root spans from the candidacy's start to its outcome (the Leader transition, or
+without one the candidate's last Vote answer), every span that starts after its parent ended (or whose parent was
+not recorded) hangs from it instead, and the time no span covers on the path is the synthetic root's own:
+`(between spans: in flight, queued)`, the requests on the wire and waiting in queues.
 """
 
 from __future__ import annotations
@@ -21,6 +30,11 @@ from kafka_edu.mining.output import Col, JobResult
 from kafka_edu.tracing.critical_path import critical_path
 
 TABLE_SPANS_PER_KIND = 5
+ELECTION_WON = "Raft election → Leader"
+ELECTION_OTHER = "Raft election without a leader (to the last Vote answer)"
+ELECTION_ROOT_ID = "(election)"
+IN_FLIGHT = "(between spans: in flight, queued)"
+VOTE_RESPONSE = "KafkaRaftClient.handleVoteResponse"
 
 
 class PathSpan(NamedTuple):
@@ -29,7 +43,9 @@ class PathSpan(NamedTuple):
     name: str
     start: int
     end: int
-    detail: str | None  # the controller event or API of a root that has one
+    detail: str | None  # the controller event, API or Raft poll reason of a root that has one
+    candidate: bool = False  # carries the raft.role.change to Candidate: the root of an election
+    leader_ns: int | None = None  # when a raft.role.change to Leader on it happened
 
 
 def trace_kind(root: PathSpan) -> str:
@@ -46,6 +62,8 @@ def _trace_sections(spans: Iterable[PathSpan]) -> Iterator[tuple[str, str, int, 
         return
     root = true_roots[0]
     kind = trace_kind(root)
+    if root.candidate:
+        by_id, root, kind = _as_election(by_id, root)
     sums: dict[str, int] = defaultdict(int)
     for section in critical_path(((s.span_id, s.parent_id, s.start, s.end) for s in by_id.values()), root.span_id):
         sums[by_id[section.span_id].name] += section.end_ns - section.start_ns
@@ -54,14 +72,40 @@ def _trace_sections(spans: Iterable[PathSpan]) -> Iterator[tuple[str, str, int, 
         yield (kind, name, section, 0, 0)
 
 
+def _as_election(by_id: dict[str, PathSpan], root: PathSpan) -> tuple[dict[str, PathSpan], PathSpan, str]:
+    """The election trace rearranged as the module docstring says: (spans by id, synthetic root, kind)."""
+    leader = min((s.leader_ns for s in by_id.values() if s.leader_ns is not None), default=None)
+    if leader is not None:
+        end, kind = max(leader, root.start), ELECTION_WON
+    else:
+        end = max([s.end for s in by_id.values() if s.name == VOTE_RESPONSE] + [root.end])
+        kind = ELECTION_OTHER
+    election = PathSpan(ELECTION_ROOT_ID, "", IN_FLIGHT, root.start, end, None)
+    spans = {ELECTION_ROOT_ID: election}
+    for s in by_id.values():
+        parent = by_id.get(s.parent_id) if s.parent_id else None
+        if s is root or parent is None or s.start >= parent.end:
+            s = s._replace(parent_id=ELECTION_ROOT_ID)
+        spans[s.span_id] = s
+    return spans, election, kind
+
+
 def critical_paths(spark: SparkSession, spans: DataFrame) -> JobResult:
+    attributes = F.col("attributes")
+    raft_reason = F.trim(F.regexp_extract(attributes["kafka.raft.poll.reason"], r"^([^:(]*)", 1))
     detail = F.when(F.col("parent_span_id") == "",
-                    F.coalesce(F.col("attributes")["kafka.controller.event"], F.col("attributes")["kafka.api.name"]))
+                    F.coalesce(attributes["kafka.controller.event"], attributes["kafka.api.name"],
+                               F.when(raft_reason != "", raft_reason)))
+    changes = F.filter("events", lambda e: e["name"] == "raft.role.change")
+    candidate = F.exists(changes, lambda e: e["attributes"]["kafka.raft.role.to"] == "Candidate")
+    leader_ns = F.array_min(F.transform(F.filter(changes, lambda e: e["attributes"]["kafka.raft.role.to"] == "Leader"),
+                                        lambda e: e["time_ns"]))
     rows = spans.select(F.concat_ws("/", "run_id", "trace_id").alias("key"), "span_id", "parent_span_id", "name",
-                        "start_ns", "end_ns", detail.alias("detail"))
+                        "start_ns", "end_ns", detail.alias("detail"), candidate.alias("candidate"),
+                        leader_ns.alias("leader_ns"))
     sections = (rows.rdd
                 .map(lambda r: (r["key"], PathSpan(r["span_id"], r["parent_span_id"], r["name"], r["start_ns"],
-                                                   r["end_ns"], r["detail"])))
+                                                   r["end_ns"], r["detail"], bool(r["candidate"]), r["leader_ns"])))
                 .groupByKey()
                 .flatMap(lambda kv: _trace_sections(kv[1])))
     frame = spark.createDataFrame(sections, "kind string, span string, section_ns long, root_ns long, is_root int")

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 
 from kafka_edu.tracing.query import Spans, load_run
-from tests.mining.helpers import BASELINE, FAILOVER, RUNS, SAMPLES
+from tests.mining.helpers import BASELINE, FAILOVER, KRAFT, RUNS, SAMPLES
 
 
 @pytest.fixture(scope="session")
@@ -31,3 +31,17 @@ def loaded(spark):
 def python_spans() -> dict[str, Spans]:
     """The same runs read by the plain-Python query helper: the independent side of every comparison."""
     return {path.name: load_run(path) for path in (FAILOVER, BASELINE)}
+
+
+@pytest.fixture(scope="session")
+def kraft_loaded(spark):
+    """The KRaft sample read from its JSON Lines."""
+    from kafka_edu.mining.source import load_spans
+    result = load_spans(spark, SAMPLES, [KRAFT.name], source="json")
+    yield result
+    result.release()
+
+
+@pytest.fixture(scope="session")
+def kraft_spans() -> Spans:
+    return load_run(KRAFT)

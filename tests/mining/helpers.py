@@ -10,6 +10,7 @@ SAMPLES = Path(__file__).resolve().parents[2] / "traces" / "samples"
 FAILOVER = SAMPLES / "mining-failover"
 BASELINE = SAMPLES / "mining-baseline"
 RUNS = ["mining-failover", "mining-baseline"]
+KRAFT = SAMPLES / "mining-kraft"  # three controllers (Kafka 3.9): kill -9 of the leader, then a paused voter
 
 
 def percentile(values: list[float], p: float) -> float:

@@ -9,7 +9,7 @@ from collections import Counter, defaultdict
 import pytest
 
 from kafka_edu.tracing.query import SpanRecord, Spans
-from tests.mining.helpers import percentile
+from tests.mining.helpers import KRAFT, percentile
 
 
 def _all(python_spans: dict[str, Spans]) -> list[SpanRecord]:
@@ -71,7 +71,7 @@ def test_request_breakdown_matches_plain_python(loaded, python_spans) -> None:
 def test_failover_timeline_on_the_kill_9_run(spark, loaded, python_spans) -> None:
     from kafka_edu.mining.failover_timeline import failover_timeline
 
-    result = failover_timeline(spark, loaded.spans, [])
+    result = failover_timeline(spark, loaded.spans)
     spans = python_spans["mining-failover"]
     wins = sorted((s for s in spans.where(name="KafkaController.elect") if s.attributes.get("kafka.controller.won")),
                   key=lambda s: s.start_ns)
@@ -113,11 +113,137 @@ def test_failover_timeline_on_the_kill_9_run(spark, loaded, python_spans) -> Non
     assert all(r["cause"] == "resigned (controlled shutdown)" for r in changes[1:])
 
 
-def test_failover_timeline_says_kraft_runs_are_skipped(spark, loaded) -> None:
-    from kafka_edu.mining.failover_timeline import failover_timeline
+def _raft_changes(spans: Spans) -> list[tuple[int, str, dict]]:
+    return sorted((e.time_ns, s.instance, e.attributes) for s in spans for e in s.events
+                  if e.name == "raft.role.change")
 
-    result = failover_timeline(spark, loaded.spans, ["some-kraft-run"])
-    assert any("some-kraft-run" in note and "KRaft" in note for note in result.notes)
+
+def test_failover_timeline_on_the_kraft_run(spark, kraft_loaded, kraft_spans) -> None:
+    """kill -9 of the Raft leader, then a paused voter that deposes the next one: each change's timeline from the
+    followers' fetch timeouts to the new QuorumController's activation, read independently from the spans."""
+    from kafka_edu.mining.failover_timeline import failover_timeline
+    from kafka_edu.mining.raft_elections import run_faults
+
+    result = failover_timeline(spark, kraft_loaded.spans, run_faults(kraft_loaded.runs))
+    faults = json.loads((KRAFT / "manifest.json").read_text())["faults"]
+    killed, paused = faults[0], faults[2]
+    changes = _raft_changes(kraft_spans)
+    wins: dict[int, tuple[int, str]] = {}
+    for t, instance, a in changes:
+        if a["kafka.raft.role.to"] == "Leader":
+            wins.setdefault(a["kafka.raft.epoch"], (t, instance))
+    ordered = sorted(wins.items(), key=lambda item: item[1][0])
+    assert [r["epoch"] for r in result.rows] == [epoch for epoch, _ in ordered[1:]]
+    assert all(r["mode"] == "kraft" and r["led_again_ms"] is None for r in result.rows)
+    timeouts = sorted((s.start_ns, s.instance) for s in kraft_spans.where(name="KafkaRaftClient.pollFollower")
+                      if s.attributes.get("kafka.raft.poll.reason", "").startswith("fetch timeout"))
+    pairs = list(zip(ordered, ordered[1:], strict=False))
+    for row, ((_, (before, old)), (epoch, (won_at, new))) in zip(result.rows, pairs, strict=True):
+        in_window = [(t, i) for t, i in timeouts if before < t <= won_at]
+        left = [(t, i) for t, i, a in changes
+                if i == old and a["kafka.raft.role.from"] == "Leader" and before < t <= won_at]
+        loss, seen_by = min(in_window + left)
+        assert (row["previous"], row["controller"], row["loss_seen_by"]) == (old, new, seen_by)
+        assert row["elected_ms"] == pytest.approx((won_at - loss) / 1e6)
+        assert row["fetch_timeouts"] == ", ".join(f"{i} +{(t - loss) / 1e6:.1f}" for t, i in in_window)
+        last_seen = max(s.end_ns for s in kraft_spans.where(instance=old) if s.end_ns < loss)
+        assert row["last_seen_ms"] == pytest.approx((loss - last_seen) / 1e6)
+        stood = {(i, a["kafka.raft.epoch"]) for t, i, a in changes
+                 if a["kafka.raft.role.to"] == "Candidate" and before < t <= won_at}
+        assert row["candidacies"] == len(stood) >= 1
+        node = int(new.rsplit("-", 1)[1])
+        granted = sorted(s.instance for s in kraft_spans.where(name="KafkaRaftClient.handleVoteRequest")
+                         if s.attributes["kafka.raft.vote.candidate_id"] == node
+                         and s.attributes["kafka.raft.vote.candidate_epoch"] == epoch
+                         and s.attributes["kafka.raft.vote.granted"])
+        assert row["votes"] == ", ".join(granted)
+        claim = next(s for s in kraft_spans.where(instance=new, name="QuorumController.claim")
+                     if s.attributes["kafka.raft.epoch"] == epoch)
+        activation = min((s for s in kraft_spans.where(instance=new, name="QuorumController.completeActivation")
+                          if s.start_ns >= claim.start_ns), key=lambda s: s.start_ns)
+        assert row["claim_ms"] == pytest.approx((claim.start_ns - loss) / 1e6)
+        assert row["failover_done_ms"] == pytest.approx((activation.end_ns - loss) / 1e6)
+        assert 0 <= row["candidate_ms"] <= row["votes_ms"] <= row["elected_ms"] <= row["claim_ms"] \
+            <= row["failover_done_ms"] < 5_000
+        assert row["no_controller_ms"] == pytest.approx(row["failover_done_ms"] + row["last_seen_ms"])
+    after_kill, after_pause = result.rows
+    assert after_kill["previous"] == f"controller-{killed['node']}"
+    assert after_kill["cause"] == "leader lost: followers' fetch timeouts"
+    # controller.quorum.fetch.timeout.ms is 2000: the followers give up on the dead leader about 2 s after the kill
+    # (their timer restarts at each answered Fetch, and an idle leader answers one at least every 500 ms)
+    assert -2_200 < after_kill["fault_ms"] < -1_300 and after_kill["fault"].startswith("kill -9 of node")
+    assert after_kill["last_seen_ms"] > -after_kill["fault_ms"] - 600  # its last span: a little before the kill
+    assert after_pause["cause"].startswith(f"deposed: controller-{paused['node']} stood in epoch")
+    assert after_pause["loss_seen_by"] == f"controller-{paused['node']}"
+    assert f"pause of node {paused['node']}" in after_pause["fault"]
+    assert any("no one was elected after it" in note for note in result.notes)
+
+
+def _election_spans(trace: list[SpanRecord]) -> tuple[list[SpanRecord], SpanRecord, str] | None:
+    """An election trace as the job walks it: a synthetic root from the candidacy to its outcome, and every span that
+    starts after its parent ended (or whose parent is missing) hung from it."""
+    roots = [s for s in trace if not s.parent_id]
+    if len(roots) != 1 or not any(e.name == "raft.role.change" and e.attributes["kafka.raft.role.to"] == "Candidate"
+                                  for e in roots[0].events):
+        return None
+    root = roots[0]
+    leader = [e.time_ns for s in trace for e in s.events
+              if e.name == "raft.role.change" and e.attributes["kafka.raft.role.to"] == "Leader"]
+    if leader:
+        end, kind = min(leader), "Raft election → Leader"
+    else:
+        end = max([s.end_ns for s in trace if s.name == "KafkaRaftClient.handleVoteResponse"] + [root.end_ns])
+        kind = "Raft election without a leader (to the last Vote answer)"
+    top = SpanRecord(root.trace_id, "top", "", "(between spans: in flight, queued)", root.start_ns, end, {}, {})
+    by_id = {s.span_id: s for s in trace}
+    out = [top]
+    for s in trace:
+        parent = by_id.get(s.parent_id)
+        if s is root or parent is None or s.start_ns >= parent.end_ns:
+            s = SpanRecord(s.trace_id, s.span_id, "top", s.name, s.start_ns, s.end_ns, {}, {})
+        out.append(s)
+    return out, top, kind
+
+
+def test_critical_path_of_election_traces(spark, kraft_loaded, kraft_spans) -> None:
+    from kafka_edu.mining.critical_path import IN_FLIGHT, critical_paths
+
+    result = critical_paths(spark, kraft_loaded.spans)
+    by_trace: dict[str, list[SpanRecord]] = defaultdict(list)
+    for s in kraft_spans:
+        by_trace[s.trace_id].append(s)
+    path_ns: dict[tuple[str, str], int] = defaultdict(int)
+    kind_ns: dict[str, int] = defaultdict(int)
+    traces: dict[str, int] = defaultdict(int)
+    for trace in by_trace.values():
+        election = _election_spans(trace)
+        if election is None:
+            continue
+        spans, top, kind = election
+        kept, children = _sanitized(spans, top)
+        path: list[tuple[str, int, int]] = []
+        _jaeger_critical_path(kept, top.span_id, path, children)
+        for name, start, end in path:
+            path_ns[(kind, name)] += end - start
+        kind_ns[kind] += top.end_ns - top.start_ns
+        traces[kind] += 1
+    rows = {(r["kind"], r["span"]): r for r in result.rows if r["kind"].startswith("Raft election")}
+    assert set(rows) == {key for key, ns in path_ns.items() if ns > 0}
+    for key, ns in path_ns.items():
+        if ns:
+            assert rows[key]["share_pct"] == pytest.approx(100 * ns / kind_ns[key[0]], abs=1e-9)
+            assert rows[key]["traces"] == traces[key[0]]
+    won = "Raft election → Leader"
+    leaders = {(i, a["kafka.raft.epoch"]) for _, i, a in _raft_changes(kraft_spans)
+               if a["kafka.raft.role.to"] == "Leader"}
+    assert traces[won] == len(leaders) == 3
+    on_path = {r["span"] for r in result.rows if r["kind"] == won}
+    # a won election's path crosses processes: the candidate's send, a voter's handling, the answer back, the wire
+    assert {"KafkaRaftClient.maybeSendVoteRequests", "KafkaRaftClient.handleVoteRequest",
+            "KafkaRaftClient.handleVoteResponse", IN_FLIGHT} <= on_path
+    assert sum(r["share_pct"] for r in result.rows if r["kind"] == won) == pytest.approx(100)
+    # the election traces are not left to Jaeger's clipping, which keeps only the candidate's first few ms
+    assert not any(r["kind"].startswith("KafkaRaftClient.pollFollower") for r in result.rows)
 
 
 def test_dependencies_match_plain_python(loaded, python_spans) -> None:
