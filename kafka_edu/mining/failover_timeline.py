@@ -21,7 +21,8 @@ For each Raft leader after the first (KRaft mode, Kafka 3.9: the active controll
 - votes: the voters that granted the winning candidacy, and when the last of them answered;
 - elected: the winner's transition to Leader; claim: its QuorumController's `claim` of the epoch; failover done:
   `completeActivation` ends (the controller writes again). Partition leaders do not move with the active
-  controller in KRaft, so there is no "led again"; no controller: from last seen to failover done.
+  controller in KRaft, so there is no "led again"; no controller: from the old leader leaving the role (resigned or
+  deposed) or, when it just went silent, from its last span, to failover done.
 
 A fault the run's manifest records (`faults`, see traces/samples/record_kraft.py) between the previous change and
 the loss is shown with its time before the loss: the real moment of a kill -9 or a pause, which no span can say.
@@ -91,9 +92,12 @@ def failover_timeline(spark: SparkSession, spans: DataFrame,
         if change["mode"] == "zk":
             change["leaderless_ms"] = (None if change["led_again_ms"] is None or change["last_seen_ms"] is None
                                        else change["led_again_ms"] + change["last_seen_ms"])
-        else:
-            change["no_controller_ms"] = (None if change["failover_done_ms"] is None or change["last_seen_ms"] is None
-                                          else change["failover_done_ms"] + change["last_seen_ms"])
+        else:  # since the old leader left the role, or, when it just went silent, since it was last seen
+            left_ms = _ms(change.pop("left_ns"), change["loss_ns"])
+            since = left_ms if left_ms is not None else (None if change["last_seen_ms"] is None
+                                                         else -change["last_seen_ms"])
+            change["no_controller_ms"] = (None if change["failover_done_ms"] is None or since is None
+                                          else change["failover_done_ms"] - since)
     notes.insert(0, f"{first_elections} first election(s) at cluster start are not changes and are not shown")
     if not changes:
         notes.append("no controller change in the chosen runs (kill -9 the controller to make one)")
@@ -167,7 +171,7 @@ def _kraft_changes(run: RunRaft) -> tuple[list[dict[str, Any]], int, list[str]]:
         change = _blank("kraft") | {
             "run_id": run.run_id, "epoch": win.epoch, "previous": old, "previous_broker": None,
             "controller": win.instance, "cause": cause, "loss_seen_by": seen_by, "loss_ns": loss_ns,
-            "last_seen_ns": None, "window_ns": previous.time_ns,
+            "last_seen_ns": None, "window_ns": previous.time_ns, "left_ns": left.time_ns if left is not None else None,
             "fetch_timeouts": ", ".join(f"{i} +{_ms(t, loss_ns):.1f}" for t, i in timeouts) or None,
             "fetch_timeouts_ms": [_ms(t, loss_ns) for t, _ in timeouts],
             "candidate_ms": _ms(first_candidate.time_ns if first_candidate else None, loss_ns),

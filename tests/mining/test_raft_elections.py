@@ -79,6 +79,7 @@ def test_the_sample_story_kill_9_then_a_paused_voter(kraft_loaded) -> None:
     sleeper = [r for r in rows
                if r["candidate"] == f"controller-{paused['node']}" and r["start_ns"] > paused["time_ns"]]
     assert sleeper and sleeper[0]["trigger"] == "fetch timeout"
+    assert sleeper[0]["outcome"] == "lost: refused by a majority" and sleeper[0]["refused"] == 2
     for r in sleeper:
         assert r["outcome"] in ("lost: refused by a majority",) or r["outcome"].startswith("superseded by epoch")
         assert r["granted_by"] == "" and "log behind" in r["refused_by"]
