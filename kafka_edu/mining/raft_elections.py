@@ -95,6 +95,12 @@ class RunRaft:
                 out.setdefault(c.epoch, c)
         return out
 
+    def voters(self) -> set[str]:
+        """The instances seen acting as voters (standing, leading or answering a Vote); a broker, an observer, never
+        does."""
+        acting = {c.instance for c in self.changes if c.to_role in ("Candidate", "Leader")}
+        return acting | {v for answers in self.votes.values() for v in answers}
+
     def instance_of(self, node: int) -> str:
         return next((i for i, n in self.nodes.items() if n == node), f"node-{node}")
 
@@ -177,7 +183,7 @@ def short_reason(reason: str | None, fallback: str) -> str:
 def elections(run: RunRaft, origin_ns: int) -> list[dict[str, Any]]:
     """One row per candidacy of the run, in time order."""
     leaders = run.leaders()
-    majority = run.majority or (len(run.nodes) // 2 + 1 if run.nodes else None)
+    majority = run.majority or (len(run.voters()) // 2 + 1 if run.voters() else None)
     seen: set[tuple[str, int]] = set()
     rows = []
     for c in run.changes:
