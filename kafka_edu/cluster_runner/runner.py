@@ -252,6 +252,15 @@ class ClusterRunner:
     def broker_entry(self, broker_id: int, manifest: dict[str, Any] | None = None) -> dict[str, Any]:
         return self.entry(broker_id, manifest)
 
+    def _record_fault(self, fault: str, node_id: int) -> None:
+        """A fault leaves no span of its own (a kill -9 least of all): the manifest keeps when it was done, for the
+        mining jobs' timelines."""
+        manifest = self.run.read_manifest()
+        entry = self.entry(node_id, manifest)
+        manifest.setdefault("faults", []).append({"fault": fault, "node": node_id, "role": entry["role"],
+                                                  "time_ns": time.time_ns()})
+        self.run.write_manifest(manifest)
+
     def _update_entry(self, broker_id: int, **changes: Any) -> None:
         manifest = self.run.read_manifest()
         self.entry(broker_id, manifest).update(changes)
@@ -261,6 +270,8 @@ class ClusterRunner:
         entry = self.entry(broker_id)
         if entry["pid"] and process_alive(entry["pid"]):
             raise ClusterError(f"{entry['role']} {broker_id} is already running (pid {entry['pid']})")
+        if entry["pid"]:  # a restart, not the node's first start
+            self._record_fault("start", broker_id)
         span_file = self.span_file(broker_id)
         span_offset = span_file.stat().st_size if span_file.exists() else 0  # where this process's spans begin
         with open(entry["log"], "ab") as log:
@@ -274,12 +285,14 @@ class ClusterRunner:
         """Controlled stop: SIGTERM runs KafkaServer.shutdown in the broker."""
         entry = self.entry(broker_id)
         if entry["pid"]:
+            self._record_fault("stop", broker_id)
             stop_process(entry["pid"], timeout_s)
         self._update_entry(broker_id, state=NOT_RUNNING)
 
     def kill(self, broker_id: int) -> None:
         entry = self.entry(broker_id)
         if entry["pid"]:
+            self._record_fault("kill -9", broker_id)
             signal_process(entry["pid"], signal.SIGKILL)
             deadline = time.monotonic() + 10
             while process_alive(entry["pid"]) and time.monotonic() < deadline:
@@ -290,6 +303,7 @@ class ClusterRunner:
         """SIGSTOP: the broker freezes, as in a long GC pause; its ZooKeeper session will expire."""
         entry = self.entry(broker_id)
         if entry["pid"]:
+            self._record_fault("pause", broker_id)
             signal_process(entry["pid"], signal.SIGSTOP)
         self._update_entry(broker_id, state="paused")
 
@@ -297,6 +311,7 @@ class ClusterRunner:
         entry = self.entry(broker_id)
         if entry["pid"]:
             signal_process(entry["pid"], signal.SIGCONT)
+            self._record_fault("resume", broker_id)
         self._update_entry(broker_id, state="resumed")
 
     def span_file(self, broker_id: int) -> Path:

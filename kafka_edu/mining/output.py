@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from kafka_edu.mining.source import InputReport
@@ -49,7 +50,8 @@ def print_result(result: JobResult, report: InputReport, console: Console) -> No
         table.add_column(col.header, justify="right" if col.fmt else "left", overflow="fold")
     shown = [r for r in result.rows if result.table_rows is None or result.table_rows(r)]
     for row in shown:
-        table.add_row(*[col.show(row.get(col.key)) for col in columns])
+        # cells are data, not markup: `pollLeader[append batches]` keeps its brackets
+        table.add_row(*[escape(col.show(row.get(col.key))) for col in columns])
     console.print(table)
     if len(shown) < len(result.rows):
         console.print(f"[dim]… {len(result.rows) - len(shown)} more rows in the CSV[/]")

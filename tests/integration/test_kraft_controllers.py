@@ -117,6 +117,8 @@ def test_three_controllers_commit_fail_over_and_keep_every_committed_record(quor
     elapsed = time.monotonic() - killed_at
     new_epoch = runner.entry(new_leader)["epoch"]
     assert new_leader != leader and new_epoch > epoch
+    # the manifest keeps when the fault was done (a kill -9 leaves no span): the mining timelines start from it
+    assert [(f["fault"], f["node"]) for f in runner.run.read_manifest()["faults"]] == [("kill -9", leader)]
     print(f"kill -9 of leader {leader} (epoch {epoch}) -> leader {new_leader} in epoch {new_epoch} after "
           f"{elapsed:.1f} s")
 
