@@ -1,63 +1,12 @@
-"""Port of server-common/src/main/java/org/apache/kafka/timeline/TimelineLong.java (Kafka 3.9)."""
+"""Port of server-common/src/main/java/org/apache/kafka/timeline/TimelineLong.java (Kafka 3.9).
+
+Java needs a class per primitive type; Python's int is both, so TimelineLong is TimelineInteger under Kafka's other
+name (an offset, an epoch)."""
 
 from __future__ import annotations
 
-from kafka_edu.timeline.revertable import Delta, Revertable
-from kafka_edu.timeline.snapshot_registry import LATEST_EPOCH, SnapshotRegistry
+from kafka_edu.timeline.timeline_integer import TimelineInteger
 
 
-class LongContainer(Delta):
-    def __init__(self, value: int = 0) -> None:
-        self.value = value
-
-    def merge_from(self, destination_epoch: int, delta: Delta) -> None:
-        pass  # the older snapshot's value is the one to keep
-
-
-class TimelineLong(Revertable):
+class TimelineLong(TimelineInteger):
     """A long readable at any snapshot of its registry (an offset, an epoch)."""
-
-    INITIAL_VALUE = 0
-
-    def __init__(self, snapshot_registry: SnapshotRegistry) -> None:
-        self._snapshot_registry = snapshot_registry
-        self._value = self.INITIAL_VALUE
-        snapshot_registry.register(self)
-
-    def get(self, epoch: int = LATEST_EPOCH) -> int:
-        if epoch == LATEST_EPOCH:
-            return self._value
-        for snapshot in self._snapshot_registry.iterator(epoch):
-            container = snapshot.get_delta(self)
-            if container is not None:
-                return container.value
-        return self._value
-
-    def set(self, value: int) -> None:
-        iterator = self._snapshot_registry.reverse_iterator()
-        if iterator.has_next():
-            snapshot = iterator.next()
-            if snapshot.get_delta(self) is None:
-                snapshot.set_delta(self, LongContainer(self._value))
-        self._value = value
-
-    def increment(self) -> None:
-        self.set(self.get() + 1)
-
-    def decrement(self) -> None:
-        self.set(self.get() - 1)
-
-    def execute_revert(self, target_epoch: int, delta: Delta) -> None:
-        self._value = delta.value  # type: ignore[attr-defined]
-
-    def reset(self) -> None:
-        self.set(self.INITIAL_VALUE)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, TimelineLong) and self._value == other._value
-
-    def __hash__(self) -> int:
-        return self._value
-
-    def __repr__(self) -> str:
-        return str(self._value)
