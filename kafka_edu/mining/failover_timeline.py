@@ -276,6 +276,9 @@ _MARKS = (  # key, label, marker: in the order they happen
     ("failover_done_ms", "failover done / completeActivation", "s"), ("led_again_ms", "all partitions led again", "D"))
 
 
+_ZK_LABELS = {"elected_ms": "elected (/controller written)", "failover_done_ms": "failover done (onControllerFailover)"}
+
+
 def _chart(rows: list[dict[str, Any]], stem: Path) -> list[Path]:
     fig, (before, after) = charts.plt.subplots(1, 2, figsize=(10, 0.55 * len(rows) + 2.2), layout="constrained",
                                                sharey=True, gridspec_kw={"width_ratios": [1, 2]})
@@ -296,7 +299,10 @@ def _chart(rows: list[dict[str, Any]], stem: Path) -> list[Path]:
     if timeouts:
         after.plot([t[0] for t in timeouts], [t[1] for t in timeouts], "|", color="black", markersize=12,
                    label="fetch timeout (Raft follower)")
+    kraft = any(r.get("candidate_ms") is not None for r in rows)
     for color, (key, label, marker) in zip(charts.PALETTE, _MARKS, strict=False):
+        if not kraft:  # a ZooKeeper-mode chart names its own steps, not the Raft ones
+            label = _ZK_LABELS.get(key, label)
         points = [(r[key], i) for r, i in zip(rows, y, strict=True) if r.get(key) is not None]
         if points:
             after.plot([p[0] for p in points], [p[1] for p in points], marker, color=color, label=label,
