@@ -76,8 +76,9 @@ class Terminal:
 def terminal(tmp_path: Path) -> Iterator[Terminal]:
     term = Terminal(tmp_path / "traces")
     try:
-        term.wait_for(lambda s: s.count("RunningAsBroker") >= 3 and CONTROLLER.search(s), "three brokers and a "
-                      "controller")
+        # "· live ·" in the status line: the TUI has read the manifest and its action keys act
+        term.wait_for(lambda s: s.count("RunningAsBroker") >= 3 and CONTROLLER.search(s) and " · live · " in s,
+                      "three live brokers and a controller")
         yield term
     finally:
         term.close()
@@ -98,6 +99,9 @@ def test_kill_9_of_the_controller_shows_a_new_controller_with_a_higher_epoch(ter
     controller, epoch = map(int, CONTROLLER.search(terminal.screen()).groups())
     select_broker(terminal, controller)  # focus starts on the Cluster pane
     terminal.press("x")
+    # the toast says the kill was taken (a refusal would say why not, and fail here with it on screen)
+    terminal.wait_for(lambda s: f"kill -9 broker {controller}" in s, f"the kill of broker {controller} to start",
+                      timeout_s=15)
 
     def new_controller(screen: str) -> bool:
         found = CONTROLLER.search(screen)
