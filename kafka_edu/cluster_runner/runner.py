@@ -368,6 +368,8 @@ class ClusterRunner:
             elif entry["role"] == "controller" and entry.get("state") != "paused":
                 role, epoch = self.raft_state(entry["id"])
                 entry["state"], entry["epoch"] = role, epoch
+            elif entry["role"] in NODE_ROLES:
+                pass  # paused: the manifest says so, and a stopped process writes no spans to read a state from
             else:
                 host, _, port = (manifest["zookeeper_connect"] or ":").rpartition(":")
                 entry["state"] = "running" if entry["pid"] and process_alive(entry["pid"]) and is_ok(host, int(port)) \
