@@ -167,12 +167,34 @@ def tui(options: argparse.Namespace) -> int:
     return 0
 
 
-def consumer_groups(options: argparse.Namespace) -> int:
-    """kafka-consumer-groups.sh: `--list`, or `--describe GROUP`; the bootstrap defaults to the newest run's."""
-    from kafka_edu.admin.consumer_group_command import run
+def _run_manifest(options: argparse.Namespace, changes: bool = False) -> dict:
+    """The manifest of `--run DIR`, else of the run a command means when it names none (RunDirectory.newest)."""
     from kafka_edu.cluster_runner.run_directory import RunDirectory
-    bootstrap = options.bootstrap_server or RunDirectory.newest(Path(options.traces)).read_manifest()[
-        "bootstrap_servers"]
+    if getattr(options, "run", None):
+        return RunDirectory.open(Path(options.run)).read_manifest()
+    return RunDirectory.newest(Path(options.traces), changes=changes).read_manifest()
+
+
+def _bootstrap_servers(options: argparse.Namespace, changes: bool = False) -> str | None:
+    """`--bootstrap-server`, else the run's brokers: a ZooKeeper-mode run's or a KRaft run's alike (the manifest's
+    `bootstrap_servers`). None, and the user told why, when the run has no broker to ask."""
+    if options.bootstrap_server:
+        return options.bootstrap_server
+    manifest = _run_manifest(options, changes)
+    if not manifest.get("bootstrap_servers"):
+        console.print(f"[red]run {manifest.get('run_id', '?')} has no brokers to ask (a KRaft run of controllers "
+                      f"only: start one with `kafka-edu cluster up --mode kraft --brokers N`), and no "
+                      f"--bootstrap-server was given[/]", soft_wrap=True)
+        return None
+    return manifest["bootstrap_servers"]
+
+
+def consumer_groups(options: argparse.Namespace) -> int:
+    """kafka-consumer-groups.sh: `--list`, or `--describe GROUP`; the bootstrap defaults to the run's brokers."""
+    from kafka_edu.admin.consumer_group_command import run
+    bootstrap = _bootstrap_servers(options)
+    if bootstrap is None:
+        return 2
     # Piped output keeps whole rows (rich would otherwise fit the table into 80 columns)
     out = console if console.is_terminal else Console(width=200)
     return run(bootstrap, options.list, options.describe, out)
@@ -181,22 +203,39 @@ def consumer_groups(options: argparse.Namespace) -> int:
 def topics(options: argparse.Namespace) -> int:
     """kafka-topics.sh: `--create TOPIC --partitions P --replication-factor R`, `--describe [TOPIC]`, `--delete`."""
     from kafka_edu.admin.topic_command import run
-    from kafka_edu.cluster_runner.run_directory import RunDirectory
     action = next(a for a in ("create", "delete", "list", "describe") if getattr(options, a))
-    bootstrap = options.bootstrap_server or RunDirectory.newest(
-        Path(options.traces), changes=action in ("create", "delete")).read_manifest()["bootstrap_servers"]
     if action in ("create", "delete") and not options.topic:
         console.print(f"--{action} needs --topic")
+        return 2
+    bootstrap = _bootstrap_servers(options, changes=action in ("create", "delete"))
+    if bootstrap is None:
         return 2
     out = console if console.is_terminal else Console(width=200)
     return run(bootstrap, action, options.topic, options.partitions, options.replication_factor, options.config, out)
 
 
-def _zookeeper_connect(options: argparse.Namespace) -> str:
-    """`--zookeeper`, else the newest run's ZooKeeper (the admin tools below talk to ZooKeeper, as in 1.0.2)."""
-    from kafka_edu.cluster_runner.run_directory import RunDirectory
-    return options.zookeeper or RunDirectory.newest(Path(options.traces), changes=True).read_manifest()[
-        "zookeeper_connect"]
+# What replaced each ZooKeeper-bound tool in Kafka 3.9, where it needs a broker API instead of ZooKeeper.
+_KRAFT_SUCCESSORS = {
+    "preferred-replica-election": "kafka-leader-election.sh, which sends ElectLeaders to a broker (forwarded to the "
+                                  "active controller)",
+    "reassign-partitions": "kafka-reassign-partitions.sh --bootstrap-server, which sends AlterPartitionReassignments "
+                           "to a broker (forwarded to the active controller)",
+}
+
+
+def _zookeeper_connect(options: argparse.Namespace) -> str | None:
+    """`--zookeeper`, else the run's ZooKeeper (the admin tools below talk to ZooKeeper, as in 1.0.2). None, and the
+    user told why, on a KRaft run: it has no ZooKeeper."""
+    if options.zookeeper:
+        return options.zookeeper
+    manifest = _run_manifest(options, changes=True)
+    if manifest.get("mode") == "kraft":
+        console.print(f"[red]kafka-edu {options.command}: run {manifest.get('run_id', '?')} is a KRaft cluster, "
+                      f"which has no ZooKeeper, and this tool (Kafka 1.0.2's) writes its request to ZooKeeper. Kafka "
+                      f"3.9 does it with {_KRAFT_SUCCESSORS[options.command]}; the KRaft controller of this port "
+                      f"does not implement that API yet.[/]", soft_wrap=True)
+        return None
+    return manifest["zookeeper_connect"]
 
 
 def _error_line(prefix: str, e: BaseException) -> None:
@@ -213,8 +252,11 @@ def _error_line(prefix: str, e: BaseException) -> None:
 def preferred_replica_election(options: argparse.Namespace) -> int:
     """kafka-preferred-replica-election.sh: `[--path-to-json-file F]`, all partitions by default."""
     from kafka_edu.admin.preferred_replica_leader_election_command import run
+    zookeeper_connect = _zookeeper_connect(options)
+    if zookeeper_connect is None:
+        return 2
     try:
-        run(_zookeeper_connect(options), options.path_to_json_file)
+        run(zookeeper_connect, options.path_to_json_file)
     except Exception as e:
         _error_line("Failed to start preferred replica election: ", e)
         return 1
@@ -232,8 +274,11 @@ def reassign_partitions(options: argparse.Namespace) -> int:
         console.print(f"[red]{escape(usage_error)}[/]", soft_wrap=True)
         return 2
     action = next(a for a in ("generate", "execute", "verify") if getattr(options, a))
+    zookeeper_connect = _zookeeper_connect(options)
+    if zookeeper_connect is None:
+        return 2
     try:
-        return run(_zookeeper_connect(options), action, options.reassignment_json_file,
+        return run(zookeeper_connect, action, options.reassignment_json_file,
                    options.topics_to_move_json_file, options.broker_list)
     except Exception as e:
         _error_line("Partitions reassignment failed due to ", e)
@@ -286,7 +331,8 @@ def build_parser() -> argparse.ArgumentParser:
     group = cg.add_mutually_exclusive_group(required=True)
     group.add_argument("--list", action="store_true")
     group.add_argument("--describe", metavar="GROUP")
-    cg.add_argument("--bootstrap-server", help="default: the newest run's bootstrap servers")
+    cg.add_argument("--bootstrap-server", help="default: the run's brokers (ZooKeeper or KRaft mode)")
+    cg.add_argument("--run", help="the run directory to act on (default: the live run started last)")
     cg.add_argument("--traces", default="traces")
     tp = sub.add_parser("topics", help="create, describe, list or delete topics (kafka-topics.sh)")
     action = tp.add_mutually_exclusive_group(required=True)
@@ -296,12 +342,14 @@ def build_parser() -> argparse.ArgumentParser:
     tp.add_argument("--partitions", type=int, default=1)
     tp.add_argument("--replication-factor", type=int, default=1)
     tp.add_argument("--config", action="append", default=[], metavar="k=v")
-    tp.add_argument("--bootstrap-server", help="default: the newest run's bootstrap servers")
+    tp.add_argument("--bootstrap-server", help="default: the run's brokers (ZooKeeper or KRaft mode)")
+    tp.add_argument("--run", help="the run directory to act on (default: the live run started last)")
     tp.add_argument("--traces", default="traces")
     pe = sub.add_parser("preferred-replica-election",
                         help="move leadership back to the preferred replicas (kafka-preferred-replica-election.sh)")
     pe.add_argument("--path-to-json-file", help='{"partitions": [{"topic": "foo", "partition": 1}]}; default: all')
     pe.add_argument("--zookeeper", help="default: the newest run's ZooKeeper")
+    pe.add_argument("--run", help="the run directory to act on (default: the live run started last)")
     pe.add_argument("--traces", default="traces")
     rp = sub.add_parser("reassign-partitions", help="move partitions between brokers (kafka-reassign-partitions.sh)")
     rp_action = rp.add_mutually_exclusive_group(required=True)
@@ -312,6 +360,7 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--topics-to-move-json-file", help='{"version": 1, "topics": [{"topic": "foo"}]}')
     rp.add_argument("--broker-list", help='the brokers to move the topics to, "0,1,2" (with --generate)')
     rp.add_argument("--zookeeper", help="default: the newest run's ZooKeeper")
+    rp.add_argument("--run", help="the run directory to act on (default: the live run started last)")
     rp.add_argument("--traces", default="traces")
     mining_cli.add_parser(sub)
     lessons_cli.add_parser(sub)

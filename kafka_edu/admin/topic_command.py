@@ -26,10 +26,15 @@ class TopicService:
         return sorted(t for t in self.admin_client.list_topics(timeout=TIMEOUT_S).topics if not t.startswith("__"))
 
     def describe_topics(self, topic: str | None) -> list[tuple[str, int, int, list[int], list[int]]]:
-        """(topic, partition, leader, replicas, isr) for each partition, from a Metadata request."""
-        metadata = self.admin_client.list_topics(topic, timeout=TIMEOUT_S)
+        """(topic, partition, leader, replicas, isr) for each partition, from a Metadata request; a topic that does
+        not exist has no rows, as 1.0.2's describe lists only the topics it finds."""
+        # Every topic, then the one asked for: a Metadata request naming a topic lets the broker auto-create it
+        # (a producer-type client asks with allow_auto_topic_creation), and describing must not create.
+        metadata = self.admin_client.list_topics(timeout=TIMEOUT_S)
         rows = []
         for name, topic_metadata in sorted(metadata.topics.items()):
+            if topic is not None and name != topic:
+                continue
             if topic_metadata.error is not None:
                 raise RuntimeError(f"{name}: {topic_metadata.error.str()}")
             for partition_id, p in sorted(topic_metadata.partitions.items()):
@@ -50,10 +55,13 @@ def run(bootstrap_servers: str, action: str, topic: str | None, partitions: int,
         for name in service.list_topics():
             console.print(name)
     else:
+        rows = service.describe_topics(topic)
+        if not rows:
+            return 0
         table = Table(title_justify="left")
         for column in ("Topic", "Partition", "Leader", "Replicas", "Isr"):
             table.add_column(column)
-        for name, partition, leader, replicas, isr in service.describe_topics(topic):
+        for name, partition, leader, replicas, isr in rows:
             table.add_row(name, str(partition), str(leader), ",".join(map(str, replicas)), ",".join(map(str, isr)))
         console.print(table)
     return 0
