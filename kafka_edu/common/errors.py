@@ -66,6 +66,10 @@ class AuthorizationException(ApiException):
     pass
 
 
+class CoordinatorLoadInProgressException(RetriableException):
+    """The coordinator is not ready yet (still loading, or, on KRaft, waiting for producer ids): retry shortly."""
+
+
 class CorruptRecordException(RetriableException):
     """A batch failed its size or CRC check (CORRUPT_MESSAGE)."""
 

@@ -9,6 +9,7 @@ from kafka_edu.image.configurations_delta import ConfigurationsDelta
 from kafka_edu.image.features_delta import FeaturesDelta
 from kafka_edu.image.metadata_image import MetadataImage
 from kafka_edu.image.metadata_provenance import MetadataProvenance
+from kafka_edu.image.producer_ids_delta import ProducerIdsDelta
 from kafka_edu.image.topics_delta import TopicsDelta
 from kafka_edu.metadata.records.metadata_record_type import MetadataRecordType
 from kafka_edu.server.common.metadata_version import MetadataVersion
@@ -36,6 +37,7 @@ class MetadataDelta:
         self._cluster_delta: ClusterDelta | None = None
         self._topics_delta: TopicsDelta | None = None
         self._configs_delta: ConfigurationsDelta | None = None
+        self._producer_ids_delta: ProducerIdsDelta | None = None
 
     def image(self) -> MetadataImage:
         return self._image
@@ -72,6 +74,14 @@ class MetadataDelta:
             self._configs_delta = ConfigurationsDelta(self._image.configs)
         return self._configs_delta
 
+    def producer_ids_delta(self) -> ProducerIdsDelta | None:
+        return self._producer_ids_delta
+
+    def get_or_create_producer_ids_delta(self) -> ProducerIdsDelta:
+        if self._producer_ids_delta is None:
+            self._producer_ids_delta = ProducerIdsDelta(self._image.producer_ids)
+        return self._producer_ids_delta
+
     def metadata_version_changed(self) -> MetadataVersion | None:
         return None if self._features_delta is None else self._features_delta.metadata_version_change()
 
@@ -101,9 +111,10 @@ class MetadataDelta:
             self._replay_feature_level(record)
         elif record_type is _T.BROKER_REGISTRATION_CHANGE_RECORD:
             self.get_or_create_cluster_delta().replay_broker_registration_change(record)
-        elif record_type in (_T.NO_OP_RECORD, _T.PRODUCER_IDS_RECORD):
-            # a NoOp only moves the image's offset; producer ids have no image part in this port
-            pass
+        elif record_type is _T.PRODUCER_IDS_RECORD:
+            self.get_or_create_producer_ids_delta().replay(record)
+        elif record_type is _T.NO_OP_RECORD:
+            pass  # it only moves the image's offset
         else:
             # transaction markers never get here: MetadataBatchLoader handles them
             raise RuntimeError(f"Unknown metadata record type {record_type}")
@@ -123,14 +134,18 @@ class MetadataDelta:
         self.get_or_create_cluster_delta().finish_snapshot()
         self.get_or_create_topics_delta().finish_snapshot()
         self.get_or_create_configs_delta().finish_snapshot()
+        self.get_or_create_producer_ids_delta().finish_snapshot()
 
     def apply(self, provenance: MetadataProvenance) -> MetadataImage:
         new_features = (self._image.features if self._features_delta is None else self._features_delta.apply())
         new_cluster = (self._image.cluster if self._cluster_delta is None else self._cluster_delta.apply())
         new_topics = (self._image.topics if self._topics_delta is None else self._topics_delta.apply())
         new_configs = (self._image.configs if self._configs_delta is None else self._configs_delta.apply())
-        return MetadataImage(provenance, new_features, new_cluster, new_topics, new_configs)
+        new_producer_ids = (self._image.producer_ids if self._producer_ids_delta is None
+                            else self._producer_ids_delta.apply())
+        return MetadataImage(provenance, new_features, new_cluster, new_topics, new_configs, new_producer_ids)
 
     def __str__(self) -> str:
         return (f"MetadataDelta(featuresDelta={self._features_delta}, clusterDelta={self._cluster_delta}, "
-                f"topicsDelta={self._topics_delta}, configsDelta={self._configs_delta})")
+                f"topicsDelta={self._topics_delta}, configsDelta={self._configs_delta}, "
+                f"producerIdsDelta={self._producer_ids_delta})")

@@ -9,6 +9,7 @@ from kafka_edu.image.cluster_image import ClusterImage
 from kafka_edu.image.configurations_image import ConfigurationsImage
 from kafka_edu.image.features_image import FeaturesImage
 from kafka_edu.image.metadata_provenance import MetadataProvenance
+from kafka_edu.image.producer_ids_image import ProducerIdsImage
 from kafka_edu.image.topics_image import TopicsImage
 from kafka_edu.image.writer.image_writer import ImageWriter
 from kafka_edu.image.writer.image_writer_options import ImageWriterOptions
@@ -19,8 +20,8 @@ from kafka_edu.raft.offset_and_epoch import OffsetAndEpoch
 class MetadataImage:
     """The cluster metadata as of one log offset: immutable, so any thread may read it.
 
-    3.9's image also holds client quotas, producer ids, ACLs, SCRAM credentials and delegation tokens; their
-    records are not ported, so neither are those parts.
+    3.9's image also holds client quotas, ACLs, SCRAM credentials and delegation tokens; their records are not
+    ported, so neither are those parts.
     """
 
     EMPTY: ClassVar[MetadataImage]
@@ -30,10 +31,11 @@ class MetadataImage:
     cluster: ClusterImage
     topics: TopicsImage
     configs: ConfigurationsImage
+    producer_ids: ProducerIdsImage
 
     def is_empty(self) -> bool:
         return (self.features.is_empty() and self.cluster.is_empty() and self.topics.is_empty()
-                and self.configs.is_empty())
+                and self.configs.is_empty() and self.producer_ids.is_empty())
 
     def highest_offset_and_epoch(self) -> OffsetAndEpoch:
         return OffsetAndEpoch(self.provenance.last_contained_offset, self.provenance.last_contained_epoch)
@@ -47,12 +49,13 @@ class MetadataImage:
         self.cluster.write(writer, options)
         self.topics.write(writer, options)
         self.configs.write(writer, options)
+        self.producer_ids.write(writer, options)
         writer.close(True)
 
     def __str__(self) -> str:
         return (f"MetadataImage(provenance={self.provenance}, features={self.features}, cluster={self.cluster}, "
-                f"topics={self.topics}, configs={self.configs})")
+                f"topics={self.topics}, configs={self.configs}, producerIds={self.producer_ids})")
 
 
 MetadataImage.EMPTY = MetadataImage(MetadataProvenance.EMPTY, FeaturesImage.EMPTY, ClusterImage.EMPTY,
-                                    TopicsImage.EMPTY, ConfigurationsImage.EMPTY)
+                                    TopicsImage.EMPTY, ConfigurationsImage.EMPTY, ProducerIdsImage.EMPTY)

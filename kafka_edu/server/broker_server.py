@@ -8,10 +8,10 @@ unfence the broker (RECOVERY -> RUNNING). Only then does the SocketServer proces
 
 The data plane is wired as 3.9 wires it: the KRaft metadata cache, the ForwardingManager (CreateTopics and
 DeleteTopics go on to the active controller, without an Envelope), the AlterPartitionManager on a channel of its
-own, the KRaft ReplicaManager, the group coordinator, KafkaApis on KRaft metadata and the BrokerMetadataPublisher,
-which starts the managers on the first publish. Not here: the transaction coordinator (its producer ids come from
-ZooKeeper in this port; 3.9 asks the controller with AllocateProducerIds), the dynamic config, quota, SCRAM,
-token and ACL publishers, and the BrokerRegistrationTracker.
+own, the KRaft ReplicaManager, the group coordinator, the transaction coordinator (its producer ids from the controller,
+by AllocateProducerIds), KafkaApis on KRaft metadata and the BrokerMetadataPublisher, which starts the managers on
+the first publish. Not here: the dynamic config, quota, SCRAM, token and ACL publishers, and the
+BrokerRegistrationTracker.
 """
 
 from __future__ import annotations
@@ -28,6 +28,8 @@ from typing import Any
 from kafka_edu.common.errors import KafkaException
 from kafka_edu.common.uuid import Uuid
 from kafka_edu.coordinator.group.group_coordinator import GroupCoordinator
+from kafka_edu.coordinator.transaction.rpc_producer_id_manager import RPCProducerIdManager
+from kafka_edu.coordinator.transaction.transaction_coordinator import TransactionCoordinator
 from kafka_edu.log.log_config import LogConfig
 from kafka_edu.log.log_manager import LogManager
 from kafka_edu.metadata.broker_state import BrokerState
@@ -115,6 +117,7 @@ class BrokerServer:
         self.alter_partition_manager: AlterPartitionManager | None = None
         self.replica_manager: KRaftReplicaManager | None = None
         self.group_coordinator: GroupCoordinator | None = None
+        self.transaction_coordinator: TransactionCoordinator | None = None
         self.broker_metadata_publisher: BrokerMetadataPublisher | None = None
         self.metadata_publishers: list[Any] = []
         self.cluster_id: str = shared_server.cluster_id()
@@ -202,6 +205,11 @@ class BrokerServer:
 
             # Create group coordinator, but don't start it until we've started replica manager.
             self.group_coordinator = GroupCoordinator.apply(config, self.replica_manager, self.kafka_scheduler)
+
+            client_channel = self.client_to_controller_channel_manager
+            # Create the transaction coordinator; the metadata publisher starts it with the other managers.
+            self.transaction_coordinator = TransactionCoordinator(config.node_id, None, lambda: RPCProducerIdManager(
+                config.node_id, lambda: lifecycle_manager.broker_epoch, client_channel))
             self.auto_topic_creation_manager = DefaultAutoTopicCreationManager(
                 config, self.client_to_controller_channel_manager, self.group_coordinator.offsets_topic_configs)
 
@@ -222,7 +230,8 @@ class BrokerServer:
             # KafkaApis on KRaft metadata: no admin manager or ZooKeeper controller; what needs the controller is
             # forwarded.
             self.data_plane_request_processor = KafkaApis(
-                self.socket_server.request_channel, self.replica_manager, None, self.group_coordinator, None,
+                self.socket_server.request_channel, self.replica_manager, None, self.group_coordinator,
+                self.transaction_coordinator,
                 config.node_id, config, self.metadata_cache, None, self.cluster_id, copy_kafka_config_to_log(config),
                 forwarding_manager=self.forwarding_manager,
                 auto_topic_creation_manager=self.auto_topic_creation_manager)
@@ -231,7 +240,8 @@ class BrokerServer:
                 config.num_io_threads)
 
             self.broker_metadata_publisher = BrokerMetadataPublisher(
-                config, self.metadata_cache, self.log_manager, self.replica_manager, self.group_coordinator)
+                config, self.metadata_cache, self.log_manager, self.replica_manager, self.group_coordinator,
+                self.transaction_coordinator)
             self.metadata_publishers.append(self.broker_metadata_publisher)
             wait_with_logging(self.log, "", "the broker metadata publishers to be installed",
                               loader.install_publishers(self.metadata_publishers), startup_deadline)
@@ -341,6 +351,9 @@ class BrokerServer:
             if self.group_coordinator is not None:
                 with swallow(log):
                     self.group_coordinator.shutdown()
+            if self.transaction_coordinator is not None:
+                with swallow(log):
+                    self.transaction_coordinator.shutdown()
             if self.replica_manager is not None:
                 with swallow(log):
                     self.replica_manager.shutdown()

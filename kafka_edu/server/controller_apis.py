@@ -40,6 +40,7 @@ CONTROLLER_SUPPORTED_VERSIONS: dict[ApiKeys, tuple[int, int]] = {
     ApiKeys.BROKER_REGISTRATION: (0, 4),
     ApiKeys.BROKER_HEARTBEAT: (0, 1),
     ApiKeys.DESCRIBE_CLUSTER: (0, 1),
+    ApiKeys.ALLOCATE_PRODUCER_IDS: (0, 0),
 }
 RAFT_APIS = frozenset({ApiKeys.FETCH, ApiKeys.FETCH_SNAPSHOT, ApiKeys.VOTE, ApiKeys.BEGIN_QUORUM_EPOCH,
                        ApiKeys.END_QUORUM_EPOCH, ApiKeys.DESCRIBE_QUORUM})
@@ -70,6 +71,7 @@ class ControllerApis:
             ApiKeys.BROKER_REGISTRATION: self.handle_broker_registration,
             ApiKeys.BROKER_HEARTBEAT: self.handle_broker_heartbeat_request,
             ApiKeys.DESCRIBE_CLUSTER: self.handle_describe_cluster,
+            ApiKeys.ALLOCATE_PRODUCER_IDS: self.handle_allocate_producer_ids_request,
         }
 
     @staticmethod
@@ -232,6 +234,16 @@ class ControllerApis:
                                                 should_shut_down=reply.should_shut_down),
                             lambda error, _m: build(schema, throttle_time=0, error_code=error, is_caught_up=False,
                                                     is_fenced=True, should_shut_down=False))
+
+    def handle_allocate_producer_ids_request(self, request: Request) -> Future[Any]:
+        schema = self.response_schema(request)
+        future = self.controller.allocate_producer_ids(self._request_context(request), request.body)
+        return self._answer(request, future,
+                            lambda block: build(schema, throttle_time=0, error_code=Errors.NONE,
+                                                producer_id_start=block.first_producer_id(),
+                                                producer_id_len=block.size()),
+                            lambda error, _m: build(schema, throttle_time=0, error_code=error, producer_id_start=-1,
+                                                    producer_id_len=0))
 
     # -- DescribeCluster --------------------------------------------------------------------------------------------
 

@@ -86,10 +86,10 @@ for _api, (_low, _high) in SUPPORTED_VERSIONS.items():
     _api.set_supported(_low, _high)
 
 # What only a ZooKeeper-mode broker serves (3.9's ApiMessageType listeners = zkBroker): a KRaft broker learns the
-# metadata from the log, and controlled shutdown goes through heartbeats. DescribeConfigs and InitProducerId read
-# ZooKeeper in this port, so a KRaft broker does not advertise them either (yet).
+# metadata from the log, and controlled shutdown goes through heartbeats. DescribeConfigs reads ZooKeeper in this
+# port, so a KRaft broker does not advertise it either (yet).
 ZK_BROKER_ONLY_APIS = frozenset({ApiKeys.LEADER_AND_ISR, ApiKeys.STOP_REPLICA, ApiKeys.UPDATE_METADATA,
-                                 ApiKeys.CONTROLLED_SHUTDOWN, ApiKeys.DESCRIBE_CONFIGS, ApiKeys.INIT_PRODUCER_ID})
+                                 ApiKeys.CONTROLLED_SHUTDOWN, ApiKeys.DESCRIBE_CONFIGS})
 
 
 class KafkaApis:

@@ -8,8 +8,8 @@ same records as they are committed. Losing the leadership reverts every manager 
 
 Ported: the write path, the raft listener (commit, snapshot load, leader change), claim / completeActivation /
 renounce, NoOpRecord on idle, the deferred fencing of stale brokers, and createTopics, deleteTopics,
-registerBroker, processBrokerHeartbeat, alterPartition, findTopicIds. Left out: ACLs, quotas, SCRAM, delegation
-tokens, producer ids, reassignments, leader balancing, ZooKeeper migration, metrics. The periodic NoOp write is
+registerBroker, processBrokerHeartbeat, alterPartition, findTopicIds, allocateProducerIds. Left out: ACLs, quotas,
+SCRAM, delegation tokens, reassignments, leader balancing, ZooKeeper migration, metrics. The periodic NoOp write is
 scheduled as 3.6 did it (a self-rescheduling deferred event); 3.9 moved it into a PeriodicTaskControlManager with
 the same effect.
 """
@@ -46,6 +46,7 @@ from kafka_edu.metadata.controller.controller_request_context import ControllerR
 from kafka_edu.metadata.controller.controller_result import ControllerResult, ControllerResultAndOffset
 from kafka_edu.metadata.controller.feature_control_manager import FeatureControlManager, is_no_op_record_supported
 from kafka_edu.metadata.controller.offset_control_manager import OffsetControlManager
+from kafka_edu.metadata.controller.producer_id_control_manager import ProducerIdControlManager
 from kafka_edu.metadata.controller.replication_control_manager import ApiError, ReplicationControlManager
 from kafka_edu.metadata.placement.replica_placer import ReplicaPlacer
 from kafka_edu.metadata.placement.striped_replica_placer import StripedReplicaPlacer
@@ -426,6 +427,8 @@ class QuorumController:
         self.cluster_control = ClusterControlManager(self.snapshot_registry, cluster_id, self.feature_control,
                                                      replica_placer, session_timeout_ns, time.nanoseconds,
                                                      log_context)
+        self.producer_id_control_manager = ProducerIdControlManager(self.cluster_control, self.snapshot_registry,
+                                                                    log_context)
         self.replication_control = ReplicationControlManager(self.snapshot_registry, self.cluster_control,
                                                              self.configuration_control, self.feature_control,
                                                              default_replication_factor, default_num_partitions,
@@ -701,7 +704,7 @@ class QuorumController:
         elif kind == "AbortTransactionRecord":
             self.offset_control.replay_abort_transaction(message, offset)
         elif kind == "ProducerIdsRecord":
-            pass  # ProducerIdControlManager is not ported
+            self.producer_id_control_manager.replay(message)
         else:
             raise RuntimeError(f"Unhandled record type {kind}")
 
@@ -778,6 +781,13 @@ class QuorumController:
 
         future.add_done_callback(on_done)
         return future
+
+    @span("QuorumController.allocateProducerIds")
+    def allocate_producer_ids(self, context: ControllerRequestContext, request: Any) -> Future:
+        """AllocateProducerIds: resolves to the broker's next block of producer ids once its record is committed."""
+        return self.append_write_event("allocateProducerIds", context.deadline_ns,
+                                       lambda: self.producer_id_control_manager.generate_next_producer_id(
+                                           request.broker_id, request.broker_epoch))
 
     @span("QuorumController.registerBroker")
     def register_broker(self, context: ControllerRequestContext, request: Any) -> Future[BrokerRegistrationReply]:

@@ -173,7 +173,8 @@ def _api_outcome(s: Scope) -> dict[str, Any]:
     if api == ApiKeys.FIND_COORDINATOR:
         return {"kafka.group.id": body.key, "kafka.coordinator.id": _coordinator_id(apis, request)}
     if api == ApiKeys.INIT_PRODUCER_ID:
-        return {"kafka.producer.id": _producer_id(apis, body)}
+        producer_id = _producer_id(apis, body)
+        return {} if producer_id is None else {"kafka.producer.id": producer_id}
     if api in (ApiKeys.JOIN_GROUP, ApiKeys.SYNC_GROUP):
         return {"kafka.group.id": body.group_id}
     return {}
@@ -190,13 +191,15 @@ def _coordinator_id(apis: Any, request: Any) -> int:
     return node.id if node is not None and request.listener_name in node.endpoints else -1
 
 
-def _producer_id(apis: Any, body: Any) -> int:
+def _producer_id(apis: Any, body: Any) -> int | None:
     """The id handleInitProducerIdRequest answered: the one its ProducerIdManager handed out last (a concurrent
-    InitProducerId on another handler thread could have taken one since)."""
+    InitProducerId on another handler thread could have taken one since); None where the manager does not say (a
+    KRaft broker's RPCProducerIdManager claims ids from its block without keeping the last one)."""
     manager = apis.txn_coordinator.producer_id_manager
     if body.transactional_id is not None or manager is None:
         return -1
-    return manager.next_producer_id - 1
+    next_producer_id = getattr(manager, "next_producer_id", None)
+    return None if next_producer_id is None else next_producer_id - 1
 
 
 @start("KafkaApis.handleLeaderAndIsrRequest", "KafkaApis.handleStopReplicaRequest",

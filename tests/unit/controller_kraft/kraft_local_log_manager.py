@@ -41,6 +41,7 @@ class SharedLogData:
         self.next_offset = 0
         self.high_watermark = 0  # exclusive: offsets below it are committed
         self.leader = LeaderAndEpoch(None, 0)
+        self.epoch_start_offset = 0  # where the current leader's epoch begins (its LeaderChange batch)
         self.auto_commit = auto_commit
         self.managers: list[LocalLogManager] = []
 
@@ -66,6 +67,7 @@ class SharedLogData:
             self.batches = [b for b in self.batches if b.last_offset < self.high_watermark]
             self.next_offset = self.high_watermark
             self.leader = LeaderAndEpoch(node_id, self.leader.epoch + 1)
+            self.epoch_start_offset = self.next_offset
             self.append(Batch.control(self.next_offset, self.leader.epoch, 0, 0, [("LEADER_CHANGE", node_id)]))
             if self.auto_commit:
                 self.high_watermark = self.next_offset
@@ -104,12 +106,19 @@ class LocalLogManager(RaftClient):
                 start = self.delivered.get(key, 0)
                 batches = [b for b in self.shared.batches
                            if b.base_offset >= start and b.last_offset < self.shared.high_watermark]
-                if batches:
-                    self.delivered[key] = batches[-1].last_offset + 1
-                    listener.handle_commit(ListBatchReader(batches))
+                # As KafkaRaftClient's listener contexts do: a listener hears of a new epoch before it sees any of
+                # that epoch's batches, so a leader that loses its place renounces before the new one commits.
+                before = [b for b in batches if b.last_offset < self.shared.epoch_start_offset]
+                after = batches[len(before):]
+                if before:
+                    self.delivered[key] = before[-1].last_offset + 1
+                    listener.handle_commit(ListBatchReader(before))
                 if self.leader_seen.get(key) != self.shared.leader:
                     self.leader_seen[key] = self.shared.leader
                     listener.handle_leader_change(self.shared.leader)
+                if after:
+                    self.delivered[key] = after[-1].last_offset + 1
+                    listener.handle_commit(ListBatchReader(after))
 
     # -- RaftClient ---------------------------------------------------------------------------------------------
 
