@@ -25,22 +25,26 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class ProcessExit:
-    """A broker process seen to end while the lesson ran: which broker, which process, when (time.time_ns(), the
-    clock span timestamps use)."""
+    """A broker process (or a KRaft controller's: `broker_id` is then its node id) seen to end while the lesson ran:
+    which node, which process, when (time.time_ns(), the clock span timestamps use); `run` names the cluster, "" for
+    the lesson's own, else the name it gave another cluster it started (`LessonRun.start_cluster`)."""
 
     broker_id: int
     pid: int
     at_ns: int
+    run: str = ""
 
 
 @dataclass(frozen=True)
 class ProcessPause:
-    """A broker process seen to stop (SIGSTOP, `kafka-edu cluster pause`) or, with `resumed`, to continue."""
+    """A broker or controller process seen to stop (SIGSTOP, `kafka-edu cluster pause`) or, with `resumed`, to
+    continue."""
 
     broker_id: int
     pid: int
     at_ns: int
     resumed: bool = False
+    run: str = ""
 
 
 @dataclass
@@ -51,9 +55,11 @@ class Evidence:
     facts: what the lesson knows that the traces do not say, or said earlier: the run directory, the bootstrap
         servers, `action_ns` (when the current step's action began), and whatever earlier checks found (`controller`,
         `epoch`, ...).
-    exits: broker processes that ended during the lesson, oldest first.
-    alive: broker id -> pid for the brokers whose process runs now (None: not running).
-    pauses: broker processes seen to stop and continue during the lesson, oldest first.
+    exits: broker (and KRaft controller) processes that ended during the lesson, oldest first.
+    alive: node id -> pid for the brokers and controllers whose process runs now (None: not running), in the
+        lesson's own cluster.
+    pauses: those processes seen to stop and continue during the lesson, oldest first.
+    runs: the spans of the other clusters the lesson started (`LessonRun.start_cluster`), by the name it gave each.
     """
 
     spans: Spans
@@ -61,16 +67,18 @@ class Evidence:
     exits: list[ProcessExit] = field(default_factory=list)
     alive: dict[int, int | None] = field(default_factory=dict)
     pauses: list[ProcessPause] = field(default_factory=list)
+    runs: dict[str, Spans] = field(default_factory=dict)
 
     def since(self, at_ns: int) -> Spans:
         """The spans that started at or after `at_ns`."""
         return Spans(s for s in self.spans if s.start_ns >= at_ns)
 
-    def exits_since(self, at_ns: int) -> list[ProcessExit]:
-        return [e for e in self.exits if e.at_ns >= at_ns]
+    def exits_since(self, at_ns: int, run: str = "") -> list[ProcessExit]:
+        """The exits since `at_ns` in one cluster: the lesson's own by default."""
+        return [e for e in self.exits if e.at_ns >= at_ns and e.run == run]
 
-    def pauses_since(self, at_ns: int) -> list[ProcessPause]:
-        return [p for p in self.pauses if p.at_ns >= at_ns]
+    def pauses_since(self, at_ns: int, run: str = "") -> list[ProcessPause]:
+        return [p for p in self.pauses if p.at_ns >= at_ns and p.run == run]
 
 
 @dataclass
@@ -166,7 +174,9 @@ class Step:
 @dataclass(frozen=True)
 class Lesson:
     """A lesson: `name` is what `kafka-edu lesson run NAME` takes; `seed` names the article in shared/seeds it grew
-    from, if any; `brokers` and `overrides` shape the cluster it starts (each override is explained in `setup`)."""
+    from, if any; `mode`, `brokers`, `controllers` and `overrides` shape the cluster it starts: ZooKeeper and
+    `brokers` Kafka 1.0.2 brokers (mode "zk"), or `controllers` KRaft controllers and `brokers` KRaft brokers (mode
+    "kraft", Kafka 3.9); each override is explained in `setup`."""
 
     name: str
     title: str
@@ -177,6 +187,8 @@ class Lesson:
     seed: str = ""
     brokers: int = 3
     overrides: tuple[str, ...] = ()
+    mode: str = "zk"
+    controllers: int = 3  # mode "kraft" only
     setup: str = ""
     outro: str = ""
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from kafka_edu.cluster_runner.processes import process_alive
-from kafka_edu.cluster_runner.runner import ClusterError, ClusterRunner
+from kafka_edu.cluster_runner.runner import NODE_ROLES, ClusterError, ClusterRunner
 from kafka_edu.lessons.model import (
     Check,
     Command,
@@ -71,12 +71,14 @@ class SpanReader:
 
 
 class ProcessWatch(threading.Thread):
-    """Notes when each broker process of the run ends, whoever ended it (this lesson, `kafka-edu cluster kill` in
-    another terminal, the TUI): the traces of a killed process stop without saying when it died."""
+    """Notes when each broker (or KRaft controller) process of the run ends, whoever ended it (this lesson,
+    `kafka-edu cluster kill` in another terminal, the TUI): the traces of a killed process stop without saying when
+    it died. `run` names the cluster in what it notes ("" for the lesson's own)."""
 
-    def __init__(self, runner: ClusterRunner, interval_s: float = 0.05) -> None:
+    def __init__(self, runner: ClusterRunner, interval_s: float = 0.05, run: str = "") -> None:
         super().__init__(name="lesson-process-watch", daemon=True)
         self.runner = runner
+        self.run_name = run
         self.interval_s = interval_s
         self.exits: list[ProcessExit] = []
         self.pauses: list[ProcessPause] = []
@@ -96,7 +98,7 @@ class ProcessWatch(threading.Thread):
                 manifest = self.runner.run.read_manifest()
                 self._manifest_mtime = mtime
                 for entry in manifest["processes"]:
-                    if entry["role"] == "broker":
+                    if entry["role"] in NODE_ROLES:
                         self._pids[entry["id"]] = entry.get("pid")
         except (OSError, ValueError):
             pass  # the manifest is being replaced: read it next time
@@ -106,12 +108,13 @@ class ProcessWatch(threading.Thread):
                 known = self.alive.get(broker_id)
                 running = bool(pid) and process_alive(pid)
                 if known and (known != pid or not running) and not process_alive(known):
-                    self.exits.append(ProcessExit(broker_id, known, now))
+                    self.exits.append(ProcessExit(broker_id, known, now, self.run_name))
                 self.alive[broker_id] = pid if running else None
                 if running:
                     stopped = _is_stopped(pid)
                     if stopped != self._stopped.get(pid, False):
-                        self.pauses.append(ProcessPause(broker_id, pid, now, resumed=not stopped))
+                        self.pauses.append(ProcessPause(broker_id, pid, now, resumed=not stopped,
+                                                        run=self.run_name))
                     self._stopped[pid] = stopped
 
     def run(self) -> None:
@@ -148,21 +151,42 @@ class LessonRun:
         self.owned = owned  # started by this lesson, so stopped by it too
         self.reader = SpanReader(runner.run.path)
         self.watch = ProcessWatch(runner)
-        manifest = runner.run.read_manifest()
-        brokers = sorted(p["id"] for p in manifest["processes"] if p["role"] == "broker")
-        self.facts: dict[str, Any] = {
-            "run_dir": str(runner.run.path), "bootstrap": manifest["bootstrap_servers"],
-            "zookeeper": manifest.get("zookeeper_connect") or "", "brokers": len(brokers),
-            "broker_ids": brokers, "started_ns": time.time_ns(),
-            "session_timeout_s": _session_timeout_s(manifest.get("overrides", [])),
-        }
+        # the other clusters the lesson starts (start_cluster), by name: their runner, spans and processes
+        self.others: dict[str, tuple[ClusterRunner, SpanReader, ProcessWatch]] = {}
+        self.facts: dict[str, Any] = {**_cluster_facts(runner, ""), "started_ns": time.time_ns()}
+
+    def start_cluster(self, name: str, brokers: int, *, mode: str = "zk", controllers: int = 3,
+                      overrides: tuple[str, ...] = ()) -> ClusterRunner:
+        """Another cluster beside the lesson's own (a ZooKeeper-mode one to compare a KRaft one with), in the same
+        traces directory. Its spans are `Evidence.runs[name]`, its processes' exits carry `run=name`, its facts are
+        the lesson's own with `name_` in front (`zk_run_dir`, `zk_bootstrap`, `zk_broker_ids`), and it is stopped
+        with the lesson's own."""
+        runner = ClusterRunner.up(brokers, self.runner.run.path.parent, None, list(overrides), mode=mode,
+                                  controllers=controllers)
+        watch = ProcessWatch(runner, run=name)
+        self.others[name] = (runner, SpanReader(runner.run.path), watch)
+        watch.start()
+        self.facts.update(_cluster_facts(runner, f"{name}_"))
+        return runner
+
+    def stop_others(self) -> None:
+        for runner, _, watch in self.others.values():
+            watch.stop()
+            runner.down()
 
     # -- what checks see --------------------------------------------------------------------------------------------
 
     def evidence(self) -> Evidence:
         self.watch.poll()  # a process that ended a moment ago counts now, not at the watcher's next turn
         exits, alive, pauses = self.watch.snapshot()
-        return Evidence(self.reader.spans(), dict(self.facts), exits, alive, pauses)
+        runs = {}
+        for name, (_, reader, watch) in self.others.items():
+            watch.poll()
+            other_exits, _, other_pauses = watch.snapshot()
+            exits, pauses = exits + other_exits, pauses + other_pauses
+            runs[name] = reader.spans()
+        return Evidence(self.reader.spans(), dict(self.facts), sorted(exits, key=lambda e: e.at_ns), alive,
+                        sorted(pauses, key=lambda p: p.at_ns), runs)
 
     def poll(self, check: Check, wait_s: float) -> Result:
         return poll(check, self.evidence, wait_s)
@@ -329,6 +353,26 @@ def _is_stopped(pid: int) -> bool:
     return stat[stat.rfind(")") + 2:][:1] in ("T", "t")
 
 
+def _cluster_facts(runner: ClusterRunner, prefix: str) -> dict[str, Any]:
+    """What a lesson's strings and checks may name of a cluster: its run directory, how to reach it, its nodes."""
+    manifest = runner.run.read_manifest()
+    nodes = {role: sorted(p["id"] for p in manifest["processes"] if p["role"] == role) for role in NODE_ROLES}
+    facts = {"run_dir": str(runner.run.path), "mode": manifest.get("mode", "zk"),
+             "bootstrap": manifest["bootstrap_servers"], "zookeeper": manifest.get("zookeeper_connect") or "",
+             "brokers": len(nodes["broker"]), "broker_ids": nodes["broker"],
+             "session_timeout_s": _session_timeout_s(manifest.get("overrides", []))}
+    if manifest.get("mode") == "kraft":
+        facts.update(controller_ids=nodes["controller"],
+                     bootstrap_controllers=manifest.get("bootstrap_controllers", ""))
+    return {prefix + key: value for key, value in facts.items()}
+
+
+def _cluster_shape(mode: str, brokers: int, controllers: int) -> str:
+    if mode == "kraft":
+        return f"{controllers} KRaft controllers" + (f" and {brokers} brokers" if brokers else "")
+    return f"ZooKeeper and {brokers} brokers"
+
+
 def _session_timeout_s(overrides: list[str]) -> float:
     for override in overrides:
         key, _, value = override.partition("=")
@@ -360,18 +404,26 @@ def run_lesson(lesson: Lesson, *, auto: bool = False, run_dir: Path | None = Non
     t.markdown(lesson.intro)
     if run_dir is not None:
         runner = ClusterRunner.open(run_dir)
-        missing = [o for o in lesson.overrides if o not in runner.run.read_manifest().get("overrides", [])]
+        manifest = runner.run.read_manifest()
+        missing = [o for o in lesson.overrides if o not in manifest.get("overrides", [])]
+        if manifest.get("mode", "zk") != lesson.mode:
+            t.say(f"This lesson wants {_cluster_shape(lesson.mode, lesson.brokers, lesson.controllers)}; run "
+                  f"{run_dir} is a {manifest.get('mode', 'zk')} cluster, so its checks will not hold.", "yellow")
         if missing:
             t.say(f"This run was started without {', '.join(missing)}; the lesson's numbers may differ.", "yellow")
     else:
         if lesson.setup:
             t.markdown(lesson.setup)
-        with t.waiting(f"Starting ZooKeeper and {lesson.brokers} brokers..."):
-            runner = ClusterRunner.up(lesson.brokers, traces, None, list(lesson.overrides))
+        with t.waiting(f"Starting {_cluster_shape(lesson.mode, lesson.brokers, lesson.controllers)}..."):
+            runner = ClusterRunner.up(lesson.brokers, traces, None, list(lesson.overrides), mode=lesson.mode,
+                                      controllers=lesson.controllers)
     session = LessonRun(lesson, runner, t, auto=auto, owned=run_dir is None)
     session.watch.start()
     t.say(f"run directory: {runner.run.path}", "bold")
-    t.say(f"bootstrap servers: {session.facts['bootstrap']}", "bold")
+    if session.facts["bootstrap"]:
+        t.say(f"bootstrap servers: {session.facts['bootstrap']}", "bold")
+    if session.facts.get("bootstrap_controllers"):
+        t.say(f"bootstrap controllers: {session.facts['bootstrap_controllers']}", "bold")
     if not auto:
         t.say(f"Watch it live in another terminal: {session.shown('kafka-edu ')}tui --run {runner.run.path}", "dim")
     try:
@@ -387,10 +439,18 @@ def run_lesson(lesson: Lesson, *, auto: bool = False, run_dir: Path | None = Non
         return 1
     finally:
         session.watch.stop()
+        others = threading.Thread(target=session.stop_others, name="lesson-stop-others")
+        if not keep:  # the lesson's other clusters stop while its own does
+            others.start()
+        for other, _, _ in session.others.values() if keep else ():
+            t.say(f"still running: kafka-edu cluster down --run {other.run.path}", "dim")
         if session.owned and not keep:
             with t.waiting("Stopping the cluster..."):
                 runner.down()
             t.say(f"traces are in {runner.run.path}", "dim")
+        if others.is_alive():
+            with t.waiting("Stopping the lesson's other clusters..."):
+                others.join()
         elif session.owned:
             t.say(f"the cluster is still running: kafka-edu cluster down --run {runner.run.path}", "dim")
     if lesson.outro:

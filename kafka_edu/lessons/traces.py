@@ -1,13 +1,15 @@
 """Our own code, not a Kafka port: the questions lessons ask of a run's spans, and how they quote the answers.
 
 Checks name spans the way a learner finds them again in the TUI: the span name, its FIDELITY step, the broker and
-the first eight digits of the trace id (`ref`). Times come out in the unit a person reads (`took`).
+the first eight digits of the trace id (`ref`). Times come out in the unit a person reads (`took`). KRaft runs (Kafka
+3.9) are read by node id, role change and metadata-log offset (`node_of`, `role_changes`, `covering`).
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from kafka_edu.tracing.query import SpanEvent, SpanRecord, Spans
 
@@ -138,3 +140,88 @@ def shutdowns(spans: Spans, broker_id: int) -> list[SpanRecord]:
 def states_in(spans: Spans, trace_id: str) -> list[str]:
     """The BrokerState names a startup or shutdown trace went through."""
     return [s.attributes["kafka.broker.state.to"] for s in spans.where(trace_id=trace_id, name="BrokerState.newState")]
+
+
+# -- a KRaft quorum (Kafka 3.9) ------------------------------------------------------------------------------------
+
+def node_of(span: SpanRecord) -> int | None:
+    """The KRaft node a span ran on (`controller-1`, `broker-4`: node ids are one space in a KRaft cluster)."""
+    node = span.attributes.get("kafka.node.id")
+    if isinstance(node, int) and node >= 0:
+        return node
+    _, _, suffix = span.instance.rpartition("-")
+    return int(suffix) if suffix.isdigit() else None
+
+
+@dataclass(frozen=True)
+class RoleChange:
+    """One `raft.role.change` event (KR.role): a node's Raft role moving, in an epoch, inside `span`; `quorum_state`
+    is what its `quorum-state` file held once the change was made durable ("" for Resigned, never written)."""
+
+    span: SpanRecord
+    at_ns: int
+    node: int | None
+    role_from: str
+    role_to: str
+    epoch: int
+    leader: int
+    voted: int
+    quorum_state: str
+
+
+def role_changes(spans: Iterable[SpanRecord], node: int | None = None, after_ns: int = 0) -> list[RoleChange]:
+    """Every Raft role change (of one node, if given) at or after `after_ns`, in time order."""
+    out = []
+    for span, e in events(spans, "raft.role.change"):
+        a = e.attributes
+        change = RoleChange(span, e.time_ns, node_of(span), str(a.get("kafka.raft.role.from")),
+                            str(a.get("kafka.raft.role.to")), int(a.get("kafka.raft.epoch", -1)),
+                            int(a.get("kafka.raft.leader.id", -1)), int(a.get("kafka.raft.voted.id", -1)),
+                            str(a.get("kafka.raft.quorum_state", "")))
+        if change.at_ns >= after_ns and (node is None or change.node == node):
+            out.append(change)
+    return out
+
+
+def raft_leaders(spans: Iterable[SpanRecord], after_ns: int = 0) -> list[RoleChange]:
+    """Each epoch's leader (its transition to Leader), lowest epoch first."""
+    first: dict[int, RoleChange] = {}
+    for change in role_changes(spans, after_ns=after_ns):
+        if change.role_to == "Leader":
+            first.setdefault(change.epoch, change)
+    return [first[epoch] for epoch in sorted(first)]
+
+
+def raft_leader(spans: Iterable[SpanRecord]) -> RoleChange | None:
+    """The leader of the highest epoch that had one: the active controller now, unless it has died since."""
+    leaders = raft_leaders(spans)
+    return leaders[-1] if leaders else None
+
+
+def votes_for(spans: Spans, candidate: int, epoch: int) -> list[SpanRecord]:
+    """The voters' `KafkaRaftClient.handleVoteRequest` spans (KR.vote) answering one candidacy, in time order; each
+    says `kafka.raft.vote.granted` and why (`kafka.raft.vote.reason`)."""
+    return sorted((s for s in spans.where(name="KafkaRaftClient.handleVoteRequest")
+                   if s.attributes.get("kafka.raft.vote.candidate_id") == candidate
+                   and s.attributes.get("kafka.raft.vote.candidate_epoch") == epoch), key=lambda s: s.start_ns)
+
+
+def activation(spans: Spans, node: int, after_ns: int = 0) -> SpanRecord | None:
+    """The first `QuorumController.completeActivation` on controller `node` after `after_ns`: from its end, the new
+    active controller writes."""
+    found = [s for s in spans.where(name="QuorumController.completeActivation")
+             if node_of(s) == node and s.start_ns >= after_ns]
+    return min(found, key=lambda s: s.start_ns) if found else None
+
+
+def covering(spans: Iterable[SpanRecord], name: str, first: int, last: int) -> list[SpanRecord]:
+    """The spans of that name whose metadata-log offsets (`kafka.raft.offset.first/last`) overlap [first, last]: how
+    a record is followed from the write that made it to every node that applied it, in time order."""
+    found = []
+    for s in spans:
+        if s.name != name:
+            continue
+        lo, hi = s.attributes.get("kafka.raft.offset.first"), s.attributes.get("kafka.raft.offset.last")
+        if isinstance(lo, int) and isinstance(hi, int) and lo <= last and hi >= first:
+            found.append(s)
+    return sorted(found, key=lambda s: s.start_ns)
