@@ -448,11 +448,11 @@ def run_lesson(lesson: Lesson, *, auto: bool = False, run_dir: Path | None = Non
             with t.waiting("Stopping the cluster..."):
                 runner.down()
             t.say(f"traces are in {runner.run.path}", "dim")
+        elif session.owned:
+            t.say(f"the cluster is still running: kafka-edu cluster down --run {runner.run.path}", "dim")
         if others.is_alive():
             with t.waiting("Stopping the lesson's other clusters..."):
                 others.join()
-        elif session.owned:
-            t.say(f"the cluster is still running: kafka-edu cluster down --run {runner.run.path}", "dim")
     if lesson.outro:
         t.heading("Done")
         t.markdown(session.text(lesson.outro))
