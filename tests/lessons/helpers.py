@@ -34,16 +34,17 @@ class FakeRun:
 
     def span(self, name: str, broker: int, at_ms: float, took_ms: float = 1.0, *, step: str | None = None,
              trace: str | None = None, parent: SpanRecord | None = None, events: list[tuple[str, dict]] = (),
-             links: list[SpanRecord] = (), **attributes: Any) -> SpanRecord:
-        """One span on `broker-<broker>`; attribute names use `__` for dots (`kafka__controller__won`)."""
+             links: list[SpanRecord] = (), role: str = "broker", **attributes: Any) -> SpanRecord:
+        """One span on `broker-<broker>` (or `controller-<broker>`, a KRaft node, with role="controller"); attribute
+        names use `__` for dots (`kafka__controller__won`)."""
         attrs = {k.replace("__", "."): v for k, v in attributes.items()}
-        attrs.setdefault("kafka.broker.id", broker)
+        attrs.setdefault("kafka.broker.id" if role == "broker" else "kafka.node.id", broker)
         if step:
             attrs["kafka.step"] = step
         record = SpanRecord(
             trace_id=trace or (parent.trace_id if parent else f"{next(_ids):032x}"), span_id=f"{next(_ids):016x}",
             parent_id=parent.span_id if parent else "", name=name, start_ns=ns(at_ms), end_ns=ns(at_ms + took_ms),
-            attributes=attrs, resource={"service.instance.id": f"broker-{broker}"},
+            attributes=attrs, resource={"service.instance.id": f"{role}-{broker}"},
             events=[SpanEvent(n, ns(at_ms), a) for n, a in events],
             links=[(s.trace_id, s.span_id) for s in links])
         self.spans.append(record)
