@@ -58,11 +58,18 @@ def cluster(options: argparse.Namespace) -> int:
     from kafka_edu.cluster_runner.runner import ClusterRunner
     traces = Path(options.traces)
     if options.verb == "up":
+        if options.combined is not None and options.mode != "kraft":
+            console.print("--combined N is a KRaft layout (N nodes, each controller and broker): add --mode kraft")
+            return 2
         if options.mode == "kraft":
-            brokers = 0 if options.brokers is None else options.brokers
-            with console.status(f"Formatting and starting {options.controllers} KRaft controllers..."):
+            combined = options.combined is not None
+            controllers = options.combined if combined else options.controllers
+            brokers = (0 if combined else 3) if options.brokers is None else options.brokers
+            what = (f"{controllers} combined KRaft nodes (controller and broker)" if combined
+                    else f"{controllers} KRaft controllers and {brokers} brokers")
+            with console.status(f"Formatting and starting {what}..."):
                 runner = ClusterRunner.up(brokers, traces, overrides=options.override, mode="kraft",
-                                          controllers=options.controllers)
+                                          controllers=controllers, combined=combined)
             manifest = runner.run.read_manifest()
             print_status(runner.status())
             console.print(f"run directory: [bold]{runner.run.path}[/]")
@@ -304,10 +311,13 @@ def build_parser() -> argparse.ArgumentParser:
                                         "start|stop|kill|pause|resume ID")
     cl.add_argument("verb", choices=["up", "down", "status", "start", "stop", "kill", "pause", "resume"])
     cl.add_argument("id", nargs="?", type=int)
-    cl.add_argument("--brokers", type=int, default=None, help="brokers (default 3 in zk mode, 0 in kraft mode)")
+    cl.add_argument("--brokers", type=int, default=None,
+                    help="brokers (default 3; with --combined, brokers besides the combined nodes, default 0)")
     cl.add_argument("--mode", choices=["zk", "kraft"], default="zk",
-                    help="zk: ZooKeeper and Kafka 1.0.2 brokers; kraft: a Kafka 3.9 controller quorum")
+                    help="zk: ZooKeeper and Kafka 1.0.2 brokers; kraft: Kafka 3.9 controllers and brokers")
     cl.add_argument("--controllers", type=int, default=3, help="KRaft controllers (voters), --mode kraft")
+    cl.add_argument("--combined", type=int, metavar="N", help="--mode kraft: N nodes that are each controller and "
+                                                               "broker (process.roles=broker,controller)")
     cl.add_argument("--zookeeper", help="use this ZooKeeper instead of starting one")
     cl.add_argument("--override", action="append", default=[], metavar="k=v", help="a broker property for all")
     cl.add_argument("--run", help="run directory (default: the live run started last; stop, kill and the other "

@@ -51,11 +51,13 @@ def parse_key_value_args(args: list[str]) -> dict[str, str]:
 
 def instance_id_for(args: list[str]) -> str:
     """The process's `service.instance.id`, known before the config is parsed: `broker-<id>` when an id is given,
-    `controller-<node.id>` for a KRaft node whose only role is controller."""
+    `controller-<node.id>` for a KRaft node with the controller role (a combined node is a voter first: its quorum
+    is what the TUI and the runner read from its trace)."""
     props = _props_for_tracing(args)
     if is_kraft(props):
         node_id = props.get("node.id", "")
-        role = "controller" if props.get("process.roles", "").replace(" ", "") == "controller" else "broker"
+        roles = props.get("process.roles", "").replace(" ", "").split(",")
+        role = "controller" if "controller" in roles else "broker"
         return f"{role}-{node_id}" if node_id.isdigit() else f"{role}-pid{os.getpid()}"
     broker_id = props.get("broker.id")
     if broker_id is None or not broker_id.isdigit():

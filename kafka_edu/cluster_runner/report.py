@@ -54,11 +54,16 @@ def print_status(manifest: dict[str, Any]) -> None:
         style = "green" if state in ("RunningAsBroker", "RUNNING", "running", "Leader", "Follower") else "yellow"
         if p["role"] == "controller" and p.get("epoch", -1) >= 0:
             state = f"{state}, epoch {p['epoch']}"  # a Raft role means little without its epoch
-        table.add_row(p["role"], str(p["id"]), str(p["pid"]), str(p["port"]), f"[{style}]{state}[/]", p["log"])
+        role, port = p["role"], str(p["port"])
+        if p.get("combined"):  # process.roles=broker,controller: both ports, controller's first
+            role, port = "controller+broker", f"{p['port']}, {p['broker_port']}"
+        table.add_row(role, str(p["id"]), str(p["pid"]), port, f"[{style}]{state}[/]", p["log"])
     console.print(table)
     if manifest["mode"] == "kraft":
         console.print(f"bootstrap controllers: {manifest.get('bootstrap_controllers', '')}   "
                       f"cluster id: {manifest.get('cluster_id', '')}")
+        if manifest.get("bootstrap_servers"):
+            console.print(f"bootstrap servers: {manifest['bootstrap_servers']}")
     else:
         console.print(f"bootstrap servers: {manifest['bootstrap_servers']}   "
                       f"zookeeper: {manifest['zookeeper_connect']}")

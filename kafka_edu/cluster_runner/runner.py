@@ -19,6 +19,7 @@ from kafka_edu.zk.zookeeper_server import ZooKeeperServer, is_ok
 BASE_CONFIG = Path(__file__).resolve().parents[2] / "config" / "server.properties"
 KRAFT_CONTROLLER_CONFIG = Path(__file__).resolve().parents[2] / "config" / "kraft" / "controller.properties"
 KRAFT_BROKER_CONFIG = Path(__file__).resolve().parents[2] / "config" / "kraft" / "broker.properties"
+KRAFT_COMBINED_CONFIG = Path(__file__).resolve().parents[2] / "config" / "kraft" / "server.properties"
 NOT_RUNNING = "NotRunning"
 NODE_ROLES = ("broker", "controller")  # the processes the verbs act on, by node id (unique within a run)
 QUORUM_MEMBER = ("Leader", "Follower")  # a controller that has found the quorum's leader, or is it
@@ -39,14 +40,19 @@ class ClusterRunner:
         self.run = run
         # broker id -> (pid, offset read up to in its span file, last BrokerState seen): each check reads only what
         # the broker wrote since the last one, so its cost does not grow with the run's traces
+        # per node: (pid, offset read to, state) of its broker state and of its Raft state (a combined node has both)
         self._state_tails: dict[int, tuple[int, int, str]] = {}
+        self._raft_tails: dict[int, tuple[int, int, str]] = {}
 
     # -- bringing a cluster up ------------------------------------------------------------------------------------
 
     @classmethod
     def up(cls, brokers: int = 3, traces_dir: Path = DEFAULT_TRACES_DIR, zookeeper_connect: str | None = None,
            overrides: list[str] | None = None, timeout_s: float = 90.0, *, mode: str = "zk",
-           controllers: int = 3) -> ClusterRunner:
+           controllers: int = 3, combined: bool = False) -> ClusterRunner:
+        """A traced cluster: ZooKeeper and `brokers` 1.0.2 brokers (mode "zk"), or `controllers` KRaft controllers
+        and `brokers` KRaft brokers (mode "kraft"); with `combined`, each controller is a broker too
+        (process.roles=broker,controller) and `brokers` more are added beside them."""
         run = RunDirectory.create(traces_dir)
         runner = cls(run)
         manifest: dict[str, Any] = {
@@ -56,7 +62,10 @@ class ClusterRunner:
         run.write_manifest(manifest)
         try:
             if mode == "kraft":
-                runner.start_quorum(controllers, timeout_s)
+                runner.start_quorum(controllers, timeout_s, combined=combined)
+                if combined:
+                    for node_id in range(1, controllers + 1):
+                        runner.wait_for_state(node_id, "RUNNING", timeout_s)
                 # broker node ids follow the controllers' (1..N): node ids are one space on a KRaft cluster
                 broker_ids = range(controllers + 1, controllers + 1 + brokers)
                 for node_id in broker_ids:  # all formatted first, then all started: they come up together
@@ -101,8 +110,7 @@ class ClusterRunner:
         entry = {"role": "broker", "id": broker_id, "pid": None, "port": port, "config": str(config),
                  "log": str(self.run.path / f"broker-{broker_id}.log"), "state": "Starting"}
         manifest["processes"].append(entry)
-        manifest["bootstrap_servers"] = ",".join(f"127.0.0.1:{p['port']}" for p in manifest["processes"]
-                                                 if p["role"] == "broker")
+        manifest["bootstrap_servers"] = bootstrap_servers(manifest["processes"])
         self.run.write_manifest(manifest)
         self.start(broker_id)
 
@@ -121,22 +129,29 @@ class ClusterRunner:
 
     # -- a KRaft controller quorum ------------------------------------------------------------------------------
 
-    def start_quorum(self, controllers: int, timeout_s: float) -> None:
+    def start_quorum(self, controllers: int, timeout_s: float, combined: bool = False) -> None:
         """Controllers 1..N as an operator sets them up: one properties file each naming every voter, one cluster id
         for all, each log dir formatted by `kafka-edu storage format`, then the processes; up once they agree on a
-        leader."""
+        leader. Combined nodes also serve clients, on a second port (`broker_port`)."""
         ports = {node_id: free_port() for node_id in range(1, controllers + 1)}
+        broker_ports = {node_id: free_port() for node_id in ports} if combined else {}
         voters = ",".join(f"{node_id}@127.0.0.1:{port}" for node_id, port in ports.items())
         cluster_id = self.storage_tool("random-uuid").strip()
         manifest = self.run.read_manifest()
         manifest.update(cluster_id=cluster_id, controller_quorum_voters=voters,
                         bootstrap_controllers=",".join(f"127.0.0.1:{port}" for port in ports.values()))
         for node_id, port in ports.items():
-            config = self.write_controller_config(node_id, port, voters, manifest["overrides"])
+            config = self.write_controller_config(node_id, port, voters, manifest["overrides"],
+                                                  broker_ports.get(node_id))
             self.storage_tool("format", "--config", str(config), "--cluster-id", cluster_id)
             log = self.run.path / f"controller-{node_id}.log"
-            manifest["processes"].append({"role": "controller", "id": node_id, "pid": None, "port": port,
-                                          "config": str(config), "log": str(log), "state": "Starting"})
+            entry = {"role": "controller", "id": node_id, "pid": None, "port": port, "config": str(config),
+                     "log": str(log), "state": "Starting"}
+            if combined:
+                entry.update(combined=True, broker_port=broker_ports[node_id])
+            manifest["processes"].append(entry)
+        if combined:
+            manifest["bootstrap_servers"] = bootstrap_servers(manifest["processes"])
         self.run.write_manifest(manifest)
         for node_id in ports:
             self.start(node_id)
@@ -149,10 +164,19 @@ class ClusterRunner:
             raise ClusterError(f"kafka-edu storage {args[0]} failed: {(done.stderr or done.stdout).strip()}")
         return done.stdout
 
-    def write_controller_config(self, node_id: int, port: int, voters: str, overrides: list[str]) -> Path:
-        props = load_props(KRAFT_CONTROLLER_CONFIG)
-        props.update({"process.roles": "controller", "node.id": str(node_id),
-                      "listeners": f"CONTROLLER://127.0.0.1:{port}", "controller.listener.names": "CONTROLLER",
+    def write_controller_config(self, node_id: int, port: int, voters: str, overrides: list[str],
+                                broker_port: int | None = None) -> Path:
+        """A controller's properties; with a `broker_port`, a combined node's (config/kraft/server.properties):
+        the broker listener on that port, the controller listener on `port`."""
+        if broker_port is None:
+            props = load_props(KRAFT_CONTROLLER_CONFIG)
+            props.update({"process.roles": "controller", "listeners": f"CONTROLLER://127.0.0.1:{port}"})
+        else:
+            props = load_props(KRAFT_COMBINED_CONFIG)
+            props.update({"process.roles": "broker,controller",
+                          "listeners": f"PLAINTEXT://127.0.0.1:{broker_port},CONTROLLER://127.0.0.1:{port}",
+                          "advertised.listeners": f"PLAINTEXT://127.0.0.1:{broker_port}"})
+        props.update({"node.id": str(node_id), "controller.listener.names": "CONTROLLER",
                       "controller.quorum.voters": voters,
                       "log.dirs": str(self.run.path / f"controller-{node_id}" / "logs")})
         props.pop("metadata.log.dir", None)  # the log dir above holds the metadata log too
@@ -174,8 +198,7 @@ class ClusterRunner:
         entry = {"role": "broker", "id": node_id, "pid": None, "port": port, "config": str(config),
                  "log": str(self.run.path / f"broker-{node_id}.log"), "state": "Starting"}
         manifest["processes"].append(entry)
-        manifest["bootstrap_servers"] = ",".join(f"127.0.0.1:{p['port']}" for p in manifest["processes"]
-                                                 if p["role"] == "broker")
+        manifest["bootstrap_servers"] = bootstrap_servers(manifest["processes"])
         self.run.write_manifest(manifest)
         if start:
             self.start(node_id)
@@ -187,7 +210,7 @@ class ClusterRunner:
                       "advertised.listeners": f"PLAINTEXT://127.0.0.1:{port}",
                       "controller.listener.names": "CONTROLLER", "controller.quorum.voters": voters,
                       "log.dirs": str(self.run.path / f"broker-{node_id}" / "logs"),
-                      # the metadata log apart from the partition logs (see BrokerServer.check_metadata_log_dir_apart)
+                      # its own directory, as config/kraft/broker.properties has it (a log dir would do too)
                       "metadata.log.dir": str(self.run.path / f"broker-{node_id}" / "metadata")})
         for override in overrides:
             key, _, value = override.partition("=")
@@ -203,7 +226,7 @@ class ClusterRunner:
         pid = entry["pid"]
         if not pid or not process_alive(pid):
             return NOT_RUNNING, -1
-        known_pid, offset, state = self._state_tails.get(node_id, (None, 0, "Unattached@-1"))
+        known_pid, offset, state = self._raft_tails.get(node_id, (None, 0, "Unattached@-1"))
         if known_pid != pid:
             offset, state = entry.get("span_offset", 0), "Unattached@-1"
         offset, changes = read_span_file_from(self.span_file(node_id), offset)
@@ -213,7 +236,7 @@ class ClusterRunner:
             for e in s.events:
                 if e.name == "raft.role.change":
                     state = f"{e.attributes['kafka.raft.role.to']}@{e.attributes['kafka.raft.epoch']}"
-        self._state_tails[node_id] = (pid, offset, state)
+        self._raft_tails[node_id] = (pid, offset, state)
         role, _, epoch = state.partition("@")
         return role, int(epoch)
 
@@ -399,3 +422,9 @@ class ClusterRunner:
         manifest["span_files"] = {name: record["span_files"] for name, record in exits.items()
                                   if "span_files" in record}
         self.run.write_manifest(manifest)
+
+
+def bootstrap_servers(processes: list[dict[str, Any]]) -> str:
+    """Where clients connect on a KRaft run: each broker's port, and each combined node's broker port."""
+    return ",".join(f"127.0.0.1:{p['broker_port'] if p.get('combined') else p['port']}" for p in processes
+                    if p["role"] == "broker" or p.get("combined"))

@@ -33,9 +33,14 @@ POLL_TIMEOUT_MS = 300
 class SocketServer:
     """Listeners, their acceptors and processors, and the RequestChannel between them and the request handlers."""
 
-    def __init__(self, config: Any) -> None:
+    def __init__(self, config: Any, api_version_manager: Any = None) -> None:
         self.config = config
-        self.end_points = config.listeners
+        self.api_version_manager = api_version_manager
+        # A controller's SocketServer binds the controller listeners; a broker's every other one (3.9).
+        if api_version_manager is not None and api_version_manager.listener_type.value == "controller":
+            self.end_points = config.controller_listeners
+        else:
+            self.end_points = config.data_plane_listeners
         self.num_processor_threads = config.num_network_threads
         self.max_queued_requests = config.queued_max_requests
         self.send_buffer_size = config.socket_send_buffer_bytes
@@ -94,7 +99,8 @@ class SocketServer:
 
     def new_processor(self, id: int, end_point: Any) -> Processor:
         return Processor(id, self.request_channel, self.max_request_size, end_point.listener_name,
-                         end_point.security_protocol, self.connections_max_idle_ms, self.connection_quotas)
+                         end_point.security_protocol, self.connections_max_idle_ms, self.connection_quotas,
+                         self.api_version_manager)
 
 
 class AbstractServerThread(threading.Thread):
@@ -244,12 +250,14 @@ class Processor(AbstractServerThread):
     """A network thread: reads requests off its connections into the RequestChannel and writes the responses."""
 
     def __init__(self, id: int, request_channel: RequestChannel, max_request_size: int, listener_name: str,
-                 security_protocol: str, connections_max_idle_ms: int, connection_quotas: ConnectionQuotas) -> None:
+                 security_protocol: str, connections_max_idle_ms: int, connection_quotas: ConnectionQuotas,
+                 api_version_manager: Any = None) -> None:
         super().__init__(f"kafka-network-thread-{id}-{listener_name}-{security_protocol}", connection_quotas)
         self.id = id
         self.request_channel = request_channel
         self.listener_name = listener_name
         self.security_protocol = security_protocol
+        self.api_version_manager = api_version_manager
         self.new_connections: queue.Queue[socket.socket] = queue.Queue()
         self.inflight_responses: dict[str, Response] = {}
         self.selector = Selector(max_request_size, connections_max_idle_ms)
@@ -318,7 +326,8 @@ class Processor(AbstractServerThread):
 
     def parse_request(self, receive: NetworkReceive) -> Request | None:
         try:
-            decoded = decode_request(receive.payload)
+            decoded = decode_request(receive.payload, None if self.api_version_manager is None
+                                     else self.api_version_manager.is_api_enabled)
         except UnsupportedVersionError as e:
             if e.api_key != ApiKeys.API_VERSIONS:
                 log.info("Closing connection %s: %s", receive.source, e)

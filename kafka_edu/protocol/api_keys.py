@@ -5,7 +5,7 @@ from __future__ import annotations
 import enum
 import functools
 import importlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from kio.index import load_request_schema, load_response_schema
@@ -136,10 +136,14 @@ def supported_versions(apis: Iterable[ApiKeys] = ApiKeys) -> list[tuple[int, int
     return [(api.id, *api.supported) for api in apis]
 
 
-def api_version_entries(response_version: int = 3, apis: Iterable[ApiKeys] = ApiKeys) -> tuple[Any, ...]:
-    """The `api_keys` of an ApiVersionsResponse of the given version, built with kio's ApiVersion of that version."""
+def api_version_entries(response_version: int = 3,
+                        apis: Iterable[ApiKeys] | Mapping[ApiKeys, tuple[int, int]] = ApiKeys) -> tuple[Any, ...]:
+    """The `api_keys` of an ApiVersionsResponse of the given version, built with kio's ApiVersion of that version:
+    for `apis` given as {api: (min, max)}, those ranges; else each api's supported range."""
     entry = _api_version_entry_type(response_version)
-    return tuple(entry(api_key=k, min_version=lo, max_version=hi) for k, lo, hi in supported_versions(apis))
+    ranges = ([(api.id, lo, hi) for api, (lo, hi) in apis.items()] if isinstance(apis, Mapping)
+              else supported_versions(apis))
+    return tuple(entry(api_key=k, min_version=lo, max_version=hi) for k, lo, hi in ranges)
 
 
 @functools.cache

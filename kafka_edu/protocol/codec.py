@@ -87,8 +87,10 @@ class DecodedResponse:
     header_tagged_fields: Mapping[int, bytes]
 
 
-def decode_request(frame: bytes | bytearray | memoryview) -> DecodedRequest:
-    """Parse one size-stripped request frame; raises only the codec errors."""
+def decode_request(frame: bytes | bytearray | memoryview,
+                   is_api_enabled: Callable[[ApiKeys, int], bool] | None = None) -> DecodedRequest:
+    """Parse one size-stripped request frame; raises only the codec errors. `is_api_enabled` is the listener's
+    (its ApiVersionManager's); without one, each API's advertised range decides."""
     buf = memoryview(bytes(frame))
     if len(buf) < 4:
         raise InvalidRequestError(f"request of {len(buf)} bytes has no api key and version")
@@ -102,7 +104,7 @@ def decode_request(frame: bytes | bytearray | memoryview) -> DecodedRequest:
     except Exception as e:
         raise InvalidRequestError(f"Error parsing request header, api key {api_key}: {e!r}") from e
     traceparent = _traceparent(tagged.get(TRACEPARENT_TAG))
-    if not api.is_supported(api_version):
+    if not (api.is_supported(api_version) if is_api_enabled is None else is_api_enabled(api, api_version)):
         raise UnsupportedVersionError(api, api_version, correlation_id, client_id, traceparent)
     try:
         body, size = _entity_reader(api.request_schema(api_version))(buf, pos)

@@ -25,7 +25,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-from kafka_edu.common.errors import KafkaException
 from kafka_edu.common.uuid import Uuid
 from kafka_edu.coordinator.group.group_coordinator import GroupCoordinator
 from kafka_edu.coordinator.transaction.rpc_producer_id_manager import RPCProducerIdManager
@@ -40,7 +39,7 @@ from kafka_edu.server.auto_topic_creation_manager import DefaultAutoTopicCreatio
 from kafka_edu.server.broker_lifecycle_manager import BrokerLifecycleManager
 from kafka_edu.server.broker_topic_stats import BrokerTopicStats
 from kafka_edu.server.forwarding_manager import ForwardingManagerImpl
-from kafka_edu.server.kafka_apis import KafkaApis
+from kafka_edu.server.kafka_apis import KafkaApis, broker_api_version_manager
 from kafka_edu.server.kafka_config import SECURITY_PROTOCOLS
 from kafka_edu.server.kafka_request_handler import KafkaRequestHandlerPool
 from kafka_edu.server.kafka_server import copy_kafka_config_to_log
@@ -165,7 +164,6 @@ class BrokerServer:
 
             self.metadata_cache = KRaftMetadataCache(config.node_id, self.cluster_id)
 
-            self.check_metadata_log_dir_apart()
             # 3.9 builds the LogManager here and starts it on the first publish. 1.0.2's LogManager loads and
             # recovers its logs as it is built, so that happens here, before the broker registers; its background
             # tasks start on the first publish (BrokerMetadataPublisher.initialize_managers).
@@ -184,7 +182,8 @@ class BrokerServer:
             self.forwarding_manager = ForwardingManagerImpl(self.client_to_controller_channel_manager)
 
             # Acceptors bind now so the bound ports are known; processors start at the end of startup.
-            self.socket_server = SocketServer(config)
+            self.api_version_manager = broker_api_version_manager(kraft=True)
+            self.socket_server = SocketServer(config, self.api_version_manager)
             self.socket_server.startup(startup_processors=False)
 
             listener_info = self.broker_registration_listeners()
@@ -234,7 +233,8 @@ class BrokerServer:
                 self.transaction_coordinator,
                 config.node_id, config, self.metadata_cache, None, self.cluster_id, copy_kafka_config_to_log(config),
                 forwarding_manager=self.forwarding_manager,
-                auto_topic_creation_manager=self.auto_topic_creation_manager)
+                auto_topic_creation_manager=self.auto_topic_creation_manager,
+                api_version_manager=self.api_version_manager)
             self.data_plane_request_handler_pool = KafkaRequestHandlerPool(
                 config.node_id, self.socket_server.request_channel, self.data_plane_request_processor,
                 config.num_io_threads)
@@ -267,15 +267,6 @@ class BrokerServer:
             self.log.critical("Fatal error during broker startup. Prepare to shutdown", exc_info=True)
             self.shutdown()
             raise
-
-    def check_metadata_log_dir_apart(self) -> None:
-        """1.0.2's LogManager would load `__cluster_metadata-0` as a partition of its own (3.9's skips it): until it
-        learns to, the metadata log needs a directory that is not one of log.dirs."""
-        metadata_dir = os.path.normpath(os.path.abspath(self.config.metadata_log_dir))
-        if any(os.path.normpath(os.path.abspath(d)) == metadata_dir for d in self.config.log_dirs):
-            raise KafkaException(f"metadata.log.dir {self.config.metadata_log_dir} is one of log.dirs: a kafka-edu "
-                                 "KRaft broker needs its metadata log in a directory of its own (set "
-                                 "metadata.log.dir, and format it with `kafka-edu storage format`)")
 
     def directory_ids(self) -> set[Uuid]:
         """LogManager.directoryIdsSet: the directory.id of each online log dir, from its meta.properties."""

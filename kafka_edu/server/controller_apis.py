@@ -19,7 +19,8 @@ from kafka_edu.protocol.builder import build
 from kafka_edu.protocol.codec import api_versions_unsupported_response, encode_response
 from kafka_edu.protocol.errors import Errors
 from kafka_edu.raft.quorum_config import QuorumConfig
-from kafka_edu.server.kafka_apis import api_version_entries, millis
+from kafka_edu.server.api_version_manager import ApiVersionManager, ListenerType, SimpleApiVersionManager
+from kafka_edu.server.kafka_apis import millis
 from kafka_edu.tracing import step
 
 log = logging.getLogger("kafka.server.ControllerApis")
@@ -42,6 +43,12 @@ CONTROLLER_SUPPORTED_VERSIONS: dict[ApiKeys, tuple[int, int]] = {
     ApiKeys.DESCRIBE_CLUSTER: (0, 1),
     ApiKeys.ALLOCATE_PRODUCER_IDS: (0, 0),
 }
+
+
+def controller_api_version_manager() -> SimpleApiVersionManager:
+    return SimpleApiVersionManager(ListenerType.CONTROLLER, CONTROLLER_SUPPORTED_VERSIONS)
+
+
 RAFT_APIS = frozenset({ApiKeys.FETCH, ApiKeys.FETCH_SNAPSHOT, ApiKeys.VOTE, ApiKeys.BEGIN_QUORUM_EPOCH,
                        ApiKeys.END_QUORUM_EPOCH, ApiKeys.DESCRIBE_QUORUM})
 
@@ -51,8 +58,9 @@ class ControllerApis:
     QuorumController, each answered when its future completes (a write only once its records are committed)."""
 
     def __init__(self, request_channel: RequestChannel, controller: Any, raft_manager: Any, config: Any,
-                 cluster_id: str) -> None:
+                 cluster_id: str, api_version_manager: ApiVersionManager | None = None) -> None:
         self.request_channel = request_channel
+        self.api_version_manager = api_version_manager or controller_api_version_manager()
         self.controller = controller
         self.raft_manager = raft_manager
         self.config = config
@@ -73,13 +81,6 @@ class ControllerApis:
             ApiKeys.DESCRIBE_CLUSTER: self.handle_describe_cluster,
             ApiKeys.ALLOCATE_PRODUCER_IDS: self.handle_allocate_producer_ids_request,
         }
-
-    @staticmethod
-    def advertise() -> None:
-        """The versions this process decodes: a controller-only process is one listener type (3.9's
-        ApiVersionManager for ListenerType.CONTROLLER)."""
-        for api, (low, high) in CONTROLLER_SUPPORTED_VERSIONS.items():
-            api.set_supported(low, high)
 
     @step("KR.apis")
     def handle(self, request: Request) -> None:
@@ -137,12 +138,12 @@ class ControllerApis:
     def handle_api_versions_request(self, request: Request) -> None:
         if request.body is None:
             payload = api_versions_unsupported_response(request.correlation_id,
-                                                        api_version_entries(0, CONTROLLER_SUPPORTED_VERSIONS))
+                                                        self.api_version_manager.api_version_entries(0))
             self.request_channel.send_response(Response(request, payload, ResponseAction.SEND))
             return
         self.send_response(request, build(self.response_schema(request), error_code=Errors.NONE, throttle_time=0,
-                                          api_keys=api_version_entries(request.api_version,
-                                                                       CONTROLLER_SUPPORTED_VERSIONS)))
+                                          api_keys=self.api_version_manager.api_version_entries(
+                                              request.api_version)))
 
     # -- metadata operations: each a QuorumController event ---------------------------------------------------------
 

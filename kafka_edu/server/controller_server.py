@@ -11,7 +11,7 @@ from typing import Any
 from kafka_edu.metadata.bootstrap.bootstrap_directory import BootstrapMetadata
 from kafka_edu.metadata.controller.quorum_controller import QuorumController
 from kafka_edu.network.socket_server import SocketServer
-from kafka_edu.server.controller_apis import ControllerApis
+from kafka_edu.server.controller_apis import ControllerApis, controller_api_version_manager
 from kafka_edu.server.kafka_request_handler import KafkaRequestHandlerPool
 from kafka_edu.server.shared_server import SharedServer
 from kafka_edu.tracing import step
@@ -58,9 +58,9 @@ class ControllerServer:
             return
         try:
             log.info("Starting controller")
-            ControllerApis.advertise()
+            self.api_version_manager = controller_api_version_manager()
             # Bound first, processing later: the Raft client reaches the other voters as soon as it starts.
-            self.socket_server = SocketServer(self.config)
+            self.socket_server = SocketServer(self.config, self.api_version_manager)
             self.socket_server.startup(startup_processors=False)
             self.shared_server.start_for_controller()
             raft_manager = self.shared_server.raft_manager
@@ -75,7 +75,8 @@ class ControllerServer:
                                .set_bootstrap_metadata(self.bootstrap_metadata)
                                .build())
             self.controller_apis = ControllerApis(self.socket_server.request_channel, self.controller, raft_manager,
-                                                  self.config, self.shared_server.cluster_id())
+                                                  self.config, self.shared_server.cluster_id(),
+                                                  self.api_version_manager)
             self.controller_apis_handler_pool = KafkaRequestHandlerPool(
                 self.config.node_id, self.socket_server.request_channel, self.controller_apis,
                 self.config.num_io_threads)

@@ -17,12 +17,13 @@ from kafka_edu.coordinator.group.offset_and_metadata import OffsetAndMetadata
 from kafka_edu.coordinator.transaction.transaction_coordinator import TransactionCoordinator
 from kafka_edu.log.log import TopicPartition
 from kafka_edu.network.request_channel import Request, RequestChannel, Response, ResponseAction
-from kafka_edu.protocol.api_keys import ApiKeys, api_version_entries
+from kafka_edu.protocol.api_keys import ApiKeys
 from kafka_edu.protocol.builder import build
 from kafka_edu.protocol.codec import api_versions_unsupported_response, encode_response
 from kafka_edu.protocol.errors import Errors
 from kafka_edu.server.abstract_fetcher_thread import BrokerEndPoint
 from kafka_edu.server.admin_manager import AdminManager, validate_topic
+from kafka_edu.server.api_version_manager import ApiVersionManager, DefaultApiVersionManager, ListenerType
 from kafka_edu.server.kafka_config import KafkaConfig
 from kafka_edu.server.metadata_cache import Broker, MetadataCache, PartitionState, UpdateMetadataRequest
 from kafka_edu.server.replica_manager import (
@@ -92,6 +93,16 @@ ZK_BROKER_ONLY_APIS = frozenset({ApiKeys.LEADER_AND_ISR, ApiKeys.STOP_REPLICA, A
                                  ApiKeys.CONTROLLED_SHUTDOWN, ApiKeys.DESCRIBE_CONFIGS})
 
 
+def broker_api_version_manager(kraft: bool) -> DefaultApiVersionManager:
+    """What a broker's listeners serve: a ZooKeeper-mode broker everything above; a KRaft broker all but the
+    ZooKeeper-only APIs."""
+    if kraft:
+        return DefaultApiVersionManager(ListenerType.BROKER, {api: versions for api, versions
+                                                              in SUPPORTED_VERSIONS.items()
+                                                              if api not in ZK_BROKER_ONLY_APIS})
+    return DefaultApiVersionManager(ListenerType.ZK_BROKER, SUPPORTED_VERSIONS)
+
+
 class KafkaApis:
     """Dispatches each request to `handle<Api>Request` and sends what it answers back through the RequestChannel."""
 
@@ -99,7 +110,8 @@ class KafkaApis:
                  group_coordinator: GroupCoordinator, txn_coordinator: TransactionCoordinator, broker_id: int,
                  config: KafkaConfig, metadata_cache: MetadataCache, controller: KafkaController, cluster_id: str,
                  log_config_defaults: dict[str, Any], forwarding_manager: ForwardingManagerImpl | None = None,
-                 auto_topic_creation_manager: DefaultAutoTopicCreationManager | None = None) -> None:
+                 auto_topic_creation_manager: DefaultAutoTopicCreationManager | None = None,
+                 api_version_manager: ApiVersionManager | None = None) -> None:
         self.request_channel = request_channel
         self.replica_manager = replica_manager
         self.admin_manager = admin_manager
@@ -139,10 +151,10 @@ class KafkaApis:
             ApiKeys.LIST_GROUPS: self.handle_list_groups_request,
             ApiKeys.DELETE_GROUPS: self.handle_delete_groups_request,
         }
+        self.api_version_manager = api_version_manager or broker_api_version_manager(self.is_kraft)
         if self.is_kraft:
             for api in ZK_BROKER_ONLY_APIS:
                 del self.handlers[api]
-        self.supported_apis = [api for api in SUPPORTED_VERSIONS if api in self.handlers]
 
     @property
     def is_kraft(self) -> bool:
@@ -196,11 +208,12 @@ class KafkaApis:
     def handle_api_versions_request(self, request: Request) -> None:
         if request.body is None:  # a version newer than ours: answer in v0 so the client can pick another
             payload = api_versions_unsupported_response(request.correlation_id,
-                                                        api_version_entries(0, self.supported_apis))
+                                                        self.api_version_manager.api_version_entries(0))
             self.request_channel.send_response(Response(request, payload, ResponseAction.SEND))
             return
         self.send_response(request, build(self.response_schema(request), error_code=Errors.NONE, throttle_time=0,
-                                          api_keys=api_version_entries(request.api_version, self.supported_apis)))
+                                          api_keys=self.api_version_manager.api_version_entries(
+                                              request.api_version)))
 
     # -- Metadata -----------------------------------------------------------------------------------------------------
 

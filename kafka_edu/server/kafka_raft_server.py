@@ -27,12 +27,6 @@ class KafkaRaftServer:
 
     def __init__(self, config: KafkaConfig) -> None:
         self.config = config
-        if config.is_kraft_combined_mode:
-            # One process serving both listeners needs each SocketServer to bind only its own listeners, and
-            # ApiVersions per listener: a clear refusal rather than a port bound twice.
-            raise KafkaException("process.roles=broker,controller (combined mode) is not built yet in kafka-edu: "
-                                 "run brokers (process.roles=broker) and controllers (process.roles=controller) "
-                                 "as separate nodes")
         self.meta_props_ensemble, bootstrap_metadata = self.initialize_log_dirs(config)
         self.shared_server = SharedServer(config, self.meta_props_ensemble)
         self.broker = BrokerServer(self.shared_server) if ProcessRole.BROKER_ROLE in config.process_roles else None

@@ -1,5 +1,5 @@
 """BrokerServer (Kafka 3.9) pieces that need no quorum: what it registers (listeners with the bound port, the log
-dirs' directory ids), the metadata log kept apart from the partition logs, and combined mode refused clearly."""
+dirs' directory ids), and how a combined node splits its listeners and APIs between its controller and broker."""
 
 from __future__ import annotations
 
@@ -9,12 +9,16 @@ from types import SimpleNamespace
 
 import pytest
 
-from kafka_edu.common.errors import KafkaException
 from kafka_edu.common.uuid import Uuid
 from kafka_edu.metadata.broker_state import BrokerState
 from kafka_edu.server.broker_server import BrokerServer
 from kafka_edu.server.kafka_config import KafkaConfig
-from kafka_edu.server.kafka_raft_server import KafkaRaftServer
+from kafka_edu.network.socket_server import SocketServer
+from kafka_edu.protocol.api_keys import ApiKeys
+from kafka_edu.protocol.builder import build
+from kafka_edu.protocol.codec import UnsupportedVersionError, decode_request, encode_request
+from kafka_edu.server.controller_apis import controller_api_version_manager
+from kafka_edu.server.kafka_apis import broker_api_version_manager
 
 BROKER = {"process.roles": "broker", "node.id": "4", "controller.quorum.voters": "1@127.0.0.1:9093",
           "controller.listener.names": "CONTROLLER"}
@@ -46,15 +50,25 @@ def test_the_registered_log_dirs_are_the_directory_ids_of_log_dirs_only(tmp_path
     assert server.directory_ids() == {Uuid.from_string("ybdzUKmYSLK6oiIpI6CPlw")}
 
 
-def test_the_metadata_log_must_be_apart_from_the_partition_logs(tmp_path):
-    with pytest.raises(KafkaException, match="metadata.log.dir .* is one of log.dirs"):
-        broker(tmp_path).check_metadata_log_dir_apart()  # metadata.log.dir defaults to the first log dir
-    broker(tmp_path, **{"metadata.log.dir": str(tmp_path / "metadata")}).check_metadata_log_dir_apart()
-
-
-def test_combined_mode_is_refused_with_one_clear_line(tmp_path):
+def test_a_combined_node_splits_its_listeners_and_api_versions_between_controller_and_broker(tmp_path):
     config = KafkaConfig.from_props({**BROKER, "process.roles": "broker,controller", "node.id": "1",
+                                     "controller.quorum.voters": "1@127.0.0.1:9093",
                                      "listeners": "PLAINTEXT://127.0.0.1:9092,CONTROLLER://127.0.0.1:9093",
                                      "log.dirs": str(tmp_path / "logs")})
-    with pytest.raises(KafkaException, match=r"combined mode\) is not built yet"):
-        KafkaRaftServer(config)
+    assert config.is_kraft_combined_mode
+    controller_versions, broker_versions = controller_api_version_manager(), broker_api_version_manager(kraft=True)
+    assert [e.listener_name for e in SocketServer(config, controller_versions).end_points] == ["CONTROLLER"]
+    assert [e.listener_name for e in SocketServer(config, broker_versions).end_points] == ["PLAINTEXT"]
+    # the controller listener votes and takes heartbeats, never produce; the broker listener the other way round
+    assert controller_versions.is_api_enabled(ApiKeys.VOTE, 0)
+    assert not controller_versions.is_api_enabled(ApiKeys.PRODUCE, 3)
+    assert broker_versions.is_api_enabled(ApiKeys.PRODUCE, 3)
+    assert not broker_versions.is_api_enabled(ApiKeys.VOTE, 0)
+    assert not broker_versions.is_api_enabled(ApiKeys.LEADER_AND_ISR, 4)  # ZooKeeper mode only
+    assert controller_versions.is_api_enabled(ApiKeys.FETCH, 17) and not broker_versions.is_api_enabled(
+        ApiKeys.FETCH, 17)  # Raft fetches at 3.9's version; clients at the broker's
+    produce = encode_request(ApiKeys.PRODUCE, 3, 7, "c", build(ApiKeys.PRODUCE.request_schema(3), acks=1,
+                                                              timeout=1000, topic_data=[], transactional_id=None))
+    with pytest.raises(UnsupportedVersionError):
+        decode_request(produce, controller_versions.is_api_enabled)
+    assert decode_request(produce, broker_versions.is_api_enabled).api_key == ApiKeys.PRODUCE
