@@ -10,8 +10,9 @@ A describer is registered for a FIDELITY row id or a span name (from the table i
         return {"kafka.cluster.id": scope["self"].cluster_id}
 
 Kinds: `start` (attributes when the span opens, for a step still running), `end` (attributes when it closes),
-`links` (span contexts the span links to), `when` (False: this call gets no span), `parent` (request-path steps:
-the span of the request they serve, or None for no span), `retro` (the span is recorded after the call, only when
+`links` (span contexts the span links to), `when` (False: this call gets no span), `parent` (the span to be the
+child of: for request-path steps the request they serve; `NEW_TRACE` for a call that starts a story of its own,
+linked to its cause; None for no span), `retro` (the span is recorded after the call, only when
 its end describer returns a dict: a poll that found work), and `on_event` for span events. Describers run only for
 spans that are recorded.
 """
@@ -22,6 +23,9 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from opentelemetry import trace
+from opentelemetry.trace import NonRecordingSpan, Span, SpanContext, TraceFlags
 
 from kafka_edu.tracing.steps import EVENTS, STEPS, SYMBOLS
 
@@ -39,6 +43,26 @@ class Describer:
     links: Describe | None = None
     when: Describe | None = None
     retro: bool = False
+
+
+# A `parent` describer's answer for "this call starts a trace of its own": a parent that names no span but says
+# "sampled", so the span opened under it is a new trace's root (its `links` describer names the cause).
+NEW_TRACE = NonRecordingSpan(SpanContext(trace_id=0, span_id=0, is_remote=False,
+                                         trace_flags=TraceFlags(TraceFlags.SAMPLED)))
+
+
+def own_trace() -> Span:
+    """The parent for a call that starts a story of its own: a new trace, except inside an unsampled request, whose
+    work traces nothing (the caller's unsampled span keeps it so)."""
+    caller = trace.get_current_span()
+    context = caller.get_span_context()
+    return caller if context.is_valid and not context.trace_flags.sampled else NEW_TRACE
+
+
+def caller_link() -> list[SpanContext]:
+    """The span running where the call was made, for a span that starts a trace of its own to link to its cause."""
+    context = trace.get_current_span().get_span_context()
+    return [context] if context.is_valid and context.trace_flags.sampled else []
 
 
 _NONE = Describer()

@@ -2,10 +2,27 @@
 
 KR.queue is two spans, told apart by name: `KafkaEventQueue.enqueue` in the caller's thread, and
 `KafkaEventQueue.EventHandler.handleEvents`, one per event the queue thread runs or fails (a TimeoutException, a
-RejectedExecutionException). The event carries the context it was enqueued in (`EventContext.enqueued_in`), so its
-turn on the queue thread is a child of its enqueue: an operation's trace reads enqueue -> run. A DEFERRED event is
-a timer, and timers reschedule themselves (3.9's NoOp record every 500 ms, a broker's heartbeat): each of its runs
-starts a trace of its own, linked to the enqueue that scheduled it, rather than nesting one period inside the last.
+RejectedExecutionException).
+
+Where an event's story is. A KafkaEventQueue's one thread runs the work of many stories: a QuorumController's
+queue runs every request's operation, every leader change, every timer; a MetadataLoader's every commit, snapshot
+and publisher; a BrokerLifecycleManager's the registration, each heartbeat and the shutdown. So an event does not
+carry its enqueuer's trace into the queue, with one exception:
+
+- an event appended while the controller serves a client request (ControllerApis.handle, KR.apis, or the
+  QuorumController operation it calls, KR.qc) is that request's work: the request waits on the event's future and
+  answers with what it did. Its enqueue is the caller's child, and the request's trace reads request -> apis -> qc ->
+  enqueue -> run -> replay (sampled and kept within the budget with the request, as all request work is);
+- any other enqueue hands work over (the Raft client telling a listener of a new leader, a server's startup giving
+  its lifecycle manager the registration or its loader the publishers, a publish asking the snapshot generator for
+  a snapshot, an event asking for another): the enqueue starts the event's own trace, linked to the span that
+  enqueued it. An election's trace holds the election, and the QuorumController's reaction to it is a trace of its
+  own, linked to it.
+
+Either way the event carries the context it was enqueued in (`EventContext.enqueued_in`), so its turn on the queue
+thread is the child of its enqueue: an event's trace reads enqueue -> run. A DEFERRED event is a timer, and timers
+reschedule themselves (3.9's NoOp record every 500 ms, a broker's heartbeat): each of its runs starts a trace of its
+own, linked to the enqueue that scheduled it, rather than holding the wait until it is due.
 """
 
 from __future__ import annotations
@@ -14,15 +31,14 @@ import time
 from typing import Any
 
 from opentelemetry import trace
-from opentelemetry.trace import NonRecordingSpan, Span, SpanContext, Status, StatusCode, TraceFlags
+from opentelemetry.trace import Span, SpanContext, Status, StatusCode
 
-from kafka_edu.tracing.attributes import Scope, end, links, parent, start, when
+from kafka_edu.tracing.attributes import NEW_TRACE, Scope, caller_link, end, links, own_trace, parent, start, when
 
 _ENQUEUE = "KafkaEventQueue.enqueue"
 _RUN = "KafkaEventQueue.EventHandler.handleEvents"
-# A parent that names no span but says "sampled": the span opened under it is the root of a new trace.
-_NEW_TRACE = NonRecordingSpan(SpanContext(trace_id=0, span_id=0, is_remote=False,
-                                          trace_flags=TraceFlags(TraceFlags.SAMPLED)))
+# The steps of a controller serving a client request: an event they append is the request's own work.
+_SERVING_A_REQUEST = frozenset({"KR.apis", "KR.qc"})
 
 
 def event_name(event: Any) -> str:
@@ -49,9 +65,30 @@ def _deferred(event_context: Any) -> bool:
 QUIET_EVENTS = frozenset({"writeNoOpRecord", "handleCommit", "InitializeNewPublishers"})
 
 
+def _quiet(event: Any) -> bool:
+    # The QuorumController names its raft events with their offset or epoch: `handleCommit[baseOffset=42]`.
+    return event_name(event).split("[", 1)[0] in QUIET_EVENTS
+
+
 @when(_ENQUEUE)
 def _worth_a_span(s: Scope) -> bool:
-    return event_name(s["event"]) not in QUIET_EVENTS
+    return not _quiet(s["event"])
+
+
+def _serves_a_request(span: Span) -> bool:
+    attributes = getattr(span, "attributes", None)  # a recorded span's; a non-recording one has none
+    return attributes is not None and attributes.get("kafka.step") in _SERVING_A_REQUEST
+
+
+@parent(_ENQUEUE)
+def _enqueued_for(s: Scope) -> Span:
+    caller = trace.get_current_span()
+    return caller if _serves_a_request(caller) else own_trace()
+
+
+@links(_ENQUEUE)
+def _handed_over_by(s: Scope) -> list[SpanContext]:
+    return [] if _serves_a_request(trace.get_current_span()) else caller_link()
 
 
 @start(_ENQUEUE)
@@ -80,14 +117,14 @@ def _enqueue(s: Scope) -> dict[str, Any]:
 @parent(_RUN)
 def _enqueued_by(s: Scope) -> Span | None:
     to_run = s["to_run"]
-    if event_name(to_run.event) in QUIET_EVENTS:
+    if _quiet(to_run.event):
         return None
     enqueued = _enqueue_span(to_run)
     if _deferred(to_run):
         context = enqueued.get_span_context()
         if context.is_valid and not context.trace_flags.sampled:
             return enqueued  # scheduled from inside an unsampled request: no span, as for the rest of it
-        return _NEW_TRACE
+        return NEW_TRACE
     return enqueued
 
 

@@ -16,6 +16,11 @@ What gets a span, so that an idle quorum writes almost nothing:
 One election is one trace: the phase that makes the replica a candidate is the root; the candidate's Vote round,
 each voter's handling of it, the responses, and the new leader's first BeginQuorumEpoch round (with each voter's
 handling) are all its descendants. The root is remembered by (client, epoch) here.
+
+The Raft client's story is its own from the start: `KafkaRaftClient.initialize`, which 3.9 calls on the server's
+startup thread (KafkaRaftManager.startup), reads `quorum-state` and puts the replica in the role it says (standing
+for election at once if it was a candidate, or is the only voter). It is a trace of its own, linked to the startup
+that called it, so a server's startup holds no role change and an election begun there is a trace of its own too.
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ from opentelemetry import trace
 from opentelemetry.trace import NonRecordingSpan, SpanContext
 
 from kafka_edu.tracing import attributes as _attributes
-from kafka_edu.tracing.attributes import Scope, end, links, on_event, parent, retro, start, when
+from kafka_edu.tracing.attributes import Scope, caller_link, end, links, on_event, own_trace, parent, retro, start, when
 from kafka_edu.tracing.requests import remote_span_context
 
 _MEMORY = 256
@@ -260,6 +265,16 @@ def _resigned_work(s: Scope) -> dict[str, Any]:
     state = client.quorum.resigned_state_or_throw()
     return {**_node(client), "kafka.raft.end_quorum_epoch.unacked": sorted(state.unacked_voters()),
             "kafka.raft.preferred_successors": [k.id for k in state.preferred_successors()]}
+
+
+@parent("KafkaRaftClient.initialize")
+def _raft_story_begins(s: Scope) -> Any:
+    return own_trace()
+
+
+@links("KafkaRaftClient.initialize")
+def _started_by(s: Scope) -> list[SpanContext]:
+    return caller_link()
 
 
 @end("KafkaRaftClient.pollCandidate", "KafkaRaftClient.pollFollower", "KafkaRaftClient.pollUnattached",

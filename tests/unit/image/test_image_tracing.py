@@ -62,8 +62,11 @@ def test_publish_spans_for_changes_and_snapshots_but_not_for_idle_no_ops(tracing
         assert decision.attributes["kafka.snapshot.scheduled"] == "snapshot 00000000000000000007-0000000003"
         (emit,) = spans(tracing, "SnapshotEmitter.maybeEmit")
         assert emit.attributes["kafka.raft.snapshot.end_offset"] == 7 and emit.attributes["kafka.raft.snapshot.bytes"]
-        # one trace: the publish, the decision, the generator's queue, the write
-        assert emit.context.trace_id == decision.context.trace_id == publishes[1].context.trace_id
+        # the publish and its decision are one trace; the write is the generator's queue event, a trace of its own
+        # linked to the decision that asked for it
+        assert decision.context.trace_id == publishes[1].context.trace_id != emit.context.trace_id
+        (asked,) = [s for s in spans(tracing, "KafkaEventQueue.enqueue") if s.context.trace_id == emit.context.trace_id]
+        assert asked.parent is None and [link.context.span_id for link in asked.links] == [decision.context.span_id]
         assert client.created[0][0] == OffsetAndEpoch(7, 3)
 
         loader.handle_load_snapshot(ListSnapshotReader(OffsetAndEpoch(100, 5), [
