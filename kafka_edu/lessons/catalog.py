@@ -8,7 +8,7 @@ import importlib
 from kafka_edu.lessons.model import Lesson
 
 # Module names under lessons/, in order; a lesson's `name` is what `kafka-edu lesson run` takes.
-ORDER = ["broker_life", "request_journey", "controller", "replication", "many_runs", "raft"]
+ORDER = ["broker_life", "request_journey", "controller", "replication", "many_runs", "raft", "metadata_journey", "zk_or_kraft"]
 
 
 def all_lessons() -> list[Lesson]:
