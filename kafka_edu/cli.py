@@ -158,11 +158,12 @@ def tui(options: argparse.Namespace) -> int:
     if options.run:
         run(Path(options.run), lesson=lesson)
         return 0
-    kraft = options.mode == "kraft"
-    brokers = options.brokers if options.brokers is not None else (0 if kraft else lesson.brokers if lesson else 3)
+    brokers = options.brokers if options.brokers is not None else lesson.brokers if lesson else 3
     overrides = [*(lesson.overrides if lesson else ()), *options.override]
-    launch = ClusterLaunch(Path(options.traces), brokers, options.zookeeper, overrides, mode=options.mode,
-                           controllers=options.controllers)
+    mode = lesson.mode if lesson else options.mode  # a KRaft lesson runs on a KRaft cluster
+    controllers = lesson.controllers if lesson and mode == "kraft" else options.controllers
+    launch = ClusterLaunch(Path(options.traces), brokers, options.zookeeper, overrides, mode=mode,
+                           controllers=controllers)
     launch.start()
     try:
         run(None, launch, lesson)
@@ -330,9 +331,10 @@ def build_parser() -> argparse.ArgumentParser:
     tu.add_argument("--run", help="attach to this run directory (running or finished) instead of starting a cluster")
     tu.add_argument("--lesson", metavar="NAME", help="run a guided lesson (kafka-edu lesson list) in the TUI, on its "
                                                      "own cluster: its brokers and overrides")
-    tu.add_argument("--brokers", type=int, default=None, help="default: 3, or the lesson's (0 in kraft mode)")
+    tu.add_argument("--brokers", type=int, default=None, help="default: 3, or the lesson's (in kraft mode too; 0: "
+                                                              "the controllers alone)")
     tu.add_argument("--mode", choices=["zk", "kraft"], default="zk",
-                    help="zk: ZooKeeper and Kafka 1.0.2 brokers; kraft: a Kafka 3.9 controller quorum")
+                    help="zk: ZooKeeper and Kafka 1.0.2 brokers; kraft: a Kafka 3.9 controller quorum and brokers")
     tu.add_argument("--controllers", type=int, default=3, help="KRaft controllers (voters), --mode kraft")
     tu.add_argument("--zookeeper", help="use this ZooKeeper instead of starting one")
     tu.add_argument("--override", action="append", default=[], metavar="k=v", help="a broker property for all")

@@ -233,6 +233,7 @@ class KafkaEduApp(App[None]):
                 self.model.observe_manifest(batch.manifest)
                 if is_kraft(batch.manifest):
                     self._show_kraft()
+                    self.quorum.observe_manifest(batch.manifest)  # its brokers, before their spans
             self.store.add_ended(batch.ended)
             self.store.add_started(batch.started)
             self.model.observe_ended(batch.ended)
@@ -242,6 +243,8 @@ class KafkaEduApp(App[None]):
                 self._reader_dead = batch.dead
                 self.store.set_dead(self._reader_dead | self._quorum_dead)
                 self.model.observe_dead(batch.dead)
+                if self.kraft:
+                    self.quorum.observe_dead(batch.dead)  # a KRaft run's brokers
             if batch.problems is not None:
                 self.problems = batch.problems
             self.exits.update(batch.exits)
@@ -379,8 +382,10 @@ class KafkaEduApp(App[None]):
     def _status_text(self) -> str:
         if self.reader is None:
             waited = time.monotonic() - self._waiting_since
-            what = "the KRaft controllers" if self.launch is not None and self.launch.mode == "kraft" else \
-                "ZooKeeper and brokers"
+            if self.launch is not None and self.launch.mode == "kraft":
+                what = "the KRaft controllers" + " and brokers" * bool(self.launch.brokers)
+            else:
+                what = "ZooKeeper and brokers"
             return "; ".join(self.problems) or f"starting {what}… {waited:.0f}s"
         parts = []
         if self.paused:
@@ -522,12 +527,14 @@ class KafkaEduApp(App[None]):
                 return f"{key}: the cluster is still starting"
             return f"{key} acts on a live cluster; this run has finished, and a replay only shows what happened"
         if action in BROKER_ACTIONS and self.kraft:
-            voter = self.quorum_pane.selected_voter
-            if voter is None:
-                return f"{key}: no controller has started yet"
-            view = self.quorum.voters.get(voter)
+            node = self.quorum_pane.selected_node
+            if node is None:
+                return f"{key}: no controller or broker has started yet"
+            view = self.quorum.voters.get(node) or self.quorum.brokers.brokers.get(node)
+            if getattr(view, "in_run", True) is False:
+                return f"{key}: broker {node} is not one of this run's processes (only the metadata records name it)"
             if action != "restart" and view is not None and not view.alive:
-                return f"{key}: controller {voter} is not running; r starts it"
+                return f"{key}: {self._node(node)} is not running ({view.status}); r starts it"
         elif action in BROKER_ACTIONS:
             broker = self.cluster_pane.selected_broker
             if broker is None:
@@ -538,11 +545,12 @@ class KafkaEduApp(App[None]):
             view = self.model.brokers.get(broker)
             if action != "restart" and view is not None and not view.alive:
                 return f"{key}: broker {broker} is not running; r starts it"
-        if action in ("create_topic", "produce") and self.kraft:
-            return f"{key}: this KRaft run has controllers only (KRaft brokers are not built yet)"
+        if action in ("create_topic", "produce") and self.kraft and not self._kraft_brokers():
+            return (f"{key}: this KRaft run has controllers only, and topics live on brokers (start one with "
+                    f"`kafka-edu tui --mode kraft --brokers N`)")
         if action in ("next_step", "continue_paused") and not self.paused:
             return f"{key}: no broker is paused at a breakpoint (b on a span's step sets one, then r a broker)"
-        if action == "produce" and not self.model.topics:
+        if action == "produce" and not self._topics():
             return f"{key}: no topic yet; create one with c"
         if action == "breakpoint":
             span = self.waterfall.current_span
@@ -574,14 +582,22 @@ class KafkaEduApp(App[None]):
             self.notify(f"screenshot saved: {path}")
 
     def _broker_for(self, action: str) -> int | None:
-        """The broker under the Cluster pane's cursor (the controller under the Quorum pane's, on a KRaft run), or
-        None (and the user is told why) if `action` cannot act."""
+        """The broker under the Cluster pane's cursor (the controller or broker under the Quorum pane's, on a KRaft
+        run), or None (and the user is told why) if `action` cannot act."""
         if self._refused(action):
             return None
-        return self.quorum_pane.selected_voter if self.kraft else self.cluster_pane.selected_broker
+        return self.quorum_pane.selected_node if self.kraft else self.cluster_pane.selected_broker
 
     def _node(self, node_id: int) -> str:
-        return f"controller {node_id}" if self.kraft else f"broker {node_id}"
+        return f"controller {node_id}" if self.kraft and node_id in self.quorum.voters else f"broker {node_id}"
+
+    def _kraft_brokers(self) -> list[int]:
+        """A KRaft run's brokers, as its manifest and trace name them (not those only the records name)."""
+        return sorted(n for n, broker in self.quorum.brokers.brokers.items() if broker.in_run)
+
+    def _topics(self) -> list[str]:
+        """The topics, oldest first: a KRaft run's from its committed TopicRecords, else from the controller's trace."""
+        return self.quorum.brokers.topics if self.kraft else self.model.topics
 
     def action_kill(self) -> None:
         if (broker := self._broker_for("kill")) is not None:
@@ -594,8 +610,8 @@ class KafkaEduApp(App[None]):
     def action_restart(self) -> None:
         if (broker := self._broker_for("restart")) is not None:
             if self.kraft:
-                voter = self.quorum.voters.get(broker)
-                running = voter is not None and voter.alive
+                node = self.quorum.voters.get(broker) or self.quorum.brokers.brokers.get(broker)
+                running = node is not None and node.alive
             else:
                 view = self.model.brokers.get(broker)
                 running = view is not None and view.alive and view.state != "NotRunning"
@@ -604,7 +620,8 @@ class KafkaEduApp(App[None]):
     def action_pause(self) -> None:
         if (broker := self._broker_for("pause")) is not None:
             if self.kraft:
-                paused = broker in self.quorum.voters and self.quorum.voters[broker].paused
+                node = self.quorum.voters.get(broker) or self.quorum.brokers.brokers.get(broker)
+                paused = node is not None and node.paused
             else:
                 paused = self.model.brokers[broker].paused if broker in self.model.brokers else False
             self._control(f"{'resume' if paused else 'pause'} {self._node(broker)}", "resume" if paused else "pause",
@@ -616,13 +633,14 @@ class KafkaEduApp(App[None]):
         def create(answer: tuple[str, int, int] | None) -> None:
             if answer is not None:
                 self._control(f"create topic {answer[0]}", "create_topic", *answer)
-        self.push_screen(CreateTopicScreen(len(self.model.brokers)), create)
+        brokers = len(self._kraft_brokers()) if self.kraft else len(self.model.brokers)
+        self.push_screen(CreateTopicScreen(brokers), create)
 
     def action_produce(self) -> None:
         if self._refused("produce"):
             return
-        self._control(f"produce {BURST} messages to {self.model.topics[-1]}", "produce_burst",
-                      self.model.topics[-1], BURST)
+        topic = self._topics()[-1]
+        self._control(f"produce {BURST} messages to {topic}", "produce_burst", topic, BURST)
 
     def action_breakpoint(self) -> None:
         if self._refused("breakpoint"):
@@ -637,7 +655,8 @@ class KafkaEduApp(App[None]):
 
     def _paused_target(self) -> Paused:
         if self.kraft:
-            instance = f"controller-{self.quorum_pane.selected_voter}"
+            node = self.quorum_pane.selected_node
+            instance = f"controller-{node}" if node in self.quorum.voters else f"broker-{node}"
             return next((p for p in self.paused if p.instance == instance), self.paused[0])
         broker = self.cluster_pane.selected_broker
         return next((p for p in self.paused if p.broker_id == broker), self.paused[0])

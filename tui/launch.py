@@ -15,7 +15,7 @@ class ClusterLaunch:
     def __init__(self, traces_dir: Path, brokers: int = 3, zookeeper: str | None = None,
                  overrides: list[str] | None = None, *, mode: str = "zk", controllers: int = 3) -> None:
         self.traces_dir = traces_dir.absolute()
-        self.mode = mode  # "kraft": a quorum of `controllers` KRaft controllers (and `brokers`, once they exist)
+        self.mode = mode  # "kraft": a quorum of `controllers` KRaft controllers, then `brokers` KRaft brokers
         self.controllers = controllers
         self.brokers = brokers
         self.zookeeper = zookeeper

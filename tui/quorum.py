@@ -32,6 +32,7 @@ from kafka_edu.network.blocking_channel import BlockingChannel
 from kafka_edu.protocol.api_keys import ApiKeys
 from kafka_edu.tools.metadata_quorum_command import ControllerAdmin
 from kafka_edu.tracing.query import SpanRecord
+from tui.kraft_brokers import BrokerChange, KRaftBrokers
 
 METADATA_PARTITION_DIR = "__cluster_metadata-0"
 ROLE_EVENT = "raft.role.change"
@@ -58,6 +59,8 @@ class MetadataEntry:
     control: bool = False
     count: int = 1
     last_offset: int = -1
+    broker: BrokerChange | None = None  # a broker registration record's meaning
+    topic: str | None = None  # TOPIC_RECORD / REMOVE_TOPIC_RECORD: the topic's name
 
     def __post_init__(self) -> None:
         if self.last_offset < 0:
@@ -85,8 +88,11 @@ class MetadataRecordDecoder:
                 kind, summary = self._control(record, epoch)
                 entry = MetadataEntry(record.offset, epoch, record.timestamp, kind, summary, control=True)
             else:
-                kind, summary = self._data(record.value, record.offset)
-                entry = MetadataEntry(record.offset, epoch, record.timestamp, kind, summary)
+                kind, summary, message = self._data(record.value, record.offset)
+                entry = MetadataEntry(record.offset, epoch, record.timestamp, kind, summary,
+                                      broker=broker_change(kind, message))
+                if kind in ("TOPIC_RECORD", "REMOVE_TOPIC_RECORD"):
+                    entry.topic = summary.split(" ", 1)[0] if kind == "TOPIC_RECORD" else summary
             fold(found, entry)
         return found
 
@@ -107,15 +113,15 @@ class MetadataRecordDecoder:
             return control_type.name, f"undecodable: {e}"
         return control_type.name, ""
 
-    def _data(self, value: bytes | None, offset: int) -> tuple[str, str]:
+    def _data(self, value: bytes | None, offset: int) -> tuple[str, str, Any]:
         try:
             if value is None:
                 raise ValueError("no value")
             message = self.serde.read(value, len(value)).message
             kind = MetadataRecordType.for_message(message).name
         except Exception as e:
-            return "?", f"undecodable at offset {offset}: {e}"
-        return kind, self.summary(kind, message)
+            return "?", f"undecodable at offset {offset}: {e}", None
+        return kind, self.summary(kind, message), message
 
     def summary(self, kind: str, m: Any) -> str:
         """What a person wants from the record in one line; the whole of it is `kafka-edu dump-log`'s job."""
@@ -158,6 +164,21 @@ class MetadataRecordDecoder:
 
     def _topic(self, topic_id: Any) -> str:
         return self.topics.get(topic_id) or _uuid(topic_id)
+
+
+def broker_change(kind: str, m: Any) -> BrokerChange | None:
+    """The registration change a record makes, as 3.9's ClusterControlManager replays it."""
+    if kind == "REGISTER_BROKER_RECORD":  # a (re-)registration replaces the old one: fenced unless it says not
+        return BrokerChange(m.broker_id, m.broker_epoch, bool(m.fenced), bool(m.in_controlled_shutdown))
+    if kind == "UNREGISTER_BROKER_RECORD":
+        return BrokerChange(m.broker_id, m.broker_epoch, registered=False)
+    if kind in ("FENCE_BROKER_RECORD", "UNFENCE_BROKER_RECORD"):
+        return BrokerChange(m.id, m.epoch, kind == "FENCE_BROKER_RECORD")
+    if kind == "BROKER_REGISTRATION_CHANGE_RECORD":
+        # BrokerRegistrationFencingChange 1 fence, -1 unfence, 0 none; InControlledShutdownChange 1 in it, 0 none
+        return BrokerChange(m.broker_id, m.broker_epoch, {1: True, -1: False}.get(m.fenced),
+                            True if m.in_controlled_shutdown == 1 else None)
+    return None
 
 
 def fold(entries: list[MetadataEntry], entry: MetadataEntry) -> None:
@@ -477,6 +498,10 @@ class QuorumModel:
     version: int = 0
     records_version: int = 0
     add_log: Callable[[int, str, str, str], None] | None = None  # (time_ns, instance, text, level) to the Log pane
+    brokers: KRaftBrokers = field(default_factory=KRaftBrokers)  # the run's brokers (tui.kraft_brokers)
+
+    def __post_init__(self) -> None:
+        self.brokers.log = self._log  # looks add_log up when it logs: tests set it after construction
 
     def voter(self, node_id: int) -> VoterView:
         if node_id not in self.voters:
@@ -518,9 +543,16 @@ class QuorumModel:
                 voter = self.voter(process["id"])
                 voter.pid, voter.port = process.get("pid"), process.get("port")
                 voter.manifest_state = process.get("state") or ""
+        self.brokers.observe_manifest(manifest)
+        self.version += 1
+
+    def observe_dead(self, instances: set[str]) -> None:
+        """Broker processes found gone (tui.reader); the controllers' are polled here (QuorumBatch.alive)."""
+        self.brokers.observe_dead(instances)
         self.version += 1
 
     def observe_ended(self, spans: list[SpanRecord]) -> None:
+        self.brokers.observe_ended(spans)
         for span in spans:
             node_id = _controller_id(span.instance)
             if node_id is None:
@@ -554,6 +586,7 @@ class QuorumModel:
         elif batch.replication_error is not None:
             self.replication_error = batch.replication_error
         if batch.records:
+            self.brokers.observe_records(batch.records)
             for entry in batch.records:
                 if entry.folded:
                     self.noops += entry.count

@@ -23,12 +23,15 @@ STARTUP, SHUTDOWN, CONTROLLER_EVENT, STATE_CHANGE, CONTROLLER_REQUEST = (
     "startup", "shutdown", "controller event", "state change", "controller request")
 REPLICATION, NETWORK, OTHER = "replication", "network", "other"
 RAFT, QUORUM_CONTROLLER = "raft", "quorum controller"  # KRaft: the Raft client's turns, the controller's events
+BROKER_LIFECYCLE, METADATA = "broker lifecycle", "metadata"  # KRaft: a broker's registration and heartbeats; the
+# metadata loader publishing committed records (brokers and controllers alike)
 KIND_ORDER = (STARTUP, SHUTDOWN, CONTROLLER_EVENT, STATE_CHANGE, CONTROLLER_REQUEST, RAFT, QUORUM_CONTROLLER,
-              "request", REPLICATION, NETWORK, OTHER)
+              BROKER_LIFECYCLE, METADATA, "request", REPLICATION, NETWORK, OTHER)
 _ROOT_KINDS = {
     "Kafka.main": STARTUP, "KafkaServer.startup": STARTUP,
     "KafkaServer.shutdown": SHUTDOWN, "KafkaServer.awaitShutdown": SHUTDOWN,
     "Kafka.buildServer": STARTUP, "KafkaRaftServer.startup": STARTUP, "StorageTool.runFormatCommand": STARTUP,
+    "BrokerServer.shutdown": SHUTDOWN, "ControllerServer.shutdown": SHUTDOWN, "KafkaRaftServer.shutdown": SHUTDOWN,
     "ControllerEventManager.process": CONTROLLER_EVENT,
     "PartitionStateMachine.handleStateChanges": STATE_CHANGE, "ReplicaStateMachine.handleStateChanges": STATE_CHANGE,
     "ControllerChannelManager.sendRequest": CONTROLLER_REQUEST, "RequestSendThread.doWork": CONTROLLER_REQUEST,
@@ -47,12 +50,25 @@ def trace_kind(root: SpanRecord) -> str:
         return REPLICATION
     if root.name.startswith(("KafkaRaftClient", "QuorumState.")):
         return RAFT
+    if root.name.startswith(("BrokerLifecycleManager.", "AlterPartitionManager.")) or (
+            root.name.startswith("KafkaEventQueue.") and root.instance.startswith("broker-")):
+        return BROKER_LIFECYCLE
     if root.name.startswith(("QuorumController.", "KafkaEventQueue.", "ReplicationControlManager.")):
         return QUORUM_CONTROLLER
+    if root.name.startswith(("MetadataLoader.", "BrokerMetadataPublisher.")):
+        return METADATA
     return OTHER
 
 
 FOLLOWER_FETCHER = re.compile(r"broker-\d+-fetcher-\d+|raft-client-\d+")  # a replica fetcher, or a Raft voter
+# An idle KRaft cluster's chatter (see Trace.quiet): the Raft fetches that carry the leader's NoOps (a follower's or
+# observer's fetch, the answer, the append; the leader's poll and its NoOp append) and an event queue's turn that did
+# nothing traced (a running broker's heartbeat, the controller's fencing check).
+KRAFT_CHATTER = frozenset({
+    "KafkaRaftClient.poll", "KafkaRaftClient.pollLeader", "KafkaRaftClient.pollFollower",
+    "KafkaRaftClient.maybeSendFetchOrFetchSnapshot", "KafkaRaftClient.handleFetchRequest",
+    "KafkaRaftClient.handleFetchResponse", "KafkaMetadataLog.appendAsLeader", "KafkaMetadataLog.appendAsFollower",
+    "KafkaEventQueue.enqueue", "KafkaEventQueue.EventHandler.handleEvents"})
 
 
 def is_background(root: SpanRecord) -> bool:
@@ -65,6 +81,10 @@ def is_background(root: SpanRecord) -> bool:
       follower asks each leader twice a second) or a KRaft voter sent its leader (`raft-client-N`), and the
       empty answer of a long-poll Fetch that waited out its time: a `RequestChannel.sendResponse` root on the
       Fetch purgatory's `ExpirationReaper-N-Fetch` thread.
+
+    On a KRaft run, a trace is folded too when it is KRaft chatter through and through (`Trace.quiet`): every span
+    one of KRAFT_CHATTER's, none with an event. An election, a record committed and replayed, a heartbeat that says
+    something new, a broker's state change: each brings a span or event of its own, and is shown.
 
     A trace with an error or lost records is never folded (`Trace.folded`)."""
     name, attributes = root.name, root.attributes
@@ -102,12 +122,13 @@ class Trace:
     version: int = 0  # bumped on every change, so views redraw only what changed
     terms: set[str] = field(default_factory=set)  # lower-cased words the search matches
     background: bool = False  # its root is background chatter (is_background)
+    quiet: bool = True  # every span so far is KRaft chatter (KRAFT_CHATTER) without an event
     records_lost: int = 0  # records a follower's truncation threw away, as its spans' events say
 
     @property
     def folded(self) -> bool:
         """Left out of the trace list unless background traffic is shown: chatter, unless something went wrong."""
-        return self.background and not self.errors and not self.records_lost
+        return (self.background or self.quiet) and not self.errors and not self.records_lost
 
     @property
     def instance(self) -> str:
@@ -204,6 +225,8 @@ class SpanStore:
     def _touched(self, trace: Trace, span: SpanRecord) -> None:
         trace.version += 1
         self.version += 1
+        if trace.quiet and (span.name not in KRAFT_CHATTER or span.events):
+            trace.quiet = False
         trace.terms.add(span.name.lower())
         for event in span.events:
             lost = event.attributes.get("kafka.records.lost")

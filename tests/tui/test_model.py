@@ -229,3 +229,33 @@ def test_a_background_trace_with_an_error_or_lost_records_stays_in_the_list() ->
     failed.status_code = 2
     store.add_ended([failed])
     assert not store.traces["Processor.poll"].folded
+
+
+def _span(trace: str, span_id: str, parent: str, name: str, instance: str, at: int,
+          events: list[SpanEvent] | None = None) -> SpanRecord:
+    return SpanRecord(trace_id=trace, span_id=span_id, parent_id=parent, name=name, start_ns=at, end_ns=at + 1,
+                      attributes={}, resource={"service.instance.id": instance}, events=events or [])
+
+
+def test_kraft_chatter_is_folded_and_a_trace_that_did_something_is_not() -> None:
+    store = SpanStore()
+    # A follower's fetch of the leader's NoOp: the answer, the append, the listener's queue turn (children first)
+    store.add_ended([_span("noop", "a", "r", "KafkaMetadataLog.appendAsFollower", "controller-1", 2),
+                     _span("noop", "q", "r", "KafkaEventQueue.enqueue", "controller-1", 3),
+                     _span("noop", "r", "", "KafkaRaftClient.handleFetchResponse", "controller-1", 1)])
+    # A running broker's heartbeat turn that said nothing new
+    store.add_ended([_span("beat", "r", "", "KafkaEventQueue.EventHandler.handleEvents", "broker-4", 1)])
+    # The same fetch carrying a TopicRecord: committed and replayed on the standby
+    store.add_ended([_span("topic", "a", "r", "KafkaMetadataLog.appendAsFollower", "controller-1", 2),
+                     _span("topic", "c", "r", "QuorumController.replay", "controller-1", 3),
+                     _span("topic", "r", "", "KafkaRaftClient.handleFetchResponse", "controller-1", 1)])
+    # A poll whose span holds a role change (an election), and a heartbeat turn that changed the broker's state
+    store.add_ended([_span("elect", "r", "", "KafkaRaftClient.poll", "controller-2", 1,
+                           [SpanEvent("raft.role.change", 1, {"kafka.raft.role.to": "Candidate"})])])
+    store.add_ended([_span("state", "r", "", "KafkaEventQueue.EventHandler.handleEvents", "broker-4", 1,
+                           [SpanEvent("broker.state.change", 1, {"kafka.broker.state.to": "RUNNING"})])])
+    folded = {t.trace_id for t in store if t.folded}
+    assert folded == {"noop", "beat"}
+    # A broker's queue turns are its lifecycle, not the quorum controller's; the controllers' stay theirs
+    assert set(store.kinds()) >= {"raft", "broker lifecycle"}
+    assert ("broker lifecycle", "state") in {(kind, t) for kind in store.kinds() for t in store.newest_first(kind)}

@@ -51,6 +51,8 @@ def _attr(key: str, value: Any) -> dict[str, Any]:
         return {"key": key, "value": {"boolValue": value}}
     if isinstance(value, int):
         return {"key": key, "value": {"intValue": str(value)}}
+    if isinstance(value, float):
+        return {"key": key, "value": {"doubleValue": value}}
     return {"key": key, "value": {"stringValue": str(value)}}
 
 

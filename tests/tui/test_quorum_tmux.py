@@ -29,7 +29,7 @@ class KRaftTerminal(Terminal):
         self.traces = traces
         self.session = f"kafka-edu-tui-kraft-{uuid.uuid4().hex[:8]}"
         command = (f"cd {REPO} && env -u COLUMNS -u LINES {sys.executable} -m kafka_edu.cli tui --mode kraft "
-                   f"--controllers 3 --traces {traces}")
+                   f"--controllers 3 --brokers 0 --traces {traces}")
         subprocess.run(["tmux", "new-session", "-d", "-s", self.session, "-x", "160", "-y", "45", command], check=True)
 
 

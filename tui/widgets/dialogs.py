@@ -25,11 +25,12 @@ KEY_GROUPS: list[tuple[str, list[tuple[str, str]]]] = [
     ]),
     ("search and filter", [
         ("/", "filter traces by span name, step id, instance, API or event (Enter keeps it, Esc clears it)"),
-        ("f", "show / fold background traffic: replica fetches, network processor loops, followers' Fetch requests "
-              "(the Traces title counts what is folded)"),
+        ("f", "show / fold background traffic: replica fetches, network processor loops, followers' Fetch requests, "
+              "KRaft's NoOp fetches and idle queue turns (the Traces title counts what is folded)"),
     ]),
-    ("cluster actions · live cluster only, on the broker under the Cluster pane's cursor", [
-        ("x", "kill -9 the broker: no shutdown runs; watch the controller notice"),
+    ("cluster actions · live cluster only, on the node under the Cluster (KRaft: Quorum) pane's cursor", [
+        ("x", "kill -9 the node: no shutdown runs; watch the controller notice (KRaft: fence a broker once its "
+              "session times out, elect a new leader)"),
         ("s", "controlled stop (SIGTERM: KafkaServer.shutdown, controlled shutdown first)"),
         ("r", "restart: stop it if it runs, then start a new process"),
         ("p", "pause / resume (SIGSTOP / SIGCONT, like a long GC pause)"),

@@ -1,5 +1,6 @@
-"""The Quorum pane (each KRaft voter: role, epoch, log end offset, high watermark, a lag bar) and the Metadata log
-pane (the committed metadata records, newest last, NoOps folded)."""
+"""The Quorum pane (each KRaft voter: role, epoch, log end offset, high watermark, a lag bar; below them each broker:
+fenced or not, broker epoch, BrokerState, pid) and the Metadata log pane (the committed metadata records, newest
+last, NoOps folded)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from rich.style import Style
 from textual.binding import Binding, BindingType
 from textual.message import Message
 
+from tui.kraft_brokers import KRaftBrokerView
 from tui.quorum import LEADER, MetadataEntry, QuorumModel, VoterView
 from tui.widgets.format import clock
 from tui.widgets.rows import RowsView
@@ -18,6 +20,17 @@ from tui.widgets.rows import RowsView
 ROLE_STYLES = {
     LEADER: Style(color="bright_yellow", bold=True), "Follower": Style(color="green"),
     "Candidate": Style(color="yellow"), "Unattached": Style(color="yellow"), "Resigned": Style(color="dark_orange"),
+    "starting": Style(color="yellow"), "paused": Style(color="magenta", bold=True),
+    "killed": Style(color="red", bold=True), "exited": Style(color="red", bold=True), "stopped": Style(dim=True),
+}
+# A broker's registration (as the controllers decided it) and its BrokerState (3.9's names) or what became of it
+REGISTRATION_STYLES = {
+    "unfenced": Style(color="green"), "fenced": Style(color="red", bold=True),
+    "shutdown": Style(color="dark_orange"), "—": Style(dim=True),
+}
+BROKER_STYLES = {
+    "RUNNING": Style(color="green"), "STARTING": Style(color="yellow"), "RECOVERY": Style(color="yellow"),
+    "PENDING_CONTROLLED_SHUTDOWN": Style(color="dark_orange"), "SHUTTING_DOWN": Style(color="dark_orange"),
     "starting": Style(color="yellow"), "paused": Style(color="magenta", bold=True),
     "killed": Style(color="red", bold=True), "exited": Style(color="red", bold=True), "stopped": Style(dim=True),
 }
@@ -56,7 +69,8 @@ def _number(value: int | None) -> str:
 
 
 class QuorumPane(RowsView[int]):
-    """Rows are the voters' node ids; the cursor picks the controller the action keys (x s r p) act on."""
+    """Rows are node ids: the voters', then the brokers' (one id space on a KRaft cluster); the cursor picks the node,
+    controller or broker, the action keys (x s r p) act on."""
 
     def __init__(self, model: QuorumModel, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -68,11 +82,30 @@ class QuorumPane(RowsView[int]):
             return
         self._version = self.model.version
         voters = sorted(self.model.voters)
-        keep = voters[0] if voters and not self.moved_by_user else self.current
-        self.set_rows(voters, keep_cursor_on=keep)
+        nodes = voters + sorted(n for n in self.model.brokers.brokers if n not in self.model.voters)
+        keep = nodes[0] if nodes and not self.moved_by_user else self.current
+        self.set_rows(nodes, keep_cursor_on=keep)
         self.border_title = self.title_text()
-        self.border_subtitle = "lag: records behind the leader" if self.model.voters else ""
+        self.border_subtitle = self.subtitle_text()
         self.refresh()
+
+    def on_resize(self) -> None:
+        super().on_resize()
+        self.border_subtitle = self.subtitle_text()  # what fits depends on the width
+
+    def subtitle_text(self) -> str:
+        """The brokers' fencing in a few words, and what the lag bar measures where there is room."""
+        parts = []
+        brokers = self.model.brokers
+        if brokers.brokers:
+            fenced, unfenced = brokers.fenced, brokers.unfenced
+            counts = [f"{len(unfenced)} unfenced"] * bool(unfenced) + [
+                "fenced " + ",".join(f"b{n}" for n in fenced)] * bool(fenced)
+            parts.append("brokers: " + (", ".join(counts) or "none registered"))
+        lag = "lag: records behind the leader"
+        if self.model.voters and (not parts or len(parts[0]) + len(lag) + 7 <= self.size.width):
+            parts.append(lag)
+        return " · ".join(parts)
 
     def title_text(self) -> str:
         model = self.model
@@ -95,14 +128,24 @@ class QuorumPane(RowsView[int]):
         return text
 
     @property
-    def selected_voter(self) -> int | None:
+    def selected_node(self) -> int | None:
+        """The controller or broker under the cursor."""
         return self.current
+
+    @property
+    def selected_voter(self) -> int | None:
+        return self.current if self.current in self.model.voters else None
+
+    def is_broker(self, node_id: int | None) -> bool:
+        return node_id is not None and node_id not in self.model.voters and node_id in self.model.brokers.brokers
 
     def _scale(self) -> int:
         lags = [self.model.lag(n) or 0 for n in self.model.voters]
         return max([LAG_SCALE_MIN, *lags])
 
     def render_row(self, row: int, width: int, base: Style) -> list[Segment]:
+        if row not in self.model.voters:
+            return self._broker_row(self.model.brokers.brokers[row], width)
         model = self.model
         voter = model.voters[row]
         running = voter.running or not model.live  # a finished run: every voter as it last was
@@ -140,6 +183,28 @@ class QuorumPane(RowsView[int]):
         segments.append(Segment(f" {lag_text}", Style(color="green") if lag == 0 and running else stale))
         if tail:
             segments.append(Segment(tail, DIM))
+        return segments
+
+    def _broker_row(self, broker: KRaftBrokerView, width: int) -> list[Segment]:
+        """b4, then what the controllers make of it (fenced, unfenced, in controlled shutdown), its broker epoch, its
+        BrokerState (or how its process ended), the state it was in when it ended, its pid: each where it fits."""
+        live = self.model.live
+        registration = broker.registration
+        epoch = broker.epoch if broker.epoch is not None else "?"
+        # A finished run: each broker as its trace last told it (one that never told: how it ended).
+        status = broker.status if live or not broker.state else broker.state
+        segments = [Segment("  "), Segment(f"b{broker.node_id} ", Style(bold=True)),
+                     Segment(f"{registration:<10} ", REGISTRATION_STYLES.get(registration, Style())),
+                     Segment(f"e{epoch:<4} ", Style() if broker.running or not live else DIM),
+                     Segment(f"{status:<10}", BROKER_STYLES.get(status, Style()))]
+        used = sum(s.cell_length for s in segments)
+        tail = []
+        if live and broker.in_run and not broker.running and broker.state and width - used >= 20:
+            tail.append(f"{'in' if broker.paused else 'was'} {broker.state}")  # a paused one is still in it
+        if broker.pid and width - used - sum(len(t) + 2 for t in tail) >= 11:
+            tail.append(f"pid {broker.pid}")
+        if tail:
+            segments.append(Segment("  " + "  ".join(tail), DIM))
         return segments
 
     def _tail(self, voter: VoterView, width: int) -> str:
