@@ -166,6 +166,10 @@ class InvalidPartitionsException(ApiException):
     pass
 
 
+class InvalidReplicaAssignmentException(ApiException):
+    """A manual replica assignment that cannot be applied (INVALID_REPLICA_ASSIGNMENT)."""
+
+
 class InvalidReplicationFactorException(ApiException):
     pass
 

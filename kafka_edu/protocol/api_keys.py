@@ -56,6 +56,7 @@ class ApiKeys(enum.IntEnum):
     DELETE_TOPICS = 20, "DeleteTopics"
     INIT_PRODUCER_ID = 22, "InitProducerId"
     DESCRIBE_CONFIGS = 32, "DescribeConfigs"
+    CREATE_PARTITIONS = 37, "CreatePartitions"
     DELETE_GROUPS = 42, "DeleteGroups"
     # KRaft (Kafka 3.9): the Raft RPCs and the controller's APIs. The ZooKeeper broker advertises none of them
     # (KafkaApis.SUPPORTED_VERSIONS lists what it serves); ControllerApis serves them on the CONTROLLER listener.

@@ -42,6 +42,7 @@ CONTROLLER_SUPPORTED_VERSIONS: dict[ApiKeys, tuple[int, int]] = {
     ApiKeys.BROKER_HEARTBEAT: (0, 1),
     ApiKeys.DESCRIBE_CLUSTER: (0, 1),
     ApiKeys.ALLOCATE_PRODUCER_IDS: (0, 0),
+    ApiKeys.CREATE_PARTITIONS: (0, 3),
 }
 
 
@@ -80,6 +81,7 @@ class ControllerApis:
             ApiKeys.BROKER_HEARTBEAT: self.handle_broker_heartbeat_request,
             ApiKeys.DESCRIBE_CLUSTER: self.handle_describe_cluster,
             ApiKeys.ALLOCATE_PRODUCER_IDS: self.handle_allocate_producer_ids_request,
+            ApiKeys.CREATE_PARTITIONS: self.handle_create_partitions,
         }
 
     @step("KR.apis")
@@ -211,6 +213,32 @@ class ControllerApis:
                                                                      responses=responses),
                             lambda error, message: build(schema, throttle_time=0, responses=[
                                 {"name": name, "error_code": error, "error_message": message} for name in names]))
+
+    def handle_create_partitions(self, request: Request) -> Future[Any]:
+        data = request.body
+        schema = self.response_schema(request)
+        future = self.create_partitions(self._request_context(request, millis(data.timeout)), data)
+        return self._answer(request, future, lambda results: build(schema, throttle_time=0, results=results),
+                            lambda error, message: build(schema, throttle_time=0, results=[
+                                {"name": t.name, "error_code": error, "error_message": message}
+                                for t in data.topics]))
+
+    def create_partitions(self, context: ControllerRequestContext, data: Any) -> Future[list[Any]]:
+        """Duplicated names are refused here, each once; the rest go to the controller."""
+        names = [t.name for t in data.topics]
+        duplicates = {n for n in names if names.count(n) > 1}
+        responses: list[Any] = [{"name": n, "error_code": Errors.INVALID_REQUEST,
+                                 "error_message": "Duplicate topic name."} for n in sorted(duplicates)]
+        topics = [t for t in data.topics if t.name not in duplicates]  # no authorizer: all may be altered
+        result: Future[list[Any]] = Future()
+
+        def done(f: Future[Any]) -> None:
+            if f.exception() is not None:
+                result.set_exception(f.exception())
+            else:
+                result.set_result(responses + list(f.result()))
+        self.controller.create_partitions(context, topics, data.validate_only).add_done_callback(done)
+        return result
 
     def handle_alter_partition_request(self, request: Request) -> Future[Any]:
         schema = self.response_schema(request)

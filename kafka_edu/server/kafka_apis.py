@@ -5,11 +5,17 @@ from __future__ import annotations
 import datetime
 import logging
 import time
+import uuid
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from kafka_edu.cluster.partition import LeaderAndIsrPartitionState
-from kafka_edu.common.errors import ControllerMovedException, InvalidRecordException, InvalidTopicException
+from kafka_edu.common.errors import (
+    ControllerMovedException,
+    InvalidRecordException,
+    InvalidRequestException,
+    InvalidTopicException,
+)
 from kafka_edu.controller.kafka_controller import KafkaController
 from kafka_edu.coordinator.group.group_coordinator import GroupCoordinator, JoinGroupResult
 from kafka_edu.coordinator.group.group_metadata_manager import PartitionData
@@ -24,6 +30,9 @@ from kafka_edu.protocol.errors import Errors
 from kafka_edu.server.abstract_fetcher_thread import BrokerEndPoint
 from kafka_edu.server.admin_manager import AdminManager, validate_topic
 from kafka_edu.server.api_version_manager import ApiVersionManager, DefaultApiVersionManager, ListenerType
+from kafka_edu.server.handlers.describe_topic_partitions_request_handler import (
+    DescribeTopicPartitionsRequestHandler,
+)
 from kafka_edu.server.kafka_config import KafkaConfig
 from kafka_edu.server.metadata_cache import Broker, MetadataCache, PartitionState, UpdateMetadataRequest
 from kafka_edu.server.replica_manager import (
@@ -42,6 +51,9 @@ if TYPE_CHECKING:
     from kafka_edu.server.forwarding_manager import ForwardingManagerImpl
 
 log = logging.getLogger("kafka.server.KafkaApis")
+
+BROKER_ENDPOINT = 1  # DescribeCluster's EndpointType: 1 brokers, 2 controllers
+ZERO_UUID = uuid.UUID(int=0)
 
 ADMIN_CLIENT_ID = "__admin_client"
 GROUP_METADATA_TOPIC_NAME = "__consumer_offsets"
@@ -82,6 +94,9 @@ SUPPORTED_VERSIONS: dict[ApiKeys, tuple[int, int]] = {
     ApiKeys.STOP_REPLICA: (2, 2),
     ApiKeys.UPDATE_METADATA: (6, 7),
     ApiKeys.CONTROLLED_SHUTDOWN: (1, 3),
+    ApiKeys.CREATE_PARTITIONS: (0, 3),
+    ApiKeys.DESCRIBE_CLUSTER: (0, 1),
+    ApiKeys.DESCRIBE_TOPIC_PARTITIONS: (0, 0),
 }
 for _api, (_low, _high) in SUPPORTED_VERSIONS.items():
     _api.set_supported(_low, _high)
@@ -93,6 +108,12 @@ ZK_BROKER_ONLY_APIS = frozenset({ApiKeys.LEADER_AND_ISR, ApiKeys.STOP_REPLICA, A
                                  ApiKeys.CONTROLLED_SHUTDOWN, ApiKeys.DESCRIBE_CONFIGS})
 
 
+# What only a KRaft broker serves here: DescribeCluster (2.8) and DescribeTopicPartitions (3.8) came after 1.0.2;
+# CreatePartitions is 1.0.2's too, but its ZooKeeper-mode path (AdminManager.createPartitions) is not ported yet.
+KRAFT_BROKER_ONLY_APIS = frozenset({ApiKeys.CREATE_PARTITIONS, ApiKeys.DESCRIBE_CLUSTER,
+                                    ApiKeys.DESCRIBE_TOPIC_PARTITIONS})
+
+
 def broker_api_version_manager(kraft: bool) -> DefaultApiVersionManager:
     """What a broker's listeners serve: a ZooKeeper-mode broker everything above; a KRaft broker all but the
     ZooKeeper-only APIs."""
@@ -100,7 +121,9 @@ def broker_api_version_manager(kraft: bool) -> DefaultApiVersionManager:
         return DefaultApiVersionManager(ListenerType.BROKER, {api: versions for api, versions
                                                               in SUPPORTED_VERSIONS.items()
                                                               if api not in ZK_BROKER_ONLY_APIS})
-    return DefaultApiVersionManager(ListenerType.ZK_BROKER, SUPPORTED_VERSIONS)
+    return DefaultApiVersionManager(ListenerType.ZK_BROKER, {api: versions for api, versions
+                                                             in SUPPORTED_VERSIONS.items()
+                                                             if api not in KRAFT_BROKER_ONLY_APIS})
 
 
 class KafkaApis:
@@ -150,11 +173,15 @@ class KafkaApis:
             ApiKeys.DESCRIBE_GROUPS: self.handle_describe_groups_request,
             ApiKeys.LIST_GROUPS: self.handle_list_groups_request,
             ApiKeys.DELETE_GROUPS: self.handle_delete_groups_request,
+            ApiKeys.CREATE_PARTITIONS: self.handle_create_partitions_request,
+            ApiKeys.DESCRIBE_CLUSTER: self.handle_describe_cluster,
+            ApiKeys.DESCRIBE_TOPIC_PARTITIONS: self.handle_describe_topic_partitions_request,
         }
         self.api_version_manager = api_version_manager or broker_api_version_manager(self.is_kraft)
-        if self.is_kraft:
-            for api in ZK_BROKER_ONLY_APIS:
-                del self.handlers[api]
+        for api in ZK_BROKER_ONLY_APIS if self.is_kraft else KRAFT_BROKER_ONLY_APIS:
+            del self.handlers[api]
+        self.describe_topic_partitions_request_handler = DescribeTopicPartitionsRequestHandler(metadata_cache,
+                                                                                               config)
 
     @property
     def is_kraft(self) -> bool:
@@ -606,6 +633,48 @@ class KafkaApis:
             self.send_response(request, response if response is not None else error_response(error))
 
         self.forwarding_manager.forward_request(request, response_callback)
+
+    # -- CreatePartitions (KRaft: forwarded) ------------------------------------------------------------------------
+
+    def handle_create_partitions_request(self, request: Request) -> None:
+        body = request.body
+        self.forward_to_controller(request, lambda error: build(
+            self.response_schema(request), throttle_time=0, results=[
+                dict(name=t.name, error_code=error, error_message=None) for t in body.topics]))
+
+    # -- DescribeCluster and DescribeTopicPartitions (KRaft) ---------------------------------------------------------
+
+    def handle_describe_cluster(self, request: Request) -> None:
+        """The brokers and, as the controller, a random alive broker (clients cannot reach the KRaft controllers)."""
+        schema = self.response_schema(request)
+        if getattr(request.body, "endpoint_type", BROKER_ENDPOINT) != BROKER_ENDPOINT:
+            self.send_response(request, build(
+                schema, throttle_time=0, error_code=Errors.UNSUPPORTED_ENDPOINT_TYPE,
+                error_message="The request was sent to an endpoint of type BROKER, but we wanted an endpoint of "
+                              "type CONTROLLER", endpoint_type=BROKER_ENDPOINT, cluster_id=self.cluster_id,
+                controller_id=-1, brokers=[], cluster_authorized_operations=-2147483648))
+            return
+        brokers = [dict(broker_id=node.id, host=node.host, port=node.port, rack=None)
+                   for node in self.metadata_cache.get_broker_nodes(request.listener_name)]
+        controller_id = self.metadata_cache.get_controller_id()
+        self.send_response(request, build(
+            schema, throttle_time=0, error_code=Errors.NONE, error_message=None, endpoint_type=BROKER_ENDPOINT,
+            cluster_id=self.cluster_id, controller_id=-1 if controller_id is None else controller_id,
+            brokers=brokers, cluster_authorized_operations=-2147483648))
+
+    def handle_describe_topic_partitions_request(self, request: Request) -> None:
+        schema = self.response_schema(request)
+        try:
+            response = self.describe_topic_partitions_request_handler.handle_describe_topic_partitions_request(
+                request)
+        except InvalidRequestException as e:
+            # the request's error response: every topic it names, with the error
+            log.info("DescribeTopicPartitions from %s refused: %s", request.client_id, e)
+            self.send_response(request, build(schema, throttle_time=0, next_cursor=None, topics=[
+                dict(error_code=Errors.INVALID_REQUEST, name=t.name, topic_id=ZERO_UUID, partitions=[])
+                for t in request.body.topics]))
+            return
+        self.send_response(request, build(schema, throttle_time=0, **response))
 
     # -- DescribeConfigs ----------------------------------------------------------------------------------------------
 

@@ -329,6 +329,7 @@ _SYMBOL_ROWS: list[Symbol] = [
     Symbol("QuorumController.processBrokerHeartbeat", _QUORUM_CONTROLLER, KAFKA_3_9, step="KR.qc"),
     Symbol("QuorumController.alterPartition", _QUORUM_CONTROLLER, KAFKA_3_9, step="KR.qc"),
     Symbol("QuorumController.allocateProducerIds", _QUORUM_CONTROLLER, KAFKA_3_9, step="KR.qc"),
+    Symbol("QuorumController.createPartitions", _QUORUM_CONTROLLER, KAFKA_3_9, step="KR.qc"),
     Symbol("QuorumController.ControllerWriteEvent.run", _QUORUM_CONTROLLER, KAFKA_3_9),
     Symbol("QuorumController.QuorumMetaLogListener.handleCommit", _QUORUM_CONTROLLER, KAFKA_3_9),
     Symbol("QuorumController.QuorumMetaLogListener.handleLeaderChange", _QUORUM_CONTROLLER, KAFKA_3_9),

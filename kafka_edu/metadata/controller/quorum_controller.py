@@ -8,10 +8,10 @@ same records as they are committed. Losing the leadership reverts every manager 
 
 Ported: the write path, the raft listener (commit, snapshot load, leader change), claim / completeActivation /
 renounce, NoOpRecord on idle, the deferred fencing of stale brokers, and createTopics, deleteTopics,
-registerBroker, processBrokerHeartbeat, alterPartition, findTopicIds, allocateProducerIds. Left out: ACLs, quotas,
-SCRAM, delegation tokens, reassignments, leader balancing, ZooKeeper migration, metrics. The periodic NoOp write is
-scheduled as 3.6 did it (a self-rescheduling deferred event); 3.9 moved it into a PeriodicTaskControlManager with
-the same effect.
+registerBroker, processBrokerHeartbeat, alterPartition, findTopicIds, allocateProducerIds, createPartitions. Left
+out: ACLs, quotas, SCRAM, delegation tokens, reassignments, leader balancing, ZooKeeper migration, metrics. The
+periodic NoOp write is scheduled as 3.6 did it (a self-rescheduling deferred event); 3.9 moved it into a
+PeriodicTaskControlManager with the same effect.
 """
 
 from __future__ import annotations
@@ -727,6 +727,24 @@ class QuorumController:
         return self.append_write_event("createTopics", context.deadline_ns,
                                        lambda: self.replication_control.create_topics(context, request,
                                                                                       describable))
+
+    @span("QuorumController.createPartitions")
+    def create_partitions(self, context: ControllerRequestContext, topics: list[Any],
+                          validate_only: bool) -> Future:
+        """CreatePartitions: resolves to one result per topic once the new PartitionRecords are committed (at once,
+        with nothing written, when `validate_only`)."""
+        if not topics:
+            return _completed([])
+
+        def generate() -> ControllerResult[list[Any]]:
+            result = self.replication_control.create_partitions(context, topics)
+            if validate_only:
+                self.log.debug("Validate-only CreatePartitions result(s): %s", result.response)
+                return result.without_records()
+            self.log.debug("CreatePartitions result(s): %s", result.response)
+            return result
+
+        return self.append_write_event("createPartitions", context.deadline_ns, generate)
 
     def unregister_broker(self, context: ControllerRequestContext, broker_id: int) -> Future[None]:
         """UnregisterBroker: the broker leaves every ISR and leadership, then its registration goes."""

@@ -20,7 +20,15 @@ from kio.schema.alter_partition.v3 import response as alter_partition_response
 from kio.schema.create_topics.v7 import response as create_topics_response
 from kio.static.primitive import i16, i32, i32Timedelta
 
-from kafka_edu.common.errors import ApiException, InvalidReplicationFactorException, InvalidTopicException
+from kafka_edu.common.errors import (
+    ApiException,
+    InvalidPartitionsException,
+    InvalidReplicaAssignmentException,
+    InvalidReplicationFactorException,
+    InvalidTopicException,
+    UnknownServerException,
+    UnknownTopicOrPartitionException,
+)
 from kafka_edu.metadata.controller.broker_control_state import BrokerControlState
 from kafka_edu.metadata.controller.broker_registration import (
     BrokerHeartbeatReply,
@@ -378,6 +386,68 @@ class ReplicationControlManager:
                                      isr=tuple(isr), leader=isr[0],
                                      leader_recovery_state=LeaderRecoveryState.RECOVERED, leader_epoch=0,
                                      partition_epoch=0)
+
+    # -- createPartitions -----------------------------------------------------------------------------------------
+
+    def create_partitions(self, context: Any, topics: Any) -> ControllerResult[list[Any]]:
+        """CreatePartitions: for each topic, its new PartitionRecords, or the error that refuses it; all in one
+        atomic batch."""
+        records: list[Any] = []
+        results = []
+        for topic in topics:
+            api_error = ApiError.NONE  # type: ignore[attr-defined]
+            try:
+                self._create_partitions(context, topic, records)
+            except ApiException as e:
+                api_error = ApiError.from_throwable(e)
+            except Exception as e:
+                log.error("%sUnexpected createPartitions error for %s", self._log_prefix, topic, exc_info=e)
+                api_error = ApiError.from_throwable(e)
+            results.append({"name": topic.name, "error_code": api_error.error, "error_message": api_error.message})
+        return ControllerResult.atomic_of(records, results)
+
+    def _create_partitions(self, context: Any, topic: Any, records: list[Any]) -> None:
+        topic_id = self._topics_by_name.get(topic.name)
+        topic_info = self._topics.get(topic_id) if topic_id is not None else None
+        if topic_info is None:
+            raise UnknownTopicOrPartitionException()
+        existing = topic_info.parts.size()
+        if topic.count == existing:
+            raise InvalidPartitionsException(f"Topic already has {existing} partition(s).")
+        if topic.count < existing:
+            raise InvalidPartitionsException(f"The topic {topic.name} currently has {existing} partition(s); "
+                                             f"{topic.count} would not be an increase.")
+        additional = topic.count - existing
+        if topic.assignments is not None and len(topic.assignments) != additional:
+            raise InvalidReplicaAssignmentException(f"Attempted to add {additional} additional partition(s), but "
+                                                    f"only {len(topic.assignments)} assignment(s) were specified.")
+        first = next(iter(topic_info.parts.values_at()), None)
+        if first is None:
+            raise UnknownServerException(f"Invalid state: topic {topic.name} appears to have no partitions.")
+        replication_factor = len(first.replicas)
+        start_partition_id = existing
+        if topic.assignments is not None:
+            partition_assignments = []
+            for assignment in topic.assignments:
+                partition_assignment = PartitionAssignment.of(list(assignment.broker_ids), self._cluster_control)
+                error = self._validate_manual_partition_assignment(partition_assignment, replication_factor)
+                if error is not None:
+                    raise InvalidReplicaAssignmentException(error.message)
+                partition_assignments.append(partition_assignment)
+        else:
+            partition_assignments = self._cluster_control.replica_placer().place(
+                PlacementSpec(start_partition_id, additional, replication_factor), self._cluster_control).assignments
+        partition_id = start_partition_id
+        for partition_assignment in partition_assignments:
+            isr = [r for r in partition_assignment.replicas if self._cluster_control.is_active(r)]
+            if not isr:
+                # as the placer does when every broker is fenced or in controlled shutdown
+                raise InvalidReplicationFactorException(
+                    f"Unable to replicate the partition {replication_factor} time(s): All brokers are currently "
+                    "fenced or in controlled shutdown.")
+            records.append(self._build_partition_registration(partition_assignment, isr).to_record(
+                topic_id, partition_id, self._feature_control.metadata_version()))
+            partition_id += 1
 
     # -- deleteTopics ---------------------------------------------------------------------------------------------
 

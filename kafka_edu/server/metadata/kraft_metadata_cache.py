@@ -5,7 +5,10 @@ from __future__ import annotations
 import logging
 import random
 import uuid
+from collections.abc import Callable, Iterable
+from typing import Any
 
+from kafka_edu.common.errors import InvalidTopicException
 from kafka_edu.image.metadata_image import MetadataImage
 from kafka_edu.log.log import TopicPartition
 from kafka_edu.metadata.controller.broker_registration import Endpoint
@@ -13,8 +16,10 @@ from kafka_edu.metadata.controller.configuration_control_manager import ConfigRe
 from kafka_edu.metadata.controller.partition_registration import NO_LEADER, PartitionRegistration
 from kafka_edu.protocol.errors import Errors
 from kafka_edu.raft.voter_set import Node
+from kafka_edu.server.admin_manager import validate_topic
 from kafka_edu.server.common.metadata_version import MetadataVersion
 from kafka_edu.server.metadata_cache import Broker, PartitionMetadata, PartitionState
+from kafka_edu.server.replica_manager import INTERNAL_TOPICS
 
 log = logging.getLogger("kafka.server.metadata.KRaftMetadataCache")
 
@@ -114,6 +119,68 @@ class KRaftMetadataCache:
                 result[topic] = partition_metadata
         return result
 
+    def _get_partition_metadata_for_describe_topic_response(
+            self, image: MetadataImage, topic_name: str, listener_name: str, start_index: int,
+            max_count: int) -> tuple[list[dict[str, Any]] | None, int]:
+        """A page of the topic's partitions from `start_index`, at most `max_count`, and the index of the next
+        partition (-1: none left); None for a topic the image does not have."""
+        topic = image.topics.get_topic(topic_name)
+        if topic is None:
+            return None, -1
+        result = []
+        upper_index = min(len(topic.partitions), start_index + max_count)
+        next_index = upper_index if upper_index < len(topic.partitions) else -1
+        for partition_id in range(start_index, upper_index):
+            partition = topic.partitions.get(partition_id)
+            if partition is None:
+                log.warning("The partition %d does not exist for %s", partition_id, topic_name)
+                continue
+            maybe_leader = self._get_alive_endpoint(image, partition.leader, listener_name)
+            result.append(dict(
+                error_code=Errors.NONE, partition_index=partition_id,
+                leader_id=NO_LEADER if maybe_leader is None else maybe_leader.id,
+                leader_epoch=partition.leader_epoch,
+                replica_nodes=self._maybe_filter_alive_replicas(image, partition.replicas, listener_name, False),
+                isr_nodes=self._maybe_filter_alive_replicas(image, partition.isr, listener_name, False),
+                offline_replicas=self._get_offline_replicas(image, partition, listener_name),
+                eligible_leader_replicas=[], last_known_elr=[]))  # KIP-966's ELR: not ported, always empty
+        return result, next_index
+
+    def describe_topic_response(self, topics: Iterable[str], listener_name: str,
+                                topic_partition_start_index: Callable[[str], int], maximum_number_of_partitions: int,
+                                ignore_topics_with_exceptions: bool) -> dict[str, Any]:
+        """DescribeTopicPartitions' answer for `topics` (sorted by name), paged: at most
+        `maximum_number_of_partitions` partitions, and a next cursor where the page ends."""
+        image = self._current_image
+        remaining = maximum_number_of_partitions
+        result: dict[str, Any] = {"topics": [], "next_cursor": None}
+        for topic_name in topics:
+            if remaining > 0:
+                partition_response, next_partition = self._get_partition_metadata_for_describe_topic_response(
+                    image, topic_name, listener_name, topic_partition_start_index(topic_name), remaining)
+                if partition_response is not None:
+                    result["topics"].append(dict(
+                        error_code=Errors.NONE, name=topic_name, topic_id=self.get_topic_id(topic_name),
+                        is_internal=topic_name in INTERNAL_TOPICS, partitions=partition_response))
+                    if next_partition != -1:
+                        result["next_cursor"] = dict(topic_name=topic_name, partition_index=next_partition)
+                        break
+                    remaining -= len(partition_response)
+                elif not ignore_topics_with_exceptions:
+                    try:
+                        validate_topic(topic_name)
+                        error = Errors.UNKNOWN_TOPIC_OR_PARTITION
+                    except InvalidTopicException:
+                        error = Errors.INVALID_TOPIC_EXCEPTION
+                    result["topics"].append(dict(error_code=error, name=topic_name,
+                                                 topic_id=self.get_topic_id(topic_name),
+                                                 is_internal=topic_name in INTERNAL_TOPICS, partitions=[]))
+            elif remaining == 0:
+                # the page is full at a topic boundary: the next one starts at this topic's first partition
+                result["next_cursor"] = dict(topic_name=topic_name, partition_index=0)
+                break
+        return result
+
     def get_all_topics(self) -> set[str]:
         return set(self._current_image.topics.topics_by_name)
 
@@ -158,6 +225,12 @@ class KRaftMetadataCache:
         return [Broker(broker.id, {name: (endpoint.host, endpoint.port) for name, endpoint in broker.listeners.items()},
                        broker.rack)
                 for _, broker in sorted(image.cluster.brokers.items()) if not broker.fenced]
+
+    def get_broker_nodes(self, listener_name: str) -> list[Node]:
+        """Every registered broker with an endpoint on the listener, fenced or not."""
+        image = self._current_image
+        nodes = (_node(b.id, b.listeners.get(listener_name)) for b in image.cluster.brokers.values())
+        return [n for n in nodes if n is not None]
 
     def get_alive_broker_node(self, broker_id: int, listener_name: str) -> Node | None:
         broker = self._current_image.cluster.broker(broker_id)

@@ -1,0 +1,104 @@
+"""A KRaft broker's admin APIs on real processes (Kafka 3.9): CreatePartitions forwarded to the active controller
+(kafka-python's KafkaAdminClient), DescribeCluster from the broker's metadata (confluent-kafka's AdminClient), and
+DescribeTopicPartitions paged by a cursor (raw requests, and confluent-kafka's describe_topics)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from confluent_kafka import TopicCollection
+from confluent_kafka.admin import AdminClient
+from kafka.admin import KafkaAdminClient, NewPartitions, NewTopic
+from kafka.errors import InvalidPartitionsError
+
+from kafka_edu.cluster_runner.runner import ClusterRunner
+from kafka_edu.network.blocking_channel import BlockingChannel
+from kafka_edu.protocol.api_keys import ApiKeys
+from kafka_edu.protocol.builder import build
+from kafka_edu.protocol.errors import Errors
+from tests.integration.helpers import wait_until
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ClusterRunner]:
+    runner = ClusterRunner.up(2, tmp_path_factory.mktemp("admin") / "traces", mode="kraft", controllers=1,
+                              timeout_s=120, overrides=["default.replication.factor=2",
+                                                        "offsets.topic.replication.factor=2"])
+    try:
+        yield runner
+    finally:
+        runner.down()
+
+
+def describe_topic_partitions(port: int, topics: list[str], limit: int, cursor: dict[str, Any] | None = None
+                              ) -> Any:
+    channel = BlockingChannel("127.0.0.1", port, 30, "kafka-edu-test")
+    try:
+        return channel.send_and_receive(ApiKeys.DESCRIBE_TOPIC_PARTITIONS, 0, build(
+            ApiKeys.DESCRIBE_TOPIC_PARTITIONS.request_schema(0), topics=[dict(name=t) for t in topics],
+            response_partition_limit=limit, cursor=cursor))
+    finally:
+        channel.disconnect()
+
+
+def test_create_partitions_goes_to_the_controller_and_refuses_a_decrease(cluster: ClusterRunner) -> None:
+    admin = KafkaAdminClient(bootstrap_servers=cluster.run.read_manifest()["bootstrap_servers"])
+    try:
+        admin.create_topics([NewTopic("grow", 2, 2)])
+        admin.create_partitions({"grow": NewPartitions(4)}, validate_only=True)
+        assert len(admin.describe_topics(["grow"])[0]["partitions"]) == 2  # validate_only: nothing written
+        admin.create_partitions({"grow": NewPartitions(4)})
+        wait_until(lambda: len(admin.describe_topics(["grow"])[0]["partitions"]) == 4, 30, "four partitions")
+        with pytest.raises(InvalidPartitionsError):
+            admin.create_partitions({"grow": NewPartitions(3)})
+        with pytest.raises(InvalidPartitionsError):
+            admin.create_partitions({"grow": NewPartitions(4)})  # no increase
+        partitions = admin.describe_topics(["grow"])[0]["partitions"]
+        assert sorted(p["partition_index"] for p in partitions) == [0, 1, 2, 3]
+        assert all(len(p["replica_nodes"]) == 2 and p["leader_id"] in p["replica_nodes"] for p in partitions)
+    finally:
+        admin.close()
+
+
+def test_describe_cluster_lists_the_brokers_and_names_a_broker_as_controller(cluster: ClusterRunner) -> None:
+    manifest = cluster.run.read_manifest()
+    admin = AdminClient({"bootstrap.servers": manifest["bootstrap_servers"]})
+    description = admin.describe_cluster(request_timeout=30).result(30)
+    brokers = {p["id"]: p["port"] for p in manifest["processes"] if p["role"] == "broker"}
+    assert {node.id: node.port for node in description.nodes} == brokers
+    assert description.controller.id in brokers  # clients are never sent to a KRaft controller
+    assert description.cluster_id == manifest["cluster_id"]
+
+
+def test_describe_topic_partitions_pages_with_a_cursor(cluster: ClusterRunner) -> None:
+    manifest = cluster.run.read_manifest()
+    admin = KafkaAdminClient(bootstrap_servers=manifest["bootstrap_servers"])
+    try:
+        admin.create_topics([NewTopic("page-a", 3, 1), NewTopic("page-b", 2, 1)])
+    finally:
+        admin.close()
+    port = next(p["port"] for p in manifest["processes"] if p["role"] == "broker")
+    wait_until(lambda: [len(t.partitions) for t in describe_topic_partitions(port, ["page-a", "page-b"], 10).topics]
+               == [3, 2], 30, "both topics in the broker's metadata")
+
+    first = describe_topic_partitions(port, ["page-b", "page-a", "missing"], 2)
+    # in name order: "missing" (which does not exist) first, then as many partitions as the limit allows
+    assert [(t.name, [p.partition_index for p in t.partitions]) for t in first.topics] == [
+        ("missing", []), ("page-a", [0, 1])]
+    assert first.topics[0].error_code == Errors.UNKNOWN_TOPIC_OR_PARTITION
+    assert (first.next_cursor.topic_name, first.next_cursor.partition_index) == ("page-a", 2)
+    second = describe_topic_partitions(port, ["page-b", "page-a", "missing"], 2,
+                                       dict(topic_name="page-a", partition_index=2))
+    assert [(t.name, [p.partition_index for p in t.partitions]) for t in second.topics] == [
+        ("page-a", [2]), ("page-b", [0])]
+    assert (second.next_cursor.topic_name, second.next_cursor.partition_index) == ("page-b", 1)
+
+    refused = describe_topic_partitions(port, ["page-a"], 2, dict(topic_name="page-b", partition_index=0))
+    assert [(t.name, t.error_code) for t in refused.topics] == [("page-a", Errors.INVALID_REQUEST)]
+
+    # librdkafka's describe_topics asks the same API
+    client = AdminClient({"bootstrap.servers": manifest["bootstrap_servers"]})
+    described = client.describe_topics(TopicCollection(["page-a"]), request_timeout=30)["page-a"].result(30)
+    assert [p.id for p in described.partitions] == [0, 1, 2]
