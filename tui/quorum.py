@@ -146,11 +146,13 @@ class MetadataRecordDecoder:
         if kind in ("FENCE_BROKER_RECORD", "UNFENCE_BROKER_RECORD"):
             return f"broker {m.id} epoch {m.epoch}"
         if kind == "BROKER_REGISTRATION_CHANGE_RECORD":
-            # BrokerRegistrationFencingChange: 1 fence, -1 unfence, 0 none
-            changes = {1: " fenced", -1: " unfenced"}.get(m.fenced, "")
+            # BrokerRegistrationFencingChange: 1 fence, -1 unfence, 0 none; the change first, where a narrow pane
+            # still shows it
+            changes = [{1: "fenced", -1: "unfenced"}[m.fenced]] if m.fenced in (1, -1) else []
             if m.in_controlled_shutdown == 1:
-                changes += " in controlled shutdown"
-            return f"broker {m.broker_id} epoch {m.broker_epoch}{changes}"
+                changes.append("in controlled shutdown")
+            said = f" {', '.join(changes)}," if changes else ""
+            return f"broker {m.broker_id}{said} epoch {m.broker_epoch}"
         if kind == "FEATURE_LEVEL_RECORD":
             return f"{m.name} {m.feature_level}"
         if kind == "CONFIG_RECORD":

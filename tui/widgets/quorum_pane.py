@@ -283,11 +283,13 @@ class MetadataPane(RowsView[MetadataEntry]):
         column = 9 if width >= 70 else 7
         if row.folded and row.count > 1:
             offsets = f"{row.offset}–{row.last_offset}"
+            kind = row.kind if width >= 50 else row.kind.removesuffix("_RECORD")
             segments += [Segment(f"{offsets:>{column}} ", DIM), Segment(f"e{row.epoch:<2} ", DIM),
-                         Segment(f"{row.kind} × {row.count}", DIM)]
+                         Segment(f"{kind} × {row.count}", DIM)]
             return segments
+        kind = row.kind if width >= 50 else row.kind.removesuffix("_RECORD")  # narrow: room for what it says
         segments += [Segment(f"{row.offset:>{column}} "),
-                     Segment(f"e{row.epoch:<2} ", DIM), Segment(row.kind + " ", KIND_STYLES.get(row.kind, Style()))]
+                     Segment(f"e{row.epoch:<2} ", DIM), Segment(kind + " ", KIND_STYLES.get(row.kind, Style()))]
         if row.summary:
             segments.append(Segment(row.summary))
         return segments
