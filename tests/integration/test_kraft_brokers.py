@@ -106,7 +106,10 @@ def test_two_brokers_register_run_and_follow_a_new_active_controller(cluster: Cl
     startup = spans.where(step="KR.broker", instance="broker-4").first()
     assert startup.attributes["kafka.broker.state"] == "RUNNING"
     queued = spans.where(name="BrokerLifecycleManager.sendBrokerRegistration", instance="broker-4").first()
-    assert queued.trace_id == startup.trace_id
+    # the registration runs on the lifecycle manager's queue: a trace of its own, linked to the startup that began it
+    started = spans.where(trace_id=queued.trace_id, name="KafkaEventQueue.enqueue").first()
+    assert started.attributes["kafka.queue.event"] == "StartupEvent"
+    assert (startup.trace_id, startup.span_id) in started.links
     [sent] = [s for s in spans.children_of(queued) if s.name == "InterBrokerSendThread.sendRequests"]
     assert sent.attributes["kafka.api.name"] == "BrokerRegistration"
     assert list(sent.attributes["kafka.response.errors"]) == ["NONE"]

@@ -145,15 +145,18 @@ def test_a_follower_behind_the_leaders_log_start_catches_up_through_fetch_snapsh
     assert printed.index("FEATURE_LEVEL_RECORD") < printed.index("REGISTER_BROKER_RECORD") \
         < printed.index("TOPIC_RECORD") < printed.index("PARTITION_RECORD")
 
-    # The leader made its snapshots itself: KR.publish -> publishLogDelta -> maybeEmit -> KR.snapshot, one trace
+    # The leader made its snapshots itself: KR.publish -> publishLogDelta, which asks the snapshot generator's queue
+    # for the write: maybeEmit -> KR.snapshot, a trace of its own linked to the publish that asked for it
     on_leader = [s for s in run_spans if s.instance == f"controller-{leader}"]
     emits = [s for s in on_leader if s.name == "SnapshotEmitter.maybeEmit"]
     creates = {s.trace_id for s in on_leader if s.name == "KafkaRaftClient.createSnapshot"
                and s.attributes.get("kafka.raft.snapshot.created")}
     publishes = {s.trace_id for s in on_leader if s.name == "MetadataLoader.handleCommit"}
-    assert emits and {s.trace_id for s in emits} <= creates & publishes
+    asked_by = {trace_id for s in on_leader if s.name == "KafkaEventQueue.enqueue" and s.trace_id in creates
+                for trace_id, _ in s.links}
+    assert emits and {s.trace_id for s in emits} <= creates and asked_by and asked_by <= publishes
     # and no KR.publish span for an idle NoOp commit that made no snapshot
-    assert all(s.trace_id in creates or s.attributes["kafka.metadata.record.types"] != ["NoOpRecord"]
+    assert all(s.trace_id in asked_by or s.attributes["kafka.metadata.record.types"] != ["NoOpRecord"]
                for s in on_leader if s.name == "MetadataLoader.handleCommit")
 
     # the follower is a voter again: the quorum agrees on one leader with it
