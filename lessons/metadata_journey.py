@@ -112,7 +112,9 @@ forward = Step(
     text=f"""
 Create a topic `{TOPIC}` with {PARTITIONS} partitions of {REPLICATION_FACTOR} replicas. Your client, like every
 Kafka client, talks to brokers only; in KRaft mode the controllers listen on a listener of their own
-(`CONTROLLER`) that clients never see.
+(`CONTROLLER`) that clients never see. On the broker, `KafkaApis.handleCreateTopicsRequest` takes the request; on the
+controller, `ControllerApis.handle` (KR.apis) does, and hands it to `QuorumController.createTopics` (KR.qc). In
+between is `ForwardingManager.forwardRequest`.
 """,
     predict=Predict(
         question="Your request reaches one of the two brokers. What does that broker do with it?",
@@ -177,8 +179,10 @@ queue = Step(
     text="""
 Everything the active controller does runs on one thread, the `KafkaEventQueue`'s (KR.queue), one event at a
 time: requests, timers, the Raft client's callbacks. So the controller's state needs no locks, and the order of
-events is the order of the metadata log. A change is a *write event* (`appendWriteEvent`): it generates records
-and a result, hands the records to the Raft client, and answers only once they are committed.
+events is the order of the metadata log. A change is a *write event* (`QuorumController.appendWriteEvent` puts a
+`ControllerWriteEvent` on the queue with `KafkaEventQueue.enqueue`): it generates records and a result, hands the
+records to the Raft client, and answers only once they are committed. At some point the controller also applies the
+records to its own managers (`QuorumController.replay`): the question is when.
 
 No action here: the check reads the trace of the request you just sent, on controller {controller}.
 """,
@@ -256,10 +260,10 @@ commit = Step(
            "QuorumController.QuorumMetaLogListener.handleCommit"),
     text="""
 The write event handed its records to the Raft client (`prepareAppend`); the client's own thread writes them to
-the metadata log (`pollLeader` → `KafkaMetadataLog.appendAsLeader`), the followers fetch them (lesson `raft`), and
-the high watermark moves past them once a majority has them. Then the Raft client calls the controller's listener,
-`QuorumMetaLogListener.handleCommit`, which completes the parked event's future, and `ControllerApis` sends the
-answer.
+the metadata log (`KafkaRaftClient.pollLeader` → `KafkaMetadataLog.appendAsLeader`), the followers fetch them, and
+the leader's `KafkaRaftClient.handleFetchRequest` moves the high watermark past them once a majority has them (lesson
+`raft`). Then the Raft client calls the controller's listener, `QuorumController.QuorumMetaLogListener.handleCommit`,
+which completes the parked event's future, and `ControllerApis` sends the answer.
 """,
     predict=Predict(
         question="How many of the three controllers must have written the records to their log before your client "
@@ -349,7 +353,9 @@ apply = Step(
 The topic exists once its records are committed, but a broker cannot lead a partition of `{TOPIC}` until it knows
 about it. In ZooKeeper mode the controller pushed LeaderAndIsr and UpdateMetadata requests to every broker. KRaft
 has no such requests: each broker is a Raft *observer* of the metadata log, and its `MetadataLoader` is a listener
-of its Raft client, called with every committed batch (`handleCommit`, KR.publish).
+of its Raft client, called with every committed batch (`handleCommit`, KR.publish). The loader hands a delta to
+`BrokerMetadataPublisher.onMetadataUpdate`, whose `ReplicaManager.applyDelta` makes the broker lead or follow. The
+standby controllers read the same batches and apply them with `QuorumController.replay`.
 """,
     predict=Predict(
         question=f"How does broker {{broker}} learn that `{TOPIC}` exists, and which of its partitions to lead?",

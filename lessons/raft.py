@@ -133,8 +133,10 @@ and keeps a vote as part of the Unattached state rather than as a state of its o
 A voter that knows no leader waits for its *election timeout*, `controller.quorum.election.timeout.ms` plus a random
 extra of up to as much again. The first whose timer runs out (`pollUnattached`) becomes a Candidate in the next
 *epoch* (Raft's term), votes for itself, writes that vote to its `quorum-state` file, and asks the others with Vote
-requests (KR.vote). A voter grants at most one vote per epoch, and only to a candidate whose log is at least as
-long as its own. A majority makes a leader, which announces itself with BeginQuorumEpoch (KR.begin).
+requests (`KafkaRaftClient.maybeSendVoteRequests`, KR.vote). Each voter answers in `handleVoteRequest`: it grants at
+most one vote per epoch, and only to a candidate whose log is at least as long as its own. The candidate counts the
+answers in `handleVoteResponse`; a majority makes it the leader, which announces itself with BeginQuorumEpoch
+(KR.begin).
 """,
     predict=Predict(
         question="The three controllers started together, with no leader. Which one stands for election first?",
@@ -208,9 +210,11 @@ replication = Step(
            "LeaderState.maybeUpdateHighWatermark", "KafkaMetadataLog.appendAsFollower"),
     text="""
 Raft as the paper describes it has the leader push entries to its followers. KRaft turns that around, the way Kafka
-replicates partitions: followers send Fetch requests to the leader (KR.fetch) with the offset they need next, and
-the leader answers with records, or holds the request for up to 500 ms when it has none (a long poll). Brokers fetch
-the same log as *observers*: they get the records but have no vote.
+replicates partitions: followers send Fetch requests to the leader (`KafkaRaftClient.maybeSendFetchOrFetchSnapshot`,
+KR.fetch) with the offset they need next, and the leader's `handleFetchRequest` answers with records, or holds the
+request for up to 500 ms when it has none (a long poll). The follower writes what it gets with
+`KafkaMetadataLog.appendAsFollower`. Brokers fetch the same log as *observers*: they get the records but have no
+vote.
 
 The leader keeps each voter's log end offset, as the Fetch requests report it, and after every Fetch recomputes the
 **high watermark** (`LeaderState.maybeUpdateHighWatermark`): the highest offset that a majority of voters have.
@@ -306,9 +310,10 @@ kill = Step(
     text="""
 Controller {leader} leads epoch {epoch}. Kill it without warning. The others find out the only way a follower can:
 its Fetch requests stop being answered. After `controller.quorum.fetch.timeout.ms` without a successful Fetch,
-`pollFollower` turns the follower into a Candidate in the next epoch, and the election of step 1 runs again,
-without the dead voter. The winner's `QuorumController` then *claims* the epoch (`claim`) and becomes the active
-controller (`completeActivation`).
+`KafkaRaftClient.pollFollower` turns the follower into a Candidate in the next epoch, and the election of step 1
+runs again, without the dead voter (a candidate that gets no majority waits out a backoff in `pollCandidate`, then
+stands again). The winner's `QuorumController` then *claims* the epoch (`claim`) and becomes the active controller
+(`completeActivation`).
 """,
     predict=Predict(
         question="How long after the kill does a new leader take over?",
@@ -386,7 +391,8 @@ restart = Step(
     text="""
 Start controller {old_leader} again. Its `quorum-state` file still says that it is the leader of epoch
 {old_epoch}: it was killed before it could write anything else. `KafkaRaftClient.initialize` reads that file and
-the log, and `QuorumState.initialize` decides the state it starts in.
+the log, and `QuorumState.initialize` decides the state it starts in. The current leader's BeginQuorumEpoch
+requests, handled in `handleBeginQuorumEpochRequest`, tell it who leads now.
 """,
     predict=Predict(
         question="Controller {old_leader} restarts with `quorum-state` saying it leads epoch {old_epoch}. What does "
@@ -515,6 +521,8 @@ sleep = Step(
 A process can stop without dying: a long garbage-collection pause, a VM descheduled, a laptop lid closed. Freeze
 controller {{sleeper}}, a follower of controller {{leader}}, for {PAUSE_S} s (SIGSTOP), twice its fetch timeout, then
 let it go on (SIGCONT). The leader stays healthy the whole time, and keeps its majority with the third voter.
+Watch three places: the sleeper's `KafkaRaftClient.pollFollower` when it wakes, the others' `handleVoteRequest`,
+and the leader's `QuorumController.renounce` if it has to give up.
 """,
     prepare=pick_sleeper,
     predict=Predict(

@@ -133,7 +133,9 @@ ready = Step(
     text=f"""
 The lesson's own cluster, the KRaft one, is running. Now it starts a ZooKeeper-mode cluster beside it and creates
 the same topic on both: `{TOPIC}`, {PARTITIONS} partitions of {REPLICATION_FACTOR} replicas. Where does each cluster
-keep that topic's assignment, and who has it in memory?
+keep that topic's assignment, and who has it in memory? In ZooKeeper mode, the broker whose `KafkaController.elect`
+won holds it, read by `KafkaController.initializeControllerContext` when it took office; in KRaft, each controller
+applies the topic's records with `QuorumController.replay`.
 """,
     predict=Predict(
         question="In which cluster does a controller that is *not* active already hold the topic's partition "
@@ -256,9 +258,11 @@ kill = Step(
     text="""
 Kill broker {zk_controller} of the ZooKeeper-mode cluster (its controller) and controller {kraft_leader} of the KRaft
 cluster (its active controller), one right after the other. In ZooKeeper mode, `/controller` is an ephemeral znode:
-it goes when ZooKeeper expires the dead broker's session, and the survivor's watch turns that into a `Reelect` event
-(lesson `controller`). In KRaft, the followers notice when their Fetch requests go unanswered for the fetch timeout,
-and elect a new leader (lesson `raft`).
+it goes when ZooKeeper expires the dead broker's session, the survivor's watch turns that into a
+`KafkaController.Reelect` event, and the winner of the election runs `KafkaController.onControllerFailover`
+(lesson `controller`). In KRaft, a follower's `KafkaRaftClient.pollFollower` notices that its Fetch requests went
+unanswered for the fetch timeout, the voters elect a new leader, and its `QuorumController.completeActivation`
+makes it the active controller (lesson `raft`).
 """,
     predict=Predict(
         question="Both controllers die within a second of each other. Which cluster has a working controller again "
@@ -332,8 +336,10 @@ load = Step(
            "QuorumController.completeActivation"),
     text="""
 Noticing is only half of a failover; the new controller must also know the cluster before it can decide anything.
-Broker {zk_new} became the ZooKeeper-mode controller with an empty `ControllerContext`; controller {kraft_new}
-became the KRaft leader after the whole lesson as a standby. No action here: the check reads both failovers.
+Broker {zk_new} became the ZooKeeper-mode controller with an empty `ControllerContext`, which
+`KafkaController.initializeControllerContext` fills from ZooKeeper. Controller {kraft_new} became the KRaft leader
+after the whole lesson as a standby: `QuorumController.claim` takes the epoch and `completeActivation` writes what a
+new active controller must write first. No action here: the check reads both failovers.
 """,
     predict=Predict(
         question="How much metadata did the new KRaft controller read before it could act?",

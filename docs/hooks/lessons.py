@@ -32,7 +32,8 @@ SAMPLES = REPO / "traces" / "samples"
 SECTION = "Lessons"
 # facts that only mean something on the learner's own cluster: shown as a placeholder, not as the recorded value
 YOURS = {"bootstrap": "<bootstrap>", "run_dir": "<run-dir>", "zookeeper": "<zookeeper>", "traces": "traces",
-         "run_ids": "<run-ids>", "mining_out": "<run-dir>-mining"}
+         "run_ids": "<run-ids>", "mining_out": "<run-dir>-mining", "bootstrap_controllers": "<bootstrap-controllers>",
+         "zk_run_dir": "<zk-run-dir>", "zk_bootstrap": "<zk-bootstrap>", "zk_zookeeper": "<zk-zookeeper>"}
 # what a check may read besides spans (Evidence's other fields), by the names its code uses
 _ENDED, _PAUSED = "which broker processes ended and when", "which broker processes were paused"
 EVIDENCE_READS = {"exits_since": _ENDED, "exits": _ENDED, "pauses_since": _PAUSED, "pauses": _PAUSED,
@@ -44,6 +45,9 @@ DRAWS_ON = {
     "request-journey": ["request-path.md", "request-path-benchmark.md", "architecture.md"],
     "controller": ["controller.md", "controller-failover-benchmark.md", "startup-and-shutdown.md"],
     "replication": ["controller.md", "request-path.md", "long-runs.md"],
+    "raft": ["kraft.md", "mining.md", "tui.md"],
+    "metadata-journey": ["kraft.md", "architecture.md", "request-path.md"],
+    "zk-or-kraft": ["kraft.md", "controller-failover-benchmark.md", "controller.md", "mining.md"],
 }
 LESSON_MODULES = ("lessons.", "kafka_edu.lessons.")  # a check's helpers, followed when reading what it looks at
 
@@ -269,6 +273,16 @@ def _recorded_run(n: int, lesson: Any, recorded: Any) -> str:
     figures += [f"| {what} | {value} |" for what, value in diagram.figures(recorded)]
     requests = recorded.spans.where(name="RequestChannel.Request")
     sample = recorded.path.resolve().relative_to(REPO)
+    kraft = recorded.mode == "kraft"
+    processes = (f"{len(recorded.controllers)} controller(s) and {len(recorded.brokers)} broker(s)" if kraft
+                 else f"{len(recorded.brokers)} broker(s)")
+    arrows = ("An arrow is a request a broker or a controller received, labelled with Kafka's name for it: a client's, "
+              "a Raft RPC from another controller (Vote, BeginQuorumEpoch, Fetch), or a broker's own (registration, "
+              "heartbeats, a request it forwards, its Fetch of the metadata log as an observer); a mark on a "
+              "controller's lane is a Raft role change (Candidate, Leader, Resigned)" if kraft else
+              "An arrow is a request a broker received (labelled with Kafka's name for it), a ZooKeeper write "
+              "(labelled with the span that made it, the znode beside it) or a ZooKeeper watch firing a controller "
+              "event")
     then = recorded.manifest.get("overrides", [])
     stale = ""
     if sorted(then) != sorted(lesson.overrides) or len(recorded.brokers) != lesson.brokers:
@@ -280,13 +294,12 @@ def _recorded_run(n: int, lesson: Any, recorded: Any) -> str:
     return f"""## The recorded run
 
 One run of this lesson, as `kafka-edu lesson run {lesson.name} --auto` runs it, recorded in `{sample}/` by
-`traces/samples/record_lessons.py`: {len(recorded.spans)} spans from {len(recorded.brokers)} broker(s), {len(requests)}
-requests received. Broker ids and numbers on this page are that run's; yours will differ.{stale}
+`traces/samples/record_lessons.py`: {len(recorded.spans)} spans from {processes}, {len(requests)}
+requests received. Node ids and numbers on this page are that run's; yours will differ.{stale}
 
-Below, time goes down and each process is a lane. An arrow is a request a broker received (labelled with Kafka's name
-for it), a ZooKeeper write (labelled with the span that made it, the znode beside it) or a ZooKeeper watch firing a
-controller event; a thick lane is a running process. Messages repeated within a few seconds share a row (×N). The
-lesson's steps head their part of the run; the cluster's stop at the end is left out.
+Below, time goes down and each process is a lane. {arrows}; a thick lane is a running process. Messages repeated
+within a few seconds share a row (×N). The lesson's steps head their part of the run; the cluster's stop at the end
+is left out.
 
 <div class="lesson-diagram" markdown>
 ![Who talked to whom in the recorded run of lesson {n}, {lesson.name}]({lesson.name}.svg)
@@ -319,7 +332,13 @@ def lesson_page(n: int, lesson: Any, module: str, recorded: Any, draws_on: list[
     if lesson.setup:
         out += [lesson.setup.strip(), ""]
     settings = ", ".join(f"`{o}`" for o in lesson.overrides) or "none"
-    out += [f"ZooKeeper and {lesson.brokers} broker(s); settings beyond `config/server.properties`: {settings}.", ""]
+    if lesson.mode == "kraft":
+        brokers = f"{lesson.brokers} broker(s)" if lesson.brokers else "no brokers"
+        out += [f"{lesson.controllers} KRaft controllers and {brokers} (Kafka 3.9); settings beyond "
+                f"`config/kraft/*.properties`: {settings}.", ""]
+    else:
+        out += [f"ZooKeeper and {lesson.brokers} broker(s); settings beyond `config/server.properties`: {settings}.",
+                ""]
     if recorded is not None:
         out += [_recorded_run(n, lesson, recorded), ""]
     else:

@@ -12,6 +12,11 @@ A recorded run (`traces/samples/lesson-<name>/`, see traces/samples/record_lesso
 - `rows`: both in time order, repeats close together merged, under a header per lesson step;
 - `draw`: the rows as an SVG (matplotlib, no network): a lane per process (clients, broker-0..N, ZooKeeper), time
   going down, each arrow labelled with the span (or request) it is;
+
+A KRaft run (Kafka 3.9, manifest mode "kraft") has controller lanes instead of ZooKeeper's: the requests a
+controller received are Raft RPCs from another controller (client id `raft-client-<node>`) or a broker's
+registration, heartbeats and forwarded requests (client id `<node>`), and its marks are Raft role changes (Candidate,
+Leader, Resigned) and KRaft broker states;
 - `figures`: the run's numbers that the spans hold (startups, stops, elections, how long a dead broker went
   unnoticed), for the table beside the diagram.
 """
@@ -49,9 +54,12 @@ ZOOKEEPER_WRITES = {
 WATCHED_EVENTS = {"ControllerChange", "Reelect", "BrokerChange", "TopicChange", "PartitionModifications",
                   "TopicDeletion", "PartitionReassignment", "PartitionReassignmentIsrChange", "IsrChangeNotification",
                   "LogDirEventNotification", "PreferredReplicaLeaderElection"}
-SHOWN_STATES = {"RecoveringFromUncleanShutdown", "RunningAsBroker", "PendingControlledShutdown"}
+SHOWN_STATES = {"RecoveringFromUncleanShutdown", "RunningAsBroker", "PendingControlledShutdown",
+                "RECOVERY", "RUNNING", "PENDING_CONTROLLED_SHUTDOWN"}  # 1.0.2's names, then a KRaft broker's
+SHOWN_ROLES = {"Candidate", "Leader", "Resigned"}  # a KRaft controller's Raft role changes drawn as marks
 _FETCHER = re.compile(r"^broker-(\d+)-fetcher-\d+$")
 _CONTROLLER = re.compile(r"^controller-(\d+)$")
+_RAFT_CLIENT = re.compile(r"^raft-client-(\d+)$")
 
 # colours (kind -> colour), shared by the arrows, the marks and the legend
 COLOURS = {"client": "#1f5fa8", "controller": "#7b3fa0", "broker": "#2a7f62", "fetch": "#2a7f62",
@@ -70,9 +78,24 @@ class Recorded:
     manifest: dict[str, Any]
 
     @property
+    def mode(self) -> str:
+        return self.manifest.get("mode", "zk")
+
+    @property
     def brokers(self) -> list[str]:
         ids = sorted(p["id"] for p in self.manifest.get("processes", []) if p.get("role") == "broker")
         return [f"broker-{i}" for i in ids]
+
+    @property
+    def controllers(self) -> list[str]:
+        """A KRaft run's controller lanes (none in ZooKeeper mode)."""
+        ids = sorted(p["id"] for p in self.manifest.get("processes", []) if p.get("role") == "controller")
+        return [f"controller-{i}" for i in ids]
+
+    @property
+    def lanes(self) -> list[str]:
+        """Left to right: the clients, the brokers, then ZooKeeper or the KRaft controllers."""
+        return [CLIENTS, *self.brokers, *(self.controllers if self.mode == "kraft" else [ZOOKEEPER])]
 
     @property
     def t0(self) -> int:
@@ -128,14 +151,27 @@ class Mark:
     kind: str
 
 
-def _caller(request: SpanRecord, by_id: dict[tuple[str, str], SpanRecord]) -> tuple[str, str]:
-    """(lane, kind) of whoever sent a request a broker received."""
+def _kraft_lane(node: int, lanes: set[str]) -> str:
+    """A KRaft node's lane: node ids are one space, so the id says whether it is a controller or a broker."""
+    return f"controller-{node}" if f"controller-{node}" in lanes else f"broker-{node}"
+
+
+def _caller(request: SpanRecord, by_id: dict[tuple[str, str], SpanRecord], lanes: set[str] = frozenset()
+            ) -> tuple[str, str]:
+    """(lane, kind) of whoever sent a request a broker (or a KRaft controller) received."""
+    client = str(request.attributes.get("kafka.client.id", ""))
+    if request.instance.startswith("controller-"):  # KRaft: a Raft RPC from a voter or observer, or a broker's own
+        if m := _RAFT_CLIENT.match(client):
+            sender = _kraft_lane(int(m.group(1)), lanes)
+            return sender, "controller" if sender.startswith("controller-") else "broker"
+        if client.isdigit():
+            return _kraft_lane(int(client), lanes), "broker"
+        return CLIENTS, "client"
     for link in request.links:
         sender = by_id.get(link)
         if sender is not None:
             kind = "controller" if sender.name == "RequestSendThread.doWork" else "broker"
             return sender.instance, kind
-    client = str(request.attributes.get("kafka.client.id", ""))
     if m := _CONTROLLER.match(client):
         return f"broker-{m.group(1)}", "controller"
     if m := _FETCHER.match(client):
@@ -166,10 +202,11 @@ def _write_note(span: SpanRecord) -> str | None:
 
 def messages(spans: Spans) -> list[Message]:
     by_id = {(s.trace_id, s.span_id): s for s in spans}
+    lanes = {s.instance for s in spans}
     out: list[Message] = []
     received: set[tuple[str, str]] = set()
     for request in spans.where(name="RequestChannel.Request"):
-        source, kind = _caller(request, by_id)
+        source, kind = _caller(request, by_id, lanes)
         received.update(request.links)
         api = str(request.attributes.get("kafka.api.name", "?"))
         client = str(request.attributes.get("kafka.client.id", ""))
@@ -200,9 +237,25 @@ def _pid(span: SpanRecord) -> int | None:
     return span.resource.get("process.pid")
 
 
+def _node_lane(node: int, spans: Spans) -> str:
+    """The lane of a node id from `lesson.json` (a broker, or a KRaft controller)."""
+    return f"controller-{node}" if len(spans.where(instance=f"controller-{node}")) else f"broker-{node}"
+
+
 def marks(spans: Spans, lesson: dict[str, Any]) -> list[Mark]:
     out: list[Mark] = []
     stopped_pids = set()
+    for span in spans:
+        for event in span.events:
+            a = event.attributes
+            if event.name == "raft.role.change" and a.get("kafka.raft.role.to") in SHOWN_ROLES \
+                    and span.instance.startswith("controller-"):
+                role = a["kafka.raft.role.to"]
+                out.append(Mark(event.time_ns, span.instance, f"{role}, epoch {a.get('kafka.raft.epoch')}",
+                                "state" if role == "Leader" else "recovering" if role == "Candidate" else "stop"))
+            elif event.name == "broker.state.change" and a.get("kafka.broker.state.to") in SHOWN_STATES:
+                out.append(Mark(event.time_ns, span.instance, str(a["kafka.broker.state.to"]),
+                                "recovering" if a["kafka.broker.state.to"] == "RECOVERY" else "state"))
     for main in spans.where(name="Kafka.main"):
         out.append(Mark(main.start_ns, main.instance, f"Kafka.main (pid {_pid(main)})", "start"))
     for change in spans.where(name="BrokerState.newState"):
@@ -220,12 +273,12 @@ def marks(spans: Spans, lesson: dict[str, Any]) -> list[Mark]:
                 out.append(Mark(event.time_ns, startup.instance,
                                 f"startup refused: {event.attributes.get('exception.type', 'error')}", "refused"))
     for exit_ in lesson.get("exits", []):
-        lane, killed = f"broker-{exit_['broker']}", exit_["pid"] not in stopped_pids
+        lane, killed = _node_lane(exit_["broker"], spans), exit_["pid"] not in stopped_pids
         out.append(Mark(exit_["at_ns"], lane, "killed (SIGKILL): no more spans" if killed else "process ended",
                         "killed" if killed else "stop"))
     for pause in lesson.get("pauses", []):
         resumed = pause.get("resumed")
-        out.append(Mark(pause["at_ns"], f"broker-{pause['broker']}", "resumed (SIGCONT)" if resumed else
+        out.append(Mark(pause["at_ns"], _node_lane(pause["broker"], spans), "resumed (SIGCONT)" if resumed else
                         "paused (SIGSTOP)", "resumed" if resumed else "paused"))
     return sorted(out, key=lambda m: m.at_ns)
 
@@ -236,7 +289,7 @@ def lifetimes(spans: Spans, lesson: dict[str, Any]) -> dict[str, list[tuple[int,
     by_pid: dict[tuple[str, int], list[int]] = {}
     for s in spans:
         pid = _pid(s)
-        if pid is not None and s.instance.startswith("broker-"):
+        if pid is not None and s.instance.startswith(("broker-", "controller-")):
             first_last = by_pid.setdefault((s.instance, pid), [s.start_ns, s.end_ns])
             first_last[0], first_last[1] = min(first_last[0], s.start_ns), max(first_last[1], s.end_ns)
     out: dict[str, list[tuple[int, int]]] = {}
@@ -330,19 +383,20 @@ def draw(recorded: Recorded, title: str = "") -> str:
     from matplotlib import pyplot as plt
     from matplotlib.patches import FancyArrowPatch
 
-    lanes = [CLIENTS, *recorded.brokers, ZOOKEEPER]
+    lanes = recorded.lanes
     x = {lane: 0.0 if i == 0 else CLIENTS_IN + LANE_IN * (i - 1) for i, lane in enumerate(lanes)}
+    right = x[lanes[-1]]
     lines = rows(recorded)
     t0 = recorded.t0
     height = len(lines) + 3.5
-    fig_w = LEFT_IN + x[ZOOKEEPER] + RIGHT_IN
+    fig_w = LEFT_IN + right + RIGHT_IN
     columns = 3 if fig_w >= 6.6 else 2  # the legend's
     top = -2.6 - 0.6 * (6 // columns) - (0.8 if title else 0)
     with matplotlib.rc_context({"svg.fonttype": "none", "font.family": "sans-serif", "svg.hashsalt": "kafka-edu",
                                 "font.size": FONT}):
         fig = plt.figure(figsize=(fig_w, (height - 0.5 - top) * ROW_IN))
         ax = fig.add_axes((0, 0, 1, 1))
-        ax.set_xlim(-LEFT_IN, x[ZOOKEEPER] + RIGHT_IN)
+        ax.set_xlim(-LEFT_IN, right + RIGHT_IN)
         ax.set_ylim(height - 0.5, top)
         ax.axis("off")
         left = -LEFT_IN + 0.08
@@ -363,7 +417,7 @@ def draw(recorded: Recorded, title: str = "") -> str:
                         lw=2.2, zorder=0.5)
         paused: dict[str, int] = {}
         for pause in recorded.lesson.get("pauses", []):  # a stopped process: its lifeline striped while it is
-            lane = f"broker-{pause['broker']}"
+            lane = _node_lane(pause["broker"], recorded.spans)
             if not pause.get("resumed"):
                 paused[lane] = pause["at_ns"]
             elif lane in paused:
@@ -417,6 +471,9 @@ def draw(recorded: Recorded, title: str = "") -> str:
         legend = [("client request", "client", "-"), ("controller request", "controller", "-"),
                   ("broker to broker", "broker", "-"), ("ZooKeeper write", "zookeeper", "-"),
                   ("ZooKeeper watch fired", "watch", "--"), ("failed, or no answer", "lost", "--")]
+        if recorded.mode == "kraft":
+            legend = [("client request", "client", "-"), ("Raft: controller to controller", "controller", "-"),
+                      ("broker to broker or controller", "broker", "-"), ("failed, or no answer", "lost", "--")]
         for n, (text, kind, style) in enumerate(legend):
             lx, ly = left + 2.1 * (n % columns), top + (1.3 if title else 0.5) + 0.6 * (n // columns)
             ax.plot([lx, lx + 0.35], [ly, ly], color=COLOURS[kind], ls=style, lw=1.4)
@@ -460,6 +517,18 @@ def figures(recorded: Recorded) -> list[tuple[str, str]]:
                       f"{elect.attributes.get('kafka.controller.epoch')} ({_offset(elect.start_ns, t0)}): its "
                       "`onControllerFailover`", took(failover.first().end_ns - failover.first().start_ns)
                       if len(failover) else "-"))
+    for startup in spans.where(name="KafkaRaftServer.startup"):  # a KRaft node, controller or broker
+        found.append((startup.start_ns, f"`KafkaRaftServer.startup` on {startup.instance} "
+                      f"({_offset(startup.start_ns, t0)})", took(startup.end_ns - startup.start_ns)))
+    raft = sorted(((e.time_ns, s.instance, e.attributes) for s in spans for e in s.events
+                   if e.name == "raft.role.change"), key=lambda change: change[0])
+    raft_leaders = [(at_ns, lane, a.get("kafka.raft.epoch")) for at_ns, lane, a in raft
+                    if a.get("kafka.raft.role.to") == "Leader"]
+    for at_ns, lane, epoch in raft_leaders:
+        stood = [t for t, other, a in raft if other == lane and t <= at_ns and a.get("kafka.raft.epoch") == epoch
+                 and a.get("kafka.raft.role.to") == "Candidate"]
+        found.append((at_ns, f"{lane} elected leader, epoch {epoch} ({_offset(at_ns, t0)}): from its candidacy",
+                      took(at_ns - stood[0]) if stood else "-"))
     changes = spans.where(name="KafkaController.BrokerChange.process")
     won = spans.where(name="KafkaController.elect", kafka__controller__won=True)
     exits = recorded.lesson.get("exits", [])
@@ -467,13 +536,17 @@ def figures(recorded: Recorded) -> list[tuple[str, str]]:
         if exit_["pid"] in stopped_pids:
             continue
         broker, at_ns = exit_["broker"], exit_["at_ns"]
+        lane = _node_lane(broker, spans)
         until = min([e["at_ns"] for e in exits[n + 1:] if e["broker"] == broker] + [end_ns])
-        # a dead broker is noticed by the controller's BrokerChange; a dead controller, by the next election won
+        # a dead broker is noticed by the controller's BrokerChange; a dead controller, by the next election won (in
+        # KRaft, by the next leader elected: a dead follower changes nothing anyone notices)
         noticed = [(c.start_ns, "the controller's `BrokerChange` found it dead") for c in changes
                    if at_ns <= c.start_ns <= until and broker in (c.attributes.get("kafka.brokers.dead") or [])]
         noticed += [(e.start_ns, f"{e.instance} won the election (epoch {e.attributes.get('kafka.controller.epoch')})")
                     for e in won if at_ns <= e.start_ns <= until and e.instance != f"broker-{broker}"]
-        what = f"broker-{broker} killed ({_offset(at_ns, t0)})"
+        noticed += [(t, f"{other} led epoch {epoch}") for t, other, epoch in raft_leaders
+                    if at_ns <= t <= until and other != lane]
+        what = f"{lane} killed ({_offset(at_ns, t0)})"
         if noticed:
             first_ns, how = min(noticed)
             found.append((at_ns, f"{what}: until {how}", took(first_ns - at_ns)))

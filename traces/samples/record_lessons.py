@@ -9,9 +9,15 @@ check holding), in a scratch directory. What is kept in `traces/samples/lesson-<
   hundred KB), and the manifest; no span-start files, no broker data, no logs. `kafka_edu.lessons.diagram.load_spans`
   reads them; for the TUI, copy the directory and `gunzip` its files first;
 - `lesson.json`: what the traces cannot say: when each step began, acted and ended, the facts its text was filled
-  with, its question's answer for this run, its check's explanation with this run's numbers; the broker processes
-  that ended or were paused and when (the lesson's own process watch); and the facts the checks handed on
-  (`kill_noticed_s`, `first_startup_ms`, ...).
+  with, its question's answer for this run, its check's explanation with this run's numbers; the broker (and KRaft
+  controller: `broker` is then its node id) processes that ended or were paused and when (the lesson's own process
+  watch); and the facts the checks handed on (`kill_noticed_s`, `first_startup_ms`, ...).
+
+A KRaft lesson runs on its own KRaft cluster (`Lesson.mode`); a cluster a lesson starts beside its own (zk-or-kraft's
+ZooKeeper-mode one) is stopped at the end and not kept. A KRaft cluster's controllers answer a Fetch long poll or a
+heartbeat every few hundred milliseconds: of those background requests' traces only the request itself
+(`RequestChannel.Request`, the arrow the diagram draws) is kept, and none of their network processors' loop phases
+(`Processor.*` spans that are traces of their own), which together would make a recording three times larger.
 """
 
 from __future__ import annotations
@@ -33,8 +39,10 @@ from kafka_edu.lessons.catalog import all_lessons
 from kafka_edu.lessons.model import Lesson, Step
 from kafka_edu.lessons.prompts import Terminal
 from kafka_edu.lessons.runner import LessonFailed, LessonRun
+from kafka_edu.tracing.query import load_run
 
 SAMPLES = Path(__file__).resolve().parent
+BACKGROUND_APIS = {"Fetch", "BrokerHeartbeat"}  # what a KRaft controller answers all the time
 
 
 class _Recorder(Terminal):
@@ -64,7 +72,8 @@ def _json_safe(facts: dict[str, Any]) -> dict[str, Any]:
 
 def _run(lesson: Lesson, scratch: Path) -> tuple[Path, dict[str, Any]]:
     """Run the lesson on a cluster of its own; its run directory and what lesson.json keeps of it."""
-    runner = ClusterRunner.up(lesson.brokers, scratch, None, list(lesson.overrides))
+    runner = ClusterRunner.up(lesson.brokers, scratch, None, list(lesson.overrides), mode=lesson.mode,
+                              controllers=lesson.controllers)
     terminal = _Recorder()
     session = _RecordedRun(lesson, runner, terminal, auto=True, owned=True)
     session.watch.start()
@@ -80,6 +89,7 @@ def _run(lesson: Lesson, scratch: Path) -> tuple[Path, dict[str, Any]]:
                 "explain": "\n\n".join(terminal.explained[explained:])})
     finally:
         session.watch.stop()
+        session.stop_others()  # a cluster the lesson started beside its own (zk-or-kraft): not recorded
         runner.down()
     exits, _, pauses = session.watch.snapshot()
     facts = _json_safe(session.facts)
@@ -89,6 +99,32 @@ def _run(lesson: Lesson, scratch: Path) -> tuple[Path, dict[str, Any]]:
         "pauses": [{"broker": p.broker_id, "pid": p.pid, "at_ns": p.at_ns, "resumed": p.resumed} for p in pauses],
         "facts": facts,
     }
+
+
+def background_traces(run_dir: Path) -> set[str]:
+    """The traces of requests a KRaft controller answers all the time (Raft Fetch long polls, heartbeats)."""
+    return {s.trace_id for s in load_run(run_dir).where(name="RequestChannel.Request")
+            if s.instance.startswith("controller-") and s.attributes.get("kafka.api.name") in BACKGROUND_APIS}
+
+
+def _kept(span: dict, controller: bool, background: set[str]) -> bool:
+    if span.get("traceId") in background:
+        return span.get("name") == "RequestChannel.Request"
+    return not (controller and span.get("name", "").startswith("Processor.") and not span.get("parentSpanId"))
+
+
+def trimmed(line: str, background: set[str]) -> str:
+    """One OTLP/JSON line without a KRaft controller's network plumbing (see above); other lines as they are."""
+    if not background:
+        return line
+    doc = json.loads(line)
+    for resource_spans in doc.get("resourceSpans", []):
+        instance = next((a["value"].get("stringValue", "") for a in resource_spans.get("resource", {}).get(
+            "attributes", []) if a.get("key") == "service.instance.id"), "")
+        for scope_spans in resource_spans.get("scopeSpans", []):
+            scope_spans["spans"] = [s for s in scope_spans.get("spans", [])
+                                    if _kept(s, instance.startswith("controller-"), background)]
+    return json.dumps(doc, separators=(",", ":")) + "\n"
 
 
 def record(lesson: Lesson, attempts: int = 3) -> Path:
@@ -104,11 +140,13 @@ def record(lesson: Lesson, attempts: int = 3) -> Path:
         target = SAMPLES / f"lesson-{lesson.name}"
         shutil.rmtree(target, ignore_errors=True)
         target.mkdir()
+        background = background_traces(run_dir)
         for path in sorted(run_dir.glob("*.jsonl")):
             if path.name.endswith(".starts.jsonl"):
                 continue
+            lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
             with open(target / f"{path.name}.gz", "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as f:
-                f.write(path.read_bytes())
+                f.write("".join(trimmed(line, background) for line in lines if line.endswith("\n")).encode())
 
         def here(text: str) -> str:  # the scratch paths mean nothing once copied
             return text.replace(str(run_dir), f"traces/samples/{target.name}").replace(scratch, "traces")
