@@ -67,7 +67,7 @@ def request_forwarded(ev: Evidence) -> Result:
     if not sends:
         return Result.failed(expected=f"broker {broker} forwarding the request to the active controller",
                              seen="its request is still in progress", hint="Press Enter again in a moment.")
-    send = sends[0]
+    send = sends[-1]  # the last try: a send refused with NOT_CONTROLLER is retried to the new leader
     errors = [e for e in send.attributes.get("kafka.response.errors", []) if e != "NONE"]
     if errors:
         return Result.failed(
@@ -79,6 +79,12 @@ def request_forwarded(ev: Evidence) -> Result:
     forwarded = [s for s in ev.spans.where(name="RequestChannel.Request")
                  if s.instance == f"controller-{controller}" and s.attributes.get("kafka.api.name") == "CreateTopics"
                  and s.attributes.get("kafka.client.id") == str(broker) and send.start_ns <= s.start_ns <= send.end_ns]
+    if not forwarded:  # the answer came from another controller than the one the last try was sent to
+        forwarded = [s for s in ev.spans.where(name="RequestChannel.Request") if s.instance.startswith("controller-")
+                     and s.attributes.get("kafka.api.name") == "CreateTopics"
+                     and s.attributes.get("kafka.client.id") == str(broker) and request.start_ns <= s.start_ns
+                     <= request.end_ns]
+        controller = node_of(forwarded[-1]) if forwarded else controller
     writes = [w for f in forwarded for w in ev.spans.where(trace_id=f.trace_id,
                                                             name="QuorumController.ControllerWriteEvent.run")
               if "kafka.raft.offset.first" in w.attributes]

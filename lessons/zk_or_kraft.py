@@ -244,6 +244,15 @@ activation {between(kraft['noticed'].start_ns, kraft_done)} (more when the vote 
                          zk_new_trace=zk["elect"].trace_id, kraft_new=kraft["new"], kraft_killed_ns=kraft_kill)
 
 
+def current_controllers(ev: Evidence) -> dict | None:
+    """Each cluster's controller as its traces say now (an election may have happened since step 1)."""
+    won, leader = controller(ev.runs.get("zk", Spans([]))), raft_leader(ev.spans)
+    if won is None or leader is None:
+        return None
+    return {"zk_controller": broker_of(won), "zk_epoch": won.attributes.get("kafka.controller.epoch"),
+            "kraft_leader": leader.node, "kraft_epoch": leader.epoch}
+
+
 def faster_cluster(ev: Evidence) -> str:
     zk, kraft = ev.facts.get("zk_failover_s"), ev.facts.get("kraft_failover_s")
     if zk is None or kraft is None:
@@ -277,6 +286,7 @@ Both detect death by silence, and the timeouts differ: ZooKeeper waits out the s
 timeout (2 s by default). Neither can be set very low without mistaking a long GC pause for a death: that trade-off
 is the same in both worlds.
 """),
+    prepare=current_controllers,
     action=Command("kafka-edu cluster kill {zk_controller} --run {zk_run_dir} && "
                    "kafka-edu cluster kill {kraft_leader} --run {run_dir}"),
     check=both_failed_over,

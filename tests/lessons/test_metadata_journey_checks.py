@@ -182,3 +182,18 @@ def test_every_node_applying_the_change_is_tabled():
     assert result.ok
     assert "| controller 1 (standby) | +111 ms | replayed TopicRecord" in result.explain
     assert f"| broker 5 | +85 ms | published: leads {TOPIC}-1, follows {TOPIC}-2" in result.explain
+
+
+def test_a_forward_retried_to_the_new_leader_is_followed_there():
+    run = KraftRun()
+    received = run.span("RequestChannel.Request", 4, 1000, 90, kafka__api__name="CreateTopics")
+    run.span("InterBrokerSendThread.sendRequests", 4, 1001, 10, parent=received, kafka__api__name="CreateTopics",
+             kafka__controller__id=1, kafka__response__errors=["NOT_CONTROLLER"])
+    run.span("InterBrokerSendThread.sendRequests", 4, 1020, 60, parent=received, kafka__api__name="CreateTopics",
+             kafka__controller__id=3, kafka__response__errors=["NONE"])
+    on_controller = run.span("RequestChannel.Request", 3, 1025, 50, role="controller",
+                             kafka__api__name="CreateTopics", kafka__client__id="4")
+    run.span("QuorumController.ControllerWriteEvent.run", 3, 1026, 1, role="controller", parent=on_controller,
+             kafka__raft__offset__first=FIRST, kafka__raft__offset__last=LAST)
+    result = lesson.request_forwarded(run.evidence(action_ns=ns(500)))
+    assert result.ok and result.facts["controller"] == 3 and result.facts["first_offset"] == FIRST

@@ -242,3 +242,22 @@ def test_a_sleeper_that_deposes_the_leader_is_explained_with_the_outage():
     assert "renounced" not in result.explain  # no renounce span in this run: the lesson does not claim one
     assert "log behind" in result.explain and "It stood 2 times, in epochs 3 to 4" in result.explain
     assert "Controller 1 was elected in epoch 5" in result.explain and result.facts["no_leader_s"] == 1.31
+
+
+def test_steps_about_the_leader_name_the_leader_the_traces_show_now():
+    run = KraftRun()
+    elected(run)
+    assert lesson.current_leader(run.evidence()) == {"leader": 1, "epoch": 1}
+    run.election(3, 2, at_ms=9000, frm="Follower", name="KafkaRaftClient.pollFollower")  # a spurious election
+    assert lesson.current_leader(run.evidence()) == {"leader": 3, "epoch": 2}
+    assert lesson.current_leader(KraftRun().evidence()) is None  # not known yet: asked again
+
+
+def test_a_describe_answered_by_a_follower_first_still_counts():
+    run = KraftRun()
+    elected(run)
+    run.fetch_hw(1, 3000, 1, replica=2, voters=[1, 2, 3], offsets=[9, 9, 7], high_watermark=9)
+    run.span("RequestChannel.Request", 2, 3200, 2, role="controller", kafka__api__name="DescribeQuorum")
+    result = lesson.majority_high_watermark(run.evidence(action_ns=ns(2500), **ELECTED))
+    assert result.ok and "answered by controller 2 (`RequestChannel.Request` on controller-2" in \
+        result.explain.replace("\n", " ")

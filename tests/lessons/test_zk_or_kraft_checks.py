@@ -156,3 +156,12 @@ def test_a_zookeeper_failover_without_its_context_step_is_reported():
     facts = {**READY, "zk_new": 1, "zk_new_trace": elect.trace_id, "kraft_new": 2, "kraft_killed_ns": ns(4801)}
     result = lesson.what_was_loaded(evidence(run, zk, **facts))
     assert not result.ok and not result.wait and "CT.failover.05" in result.hint
+
+
+def test_the_kill_names_each_cluster_s_controller_as_the_traces_show_it_now():
+    run, zk = kraft_cluster(), zk_cluster()
+    assert lesson.current_controllers(evidence(run, zk)) == {"zk_controller": 0, "zk_epoch": 1, "kraft_leader": 1,
+                                                            "kraft_epoch": 1}
+    run.election(3, 2, at_ms=9000, frm="Follower", name="KafkaRaftClient.pollFollower")
+    assert lesson.current_controllers(evidence(run, zk))["kraft_leader"] == 3
+    assert lesson.current_controllers(evidence(run, None)) is None
