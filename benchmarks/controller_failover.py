@@ -130,25 +130,38 @@ def wait_until(condition: Callable[[], bool], timeout_s: float, what: str, poll_
 # -- following span files while the cluster runs ----------------------------------------------------------------------
 
 class SpanTail:
-    """The spans appended to one span file since the last call (complete lines only), without rereading it."""
+    """The spans appended to one process's span files since the last call (complete lines only), without rereading
+    them: its lifecycle file `<instance>.jsonl` and its request-path segments `<instance>.requests-NNNNNN.jsonl`
+    (kafka_edu/tracing/writer.py), where a broker's handling of the controller's LeaderAndIsr goes."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, from_start: bool = False) -> None:
         self.path = path
-        self.offset = path.stat().st_size if path.exists() else 0
+        self.offsets: dict[Path, int] = {} if from_start else {p: p.stat().st_size for p in self.files()}
+
+    def files(self) -> list[Path]:
+        segments = sorted(self.path.parent.glob(f"{self.path.stem}.requests-*.jsonl"))
+        return [p for p in (self.path, *segments) if p.exists()]
+
+    def skip_to_end(self) -> None:
+        """Forget what is there now: the next call returns only what comes after."""
+        self.offsets = {p: p.stat().st_size for p in self.files()}
 
     def new_spans(self, *containing: bytes) -> Iterator[SpanRecord]:
         """New spans of the lines that contain one of `containing` (only those lines are parsed: the script shares
         the CPUs it measures with the brokers)."""
-        if not self.path.exists():
-            return
-        with open(self.path, "rb") as f:
-            f.seek(self.offset)
-            chunk = f.read()
-        complete = chunk[:chunk.rfind(b"\n") + 1]
-        self.offset += len(complete)
-        for line in complete.splitlines():
-            if any(needle in line for needle in containing):
-                yield from parse_traces_line(line.decode("utf-8"))
+        for path in self.files():
+            offset = self.offsets.get(path, 0)  # a segment that appeared since: from its start
+            try:
+                with open(path, "rb") as f:
+                    f.seek(offset)
+                    chunk = f.read()
+            except FileNotFoundError:  # the oldest segment went with the budget
+                continue
+            complete = chunk[:chunk.rfind(b"\n") + 1]
+            self.offsets[path] = offset + len(complete)
+            for line in complete.splitlines():
+                if any(needle in line for needle in containing):
+                    yield from parse_traces_line(line.decode("utf-8"))
 
 
 def wait_for_running(runner: ClusterRunner, broker_id: int, pid: int, tail: SpanTail, timeout_s: float) -> None:
