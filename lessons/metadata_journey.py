@@ -118,9 +118,9 @@ forward = Step(
     text=f"""
 Create a topic `{TOPIC}` with {PARTITIONS} partitions of {REPLICATION_FACTOR} replicas. Your client, like every
 Kafka client, talks to brokers only; in KRaft mode the controllers listen on a listener of their own
-(`CONTROLLER`) that clients never see. On the broker, `KafkaApis.handleCreateTopicsRequest` takes the request; on the
-controller, `ControllerApis.handle` (KR.apis) does, and hands it to `QuorumController.createTopics` (KR.qc). In
-between is `ForwardingManager.forwardRequest`.
+(`CONTROLLER`) that clients never see. The check will show which of these your request passed through, and on
+which node: `KafkaApis.handleCreateTopicsRequest`, `ForwardingManager.forwardRequest`, `ControllerApis.handle`
+(KR.apis), `QuorumController.createTopics` (KR.qc).
 """,
     predict=Predict(
         question="Your request reaches one of the two brokers. What does that broker do with it?",
@@ -246,6 +246,16 @@ def committed_by_majority(ev: Evidence) -> Result:
                      f"the answer to broker {ev.facts['broker']}'s CreateTopics sent"))
     rows = ["| after the write event | on | what |", "|---:|---|---|"]
     rows += [f"| +{between(write.end_ns, t)} | {where} | {what} |" for t, where, what in sorted(happened)]
+    unknown = ""
+    if moved:  # a voter that had the records but had not said so yet: the leader knows only what Fetches report
+        a = moved[0].attributes
+        behind = [v for v, o in zip(a.get("kafka.raft.hw.sorted_voters", []), a.get("kafka.raft.hw.sorted_offsets", []),
+                                    strict=False) if o <= last]
+        early = [v for v in behind if any(node_of(f) == v and f.start_ns < moved[0].start_ns for f in followers)]
+        if early:
+            unknown = (f" Controller {early[0]} had appended them before the commit too, but the leader did not know "
+                       "it yet: it learns how far a follower got only from that follower's next Fetch, so it counted "
+                       "two voters, not three.")
     explain = f"""
 From the end of the write event on controller {controller}:
 
@@ -253,9 +263,9 @@ From the end of the write event on controller {controller}:
 
 The leader waited for its linger time before writing (it gathers the records of several events into one batch),
 then had to wait for a follower to fetch them: its Fetch said how far its log reached, and the records counted as
-committed once two voters of three had them. The voters that wrote them: controllers {', '.join(map(str, voters))};
-the brokers {', '.join(map(str, observers)) or '(none yet)'} fetched them too, as observers, which the high watermark
-does not wait for.
+committed once two voters of three had them.{unknown} The voters that wrote them: controllers
+{', '.join(map(str, voters))}; the brokers {', '.join(map(str, observers)) or '(none yet)'} fetched them too, as
+observers, which the high watermark does not wait for.
 """
     return Result.passed(explain, committed_ns=(moved[0].end_ns if moved else commit.start_ns))
 
@@ -313,12 +323,13 @@ def applied_everywhere(ev: Evidence) -> Result:
                                       f"{ev.facts['last_offset']}", seen=f"not yet: {', '.join(missing)}",
                              hint="Each node applies the records once it learns the new high watermark, with its "
                                   "next Fetch answer; press Enter again.")
-    rows = ["| node | applied, after the commit | what it did |", "|---|---:|---|"]
+    applied: list[tuple[int, str]] = []  # (when, its row), to list in time order
     for n, found in sorted(replays.items()):
         if found:
             types = ", ".join(found[0].attributes.get("kafka.metadata.record.types", []))
-            rows.append(f"| controller {n} (standby) | +{between(committed_ns, found[0].start_ns)} | "
-                        f"replayed {types} (trace `{found[0].trace_id[:8]}`) |")
+            at_ns = found[0].start_ns
+            applied.append((at_ns, f"| controller {n} (standby) | +{between(committed_ns, at_ns)} | replayed {types} "
+                                   f"(trace `{found[0].trace_id[:8]}`) |"))
     led: dict[int, list[str]] = {}
     for b, found in sorted(published.items()):
         if found is None:
@@ -329,9 +340,11 @@ def applied_everywhere(ev: Evidence) -> Result:
         leads = delta.attributes.get("kafka.partitions.leader", []) if delta is not None else []
         follows = delta.attributes.get("kafka.partitions.follower", []) if delta is not None else []
         led[b] = [p for p in leads if p.startswith(f"{TOPIC}-")]
-        rows.append(f"| broker {b} | +{between(committed_ns, load.start_ns)} | published: leads "
-                    f"{', '.join(leads) or 'nothing'}, follows {', '.join(follows) or 'nothing'} "
-                    f"(trace `{load.trace_id[:8]}`) |")
+        applied.append((load.start_ns, f"| broker {b} | +{between(committed_ns, load.start_ns)} | published: leads "
+                        f"{', '.join(leads) or 'nothing'}, follows {', '.join(follows) or 'nothing'} "
+                        f"(trace `{load.trace_id[:8]}`) |"))
+    rows = ["| node | applied, after the commit | what it did |", "|---|---:|---|"]
+    rows += [row for _, row in sorted(applied)]
     explain = f"""
 No controller told anyone anything. Each node read the records from the metadata log it replicates, and applied them
 once its high watermark passed them:

@@ -137,7 +137,8 @@ def test_the_commit_is_a_timeline_from_the_write_event():
     assert [line.split("|")[2].strip() for line in lines] == ["controller 3", "broker-5", "controller-1",
                                                               "controller 3", "controller 3", "controller 3"]
     assert "[37, 37, 33]" in result.explain and "**committed**" in result.explain
-    assert "controllers 1, 3" in result.explain and "brokers 5 fetched" in result.explain
+    text = result.explain.replace("\n", " ")
+    assert "controllers 1, 3;" in text and "brokers 5 fetched" in text and "before the commit too" not in text
 
 
 # -- 4. every node applies it ---------------------------------------------------------------------------------------
@@ -197,3 +198,15 @@ def test_a_forward_retried_to_the_new_leader_is_followed_there():
              kafka__raft__offset__first=FIRST, kafka__raft__offset__last=LAST)
     result = lesson.request_forwarded(run.evidence(action_ns=ns(500)))
     assert result.ok and result.facts["controller"] == 3 and result.facts["first_offset"] == FIRST
+
+
+def test_a_voter_that_had_the_records_before_the_commit_is_explained():
+    run = KraftRun()
+    facts = request(run)
+    committed(run)
+    # controller 2 appended too, before the commit, but its Fetch had not told the leader yet
+    run.span("KafkaMetadataLog.appendAsFollower", 2, 1060, 0.2, role="controller", kafka__raft__offset__first=FIRST,
+             kafka__raft__offset__last=LAST)
+    result = lesson.committed_by_majority(run.evidence(action_ns=ns(500), **facts))
+    assert result.ok and "Controller 2 had appended them before the commit too" in result.explain
+    assert "controllers 1, 2, 3;" in result.explain.replace("\n", " ")
