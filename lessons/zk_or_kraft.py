@@ -28,6 +28,7 @@ from kafka_edu.lessons.traces import (
     raft_leader,
     raft_leaders,
     ref,
+    role_changes,
     took,
 )
 from kafka_edu.tracing.query import SpanRecord, Spans
@@ -63,10 +64,12 @@ Both clusters are stopped at the end.
 
 def start_zookeeper_cluster(run: LessonRun) -> None:
     """The ZooKeeper-mode cluster beside the lesson's own, and the same topic on both."""
-    run.start_cluster("zk", ZK_BROKERS, overrides=ZK_OVERRIDES)
-    for bootstrap in (run.facts["zk_bootstrap"], run.facts["bootstrap"]):
-        run.run_command(f"kafka-edu topics --create --topic {TOPIC} --partitions {PARTITIONS} "
-                        f"--replication-factor {REPLICATION_FACTOR} --bootstrap-server {bootstrap}")
+    with run.terminal.waiting(f"Starting ZooKeeper and {ZK_BROKERS} brokers..."):
+        run.start_cluster("zk", ZK_BROKERS, overrides=ZK_OVERRIDES)
+    with run.terminal.waiting(f"Creating {TOPIC} on both clusters..."):
+        for bootstrap in (run.facts["zk_bootstrap"], run.facts["bootstrap"]):
+            run.run_command(f"kafka-edu topics --create --topic {TOPIC} --partitions {PARTITIONS} "
+                            f"--replication-factor {REPLICATION_FACTOR} --bootstrap-server {bootstrap}")
 
 
 def _topic_write(spans: Spans) -> SpanRecord | None:
@@ -134,8 +137,8 @@ ready = Step(
 The lesson's own cluster, the KRaft one, is running. Now it starts a ZooKeeper-mode cluster beside it and creates
 the same topic on both: `{TOPIC}`, {PARTITIONS} partitions of {REPLICATION_FACTOR} replicas. Where does each cluster
 keep that topic's assignment, and who has it in memory? In ZooKeeper mode, the broker whose `KafkaController.elect`
-won holds it, read by `KafkaController.initializeControllerContext` when it took office; in KRaft, each controller
-applies the topic's records with `QuorumController.replay`.
+won read the cluster with `KafkaController.initializeControllerContext` when it took office; in KRaft,
+`QuorumController.replay` is what applies a metadata record to a controller's state.
 """,
     predict=Predict(
         question="In which cluster does a controller that is *not* active already hold the topic's partition "
@@ -186,8 +189,11 @@ def _kraft_failover(ev: Evidence, killed_ns: int) -> dict | None:
                       key=lambda s: s.start_ns)
     claims = [s for s in ev.spans.where(name="QuorumController.claim") if node_of(s) == new[0].node
               and s.start_ns >= new[0].at_ns]
+    standing = {c.node for c in role_changes(ev.spans, after_ns=killed_ns) if c.role_to == "Candidate"
+                and c.epoch == ev.facts["kraft_epoch"] + 1}
     return {"leader": new[0], "activation": active, "noticed": timeouts[0] if timeouts else new[0].span,
-            "claim": claims[0] if claims else active, "new": new[0].node, "epoch": new[0].epoch}
+            "claim": claims[0] if claims else active, "new": new[0].node, "epoch": new[0].epoch,
+            "split": len(standing) > 1}
 
 
 def both_failed_over(ev: Evidence) -> Result:
@@ -220,6 +226,8 @@ def both_failed_over(ev: Evidence) -> Result:
             hint="ZooKeeper keeps a dead broker's session for up to zookeeper.session.timeout.ms (6 s); press Enter "
                  "in a moment.")
     zk_done, kraft_done = zk["failover"].end_ns, kraft["activation"].end_ns
+    split = (": the vote split, both survivors stood at once, and a backoff and a second round followed (lesson `raft`)"
+             if kraft["split"] else "")
     rows = ["| | ZooKeeper mode (Kafka 1.0.2) | KRaft (Kafka 3.9) |", "|---|---|---|",
             f"| killed | broker {zk_old} at {clock(zk_kill)} | controller {kraft_old} at {clock(kraft_kill)} |",
             f"| noticed | +{between(zk_kill, zk['noticed'].start_ns)}: the session expired, `/controller` went, "
@@ -234,10 +242,11 @@ def both_failed_over(ev: Evidence) -> Result:
     explain = f"""
 {chr(10).join(rows)}
 
-{faster} had a working controller first. Nearly all of each failover is waiting to notice: ZooKeeper gives a silent
-session up to {ev.facts['zk_session_timeout_s']:g} s, the KRaft followers give a silent leader 2 s. Once noticed, the
-ZooKeeper-mode election and failover took {between(zk['noticed'].start_ns, zk_done)}, the KRaft election and
-activation {between(kraft['noticed'].start_ns, kraft_done)} (more when the vote splits, as lesson `raft` shows).
+{faster} had a working controller first. Most of each failover is waiting to notice: ZooKeeper expires a silent
+session {ev.facts['zk_session_timeout_s']:g} s after its last heartbeat (on its next tick), the KRaft followers give a
+silent leader 2 s from their last answered Fetch. Once noticed, the ZooKeeper-mode election and failover took
+{between(zk['noticed'].start_ns, zk_done)}, the KRaft election and activation
+{between(kraft['noticed'].start_ns, kraft_done)}{split}.
 """
     return Result.passed(explain, zk_failover_s=round((zk_done - zk_kill) / 1e9, 2),
                          kraft_failover_s=round((kraft_done - kraft_kill) / 1e9, 2), zk_new=zk["new"],
@@ -331,8 +340,9 @@ benchmark (`docs/controller-failover-benchmark.md`) measured election plus failo
 **KRaft:** controller {new} went from `claim` to the end of `completeActivation` in
 {between(claim[0].start_ns, active.end_ns)} ({ref(active)}), writing {', '.join(written) or 'no records'}
 (`kafka.controller.log_was_empty` = {active.attributes.get('kafka.controller.log_was_empty')}). It read nothing: as a
-standby it had replayed {len(before)} batch(es) of records up to offset {highest}, `{TOPIC}`'s among them
-({at(topic[0]) if topic else 'not traced'}). Its state was the old leader's, up to the last committed record.
+standby it had replayed every committed batch, up to offset {highest} ({len(before)} of them held more than NoOps, and
+are traced), `{TOPIC}`'s among them ({at(topic[0]) if topic else 'not traced'}). Its state was the old leader's, up to
+the last committed record.
 
 That is KIP-500's second claim: the failover's cost no longer depends on how much metadata there is. Its first claim
 is step 2's table ({ev.facts['kraft_failover_s']} s against {ev.facts['zk_failover_s']} s here).
@@ -382,10 +392,10 @@ LESSON = Lesson(
     brokers=2,
     steps=[ready, kill, load],
     outro="""
-One round is an anecdote: the ZooKeeper session ends anywhere between two thirds of its timeout and all of it after
-the last heartbeat, and a KRaft vote may split. `kafka-edu mine failover-timeline` reads the controller changes of
-many runs of either kind with Spark (`docs/mining.md`), and `benchmarks/kip500.py` runs the full experiment, with
-more partitions and more rounds.
+One round is an anecdote: counted from the kill, a ZooKeeper session ends anywhere between about two thirds of its
+timeout and a little more than all of it, depending on when its last heartbeat was, and a KRaft vote may split.
+`kafka-edu mine failover-timeline` reads the controller changes of many runs of either kind with Spark
+(`docs/mining.md`), and `benchmarks/kip500.py` runs the full experiment, with more partitions and more rounds.
 
 This lesson's runs: the KRaft one in `{run_dir}`, the ZooKeeper-mode one in `{zk_run_dir}`.
 """,
