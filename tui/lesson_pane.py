@@ -250,13 +250,14 @@ class LessonPane(Vertical):
         self._thread.start()
 
     def _run(self, launch: ClusterLaunch | None, run_dir: Path | None) -> None:
-        from kafka_edu.lessons.runner import run_lesson
+        from kafka_edu.lessons.runner import cluster_shape, run_lesson
         t = self.terminal
         try:
             if launch is not None:
                 if self.lesson.setup:
                     t.markdown(self.lesson.setup)
-                with t.waiting(f"Starting ZooKeeper and {launch.brokers} brokers for the lesson..."):
+                shape = cluster_shape(launch.mode, launch.brokers, launch.controllers)
+                with t.waiting(f"Starting {shape} for the lesson..."):
                     launch.wait()
                 if launch.runner is None:
                     t.say(f"The cluster did not start: {launch.error}", "bold red")

@@ -367,7 +367,8 @@ def _cluster_facts(runner: ClusterRunner, prefix: str) -> dict[str, Any]:
     return {prefix + key: value for key, value in facts.items()}
 
 
-def _cluster_shape(mode: str, brokers: int, controllers: int) -> str:
+def cluster_shape(mode: str, brokers: int, controllers: int) -> str:
+    """"3 KRaft controllers and 2 brokers", "ZooKeeper and 3 brokers": what a lesson's cluster is, in words."""
     if mode == "kraft":
         return f"{controllers} KRaft controllers" + (f" and {brokers} brokers" if brokers else "")
     return f"ZooKeeper and {brokers} brokers"
@@ -407,14 +408,14 @@ def run_lesson(lesson: Lesson, *, auto: bool = False, run_dir: Path | None = Non
         manifest = runner.run.read_manifest()
         missing = [o for o in lesson.overrides if o not in manifest.get("overrides", [])]
         if manifest.get("mode", "zk") != lesson.mode:
-            t.say(f"This lesson wants {_cluster_shape(lesson.mode, lesson.brokers, lesson.controllers)}; run "
+            t.say(f"This lesson wants {cluster_shape(lesson.mode, lesson.brokers, lesson.controllers)}; run "
                   f"{run_dir} is a {manifest.get('mode', 'zk')} cluster, so its checks will not hold.", "yellow")
         if missing:
             t.say(f"This run was started without {', '.join(missing)}; the lesson's numbers may differ.", "yellow")
     else:
         if lesson.setup:
             t.markdown(lesson.setup)
-        with t.waiting(f"Starting {_cluster_shape(lesson.mode, lesson.brokers, lesson.controllers)}..."):
+        with t.waiting(f"Starting {cluster_shape(lesson.mode, lesson.brokers, lesson.controllers)}..."):
             runner = ClusterRunner.up(lesson.brokers, traces, None, list(lesson.overrides), mode=lesson.mode,
                                       controllers=lesson.controllers)
     session = LessonRun(lesson, runner, t, auto=auto, owned=run_dir is None)
