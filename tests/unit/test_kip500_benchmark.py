@@ -73,7 +73,7 @@ def test_a_controller_failover_splits_at_the_first_candidacy_the_leader_the_clai
     assert f.working_ms == pytest.approx(3101)
     assert f.activation_ms == pytest.approx(1.0)
     assert f.after_detection_ms == pytest.approx(1601)
-    assert (f.leaders_made, f.leaderless_max, f.cold) == (0, 0, None)
+    assert (f.leaders_moved, f.leaders_reapplied, f.leaderless_max, f.cold) == (0, 0, 0, None)
 
 
 def test_a_split_vote_counts_every_candidacy_and_the_claim_of_the_winning_epoch() -> None:
@@ -84,12 +84,15 @@ def test_a_split_vote_counts_every_candidacy_and_the_claim_of_the_winning_epoch(
     assert f.claim_ms == pytest.approx(3100)
 
 
-def test_a_broker_made_leader_after_a_controller_kill_is_counted() -> None:
+def test_a_leader_moved_after_a_controller_kill_is_counted_apart_from_a_leader_applying_an_isr_change() -> None:
     spans = controller_failover() + [
-        span("ReplicaManager.makeLeaders", "broker-4", 4000, 4100, kafka__partitions=["t-0", "t-3"]),
-        span("ReplicaManager.makeLeaders", "broker-5", -9000, -8000, kafka__partitions=["t-1"])]  # at creation
+        span("ReplicaManager.makeLeaders", "broker-4", -9000, -8000, kafka__partitions=["t-0", "t-3"]),  # creation
+        span("ReplicaManager.makeLeaders", "broker-5", -9000, -8000, kafka__partitions=["t-1"]),
+        span("ReplicaManager.makeLeaders", "broker-4", 4000, 4100, kafka__partitions=["t-0", "t-3"]),  # ISR change
+        span("ReplicaManager.makeLeaders", "broker-6", 4200, 4300, kafka__partitions=["t-1"]),  # moved
+        span("ReplicaManager.makeLeaders", "broker-6", 70_000, 70_100, kafka__partitions=["t-0"])]  # after
     f = analyse_kraft_controller_kill(Spans(spans), 10, KraftKill(1, "controller", 1, KILL, 1.0), at(60_000))
-    assert f.leaders_made == 2
+    assert (f.leaders_moved, f.leaders_reapplied) == (1, 2)
 
 
 def test_a_failover_without_a_leader_or_an_activation_is_refused() -> None:
@@ -154,9 +157,10 @@ def broker_kill() -> list[SpanRecord]:
             span(qc, "controller-2", 8010, 8011, kafka__raft__offset__last=173),  # what was there before
             span(qc, "controller-1", 8040, 8050, kafka__raft__offset__last=275),  # a standby's
             span(qc, "controller-2", 8060, 8062, kafka__raft__offset__last=275),
-            span("ReplicaManager.applyDelta", "broker-5", 8100, 8200),
+            span("ReplicaManager.applyDelta", "broker-6", 8070, 8080, kafka__metadata__image__offset=273),  # ISR
+            span("ReplicaManager.applyDelta", "broker-5", 8100, 8200, kafka__metadata__image__offset=275),
             span("ReplicaManager.makeLeaders", "broker-5", 8110, 8190, kafka__partitions=["t-0"]),
-            span("ReplicaManager.applyDelta", "broker-6", 8120, 8300),
+            span("ReplicaManager.applyDelta", "broker-6", 8120, 8300, kafka__metadata__image__offset=275),
             span("ReplicaManager.makeLeaders", "broker-6", 8130, 8290, kafka__partitions=["t-3"]),
             span("ReplicaManager.makeLeaders", "broker-5", 20_000, 20_100, kafka__partitions=["t-3"])]  # later
 
@@ -209,7 +213,7 @@ def test_the_summary_takes_medians_and_the_spread_of_each_mode() -> None:
          "context_ms": 30, "failover_ms": 110, "moved": 3}]}},
         "kraft": {"10": {"create_s": 0.5, "controller_rounds": [
             {"detection_ms": 1500, "working_ms": 3500, "after_detection_ms": 2000, "activation_ms": 1.0,
-             "leaders_made": 0, "leaderless_max": 0, "cold": {"loaded_ms": 2500, "replay_ms": 3, "records": 20}}],
+             "leaders_moved": 0, "leaderless_max": 0, "cold": {"loaded_ms": 2500, "replay_ms": 3, "records": 20}}],
             "broker_rounds": []}}}
     row = summarise(results)[10]
     assert row["zk_working"] == (5700, (5100, 6300))
