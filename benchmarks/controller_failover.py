@@ -47,6 +47,7 @@ from typing import Any
 
 from confluent_kafka.admin import AdminClient, NewTopic
 from kazoo.client import KazooClient
+from kazoo.exceptions import NoNodeError
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
@@ -75,9 +76,10 @@ class PartitionLeadership:
 
 def controller_id(zk: KazooClient) -> int:
     """The broker `/controller` names, or -1 while there is none."""
-    if not zk.exists("/controller"):
+    try:
+        data, _ = zk.get("/controller")
+    except NoNodeError:  # none, or deleted between two reads (the session that held it just expired)
         return -1
-    data, _ = zk.get("/controller")
     return int(json.loads(data)["brokerid"])
 
 
