@@ -441,7 +441,7 @@ def run_lesson(lesson: Lesson, *, auto: bool = False, run_dir: Path | None = Non
     finally:
         session.watch.stop()
         others = threading.Thread(target=session.stop_others, name="lesson-stop-others")
-        if not keep:  # the lesson's other clusters stop while its own does
+        if session.others and not keep:  # the lesson's other clusters stop while its own does
             others.start()
         for other, _, _ in session.others.values() if keep else ():
             t.say(f"still running: kafka-edu cluster down --run {other.run.path}", "dim")
