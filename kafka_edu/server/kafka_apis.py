@@ -101,6 +101,37 @@ SUPPORTED_VERSIONS: dict[ApiKeys, tuple[int, int]] = {
 for _api, (_low, _high) in SUPPORTED_VERSIONS.items():
     _api.set_supported(_low, _high)
 
+# What a Kafka 1.0.2 broker served (1.0.2's ApiKeys), within what this port implements: the ZooKeeper-mode broker's
+# default ApiVersions (kafka.edu.advertised.api.versions=1.0.2). Two exceptions, documented in docs/api-versions.md:
+# Fetch from v4 (the log stores record batches v2 only), and the controller-to-broker requests at the port's
+# flexible versions, whose headers carry the controller's traceparent.
+KAFKA_1_0_2_VERSIONS: dict[ApiKeys, tuple[int, int]] = {
+    ApiKeys.PRODUCE: (0, 5),
+    ApiKeys.FETCH: (4, 6),
+    ApiKeys.LIST_OFFSETS: (1, 2),
+    ApiKeys.METADATA: (0, 5),
+    ApiKeys.FIND_COORDINATOR: (0, 1),
+    ApiKeys.JOIN_GROUP: (0, 2),
+    ApiKeys.SYNC_GROUP: (0, 1),
+    ApiKeys.HEARTBEAT: (0, 1),
+    ApiKeys.LEAVE_GROUP: (0, 1),
+    ApiKeys.OFFSET_COMMIT: (2, 3),
+    ApiKeys.OFFSET_FETCH: (1, 3),
+    ApiKeys.DESCRIBE_GROUPS: (0, 1),
+    ApiKeys.LIST_GROUPS: (0, 1),
+    ApiKeys.API_VERSIONS: (0, 1),
+    ApiKeys.CREATE_TOPICS: (0, 2),
+    ApiKeys.DELETE_TOPICS: (0, 1),
+    ApiKeys.INIT_PRODUCER_ID: (0, 0),
+    ApiKeys.DESCRIBE_CONFIGS: (0, 0),
+    # the inter-broker path, newer than 1.0.2's (LeaderAndIsr 0-1, StopReplica 0, UpdateMetadata 0-4,
+    # ControlledShutdown 0-1) for the traceparent
+    ApiKeys.LEADER_AND_ISR: SUPPORTED_VERSIONS[ApiKeys.LEADER_AND_ISR],
+    ApiKeys.STOP_REPLICA: SUPPORTED_VERSIONS[ApiKeys.STOP_REPLICA],
+    ApiKeys.UPDATE_METADATA: SUPPORTED_VERSIONS[ApiKeys.UPDATE_METADATA],
+    ApiKeys.CONTROLLED_SHUTDOWN: SUPPORTED_VERSIONS[ApiKeys.CONTROLLED_SHUTDOWN],
+}
+
 # What only a ZooKeeper-mode broker serves (3.9's ApiMessageType listeners = zkBroker): a KRaft broker learns the
 # metadata from the log, and controlled shutdown goes through heartbeats. DescribeConfigs reads ZooKeeper in this
 # port, so a KRaft broker does not advertise it either (yet).
@@ -114,15 +145,16 @@ KRAFT_BROKER_ONLY_APIS = frozenset({ApiKeys.CREATE_PARTITIONS, ApiKeys.DESCRIBE_
                                     ApiKeys.DESCRIBE_TOPIC_PARTITIONS})
 
 
-def broker_api_version_manager(kraft: bool) -> DefaultApiVersionManager:
-    """What a broker's listeners serve: a ZooKeeper-mode broker everything above; a KRaft broker all but the
-    ZooKeeper-only APIs."""
+def broker_api_version_manager(kraft: bool, advertised: str = "latest") -> DefaultApiVersionManager:
+    """What a broker's listeners serve: a KRaft broker (Kafka 3.9) all it implements but the ZooKeeper-only APIs; a
+    ZooKeeper-mode broker Kafka 1.0.2's versions (`advertised` "1.0.2", its default), or all it implements
+    ("latest")."""
     if kraft:
         return DefaultApiVersionManager(ListenerType.BROKER, {api: versions for api, versions
                                                               in SUPPORTED_VERSIONS.items()
                                                               if api not in ZK_BROKER_ONLY_APIS})
-    return DefaultApiVersionManager(ListenerType.ZK_BROKER, {api: versions for api, versions
-                                                             in SUPPORTED_VERSIONS.items()
+    table = KAFKA_1_0_2_VERSIONS if advertised == "1.0.2" else SUPPORTED_VERSIONS
+    return DefaultApiVersionManager(ListenerType.ZK_BROKER, {api: versions for api, versions in table.items()
                                                              if api not in KRAFT_BROKER_ONLY_APIS})
 
 
@@ -177,7 +209,8 @@ class KafkaApis:
             ApiKeys.DESCRIBE_CLUSTER: self.handle_describe_cluster,
             ApiKeys.DESCRIBE_TOPIC_PARTITIONS: self.handle_describe_topic_partitions_request,
         }
-        self.api_version_manager = api_version_manager or broker_api_version_manager(self.is_kraft)
+        self.api_version_manager = api_version_manager or broker_api_version_manager(
+            self.is_kraft, config.get_string("kafka.edu.advertised.api.versions"))
         for api in ZK_BROKER_ONLY_APIS if self.is_kraft else KRAFT_BROKER_ONLY_APIS:
             del self.handlers[api]
         self.describe_topic_partitions_request_handler = DescribeTopicPartitionsRequestHandler(metadata_cache,

@@ -368,6 +368,9 @@ CONFIG_DEF = (
     .define("metadata.log.max.snapshot.interval.ms", Type.LONG, 60 * 60 * 1000, at_least(0))
     .define("server.max.startup.time.ms", Type.LONG, LONG_MAX, at_least(0))  # internal
     .define("unstable.feature.versions.enable", Type.BOOLEAN, False)  # internal (ServerConfigs)
+    # kafka-edu's own: what a ZooKeeper-mode broker advertises in ApiVersions (docs/api-versions.md). "1.0.2": the
+    # versions Kafka 1.0.2 served; "latest": the newest this port implements (what a 2.x+ client would use).
+    .define("kafka.edu.advertised.api.versions", Type.STRING, "1.0.2", ValidString.in_("1.0.2", "latest"))
 )
 # The controller.quorum.* rows live with QuorumConfig, as 3.9 merges QuorumConfig's definitions into the broker's.
 for _key in quorum_config.CONFIG_DEF.config_keys.values():

@@ -26,11 +26,12 @@ from kafka_edu.protocol.api_keys import ApiKeys
 from kafka_edu.protocol.builder import build
 from kafka_edu.protocol.errors import Errors
 from kafka_edu.server.admin_manager import AdminManager
+from kafka_edu.server.api_version_manager import DefaultApiVersionManager
 from kafka_edu.server.broker_metadata_checkpoint import BrokerMetadata, BrokerMetadataCheckpoint
 from kafka_edu.server.broker_states import BrokerState, BrokerStates
 from kafka_edu.server.broker_topic_stats import BrokerTopicStats
 from kafka_edu.server.dynamic_config_manager import DynamicConfigManager, TopicConfigHandler
-from kafka_edu.server.kafka_apis import KafkaApis
+from kafka_edu.server.kafka_apis import KafkaApis, broker_api_version_manager
 from kafka_edu.server.kafka_config import KafkaConfig
 from kafka_edu.server.kafka_healthcheck import KafkaHealthcheck
 from kafka_edu.server.kafka_request_handler import KafkaRequestHandlerPool
@@ -70,6 +71,7 @@ class KafkaServer:
         self.log_manager: LogManager | None = None
         self.metadata_cache: MetadataCache | None = None
         self.socket_server: SocketServer | None = None
+        self.api_version_manager: DefaultApiVersionManager | None = None
         self.authorizer: Any = None
         self.dynamic_config_manager: DynamicConfigManager | None = None
         self.kafka_healthcheck: KafkaHealthcheck | None = None
@@ -132,7 +134,9 @@ class KafkaServer:
 
                     # Acceptors bind now so the bound ports are known; processors wait until the end of startup.
                     with step("LC.startup.10"):
-                        self.socket_server = SocketServer(self.config)
+                        self.api_version_manager = broker_api_version_manager(
+                            kraft=False, advertised=self.config.get_string("kafka.edu.advertised.api.versions"))
+                        self.socket_server = SocketServer(self.config, self.api_version_manager)
                         self.socket_server.startup(startup_processors=False)
 
                     with step("LC.startup.11"):
@@ -163,7 +167,8 @@ class KafkaServer:
                                               self.admin_manager, self.group_coordinator,
                                               self.transaction_coordinator, self.config.broker_id,
                                               self.config, self.metadata_cache, self.kafka_controller,
-                                              self.cluster_id, copy_kafka_config_to_log(self.config))
+                                              self.cluster_id, copy_kafka_config_to_log(self.config),
+                                              api_version_manager=self.api_version_manager)
 
                     with step("LC.startup.18"):
                         self.request_handler_pool = KafkaRequestHandlerPool(

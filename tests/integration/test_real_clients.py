@@ -155,4 +155,8 @@ def test_every_request_is_one_trace_across_processor_and_handler_threads(broker)
                             "kafka.request.total_time_ms"}
     parts = sum(metrics[f"kafka.request.{k}_time_ms"] for k in ("queue", "local", "remote", "response_queue",
                                                                    "response_send"))
-    assert abs(parts - metrics["kafka.request.total_time_ms"]) < 1.0
+    total = metrics["kafka.request.total_time_ms"]
+    # The parts add up to the total, except in the race Kafka's metrics have too: the follower's fetch completes the
+    # acks=all produce (response complete) before the handler thread marks its local part done; remote time is then
+    # clamped to 0 and local time runs past the response, so the parts add up to more.
+    assert abs(parts - total) < 1.0 or (metrics["kafka.request.remote_time_ms"] == 0 and parts > total)

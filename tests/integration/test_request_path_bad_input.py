@@ -29,12 +29,14 @@ from kio.serial._introspect import (
 from kafka_edu.log.file_records import build_batch
 from kafka_edu.protocol import ApiKeys, Errors, decode_request, decode_response, encode_request
 from kafka_edu.protocol.builder import build
-from kafka_edu.server.kafka_apis import SUPPORTED_VERSIONS
+from kafka_edu.server.kafka_apis import broker_api_version_manager
 from tests.integration.helpers import wait_until
 
 MAX_REQUEST_BYTES = 65536
 MESSAGE_MAX_BYTES = 1024
 ILLEGAL_TOPIC_NAMES = ["", ".", "..", "a" * 250, "a/b", "../../etc", "a b", "tópico"]
+# what this file's broker advertises: a ZooKeeper-mode broker with kafka.edu.advertised.api.versions=latest
+SUPPORTED_VERSIONS = broker_api_version_manager(kraft=False, advertised="latest").enabled_apis
 BATCH_CRC_OFFSET = 17  # baseOffset(8) batchLength(4) partitionLeaderEpoch(4) magic(1), then the CRC(4)
 
 
@@ -103,8 +105,10 @@ def batch_of_size(size: int) -> bytes:
 
 @pytest.fixture
 def broker(brokers):
+    # the newest versions the port implements (Metadata v12, flexible headers), not 1.0.2's (test_api_versions.py)
     return brokers("b0", broker_id="0", socket_request_max_bytes=str(MAX_REQUEST_BYTES),
-                   message_max_bytes=str(MESSAGE_MAX_BYTES)).start().wait_running().wait_for_controller()
+                   message_max_bytes=str(MESSAGE_MAX_BYTES), kafka_edu_advertised_api_versions="latest"
+                   ).start().wait_running().wait_for_controller()
 
 
 @pytest.fixture
@@ -384,7 +388,8 @@ def reset(conn: WireConnection) -> None:
 def limited_broker(brokers):
     """Three connections for the test: the fourth slot is the controller's own connection to this broker, open once
     its first UpdateMetadata has arrived."""
-    return brokers("b0", broker_id="0", max_connections_per_ip="4").start().wait_running().wait_for_controller()
+    return brokers("b0", broker_id="0", max_connections_per_ip="4", kafka_edu_advertised_api_versions="latest"
+                   ).start().wait_running().wait_for_controller()
 
 
 def test_a_connection_beyond_max_connections_per_ip_is_closed_at_once(limited_broker):
@@ -524,7 +529,8 @@ def fuzz_connection(address: tuple[str, int], frames: list[tuple[bytes, bool]]) 
 
 @pytest.mark.slow
 def test_live_fuzz_of_request_frames_while_an_idempotent_producer_keeps_producing(brokers):
-    broker = brokers("b0", broker_id="0", socket_request_max_bytes=str(FUZZ_MAX_REQUEST_BYTES)).start()
+    broker = brokers("b0", broker_id="0", socket_request_max_bytes=str(FUZZ_MAX_REQUEST_BYTES),
+                     kafka_edu_advertised_api_versions="latest").start()
     broker.wait_running().wait_for_controller()
     address = address_of(broker.props["listeners"])
     bootstrap = broker.props["listeners"].removeprefix("PLAINTEXT://")
