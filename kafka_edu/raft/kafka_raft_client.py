@@ -1387,8 +1387,10 @@ class KafkaRaftClient(RaftClient[T], Generic[T]):
         if leader_state is None:
             raise NotLeaderException("Flush failed because the replica is not the current leader")
         leader_state.accumulator().allow_drain()
-        if leader_state.accumulator().needs_drain(self.time_ms()):
-            self._wakeup()
+        # The raft thread may be asleep for a fetch's long poll, having seen the held-back batch as not drainable;
+        # it must look again now, to drain once the linger time is up (3.9's timeUntilDrain keeps counting the
+        # linger while an append is held, so its thread wakes by itself).
+        self._wakeup()
 
     def shutdown(self, timeout_ms: int) -> Future:
         log.info("Beginning graceful shutdown")
