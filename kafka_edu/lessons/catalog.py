@@ -8,7 +8,8 @@ import importlib
 from kafka_edu.lessons.model import Lesson
 
 # Module names under lessons/, in order; a lesson's `name` is what `kafka-edu lesson run` takes.
-ORDER = ["broker_life", "request_journey", "controller", "replication", "many_runs", "raft", "metadata_journey", "zk_or_kraft"]
+ORDER = ["broker_life", "request_journey", "controller", "replication", "many_runs",
+         "raft", "metadata_journey", "zk_or_kraft"]  # ZooKeeper mode (Kafka 1.0.2), then KRaft (Kafka 3.9)
 
 
 def all_lessons() -> list[Lesson]:
