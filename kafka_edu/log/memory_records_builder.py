@@ -1,15 +1,18 @@
-"""Port of clients/.../record/MemoryRecordsBuilder.java (Kafka 1.0.2; control batches, MemoryRecords.with* of 3.9)."""
+"""Port of clients/.../record/MemoryRecordsBuilder.java (Kafka 1.0.2, with MemoryRecords.withEndTransactionMarker;
+the raft control batches, MemoryRecords.with* of 3.9)."""
 
 from __future__ import annotations
 
 import io
 import struct
+import time
 from typing import Any
 
 from kio.serial import entity_writer
 
 from kafka_edu.common.errors import IllegalArgumentException
 from kafka_edu.common.record.control_record_utils import ControlRecordType, ControlRecordUtils
+from kafka_edu.common.record.end_transaction_marker import EndTransactionMarker
 from kafka_edu.log.compression_type import CompressionType
 from kafka_edu.log.default_record import NO_SEQUENCE, DefaultRecord
 from kafka_edu.log.file_records import (
@@ -91,6 +94,14 @@ class MemoryRecordsBuilder:
         """A control record: key (version 0, type), value the message's bytes."""
         self._append_with_offset(self.next_sequential_offset(), True, timestamp, type.record_key(), value, [])
 
+    def append_end_txn_marker(self, timestamp: int, marker: EndTransactionMarker) -> None:
+        """The COMMIT or ABORT record ending a producer's transaction: only in a transactional control batch."""
+        if self.producer_id == NO_PRODUCER_ID:
+            raise IllegalArgumentException("End transaction marker requires a valid producerId")
+        if not self.is_transactional:
+            raise IllegalArgumentException("End transaction marker depends on batch transactional flag being enabled")
+        self.append_control_record(timestamp, marker.control_type, marker.serialize_value())
+
     def append_leader_change_message(self, timestamp: int, leader_change_message: Any) -> None:
         if self.partition_leader_epoch == NO_PARTITION_LEADER_EPOCH:
             raise IllegalArgumentException(
@@ -154,6 +165,24 @@ class MemoryRecordsBuilder:
 def _type_version(message: Any) -> int:
     """The schema version a kio class was generated for."""
     return int(type(message).__version__)
+
+
+# --- MemoryRecords.withEndTransactionMarker (Kafka 1.0.2): what a partition leader appends for WriteTxnMarkers. ---
+
+def with_end_transaction_marker(producer_id: int, producer_epoch: int, marker: EndTransactionMarker,
+                                initial_offset: int = 0, timestamp: int | None = None,
+                                partition_leader_epoch: int = NO_PARTITION_LEADER_EPOCH) -> MemoryRecords:
+    """One transactional control batch of one record, uncompressed, CreateTime `timestamp` (now by default).
+
+    The leader gives it its offset and leader epoch on append, as it does a producer's batch.
+    """
+    if timestamp is None:
+        timestamp = int(time.time() * 1000)
+    builder = MemoryRecordsBuilder(CompressionType.NONE, TimestampType.CREATE_TIME, initial_offset, timestamp,
+                                   producer_id, producer_epoch, NO_SEQUENCE, True, partition_leader_epoch,
+                                   is_control_batch=True)
+    builder.append_end_txn_marker(timestamp, marker)
+    return builder.build()
 
 
 # --- MemoryRecords' static builders for the raft log (MemoryRecords.java, 3.9). ---

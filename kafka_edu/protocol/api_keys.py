@@ -55,6 +55,7 @@ class ApiKeys(enum.IntEnum):
     CREATE_TOPICS = 19, "CreateTopics"
     DELETE_TOPICS = 20, "DeleteTopics"
     INIT_PRODUCER_ID = 22, "InitProducerId"
+    WRITE_TXN_MARKERS = 27, "WriteTxnMarkers"
     DESCRIBE_CONFIGS = 32, "DescribeConfigs"
     CREATE_PARTITIONS = 37, "CreatePartitions"
     DELETE_GROUPS = 42, "DeleteGroups"

@@ -145,4 +145,5 @@ from kafka_edu.tracing.describers import (  # noqa: E402, F401
     lifecycle,
     replication,
     request_path,
+    transactions,
 )
