@@ -242,6 +242,14 @@ class UnknownServerException(ApiException):
     pass
 
 
+class ReassignmentInProgressException(ApiException):
+    """Partitions cannot be added while a reassignment is pending (REASSIGNMENT_IN_PROGRESS)."""
+
+
+class LogDirNotFoundException(ApiException):
+    """A log directory that is not in the broker's `log.dirs` (LOG_DIR_NOT_FOUND)."""
+
+
 # --- kafka.common (core): log-layer errors with no error code of their own (UNKNOWN_SERVER_ERROR on the wire). ---
 
 

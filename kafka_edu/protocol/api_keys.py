@@ -54,9 +54,13 @@ class ApiKeys(enum.IntEnum):
     API_VERSIONS = 18, "ApiVersions"
     CREATE_TOPICS = 19, "CreateTopics"
     DELETE_TOPICS = 20, "DeleteTopics"
+    DELETE_RECORDS = 21, "DeleteRecords"
     INIT_PRODUCER_ID = 22, "InitProducerId"
     WRITE_TXN_MARKERS = 27, "WriteTxnMarkers"
     DESCRIBE_CONFIGS = 32, "DescribeConfigs"
+    ALTER_CONFIGS = 33, "AlterConfigs"
+    ALTER_REPLICA_LOG_DIRS = 34, "AlterReplicaLogDirs"
+    DESCRIBE_LOG_DIRS = 35, "DescribeLogDirs"
     CREATE_PARTITIONS = 37, "CreatePartitions"
     DELETE_GROUPS = 42, "DeleteGroups"
     # KRaft (Kafka 3.9): the Raft RPCs and the controller's APIs. The ZooKeeper broker advertises none of them
