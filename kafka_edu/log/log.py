@@ -1,4 +1,4 @@
-"""Port of core/src/main/scala/kafka/log/Log.scala (Kafka 1.0.2), without leader epochs and the transaction index."""
+"""Port of core/src/main/scala/kafka/log/Log.scala (Kafka 1.0.2), without leader epochs."""
 
 from __future__ import annotations
 
@@ -27,6 +27,8 @@ from kafka_edu.common.errors import (
     UnexpectedAppendOffsetException,
     UnsupportedForMessageFormatException,
 )
+from kafka_edu.common.requests.fetch_response import AbortedTransaction
+from kafka_edu.common.requests.isolation_level import IsolationLevel
 from kafka_edu.log import log_validator
 from kafka_edu.log.compression_type import CompressionType
 from kafka_edu.log.file_records import (
@@ -43,14 +45,17 @@ from kafka_edu.log.log_segment import (
     INT_MAX,
     LOG_FILE_SUFFIX,
     TIME_INDEX_FILE_SUFFIX,
+    TXN_INDEX_FILE_SUFFIX,
+    FetchDataInfo,
     LogOffsetMetadata,
     LogSegment,
     log_file,
     offset_index_file,
     system_time_ms,
     time_index_file,
+    transaction_index_file,
 )
-from kafka_edu.log.offset_index import OffsetIndex
+from kafka_edu.log.offset_index import OffsetIndex, OffsetPosition
 from kafka_edu.log.producer_state_manager import (
     PRODUCER_SNAPSHOT_FILE_SUFFIX,
     BatchMetadata,
@@ -59,6 +64,7 @@ from kafka_edu.log.producer_state_manager import (
     ProducerStateManager,
 )
 from kafka_edu.log.time_index import TimeIndex
+from kafka_edu.log.transaction_index import AbortedTxn, TransactionIndex
 
 # Re-exported: callers import these from kafka_edu.log.log, where they used to be defined.
 __all__ = ["CorruptRecordException", "InvalidRecordException", "KafkaStorageException", "OffsetOutOfRangeException",
@@ -113,6 +119,7 @@ class Log:
     LogFileSuffix = LOG_FILE_SUFFIX
     IndexFileSuffix = INDEX_FILE_SUFFIX
     TimeIndexFileSuffix = TIME_INDEX_FILE_SUFFIX
+    TxnIndexFileSuffix = TXN_INDEX_FILE_SUFFIX
     DeletedFileSuffix = ".deleted"
     CleanedFileSuffix = ".cleaned"
     SwapFileSuffix = ".swap"
@@ -247,6 +254,7 @@ class Log:
                     offset = Log.offset_from_file(base_file)
                     offset_index_file(self.dir, offset).unlink(missing_ok=True)
                     time_index_file(self.dir, offset).unlink(missing_ok=True)
+                    transaction_index_file(self.dir, offset).unlink(missing_ok=True)
                     swap_files.add(file)
         return swap_files
 
@@ -276,10 +284,12 @@ class Log:
                         if not time_index_file_exists:
                             segment.time_index.resize(0)
                         segment.time_index.sanity_check()
+                        segment.txn_index.sanity_check()
                     except IllegalArgumentException as e:
-                        # Kafka deletes both files first; recover() empties and refills them, to the same effect.
-                        logger.warning("%sFound a corrupted index file due to %s. Rebuilding %s and %s",
-                                       self._log_ident, e, time_idx_file, index_file)
+                        # Kafka deletes the three index files first; recover() empties and refills them, to the
+                        # same effect.
+                        logger.warning("%sFound a corrupted index file due to %s. Rebuilding %s, %s and %s",
+                                       self._log_ident, e, time_idx_file, index_file, segment.txn_index.file)
                         self._recover_segment(segment)
                 else:
                     logger.error("%sCould not find offset index file for log file %s, rebuilding index...",
@@ -314,7 +324,9 @@ class Log:
                                 self.config.segment_index_bytes)
             time_index = TimeIndex(time_index_file(self.dir, start_offset, Log.SwapFileSuffix), start_offset,
                                    self.config.segment_index_bytes)
-            swap_segment = LogSegment(FileRecords.open(swap_file), index, time_index, start_offset,
+            txn_index = TransactionIndex(start_offset, transaction_index_file(self.dir, start_offset,
+                                                                              Log.SwapFileSuffix))
+            swap_segment = LogSegment(FileRecords.open(swap_file), index, time_index, txn_index, start_offset,
                                       self.config.index_interval_bytes, self.config.random_segment_jitter(),
                                       self._time_ms)
             self._info(f"Found log file {swap_file} from interrupted swap operation, repairing.")
@@ -530,8 +542,11 @@ class Log:
                 for producer_append_info in updated_producers.values():
                     producer_append_info.maybe_cache_txn_first_offset_metadata(log_offset_metadata)
                     self.producer_state_manager.update(producer_append_info)
+                # The index gets the true last stable offset: a read_committed fetch stops at it (and at the
+                # high watermark), and a search of the index for aborts below it can stop there.
                 for completed_txn in completed_txns:
-                    self.producer_state_manager.complete_txn(completed_txn)  # no transaction index to update
+                    last_stable_offset = self.producer_state_manager.complete_txn(completed_txn)
+                    segment.update_txn_index(completed_txn, last_stable_offset)
                 self.producer_state_manager.update_map_end_offset(append_info.last_offset + 1)
 
                 # 7. The new log end offset; then flush if flush.messages says so.
@@ -673,12 +688,26 @@ class Log:
 
     # ---- read ----
 
+    def read_uncommitted(self, start_offset: int, max_length: int, max_offset: int | None = None,
+                         min_one_message: bool = False) -> FetchDataInfo:
+        return self.read_fetch_data_info(start_offset, max_length, max_offset, min_one_message,
+                                         IsolationLevel.READ_UNCOMMITTED)
+
     def read(self, start_offset: int, max_length: int, max_offset: int | None = None,
              min_one_message: bool = False) -> bytes:
-        """Bytes of the log from the batch holding `start_offset`, at most `max_length` of them.
+        """The bytes of a read_uncommitted read: what replication, the coordinators and tools use."""
+        return self.read_uncommitted(start_offset, max_length, max_offset, min_one_message).records_bytes()
+
+    def read_fetch_data_info(self, start_offset: int, max_length: int, max_offset: int | None = None,
+                             min_one_message: bool = False,
+                             isolation_level: IsolationLevel = IsolationLevel.READ_UNCOMMITTED) -> FetchDataInfo:
+        """Kafka's Log.read: the log from the batch holding `start_offset`, at most `max_length` bytes, below
+        `max_offset` (exclusive) when one is given.
 
         As in Kafka the last batch may be cut short by `max_length`; clients ignore such a partial batch.
-        `min_one_message` returns the first batch whole even when it is larger than `max_length`.
+        `min_one_message` returns the first batch whole even when it is larger than `max_length`. A read_committed
+        read (whose caller passes the last stable offset as `max_offset`) also lists the aborted transactions that
+        overlap what it returns, from the transaction indexes, so the consumer can drop their records.
         """
         with self._maybe_handle_io_exception(f"Exception while reading from {self.topic_partition} "
                                              f"in dir {self.dir.parent}"):
@@ -686,7 +715,9 @@ class Log:
             current_next_offset_metadata = self._next_offset_metadata
             next_offset = current_next_offset_metadata.message_offset
             if start_offset == next_offset:
-                return b""
+                aborted_transactions = [] if isolation_level is IsolationLevel.READ_COMMITTED else None
+                return FetchDataInfo(current_next_offset_metadata, None, first_entry_incomplete=False,
+                                     aborted_transactions=aborted_transactions)
             segments = self._segments
             base_offset = max((base for base in segments if base <= start_offset), default=None)
             if start_offset > next_offset or base_offset is None or start_offset < self._log_start_offset:
@@ -705,10 +736,55 @@ class Log:
                     max_position = segment.size
                 fetch_info = segment.read(start_offset, max_offset, max_length, max_position, min_one_message)
                 if fetch_info is not None:
-                    return fetch_info.records_bytes()
+                    if isolation_level is IsolationLevel.READ_COMMITTED:
+                        return self._add_aborted_transactions(start_offset, segments, base_offset, fetch_info)
+                    return fetch_info
                 base_offset = min((base for base in segments if base > base_offset), default=None)
             # All offsets at or above start_offset were deleted: nothing to return.
-            return b""
+            return FetchDataInfo(self._next_offset_metadata, None)
+
+    def collect_aborted_transactions(self, start_offset: int, upper_bound_offset: int) -> list[AbortedTxn]:
+        """Every aborted transaction overlapping [log start offset, upper_bound_offset), searching from the segment
+        holding `start_offset` (what the log cleaner asks)."""
+        segments = self._segments
+        base_offset = max((base for base in segments if base <= start_offset), default=None)
+        all_aborted_txns: list[AbortedTxn] = []
+        self._collect_aborted_transactions(self._log_start_offset, upper_bound_offset, segments, base_offset,
+                                           all_aborted_txns.extend)
+        return all_aborted_txns
+
+    def _add_aborted_transactions(self, start_offset: int, segments: dict[int, LogSegment], base_offset: int,
+                                  fetch_info: FetchDataInfo) -> FetchDataInfo:
+        """The read's aborted transactions: those overlapping [start_offset, the first offset past what it read)."""
+        fetch_size = fetch_info.records.size_in_bytes() if fetch_info.records is not None else 0
+        start_offset_position = OffsetPosition(fetch_info.fetch_offset_metadata.message_offset,
+                                               fetch_info.fetch_offset_metadata.relative_position_in_segment)
+        upper_bound_offset = segments[base_offset].fetch_upper_bound_offset(start_offset_position, fetch_size)
+        if upper_bound_offset is None:
+            # The index knows nothing past the read: the next segment's base bounds it, or the log end.
+            next_base = min((base for base in segments if base > base_offset), default=None)
+            upper_bound_offset = segments[next_base].base_offset if next_base is not None else self.log_end_offset
+        aborted_transactions: list[AbortedTransaction] = []
+        self._collect_aborted_transactions(
+            start_offset, upper_bound_offset, segments, base_offset,
+            lambda aborted_txns: aborted_transactions.extend(t.as_aborted_transaction() for t in aborted_txns))
+        return FetchDataInfo(fetch_info.fetch_offset_metadata, fetch_info.records,
+                             first_entry_incomplete=fetch_info.first_entry_incomplete,
+                             aborted_transactions=aborted_transactions)
+
+    @staticmethod
+    def _collect_aborted_transactions(start_offset: int, upper_bound_offset: int, segments: dict[int, LogSegment],
+                                      starting_base_offset: int | None,
+                                      accumulator: Callable[[list[AbortedTxn]], None]) -> None:
+        """Search segment after segment (a transaction can be aborted in a later segment than it began in) until
+        one index says no later one can matter."""
+        base_offset = starting_base_offset
+        while base_offset is not None:
+            search_result = segments[base_offset].collect_aborted_txns(start_offset, upper_bound_offset)
+            accumulator(search_result.aborted_transactions)
+            if search_result.is_complete:
+                return
+            base_offset = min((base for base in segments if base > base_offset), default=None)
 
     # ---- roll ----
 
@@ -740,7 +816,7 @@ class Log:
                 self._check_if_memory_mapped_buffer_closed()
                 new_offset = max(expected_next_offset, self.log_end_offset)
                 for file in (log_file(self.dir, new_offset), offset_index_file(self.dir, new_offset),
-                             time_index_file(self.dir, new_offset)):
+                             time_index_file(self.dir, new_offset), transaction_index_file(self.dir, new_offset)):
                     if file.exists():
                         self._warn(f"Newly rolled segment file {file.name} already exists; deleting it first")
                         file.unlink()
@@ -1100,7 +1176,7 @@ class Log:
 
     @staticmethod
     def _is_index_file(file: Path) -> bool:
-        return file.name.endswith(Log.IndexFileSuffix) or file.name.endswith(Log.TimeIndexFileSuffix)
+        return file.name.endswith((Log.IndexFileSuffix, Log.TimeIndexFileSuffix, Log.TxnIndexFileSuffix))
 
     @staticmethod
     def _is_log_file(file: Path) -> bool:

@@ -1,4 +1,4 @@
-"""Port of core/src/main/scala/kafka/log/LogSegment.scala (Kafka 1.0.2), without the transaction index."""
+"""Port of core/src/main/scala/kafka/log/LogSegment.scala (Kafka 1.0.2)."""
 
 from __future__ import annotations
 
@@ -19,17 +19,20 @@ from kafka_edu.log.file_records import (
     LogOffsetPosition,
     MemoryRecords,
 )
-from kafka_edu.log.offset_index import OffsetIndex, require
+from kafka_edu.log.offset_index import OffsetIndex, OffsetPosition, require
 from kafka_edu.log.time_index import TimeIndex, TimestampOffset
+from kafka_edu.log.transaction_index import AbortedTxn, TransactionIndex, TxnIndexSearchResult
 
 if TYPE_CHECKING:
-    from kafka_edu.log.producer_state_manager import ProducerStateManager
+    from kafka_edu.common.requests.fetch_response import AbortedTransaction
+    from kafka_edu.log.producer_state_manager import CompletedTxn, ProducerStateManager
 
 logger = logging.getLogger(__name__)
 
 LOG_FILE_SUFFIX = ".log"
 INDEX_FILE_SUFFIX = ".index"
 TIME_INDEX_FILE_SUFFIX = ".timeindex"
+TXN_INDEX_FILE_SUFFIX = ".txnindex"
 INT_MAX = 2**31 - 1
 
 
@@ -54,6 +57,10 @@ def time_index_file(dir: Path, offset: int, suffix: str = "") -> Path:
     return dir / (filename_prefix_from_offset(offset) + TIME_INDEX_FILE_SUFFIX + suffix)
 
 
+def transaction_index_file(dir: Path, offset: int, suffix: str = "") -> Path:
+    return dir / (filename_prefix_from_offset(offset) + TXN_INDEX_FILE_SUFFIX + suffix)
+
+
 class LogOffsetMetadata(NamedTuple):
     """kafka.server.LogOffsetMetadata: an offset and where it sits on disk."""
 
@@ -64,25 +71,30 @@ class LogOffsetMetadata(NamedTuple):
 
 @dataclass
 class FetchDataInfo:
-    """kafka.server.FetchDataInfo: what a read returns; `records` is a view of the segment file."""
+    """kafka.server.FetchDataInfo: what a read returns; `records` is a view of the segment file.
+
+    `aborted_transactions` is None for a read_uncommitted read, else the aborted transactions in the range read.
+    """
 
     fetch_offset_metadata: LogOffsetMetadata
     records: FileRecords | None  # None stands for MemoryRecords.EMPTY
     first_entry_incomplete: bool = False
+    aborted_transactions: list[AbortedTransaction] | None = None
 
     def records_bytes(self) -> bytes:
         return self.records.to_bytes() if self.records is not None else b""
 
 
 class LogSegment:
-    """One .log file with its .index and .timeindex; every offset in it is >= base_offset."""
+    """One .log file with its .index, .timeindex and .txnindex; every offset in it is >= base_offset."""
 
-    def __init__(self, log: FileRecords, index: OffsetIndex, time_index: TimeIndex, base_offset: int,
-                 index_interval_bytes: int, roll_jitter_ms: int = 0,
+    def __init__(self, log: FileRecords, index: OffsetIndex, time_index: TimeIndex, txn_index: TransactionIndex,
+                 base_offset: int, index_interval_bytes: int, roll_jitter_ms: int = 0,
                  time_ms: Callable[[], int] = system_time_ms) -> None:
         self.log = log
         self.index = index
         self.time_index = time_index
+        self.txn_index = txn_index
         self.base_offset = base_offset
         self.index_interval_bytes = index_interval_bytes
         self.roll_jitter_ms = roll_jitter_ms
@@ -99,10 +111,12 @@ class LogSegment:
     @classmethod
     def open(cls, dir: Path, start_offset: int, index_interval_bytes: int, max_index_size: int,
              roll_jitter_ms: int = 0, time_ms: Callable[[], int] = system_time_ms) -> LogSegment:
-        """The auxiliary constructor: open or create the three files named after `start_offset` in `dir`."""
+        """The auxiliary constructor: open or create the files named after `start_offset` in `dir` (the .txnindex
+        only once it gets an entry)."""
         return cls(FileRecords.open(log_file(dir, start_offset)),
                    OffsetIndex(offset_index_file(dir, start_offset), start_offset, max_index_size),
                    TimeIndex(time_index_file(dir, start_offset), start_offset, max_index_size),
+                   TransactionIndex(start_offset, transaction_index_file(dir, start_offset)),
                    start_offset, index_interval_bytes, roll_jitter_ms, time_ms)
 
     @property
@@ -132,6 +146,23 @@ class LogSegment:
                 self.time_index.maybe_append(self._max_timestamp_so_far, self._offset_of_max_timestamp)
                 self._bytes_since_last_index_entry = 0
             self._bytes_since_last_index_entry += records.size_in_bytes()
+
+    def update_txn_index(self, completed_txn: CompletedTxn, last_stable_offset: int) -> None:
+        """An aborted transaction enters this segment's index, with the last stable offset after its marker."""
+        if completed_txn.is_aborted:
+            logger.debug("Writing aborted transaction %s to transaction index, last stable offset is %d",
+                         completed_txn, last_stable_offset)
+            self.txn_index.append(AbortedTxn.of(completed_txn, last_stable_offset))
+
+    def _update_producer_state(self, producer_state_manager: ProducerStateManager, batch: DefaultRecordBatch) -> None:
+        if batch.has_producer_id:
+            append_info = producer_state_manager.prepare_update(batch.producer_id, is_from_client=False)
+            completed_txn = append_info.append_batch(batch)
+            producer_state_manager.update(append_info)
+            if completed_txn is not None:
+                last_stable_offset = producer_state_manager.complete_txn(completed_txn)
+                self.update_txn_index(completed_txn, last_stable_offset)
+        producer_state_manager.update_map_end_offset(batch.last_offset + 1)
 
     def translate_offset(self, offset: int, starting_file_position: int = 0) -> LogOffsetPosition | None:
         """Find the batch holding `offset`: jump via the index, then scan batch headers forward."""
@@ -170,6 +201,11 @@ class LogSegment:
         return FetchDataInfo(offset_metadata, self.log.read(start_position, fetch_size),
                              first_entry_incomplete=adjusted_max_size < start_offset_and_size.size)
 
+    def fetch_upper_bound_offset(self, start_offset_position: OffsetPosition, fetch_size: int) -> int | None:
+        """The offset of the first indexed batch past the bytes a read returned, if the index knows one."""
+        upper = self.index.fetch_upper_bound_offset(start_offset_position, fetch_size)
+        return upper.offset if upper is not None else None
+
     def recover(self, producer_state_manager: ProducerStateManager | None = None) -> int:
         """Rebuild both indexes from the .log file and cut it after the last valid batch; return bytes cut.
 
@@ -179,6 +215,7 @@ class LogSegment:
         self.index.resize(self.index.max_index_size)
         self.time_index.truncate()
         self.time_index.resize(self.time_index.max_index_size)
+        self.txn_index.truncate()
         valid_bytes = 0
         last_index_entry = 0
         self._max_timestamp_so_far = NO_TIMESTAMP
@@ -209,16 +246,6 @@ class LogSegment:
         self.time_index.trim_to_valid_size()
         return truncated
 
-    @staticmethod
-    def _update_producer_state(producer_state_manager: ProducerStateManager, batch: DefaultRecordBatch) -> None:
-        if batch.has_producer_id:
-            append_info = producer_state_manager.prepare_update(batch.producer_id, is_from_client=False)
-            completed_txn = append_info.append_batch(batch)
-            producer_state_manager.update(append_info)
-            if completed_txn is not None:
-                producer_state_manager.complete_txn(completed_txn)  # the transaction index is not ported
-        producer_state_manager.update_map_end_offset(batch.last_offset + 1)
-
     def find_offset_by_timestamp(self, timestamp: int, starting_offset: int | None = None) -> TimestampOffset | None:
         """The first record here with timestamp >= `timestamp` and offset >= `starting_offset`, or None.
 
@@ -242,6 +269,9 @@ class LogSegment:
             self._max_timestamp_so_far = after.timestamp
             self._offset_of_max_timestamp = after.offset
 
+    def collect_aborted_txns(self, fetch_offset: int, upper_bound_offset: int) -> TxnIndexSearchResult:
+        return self.txn_index.collect_aborted_txns(fetch_offset, upper_bound_offset)
+
     def __repr__(self) -> str:
         return f"LogSegment(baseOffset={self.base_offset}, size={self.size})"
 
@@ -252,6 +282,7 @@ class LogSegment:
             return 0
         self.index.truncate_to(offset)
         self.time_index.truncate_to(offset)
+        self.txn_index.truncate_to(offset)
         # This segment is (again) the active one, so its indexes get room to grow.
         self.index.resize(self.index.max_index_size)
         self.time_index.resize(self.time_index.max_index_size)
@@ -276,10 +307,11 @@ class LogSegment:
         self.log.flush()
         self.index.flush()
         self.time_index.flush()
+        self.txn_index.flush()
 
     def change_file_suffixes(self, old_suffix: str, new_suffix: str) -> None:
-        """Rename all three files, e.g. "" -> ".deleted" before an asynchronous delete."""
-        for f in (self.log, self.index, self.time_index):
+        """Rename all four files, e.g. "" -> ".deleted" before an asynchronous delete."""
+        for f in (self.log, self.index, self.time_index, self.txn_index):
             f.rename_to(_replace_suffix(f.file, old_suffix, new_suffix))
 
     def on_become_inactive_segment(self) -> None:
@@ -302,23 +334,28 @@ class LogSegment:
         self._swallow(self.index.close)
         self._swallow(self.time_index.close)
         self._swallow(self.log.close)
+        self._swallow(self.txn_index.close)
 
     def close_handlers(self) -> None:
         """Drop file handles without writing anything, for when the disk may be failing."""
         self._swallow(self.index.close_handler)
         self._swallow(self.time_index.close_handler)
         self._swallow(self.log.close_handlers)
+        self._swallow(self.txn_index.close)
 
     def delete(self) -> None:
         deleted_log = self.log.delete()
         deleted_index = self.index.delete()
         deleted_time_index = self.time_index.delete()
+        deleted_txn_index = self.txn_index.delete()
         if not deleted_log and self.log.file.exists():
             raise OSError(f"Delete of log {self.log.file.name} failed.")
         if not deleted_index and self.index.file.exists():
             raise OSError(f"Delete of index {self.index.file.name} failed.")
         if not deleted_time_index and self.time_index.file.exists():
             raise OSError(f"Delete of time index {self.time_index.file.name} failed.")
+        if not deleted_txn_index and self.txn_index.file.exists():
+            raise OSError(f"Delete of transaction index {self.txn_index.file.name} failed.")
 
     @property
     def last_modified(self) -> int:

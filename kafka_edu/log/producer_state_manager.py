@@ -21,6 +21,8 @@ from kafka_edu.common.errors import (
     TransactionCoordinatorFencedException,
     UnknownProducerIdException,
 )
+from kafka_edu.common.record.control_record_utils import ControlRecordType
+from kafka_edu.common.record.end_transaction_marker import EndTransactionMarker
 from kafka_edu.log.file_records import (
     NO_PRODUCER_EPOCH,
     NO_PRODUCER_ID,
@@ -234,7 +236,7 @@ class ProducerAppendInfo:
         """ProducerAppendInfo.append(batch): a data batch, or a COMMIT/ABORT control batch."""
         if batch.is_control_batch:
             record = next(batch.records())
-            marker = EndTransactionMarker.deserialize(record.key, record.value)
+            marker = EndTransactionMarker.deserialize(record)
             return self.append_end_txn_marker(marker, batch.producer_epoch, batch.base_offset, record.timestamp)
         self.append(batch.producer_epoch, batch.base_sequence, batch.last_sequence, batch.max_timestamp,
                     batch.last_offset, batch.is_transactional)
@@ -286,31 +288,6 @@ class ProducerAppendInfo:
         return (f"ProducerAppendInfo(producerId={self.producer_id}, producerEpoch={e.producer_epoch}, "
                 f"firstSequence={e.first_seq}, lastSequence={e.last_seq}, "
                 f"currentTxnFirstOffset={e.current_txn_first_offset}, coordinatorEpoch={e.coordinator_epoch})")
-
-
-class ControlRecordType(enum.IntEnum):
-    ABORT = 0
-    COMMIT = 1
-
-
-@dataclass(frozen=True)
-class EndTransactionMarker:
-    """The key (version, type) and value (version, coordinator epoch) of a COMMIT/ABORT control record."""
-
-    control_type: int
-    coordinator_epoch: int
-
-    @staticmethod
-    def deserialize(key: bytes | None, value: bytes | None) -> EndTransactionMarker:
-        if key is None or len(key) < 4:
-            raise IllegalArgumentException("Invalid control record key")
-        _, control_type = struct.unpack_from(">hh", key)
-        if control_type not in (ControlRecordType.ABORT, ControlRecordType.COMMIT):
-            raise IllegalArgumentException(f"Invalid record type for end transaction marker: {control_type}")
-        if value is None or len(value) < 6:
-            raise KafkaException("Invalid end transaction marker value")
-        _, coordinator_epoch = struct.unpack_from(">hi", value)
-        return EndTransactionMarker(control_type, coordinator_epoch)
 
 
 # --- Snapshot file, version 1: version int16, crc uint32 (crc32c of everything after it), then an array of
