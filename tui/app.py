@@ -451,7 +451,10 @@ class KafkaEduApp(App[None]):
             self.waterfall._move(row)
 
     def on_lesson_pane_waiting(self, message: LessonPane.Waiting) -> None:
-        self.refresh_bindings()  # d and Enter answer the lesson only while it waits
+        # d and Enter answer the lesson only while it waits; a lesson thread may still say so as the app quits,
+        # when there is no screen left to refresh
+        if self.is_running and self.screen_stack:
+            self.refresh_bindings()
 
     def action_lesson_focus(self) -> None:
         if self.lesson_pane.asking is not None:
