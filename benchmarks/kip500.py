@@ -669,6 +669,20 @@ def print_report(results: dict[str, Any]) -> None:
 
 # -- the chart ----------------------------------------------------------------------------------------------------
 
+# The timeouts that detect a dead node, each version's default: the chart draws them, detection is most of a failover.
+DEFAULT_TIMEOUTS_MS = {"zookeeper.session.timeout.ms": 6000, "controller.quorum.fetch.timeout.ms": 2000,
+                       "broker.session.timeout.ms": 9000}
+
+
+def timeouts(zk_overrides: list[str], kraft_overrides: list[str]) -> dict[str, int]:
+    found = dict(DEFAULT_TIMEOUTS_MS)
+    for override in zk_overrides + kraft_overrides:
+        key, _, value = override.partition("=")
+        if key.strip() in found:
+            found[key.strip()] = int(value)
+    return found
+
+
 def draw_chart(results: dict[str, Any], stem: Path) -> list[Path]:
     """Two panels over the partition count (log scale): the failover after a kill -9, and loading the metadata."""
     from kafka_edu.mining import charts  # matplotlib, headless; only when a chart is drawn
@@ -696,6 +710,11 @@ def draw_chart(results: dict[str, Any], stem: Path) -> list[Path]:
     line(failover, "kraft_broker_led_again", "KRaft, broker kill: every partition led again", p[4], "D", "--",
          scale=1000)
     line(failover, "kraft_working", "KRaft: controller working (completeActivation ends)", p[0], "o", scale=1000)
+    for (name, value), color in zip((results.get("timeouts_ms") or DEFAULT_TIMEOUTS_MS).items(),
+                                    (p[1], p[0], p[4]), strict=True):
+        failover.axhline(value / 1000, color=color, linewidth=0.8, linestyle=(0, (1, 3)), zorder=1)
+        failover.annotate(f"{name} = {value / 1000:g} s", (0.0, value / 1000), xycoords=("axes fraction", "data"),
+                          xytext=(4, 2), textcoords="offset points", ha="left", fontsize=6.5, color=color)
     failover.set_xscale("log")
     failover.set_xlabel("partitions (RF 3)")
     failover.set_ylabel("seconds after the kill -9 (median; bars: min–max)")
@@ -807,6 +826,7 @@ def main(argv: list[str] | None = None) -> int:
         results = analyse(zk_runs, kraft_runs, found, command)
         results["machine"] = before | {"uptime_after": machine()["uptime"]}
         results["settings"] = {"zk_overrides": zk_overrides, "kraft_overrides": options.override}
+        results["timeouts_ms"] = timeouts(zk_overrides, options.override)
         options.json.write_text(json.dumps(results, indent=1) + "\n")
         print_report(results)
         console.print(f"figures: {options.json}", highlight=False)
