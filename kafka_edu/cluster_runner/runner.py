@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -68,8 +69,7 @@ class ClusterRunner:
                         runner.wait_for_state(node_id, "RUNNING", timeout_s)
                 # broker node ids follow the controllers' (1..N): node ids are one space on a KRaft cluster
                 broker_ids = range(controllers + 1, controllers + 1 + brokers)
-                for node_id in broker_ids:  # all formatted first, then all started: they come up together
-                    runner.add_kraft_broker(node_id, start=False)
+                runner.add_kraft_brokers(list(broker_ids), start=False)  # formatted first: they come up together
                 for node_id in broker_ids:
                     runner.start(node_id)
                 for node_id in broker_ids:
@@ -140,10 +140,12 @@ class ClusterRunner:
         manifest = self.run.read_manifest()
         manifest.update(cluster_id=cluster_id, controller_quorum_voters=voters,
                         bootstrap_controllers=",".join(f"127.0.0.1:{port}" for port in ports.values()))
+        configs = {node_id: self.write_controller_config(node_id, port, voters, manifest["overrides"],
+                                                         broker_ports.get(node_id))
+                   for node_id, port in ports.items()}
+        self.format_storage(list(configs.values()), cluster_id)
         for node_id, port in ports.items():
-            config = self.write_controller_config(node_id, port, voters, manifest["overrides"],
-                                                  broker_ports.get(node_id))
-            self.storage_tool("format", "--config", str(config), "--cluster-id", cluster_id)
+            config = configs[node_id]
             log = self.run.path / f"controller-{node_id}.log"
             entry = {"role": "controller", "id": node_id, "pid": None, "port": port, "config": str(config),
                      "log": str(log), "state": "Starting"}
@@ -156,6 +158,14 @@ class ClusterRunner:
         for node_id in ports:
             self.start(node_id)
         self.wait_for_quorum(timeout_s)
+
+    def format_storage(self, configs: list[Path], cluster_id: str) -> None:
+        """`kafka-edu storage format` for each node, as an operator runs it on each machine: at once (each is a
+        process of its own, and seconds of Python start-up on a busy machine)."""
+        with ThreadPoolExecutor(max_workers=len(configs) or 1) as pool:
+            for done in [pool.submit(self.storage_tool, "format", "--config", str(config), "--cluster-id", cluster_id)
+                         for config in configs]:
+                done.result()
 
     def storage_tool(self, *args: str) -> str:
         done = subprocess.run([sys.executable, "-m", "kafka_edu.cli", "storage", *args], capture_output=True,
@@ -188,20 +198,26 @@ class ClusterRunner:
         return path
 
     def add_kraft_broker(self, node_id: int, start: bool = True) -> None:
-        """A broker-only node, set up as an operator would: its own properties file naming the voters, its log and
-        metadata dirs formatted with the controllers' cluster id, then the process."""
-        port = free_port()
+        self.add_kraft_brokers([node_id], start)
+
+    def add_kraft_brokers(self, node_ids: list[int], start: bool = True) -> None:
+        """Broker-only nodes, set up as an operator would: each its own properties file naming the voters, its log
+        and metadata dirs formatted with the controllers' cluster id, then the processes."""
         manifest = self.run.read_manifest()
-        config = self.write_kraft_broker_config(node_id, port, manifest["controller_quorum_voters"],
-                                                manifest["overrides"])
-        self.storage_tool("format", "--config", str(config), "--cluster-id", manifest["cluster_id"])
-        entry = {"role": "broker", "id": node_id, "pid": None, "port": port, "config": str(config),
-                 "log": str(self.run.path / f"broker-{node_id}.log"), "state": "Starting"}
-        manifest["processes"].append(entry)
+        ports = {node_id: free_port() for node_id in node_ids}
+        configs = {node_id: self.write_kraft_broker_config(node_id, port, manifest["controller_quorum_voters"],
+                                                           manifest["overrides"])
+                   for node_id, port in ports.items()}
+        self.format_storage(list(configs.values()), manifest["cluster_id"])
+        for node_id, port in ports.items():
+            manifest["processes"].append({"role": "broker", "id": node_id, "pid": None, "port": port,
+                                          "config": str(configs[node_id]),
+                                          "log": str(self.run.path / f"broker-{node_id}.log"), "state": "Starting"})
         manifest["bootstrap_servers"] = bootstrap_servers(manifest["processes"])
         self.run.write_manifest(manifest)
         if start:
-            self.start(node_id)
+            for node_id in node_ids:
+                self.start(node_id)
 
     def write_kraft_broker_config(self, node_id: int, port: int, voters: str, overrides: list[str]) -> Path:
         props = load_props(KRAFT_BROKER_CONFIG)
