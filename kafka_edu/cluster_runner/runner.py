@@ -50,16 +50,17 @@ class ClusterRunner:
     @classmethod
     def up(cls, brokers: int = 3, traces_dir: Path = DEFAULT_TRACES_DIR, zookeeper_connect: str | None = None,
            overrides: list[str] | None = None, timeout_s: float = 90.0, *, mode: str = "zk",
-           controllers: int = 3, combined: bool = False) -> ClusterRunner:
+           controllers: int = 3, combined: bool = False, log_dirs: int = 1) -> ClusterRunner:
         """A traced cluster: ZooKeeper and `brokers` 1.0.2 brokers (mode "zk"), or `controllers` KRaft controllers
         and `brokers` KRaft brokers (mode "kraft"); with `combined`, each controller is a broker too
-        (process.roles=broker,controller) and `brokers` more are added beside them."""
+        (process.roles=broker,controller) and `brokers` more are added beside them. A ZooKeeper-mode broker gets
+        `log_dirs` log directories (`logs`, `logs-1`, ...)."""
         run = RunDirectory.create(traces_dir)
         runner = cls(run)
         manifest: dict[str, Any] = {
             "run_id": run.run_id, "mode": mode, "run_dir": str(run.path), "started_at": now_iso(), "stopped_at": None,
             "zookeeper_connect": zookeeper_connect, "bootstrap_servers": "", "processes": [],
-            "overrides": list(overrides or []), "dropped_spans": {}}
+            "overrides": list(overrides or []), "dropped_spans": {}, "log_dirs_per_broker": log_dirs}
         run.write_manifest(manifest)
         try:
             if mode == "kraft":
@@ -117,8 +118,11 @@ class ClusterRunner:
     def write_broker_config(self, broker_id: int, port: int, zookeeper_connect: str, overrides: list[str]) -> Path:
         """Each broker gets its own server.properties, as an operator would write it."""
         props = load_props(BASE_CONFIG)
+        broker_dir = self.run.path / f"broker-{broker_id}"
+        log_dirs = self.run.read_manifest().get("log_dirs_per_broker", 1)
         props.update({"broker.id": str(broker_id), "listeners": f"PLAINTEXT://127.0.0.1:{port}",
-                      "log.dirs": str(self.run.path / f"broker-{broker_id}" / "logs"),
+                      "log.dirs": ",".join([str(broker_dir / "logs")]
+                                           + [str(broker_dir / f"logs-{i}") for i in range(1, log_dirs)]),
                       "zookeeper.connect": zookeeper_connect})
         for override in overrides:
             key, _, value = override.partition("=")

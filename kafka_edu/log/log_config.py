@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import dataclasses
 import random
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from kafka_edu.common.config_def import ConfigDef, Range, Type, ValidList, ValidString
+from kafka_edu.common.config_def import ConfigException as CommonConfigException
+from kafka_edu.common.errors import InvalidConfigurationException
 
 LONG_MAX = 2**63 - 1
 _WEEK_MS = 7 * 24 * 60 * 60 * 1000
@@ -38,6 +43,55 @@ _STRING_PROPS: dict[str, tuple[str, tuple[str, ...]]] = {
 
 class ConfigException(ValueError):
     """org.apache.kafka.common.config.ConfigException: a property value is out of range or not a number."""
+
+
+_MESSAGE_FORMAT_VERSIONS = ("0.8.0", "0.8.1", "0.8.2", "0.9.0", "0.10.0", "0.10.0-IV0", "0.10.0-IV1", "0.10.1",
+                            "0.10.1-IV0", "0.10.1-IV1", "0.10.1-IV2", "0.10.2", "0.10.2-IV0", "0.11.0", "0.11.0-IV0",
+                            "0.11.0-IV1", "0.11.0-IV2", "1.0", "1.0-IV0")
+_THROTTLED_REPLICA = re.compile(r"\d+\s*:\s*\d+")
+
+
+def _api_version_validator(name: str, value: Any) -> None:
+    """ApiVersionValidator: a message format version 1.0.2 knows (a fourth version field is ignored)."""
+    if ".".join(str(value).split(".")[:3]) not in _MESSAGE_FORMAT_VERSIONS:
+        raise CommonConfigException(name, value, f"Version `{value}` is not a valid version")
+
+
+def _throttled_replica_list_validator(name: str, value: Any) -> None:
+    """ThrottledReplicaListValidator: '*', or partitionId:brokerId pairs."""
+    if not (list(value) == ["*"] or all(_THROTTLED_REPLICA.fullmatch(str(v).strip()) for v in value)):
+        raise CommonConfigException(name, value, "must be the literal '*' or a list of replicas in the following "
+                                                  "format: [partitionId],[brokerId]:[partitionId],[brokerId]:...")
+
+
+# LogConfig.configDef (1.0.2): every topic-level config, its type, 1.0.2's default and its validator.
+CONFIG_DEF = (ConfigDef()
+              .define("segment.bytes", Type.INT, 1024 * 1024 * 1024, Range.at_least(14))
+              .define("segment.ms", Type.LONG, _WEEK_MS, Range.at_least(1))
+              .define("segment.jitter.ms", Type.LONG, 0, Range.at_least(0))
+              .define("segment.index.bytes", Type.INT, 10 * 1024 * 1024, Range.at_least(0))
+              .define("flush.messages", Type.LONG, LONG_MAX, Range.at_least(0))
+              .define("flush.ms", Type.LONG, LONG_MAX, Range.at_least(0))
+              .define("retention.bytes", Type.LONG, -1)  # negative: no size limit
+              .define("retention.ms", Type.LONG, _WEEK_MS)  # negative: no time limit
+              .define("max.message.bytes", Type.INT, 1000012, Range.at_least(0))
+              .define("index.interval.bytes", Type.INT, 4096, Range.at_least(0))
+              .define("delete.retention.ms", Type.LONG, 24 * 60 * 60 * 1000, Range.at_least(0))
+              .define("min.compaction.lag.ms", Type.LONG, 0, Range.at_least(0))
+              .define("file.delete.delay.ms", Type.LONG, 60000, Range.at_least(0))
+              .define("min.cleanable.dirty.ratio", Type.DOUBLE, 0.5, Range.between(0, 1))
+              .define("cleanup.policy", Type.LIST, "delete", ValidList.in_("compact", "delete"))
+              .define("unclean.leader.election.enable", Type.BOOLEAN, False)
+              .define("min.insync.replicas", Type.INT, 1, Range.at_least(1))
+              .define("compression.type", Type.STRING, "producer",
+                      ValidString.in_("uncompressed", "snappy", "lz4", "gzip", "producer"))
+              .define("preallocate", Type.BOOLEAN, False)
+              .define("message.format.version", Type.STRING, "1.0", _api_version_validator)
+              .define("message.timestamp.type", Type.STRING, "CreateTime",
+                      ValidString.in_("CreateTime", "LogAppendTime"))
+              .define("message.timestamp.difference.max.ms", Type.LONG, LONG_MAX, Range.at_least(0))
+              .define("leader.replication.throttled.replicas", Type.LIST, "", _throttled_replica_list_validator)
+              .define("follower.replication.throttled.replicas", Type.LIST, "", _throttled_replica_list_validator))
 
 
 @dataclass(frozen=True)
@@ -94,6 +148,25 @@ class LogConfig:
                 raise ConfigException(f"Invalid value {value} for configuration {name}: must be at least {at_least}")
             values[field] = value
         return dataclasses.replace(defaults or cls(), **values)
+
+    @staticmethod
+    def config_names() -> list[str]:
+        return sorted(CONFIG_DEF.names())
+
+    @staticmethod
+    def validate_names(props: Mapping[str, Any]) -> None:
+        """An unknown topic config name is the client's error (INVALID_CONFIG), before any value is parsed."""
+        names = CONFIG_DEF.names()
+        for name in props:
+            if name not in names:
+                raise InvalidConfigurationException(f"Unknown topic config name: {name}")
+
+    @staticmethod
+    def validate(props: Mapping[str, Any]) -> None:
+        """LogConfig.validate: the names, then ConfigDef.parse (a bad value raises common.config_def's
+        ConfigException, which is no ApiException)."""
+        LogConfig.validate_names(props)
+        CONFIG_DEF.parse(props)
 
     def random_segment_jitter(self) -> int:
         if self.segment_jitter_ms == 0:

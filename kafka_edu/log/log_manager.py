@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from kafka_edu.common.errors import KafkaException
+from kafka_edu.common.errors import KafkaException, KafkaStorageException, LogDirNotFoundException
 from kafka_edu.log.log import Log
 from kafka_edu.log.log_config import LogConfig
 from kafka_edu.server.broker_states import BrokerState, BrokerStates
@@ -70,6 +70,8 @@ class LogManager:
         self.broker_state = broker_state
         self.log_dir_failure_channel = log_dir_failure_channel
         self.logs: dict[tuple[str, int], Log] = {}
+        # AlterReplicaLogDirs for a replica not created yet: the directory its log is to be created in
+        self.preferred_log_dirs: dict[tuple[str, int], Path] = {}
         self._log_creation_or_deletion_lock = threading.RLock()
         self._live_log_dirs = self.create_and_validate_log_dirs(self.log_dirs, [Path(d).absolute()
                                                                                 for d in initial_offline_dirs])
@@ -87,7 +89,11 @@ class LogManager:
         return list(self._live_log_dirs)
 
     def is_log_dir_online(self, log_dir: str | Path) -> bool:
-        return Path(log_dir).absolute() in self._live_log_dirs
+        """Whether a directory of `log.dirs` is usable; one that is not in `log.dirs` is LOG_DIR_NOT_FOUND."""
+        path = Path(log_dir).absolute()
+        if path not in self.log_dirs:
+            raise LogDirNotFoundException(f"Log dir {log_dir} is not found in the config.")
+        return path in self._live_log_dirs
 
     def create_and_validate_log_dirs(self, dirs: list[Path], initial_offline_dirs: list[Path]) -> list[Path]:
         if len({d.resolve() for d in dirs}) < len(dirs):
@@ -240,13 +246,25 @@ class LogManager:
             existing = self.logs.get(topic_partition)
             if existing is not None:
                 return existing
-            log_dir = self.next_log_dir()
+            preferred_log_dir = self.preferred_log_dirs.get(topic_partition)
+            log_dir = preferred_log_dir if preferred_log_dir is not None else self.next_log_dir()
+            if not self.is_log_dir_online(log_dir):
+                raise KafkaStorageException(f"Can not create log for {topic_partition} because log directory "
+                                            f"{log_dir} is offline")
             topic, partition = topic_partition
             current = Log(log_dir / f"{topic}-{partition}", config, scheduler=self.scheduler,
                           log_dir_failure_channel=self.log_dir_failure_channel)
             self.logs[topic_partition] = current
             log.info("Created log for partition %s-%d in %s", topic, partition, log_dir)
+            # the preference is spent once the log exists
+            self.preferred_log_dirs.pop(topic_partition, None)
             return current
+
+    def update_preferred_log_dir(self, topic_partition: tuple[str, int], log_dir: str | Path) -> None:
+        self.preferred_log_dirs[topic_partition] = Path(log_dir).absolute()
+
+    def all_logs(self) -> list[Log]:
+        return list(self.logs.values())
 
     def next_log_dir(self) -> Path:
         if len(self._live_log_dirs) == 1:
