@@ -26,6 +26,7 @@ from kafka_edu.common.errors import (
     InvalidReplicaAssignmentException,
     InvalidReplicationFactorException,
     InvalidTopicException,
+    PolicyViolationException,
     UnknownServerException,
     UnknownTopicOrPartitionException,
 )
@@ -72,6 +73,8 @@ from kafka_edu.timeline.timeline_integer import TimelineInteger
 from kafka_edu.tracing.step import span
 
 log = logging.getLogger(__name__)
+
+MAX_PARTITIONS_PER_BATCH = 10_000  # the most partitions one CreateTopics may make (3.9)
 
 MAX_RECORDS_PER_USER_OP = 10000
 
@@ -222,6 +225,8 @@ class ReplicationControlManager:
         topic_errors: dict[str, ApiError] = {}
         records: list[Any] = []
         self._validate_new_topic_names(topic_errors, request.topics)
+        # one request's topics go to the log as one atomic batch: it must fit
+        validate_total_number_of_partitions(request, self._default_num_partitions)
         for t in request.topics:
             if t.name in self._topics_by_name:
                 topic_errors[t.name] = ApiError(Errors.TOPIC_ALREADY_EXISTS, f"Topic '{t.name}' already exists.")
@@ -733,6 +738,21 @@ class ReplicationControlManager:
                 ineligible.append(f"{state.broker_id} (broker epoch mismatch: requested={state.broker_epoch}, "
                                   f"current={registration.epoch})")
         return ineligible
+
+
+def validate_total_number_of_partitions(request: Any, default_num_partitions: int) -> None:
+    """PolicyViolationException for a CreateTopics that would make more than MAX_PARTITIONS_PER_BATCH partitions."""
+    total_partitions = 0
+    for topic in request.topics:
+        if not topic.assignments:
+            if topic.num_partitions == -1:
+                total_partitions += default_num_partitions
+            elif topic.num_partitions > 0:
+                total_partitions += topic.num_partitions
+        else:
+            total_partitions += len(topic.assignments)
+    if total_partitions > MAX_PARTITIONS_PER_BATCH:
+        raise PolicyViolationException("Excessively large number of partitions per request.")
 
 
 def _alter_partition_error(partition_index: int, error: Errors) -> Any:

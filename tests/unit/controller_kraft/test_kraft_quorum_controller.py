@@ -14,7 +14,7 @@ from kio.schema.broker_registration.v4 import request as br
 from kio.schema.create_topics.v7 import request as ct
 from kio.static.primitive import i16, i32, i64
 
-from kafka_edu.common.errors import NotControllerException
+from kafka_edu.common.errors import NotControllerException, PolicyViolationException
 from kafka_edu.metadata.bootstrap.bootstrap_directory import BootstrapMetadata
 from kafka_edu.metadata.controller.controller_request_context import ANONYMOUS_CONTEXT
 from kafka_edu.metadata.controller.quorum_controller import FaultHandler, QuorumController
@@ -508,3 +508,19 @@ def test_unregister_broker_moves_its_leaderships_and_forgets_it(clusters: list[C
     wait_until(lambda: list(state_of(cluster.controllers[1])["brokers"]) == [2], TIMEOUT, "standby forgot broker 1")
     with pytest.raises(Exception, match="Broker ID 1 is not currently registered"):
         result(controller.unregister_broker(ANONYMOUS_CONTEXT, 1))
+
+
+def test_a_create_topics_of_more_than_10000_partitions_is_refused_as_a_policy_violation(
+        clusters: list[Cluster]) -> None:
+    cluster = Cluster()
+    clusters.append(cluster)
+    controller = cluster.activate(0)
+    register_and_unfence(cluster, controller, [1])
+    before = record_types(cluster)
+    # two topics that fit one by one, but not in one request: it would be one batch of 10,002 records
+    with pytest.raises(PolicyViolationException, match="Excessively large number of partitions"):
+        result(controller.create_topics(ANONYMOUS_CONTEXT, create_topics_request(
+            topic("big-a", partitions=5000), topic("big-b", partitions=5001))))
+    assert record_types(cluster) == before
+    created = result(controller.create_topics(ANONYMOUS_CONTEXT, create_topics_request(topic("fits", partitions=50))))
+    assert created.topics[0].error_code == Errors.NONE
