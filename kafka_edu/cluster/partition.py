@@ -15,6 +15,7 @@ from kafka_edu.common.errors import (
     NotLeaderForPartitionException,
     ReplicaNotAvailableException,
 )
+from kafka_edu.common.requests.epoch_end_offset import UNDEFINED_EPOCH_OFFSET, EpochEndOffset
 from kafka_edu.log.log import Log, LogAppendInfo, TopicPartition
 from kafka_edu.log.log_config import LogConfig
 from kafka_edu.protocol.errors import Errors
@@ -22,6 +23,7 @@ from kafka_edu.tracing import event, span, step
 from kafka_edu.utils.replication_utils import update_leader_and_isr
 
 if TYPE_CHECKING:
+    from kafka_edu.server.epoch.leader_epoch_file_cache import LeaderEpochFileCache
     from kafka_edu.server.replica_manager import LogReadResult, ReplicaManager
 
 log = logging.getLogger("kafka.cluster.Partition")
@@ -65,6 +67,11 @@ class Replica:
 
     def is_local(self) -> bool:
         return self.log is not None
+
+    @property
+    def epochs(self) -> LeaderEpochFileCache | None:
+        """The leader epochs of the local replica's log; None for a remote replica."""
+        return self.log.leader_epoch_cache if self.log is not None else None
 
     @property
     def last_caught_up_time_ms(self) -> int:
@@ -411,6 +418,14 @@ class Partition:
         if leader_hw_incremented:
             self.try_complete_delayed_requests()
         return info
+
+    def last_offset_for_leader_epoch(self, leader_epoch: int) -> EpochEndOffset:
+        """Where `leader_epoch` ends in the leader's log (OffsetsForLeaderEpoch): only the leader answers."""
+        with self.leader_isr_update_lock:
+            leader_replica = self.leader_replica_if_local()
+            if leader_replica is not None:
+                return EpochEndOffset(Errors.NONE, leader_replica.epochs.end_offset_for(leader_epoch))
+            return EpochEndOffset(Errors.NOT_LEADER_OR_FOLLOWER, UNDEFINED_EPOCH_OFFSET)
 
     def __repr__(self) -> str:
         return (f"Topic: {self.topic}; Partition: {self.partition_id}; Leader: {self.leader_replica_id_opt}; "

@@ -1,4 +1,4 @@
-"""Port of core/src/main/scala/kafka/log/Log.scala (Kafka 1.0.2), without leader epochs."""
+"""Port of core/src/main/scala/kafka/log/Log.scala (Kafka 1.0.2)."""
 
 from __future__ import annotations
 
@@ -65,6 +65,8 @@ from kafka_edu.log.producer_state_manager import (
 )
 from kafka_edu.log.time_index import TimeIndex
 from kafka_edu.log.transaction_index import AbortedTxn, TransactionIndex
+from kafka_edu.server.checkpoints.leader_epoch_checkpoint_file import LeaderEpochCheckpointFile, new_file
+from kafka_edu.server.epoch.leader_epoch_file_cache import LeaderEpochFileCache
 
 # Re-exported: callers import these from kafka_edu.log.log, where they used to be defined.
 __all__ = ["CorruptRecordException", "InvalidRecordException", "KafkaStorageException", "OffsetOutOfRangeException",
@@ -169,13 +171,18 @@ class Log:
         self.max_producer_id_expiration_ms = max_producer_id_expiration_ms
         self.producer_state_manager = ProducerStateManager(self.topic_partition, self.dir,
                                                            max_producer_id_expiration_ms)
+        # (leader epoch, first offset) of every epoch in this log, kept in leader-epoch-checkpoint
+        self.leader_epoch_cache = self._initialize_leader_epoch_cache()
 
         start_ms = time_ms()
         self.dir.mkdir(parents=True, exist_ok=True)
         next_offset = self._load_segments()
         self._next_offset_metadata = LogOffsetMetadata(next_offset, self.active_segment.base_offset,
                                                        self.active_segment.size)
+        # epochs past a log cut short by recovery go; so do those below the start, if a crash kept them
+        self.leader_epoch_cache.clear_and_flush_latest(self._next_offset_metadata.message_offset)
         self._log_start_offset = max(self._log_start_offset, self.log_segments()[0].base_offset)
+        self.leader_epoch_cache.clear_and_flush_earliest(self._log_start_offset)
         self._load_producer_state(self.log_end_offset, reload_from_clean_shutdown=self._has_clean_shutdown_file())
         self._info(f"Completed load of log with {self.number_of_segments} segments, log start offset "
                    f"{self._log_start_offset} and log end offset {self.log_end_offset} in {time_ms() - start_ms} ms")
@@ -233,6 +240,11 @@ class Log:
         return self._last_flushed_time
 
     # ---- loading ----
+
+    def _initialize_leader_epoch_cache(self) -> LeaderEpochFileCache:
+        self.dir.mkdir(parents=True, exist_ok=True)
+        return LeaderEpochFileCache(self.topic_partition, lambda: self.log_end_offset,
+                                    LeaderEpochCheckpointFile(new_file(self.dir), self._log_dir_failure_channel))
 
     def _remove_temp_files_and_collect_swap_files(self) -> set[Path]:
         """First pass over the directory: delete leftovers of interrupted deletes and cleanings."""
@@ -297,8 +309,9 @@ class Log:
                     self._recover_segment(segment)
                 self.add_segment(segment)
 
-    def _recover_segment(self, segment: LogSegment) -> int:
-        """Recover one segment with producer state rebuilt up to its base offset (from a snapshot and the log)."""
+    def _recover_segment(self, segment: LogSegment, leader_epoch_cache: LeaderEpochFileCache | None = None) -> int:
+        """Recover one segment with producer state rebuilt up to its base offset (from a snapshot and the log); with
+        `leader_epoch_cache`, the epochs of its batches are assigned again."""
         with self._lock:
             state_manager = ProducerStateManager(self.topic_partition, self.dir, self.max_producer_id_expiration_ms)
             state_manager.truncate_and_reload(self._log_start_offset, segment.base_offset, self._time_ms())
@@ -310,7 +323,7 @@ class Log:
             state_manager.update_map_end_offset(segment.base_offset)
             # A snapshot at the base offset spares the next restart this replay if we stop before a checkpoint.
             state_manager.take_snapshot()
-            bytes_truncated = segment.recover(state_manager)
+            bytes_truncated = segment.recover(state_manager, leader_epoch_cache)
             # And one after the segment, so recovering the next segment starts from here.
             state_manager.take_snapshot()
             return bytes_truncated
@@ -364,7 +377,7 @@ class Log:
             for segment in unflushed:
                 self._info(f"Recovering unflushed segment {segment.base_offset}")
                 try:
-                    truncated_bytes = self._recover_segment(segment)
+                    truncated_bytes = self._recover_segment(segment, self.leader_epoch_cache)
                 except InvalidOffsetException:
                     self._warn(f"Found invalid offset during recovery. Deleting the corrupt segment and creating "
                                f"an empty one with starting offset {segment.base_offset}")
@@ -514,6 +527,12 @@ class Log:
                             f"{self._next_offset_metadata.message_offset}. Last offset in append: "
                             f"{append_info.last_offset}. Log start offset = {self._log_start_offset}")
 
+                # The epoch the leader stamped on each batch: a new one starts in the cache here. (Only tests and
+                # tools append with no epoch, -1; a 1.0.2 leader always has one.)
+                for batch in valid_records.batches():
+                    if batch.magic >= MAGIC_VALUE_V2 and batch.partition_leader_epoch >= 0:
+                        self.leader_epoch_cache.assign(batch.partition_leader_epoch, batch.base_offset)
+
                 if valid_records.size_in_bytes() > self.config.segment_bytes:
                     raise RecordBatchTooLargeException(
                         f"Message batch size is {valid_records.size_in_bytes()} bytes which exceeds the maximum "
@@ -593,6 +612,7 @@ class Log:
                 if new_log_start_offset > self._log_start_offset:
                     self._info(f"Incrementing log start offset to {new_log_start_offset}")
                     self._log_start_offset = new_log_start_offset
+                    self.leader_epoch_cache.clear_and_flush_earliest(self._log_start_offset)
                     self.producer_state_manager.truncate_head(new_log_start_offset)
                     self._update_first_unstable_offset()
 
@@ -1002,6 +1022,7 @@ class Log:
                 for segment in self.log_segments():
                     segment.delete()
                 self._segments = {}
+                self.leader_epoch_cache.clear()
                 shutil.rmtree(self.dir, ignore_errors=True)
                 self._is_memory_mapped_buffer_closed = True
 
@@ -1028,6 +1049,7 @@ class Log:
                     self._update_log_end_offset(target_offset)
                     self._recovery_point = min(target_offset, self._recovery_point)
                     self._log_start_offset = min(target_offset, self._log_start_offset)
+                    self.leader_epoch_cache.clear_and_flush_latest(target_offset)
                     self._load_producer_state(target_offset, reload_from_clean_shutdown=False)
                 return True
 
@@ -1043,6 +1065,7 @@ class Log:
                                                  self.config.segment_index_bytes,
                                                  self.config.random_segment_jitter(), self._time_ms))
                 self._update_log_end_offset(new_offset)
+                self.leader_epoch_cache.clear_and_flush()
                 self.producer_state_manager.truncate()
                 self.producer_state_manager.update_map_end_offset(new_offset)
                 self._update_first_unstable_offset()

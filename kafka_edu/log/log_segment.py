@@ -26,6 +26,7 @@ from kafka_edu.log.transaction_index import AbortedTxn, TransactionIndex, TxnInd
 if TYPE_CHECKING:
     from kafka_edu.common.requests.fetch_response import AbortedTransaction
     from kafka_edu.log.producer_state_manager import CompletedTxn, ProducerStateManager
+    from kafka_edu.server.epoch.leader_epoch_file_cache import LeaderEpochFileCache
 
 logger = logging.getLogger(__name__)
 
@@ -206,10 +207,12 @@ class LogSegment:
         upper = self.index.fetch_upper_bound_offset(start_offset_position, fetch_size)
         return upper.offset if upper is not None else None
 
-    def recover(self, producer_state_manager: ProducerStateManager | None = None) -> int:
+    def recover(self, producer_state_manager: ProducerStateManager | None = None,
+                leader_epoch_cache: LeaderEpochFileCache | None = None) -> int:
         """Rebuild both indexes from the .log file and cut it after the last valid batch; return bytes cut.
 
         `producer_state_manager` holds the state as of this segment's base offset; each valid batch updates it.
+        A `leader_epoch_cache` gets the epoch of each batch newer than its latest (a checkpoint that lost some).
         """
         self.index.truncate()
         self.index.resize(self.index.max_index_size)
@@ -231,8 +234,12 @@ class LogSegment:
                     self.time_index.maybe_append(self._max_timestamp_so_far, self._offset_of_max_timestamp)
                     last_index_entry = valid_bytes
                 valid_bytes += batch.size_in_bytes
-                if batch.magic >= MAGIC_VALUE_V2 and producer_state_manager is not None:
-                    self._update_producer_state(producer_state_manager, batch.load_full_batch())
+                if batch.magic >= MAGIC_VALUE_V2:
+                    if leader_epoch_cache is not None \
+                            and batch.partition_leader_epoch > leader_epoch_cache.latest_epoch():
+                        leader_epoch_cache.assign(batch.partition_leader_epoch, batch.base_offset)
+                    if producer_state_manager is not None:
+                        self._update_producer_state(producer_state_manager, batch.load_full_batch())
         except CorruptRecordException as e:
             logger.warning("Found invalid messages in log segment %s at byte offset %d: %s.",
                            self.log.file, valid_bytes, e)

@@ -56,6 +56,7 @@ class ApiKeys(enum.IntEnum):
     DELETE_TOPICS = 20, "DeleteTopics"
     DELETE_RECORDS = 21, "DeleteRecords"
     INIT_PRODUCER_ID = 22, "InitProducerId"
+    OFFSET_FOR_LEADER_EPOCH = 23, "OffsetForLeaderEpoch"
     WRITE_TXN_MARKERS = 27, "WriteTxnMarkers"
     DESCRIBE_CONFIGS = 32, "DescribeConfigs"
     ALTER_CONFIGS = 33, "AlterConfigs"

@@ -1,9 +1,8 @@
 """Port of core/src/main/scala/kafka/raft/KafkaMetadataLog.scala (Kafka 3.9): the replicated log of
 `__cluster_metadata-0`, over the port's `kafka_edu.log.Log`.
 
-Kafka 3.9 builds it on UnifiedLog, which keeps the leader-epoch cache itself. The port's Log is 1.0.2's, without
-epochs, so this class keeps the LeaderEpochFileCache next to it: every append assigns its batches' epochs, every
-truncation trims the cache, as UnifiedLog does inside `append` and `truncateTo`.
+Kafka 3.9 builds it on UnifiedLog, which keeps the leader-epoch cache itself; the port's Log is 1.0.2's, which keeps
+one too (LeaderEpochFileCache): every append assigns its batches' epochs, every truncation trims the cache.
 """
 
 from __future__ import annotations
@@ -20,7 +19,6 @@ from typing import Any
 from kafka_edu.common.config_def import ConfigException
 from kafka_edu.common.errors import IllegalArgumentException, KafkaException
 from kafka_edu.common.uuid import METADATA_TOPIC_ID, Uuid
-from kafka_edu.log.file_records import MemoryRecords
 from kafka_edu.log.log import Log, TopicPartition
 from kafka_edu.log.log_config import LogConfig
 from kafka_edu.raft.isolation import Isolation
@@ -29,7 +27,6 @@ from kafka_edu.raft.log_offset_metadata import LogOffsetMetadata
 from kafka_edu.raft.offset_and_epoch import OffsetAndEpoch
 from kafka_edu.raft.replicated_log import ReplicatedLog
 from kafka_edu.raft.valid_offset_and_epoch import Kind
-from kafka_edu.server.epoch.leader_epoch_checkpoint_file import LeaderEpochCheckpointFile, new_file
 from kafka_edu.server.epoch.leader_epoch_file_cache import (
     UNDEFINED_EPOCH,
     UNDEFINED_EPOCH_OFFSET,
@@ -121,8 +118,7 @@ class KafkaMetadataLog(ReplicatedLog):
         # Kafka opens it with lastShutdownClean = false: every start recovers the segments (a torn tail is cut)
         log_ = Log(data_dir, default_log_config, log_start_offset=0, recovery_point=0, scheduler=scheduler)
         _write_partition_metadata(Path(data_dir), topic_id)
-        cache = LeaderEpochFileCache(topic_partition, lambda: log_.log_end_offset,
-                                     LeaderEpochCheckpointFile(new_file(Path(data_dir))))
+        cache = log_.leader_epoch_cache
         _reconcile_leader_epoch_cache(log_, cache)
         metadata_log = KafkaMetadataLog(log_, cache, scheduler, _recover_snapshots(log_), topic_partition, topic_id,
                                         config)
@@ -143,17 +139,12 @@ class KafkaMetadataLog(ReplicatedLog):
         if len(records) == 0:
             raise IllegalArgumentException("Attempt to append an empty record set")
         info = self.log.append_as_leader(records, epoch, is_from_client=False)
-        self.leader_epoch_cache.assign(epoch, info.first_offset)
         return self._handle_and_convert_log_append_info(info)
 
     def append_as_follower(self, records: bytes) -> LogAppendInfo:
         if len(records) == 0:
             raise IllegalArgumentException("Attempt to append an empty record set")
         info = self.log.append_as_follower(records)
-        # UnifiedLog assigns each batch's epoch as it appends it
-        for batch in MemoryRecords(records).batches():
-            if batch.base_offset >= info.first_offset and batch.last_offset <= info.last_offset:
-                self.leader_epoch_cache.assign(batch.partition_leader_epoch, batch.base_offset)
         return self._handle_and_convert_log_append_info(info)
 
     @staticmethod
@@ -199,7 +190,6 @@ class KafkaMetadataLog(ReplicatedLog):
             raise IllegalArgumentException(f"Attempt to truncate to offset {offset}, which is below the current high "
                                            f"watermark {self._high_watermark.offset}")
         self.log.truncate_to(offset)
-        self.leader_epoch_cache.clear_and_flush_latest(offset)
 
     def truncate_to_latest_snapshot(self) -> bool:
         """A snapshot past everything in the log (a follower that fetched one): the log restarts empty after it."""
@@ -210,7 +200,6 @@ class KafkaMetadataLog(ReplicatedLog):
                 snapshot_id.epoch == latest_epoch and snapshot_id.offset > self.end_offset().offset)):
             return False
         self.log.truncate_fully_and_start_at(snapshot_id.offset)
-        self.leader_epoch_cache.clear_and_flush()
         if self._high_watermark.offset < snapshot_id.offset:
             self._high_watermark = LogOffsetMetadata(snapshot_id.offset)
             self.log.on_high_watermark_incremented(snapshot_id.offset)
@@ -312,7 +301,6 @@ class KafkaMetadataLog(ReplicatedLog):
             if (latest_snapshot_id is not None and snapshot_id in self.snapshots
                     and self.start_offset() < snapshot_id.offset <= latest_snapshot_id.offset):
                 self.log.maybe_increment_log_start_offset(snapshot_id.offset)
-                self.leader_epoch_cache.clear_and_flush_earliest(snapshot_id.offset)
                 deleted = self.log.delete_old_segments() != 0
                 forgotten = self._forget_snapshots_before(snapshot_id)
         self._remove_snapshots(forgotten)

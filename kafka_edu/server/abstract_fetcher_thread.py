@@ -15,7 +15,7 @@ from kafka_edu.common.errors import CorruptRecordException, KafkaException, Kafk
 from kafka_edu.log.file_records import MemoryRecords
 from kafka_edu.log.log import TopicPartition
 from kafka_edu.protocol.errors import Errors
-from kafka_edu.tracing import span
+from kafka_edu.tracing import span, step
 from kafka_edu.utils.concurrent import AtomicBoolean
 
 
@@ -171,13 +171,14 @@ class AbstractFetcherThread(threading.Thread):
             self.process_fetch_request(fetch_request)
 
     def maybe_truncate(self) -> None:
-        """Before a partition's first fetch from a new leader, cut its log back to where the leader agrees."""
+        """Before a partition's first fetch from a new leader, ask the leader where the follower's latest epoch ends
+        and cut the log back to there (KIP-101)."""
         with self.partition_map_lock:
             result = self.build_leader_epoch_request(self.states())
         self.handle_partitions_with_errors(result.partitions_with_error)
         epoch_requests = result.result
         if epoch_requests:
-            with span("AbstractFetcherThread.maybeTruncate", root=True):
+            with step("LE.request", root=True):
                 fetched_epochs = self.fetch_epochs_from_leader(epoch_requests)
                 with self.partition_map_lock:
                     # Leadership may have changed while the lock was free: only partitions still here count.

@@ -89,6 +89,7 @@ SUPPORTED_VERSIONS: dict[ApiKeys, tuple[int, int]] = {
     ApiKeys.CREATE_TOPICS: (0, 5),
     ApiKeys.DELETE_TOPICS: (0, 5),
     ApiKeys.INIT_PRODUCER_ID: (0, 2),
+    ApiKeys.OFFSET_FOR_LEADER_EPOCH: (0, 0),
     ApiKeys.DESCRIBE_CONFIGS: (0, 4),
     ApiKeys.LEADER_AND_ISR: (4, 4),
     ApiKeys.STOP_REPLICA: (2, 2),
@@ -123,6 +124,7 @@ KAFKA_1_0_2_VERSIONS: dict[ApiKeys, tuple[int, int]] = {
     ApiKeys.CREATE_TOPICS: (0, 2),
     ApiKeys.DELETE_TOPICS: (0, 1),
     ApiKeys.INIT_PRODUCER_ID: (0, 0),
+    ApiKeys.OFFSET_FOR_LEADER_EPOCH: (0, 0),
     ApiKeys.DESCRIBE_CONFIGS: (0, 0),
     # the inter-broker path, newer than 1.0.2's (LeaderAndIsr 0-1, StopReplica 0, UpdateMetadata 0-4,
     # ControlledShutdown 0-1) for the traceparent
@@ -195,6 +197,7 @@ class KafkaApis:
             ApiKeys.CREATE_TOPICS: self.handle_create_topics_request,
             ApiKeys.DELETE_TOPICS: self.handle_delete_topics_request,
             ApiKeys.INIT_PRODUCER_ID: self.handle_init_producer_id_request,
+            ApiKeys.OFFSET_FOR_LEADER_EPOCH: self.handle_offset_for_leader_epoch_request,
             ApiKeys.DESCRIBE_CONFIGS: self.handle_describe_configs_request,
             ApiKeys.JOIN_GROUP: self.handle_join_group_request,
             ApiKeys.SYNC_GROUP: self.handle_sync_group_request,
@@ -674,6 +677,21 @@ class KafkaApis:
         self.forward_to_controller(request, lambda error: build(
             self.response_schema(request), throttle_time=0, results=[
                 dict(name=t.name, error_code=error, error_message=None) for t in body.topics]))
+
+    # -- OffsetsForLeaderEpoch (a follower asks where its latest epoch ends here) ------------------------------------
+
+    def handle_offset_for_leader_epoch_request(self, request: Request) -> None:
+        with step("LE.apis"):
+            request_info = {TopicPartition(t.topic, p.partition): p.leader_epoch
+                            for t in request.body.topics for p in t.partitions}
+            # 1.0.2 authorizes ClusterAction here; this broker has no authorizer, so everyone may ask
+            last_offset_for_leader_epoch = self.replica_manager.last_offset_for_leader_epoch(request_info)
+            topics: dict[str, list[dict[str, Any]]] = {}
+            for tp, epoch_end_offset in last_offset_for_leader_epoch.items():
+                topics.setdefault(tp.topic, []).append(dict(error_code=epoch_end_offset.error, partition=tp.partition,
+                                                            end_offset=epoch_end_offset.end_offset))
+            self.send_response(request, build(self.response_schema(request),
+                                              topics=[dict(topic=t, partitions=p) for t, p in topics.items()]))
 
     # -- DescribeCluster and DescribeTopicPartitions (KRaft) ---------------------------------------------------------
 

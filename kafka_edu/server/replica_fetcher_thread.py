@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from kafka_edu.common.errors import KafkaStorageException
+from kafka_edu.common.requests.epoch_end_offset import UNDEFINED_EPOCH_OFFSET, EpochEndOffset
 from kafka_edu.log.log import TopicPartition
 from kafka_edu.log.log_config import unclean_leader_election_enable
 from kafka_edu.network.blocking_channel import BlockingChannel
@@ -22,27 +23,21 @@ from kafka_edu.server.abstract_fetcher_thread import (
     PartitionFetchState,
     ResultWithPartitions,
 )
-from kafka_edu.server.kafka_config import KafkaConfig
-from kafka_edu.tracing import event
+from kafka_edu.server.kafka_config import KafkaConfig, api_version_at_least
+from kafka_edu.tracing import event, step
 
 if TYPE_CHECKING:
+    from kafka_edu.cluster.partition import Replica
+    from kafka_edu.server.epoch.leader_epoch_file_cache import LeaderEpochFileCache
     from kafka_edu.server.replica_manager import ReplicaManager
 
 FETCH_REQUEST_VERSION = 6
 """What a 1.0 broker sends at inter.broker.protocol.version 1.0 (log start offsets, no fetch sessions)."""
 LIST_OFFSETS_REQUEST_VERSION = 1
-UNDEFINED_EPOCH_OFFSET = -1
+OFFSET_FOR_LEADER_EPOCH_REQUEST_VERSION = 0
+"""The only version 1.0.2 has (end offsets, no epochs in the answer)."""
 EARLIEST_TIMESTAMP = -2
 LATEST_TIMESTAMP = -1
-
-
-@dataclass
-class EpochEndOffset:
-    error: Errors
-    end_offset: int
-
-    def has_error(self) -> bool:
-        return self.error != Errors.NONE
 
 
 class FetchRequest:
@@ -108,9 +103,9 @@ class ReplicaFetcherThread(AbstractFetcherThread):
         self.min_bytes = broker_config.replica_fetch_min_bytes
         self.max_bytes = broker_config.replica_fetch_response_max_bytes
         self.fetch_size = broker_config.replica_fetch_max_bytes
-        # This port has no OffsetsForLeaderEpoch API: truncation falls back to the high watermark, as a 1.0.2
-        # broker does with inter.broker.protocol.version below 0.11.0-IV2.
-        self.should_send_leader_epoch_request = False
+        # Below 0.11.0-IV2 a leader may not know OffsetsForLeaderEpoch: truncation goes by the high watermark.
+        self.should_send_leader_epoch_request = api_version_at_least(broker_config.inter_broker_protocol_version,
+                                                                     "0.11.0-IV2")
 
     def shutdown(self) -> None:
         super().shutdown()
@@ -222,49 +217,90 @@ class ReplicaFetcherThread(AbstractFetcherThread):
 
     # -- truncation -----------------------------------------------------------------------------------------------
 
-    def build_leader_epoch_request(self, all_partitions: list[tuple[TopicPartition, PartitionFetchState]]
-                                   ) -> ResultWithPartitions:
-        result = {}
-        partitions_without_epoch = set()
-        for topic_partition, state in all_partitions:
-            if not state.is_truncating_log():
-                continue
-            partition = self.replica_mgr.get_partition(topic_partition)
-            if partition is not None and partition.get_replica() is not None:
-                result[topic_partition] = partition.get_leader_epoch()
-            else:
-                partitions_without_epoch.add(topic_partition)
-        return ResultWithPartitions(result, partitions_without_epoch)
-
-    def fetch_epochs_from_leader(self, partitions: dict[TopicPartition, int]) -> dict[TopicPartition, EpochEndOffset]:
-        # No error, offset unknown: maybe_truncate_to_epochs then truncates to the high watermark.
-        return {tp: EpochEndOffset(Errors.NONE, UNDEFINED_EPOCH_OFFSET) for tp in partitions}
-
+    @step("LE.truncate")
     def maybe_truncate_to_epochs(self, fetched_epochs: dict[TopicPartition, EpochEndOffset]) -> ResultWithPartitions:
-        """Cut each log back to where it is known to match the leader: without epochs, the high watermark."""
+        """ReplicaFetcherThread.maybeTruncate(fetchedEpochs): cut each log back to where it matches the leader's.
+
+        The leader's end offset for our latest epoch, or our own log end offset if that is smaller (nothing to
+        cut); only when the leader could not say (it has no such epoch, or epochs are not asked for) the high
+        watermark, which may cut records the leader still has.
+        """
         truncation_points: dict[TopicPartition, int] = {}
         partitions_with_error: set[TopicPartition] = set()
-        for topic_partition, epoch_offset in fetched_epochs.items():
+        for tp, epoch_offset in fetched_epochs.items():
             try:
-                replica = self.replica_mgr.get_replica_or_exception(topic_partition)
+                replica = self.replica_mgr.get_replica_or_exception(tp)
                 if epoch_offset.has_error():
                     self.log.info("Retrying leaderEpoch request for partition %s as the leader reported an error: %s",
-                                  topic_partition, epoch_offset.error.name)
-                    partitions_with_error.add(topic_partition)
-                    continue
-                if epoch_offset.end_offset == UNDEFINED_EPOCH_OFFSET:
-                    self.log.warning("Based on follower's leader epoch, leader replied with an unknown offset in %s. "
-                                     "High watermark %d will be used for truncation.", topic_partition,
-                                     replica.high_watermark)
-                    truncation_offset = replica.high_watermark
-                elif epoch_offset.end_offset >= replica.log_end_offset:
-                    truncation_offset = replica.log_end_offset
+                                  replica.topic_partition, epoch_offset.error.name)
+                    partitions_with_error.add(tp)
                 else:
-                    truncation_offset = epoch_offset.end_offset
-                replica.log.truncate_to(truncation_offset)
-                event("log.truncate")
-                truncation_points[topic_partition] = truncation_offset
+                    if epoch_offset.end_offset == UNDEFINED_EPOCH_OFFSET:
+                        truncation_offset = self._high_watermark(replica, epoch_offset)
+                    elif epoch_offset.end_offset >= replica.log_end_offset:
+                        truncation_offset = self._log_end_offset(replica, epoch_offset)
+                    else:
+                        truncation_offset = epoch_offset.end_offset
+                    event("log.truncate")
+                    replica.log.truncate_to(truncation_offset)
+                    truncation_points[tp] = truncation_offset
             except KafkaStorageException as e:
-                self.log.info("Failed to truncate %s: %r", topic_partition, e)
-                partitions_with_error.add(topic_partition)
+                self.log.info("Failed to truncate %s: %r", tp, e)
+                partitions_with_error.add(tp)
         return ResultWithPartitions(truncation_points, partitions_with_error)
+
+    def build_leader_epoch_request(self, all_partitions: list[tuple[TopicPartition, PartitionFetchState]]
+                                   ) -> ResultWithPartitions:
+        """The latest epoch in each truncating partition's own log (the follower's, not the partition's current
+        leader epoch): the leader answers where that epoch ends in its log."""
+        partitions_with_epoch: dict[TopicPartition, int] = {}
+        partitions_without_epoch: set[TopicPartition] = set()
+        for tp, state in all_partitions:
+            if not state.is_truncating_log():
+                continue
+            epoch_cache = self._epoch_cache_opt(tp)
+            if epoch_cache is not None:
+                partitions_with_epoch[tp] = epoch_cache.latest_epoch()
+            else:
+                partitions_without_epoch.add(tp)
+        self.log.debug("Build leaderEpoch request %s", partitions_with_epoch)
+        return ResultWithPartitions(partitions_with_epoch, partitions_without_epoch)
+
+    def fetch_epochs_from_leader(self, partitions: dict[TopicPartition, int]) -> dict[TopicPartition, EpochEndOffset]:
+        if self.should_send_leader_epoch_request:
+            topics: dict[str, list[dict[str, int]]] = {}
+            for tp, epoch in partitions.items():
+                topics.setdefault(tp.topic, []).append(dict(partition=tp.partition, leader_epoch=epoch))
+            body = build(ApiKeys.OFFSET_FOR_LEADER_EPOCH.request_schema(OFFSET_FOR_LEADER_EPOCH_REQUEST_VERSION),
+                         topics=[dict(topic=t, partitions=p) for t, p in topics.items()])
+            try:
+                response = self.leader_endpoint.send_request(ApiKeys.OFFSET_FOR_LEADER_EPOCH,
+                                                             OFFSET_FOR_LEADER_EPOCH_REQUEST_VERSION, body)
+                result = {TopicPartition(topic.topic, p.partition): EpochEndOffset(Errors.for_code(int(p.error_code)),
+                                                                                  int(p.end_offset))
+                          for topic in response.topics for p in topic.partitions}
+                self.log.debug("Receive leaderEpoch response %s", result)
+            except Exception as e:
+                self.log.warning("Error when sending leader epoch request for %s: %r", partitions, e)
+                # Any failure marks every partition: each is retried after the back-off.
+                result = {tp: EpochEndOffset(Errors.for_exception(e), UNDEFINED_EPOCH_OFFSET) for tp in partitions}
+        else:
+            # No error and no offset: maybe_truncate_to_epochs falls back to the high watermark.
+            result = {tp: EpochEndOffset(Errors.NONE, UNDEFINED_EPOCH_OFFSET) for tp in partitions}
+        return result
+
+    def _epoch_cache_opt(self, tp: TopicPartition) -> LeaderEpochFileCache | None:
+        replica = self.replica_mgr.get_replica(tp)
+        return replica.epochs if replica is not None else None
+
+    def _log_end_offset(self, replica: Replica, epoch_offset: EpochEndOffset) -> int:
+        log_end_offset = replica.log_end_offset
+        self.log.info("Based on follower's leader epoch, leader replied with an offset %d >= the follower's log end "
+                      "offset %d in %s. No truncation needed.", epoch_offset.end_offset, log_end_offset,
+                      replica.topic_partition)
+        return log_end_offset
+
+    def _high_watermark(self, replica: Replica, epoch_offset: EpochEndOffset) -> int:
+        self.log.warning("Based on follower's leader epoch, leader replied with an unknown offset in %s. High "
+                         "watermark %d will be used for truncation.", replica.topic_partition, replica.high_watermark)
+        return replica.high_watermark

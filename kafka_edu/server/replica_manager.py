@@ -21,6 +21,7 @@ from kafka_edu.common.errors import (
     ReplicaNotAvailableException,
     UnknownTopicOrPartitionException,
 )
+from kafka_edu.common.requests.epoch_end_offset import UNDEFINED_EPOCH_OFFSET, EpochEndOffset
 from kafka_edu.log.log import TopicPartition
 from kafka_edu.log.log_manager import LogManager
 from kafka_edu.protocol.errors import Errors
@@ -521,7 +522,8 @@ class ReplicaManager:
                        partition_state: dict[TopicPartition, LeaderAndIsrPartitionState], correlation_id: int,
                        response_map: dict[TopicPartition, Errors]) -> set[Partition]:
         """Follow these partitions' leaders: mark them followers, stop their fetchers, release waiting requests, and
-        fetch from the new leaders (each fetcher first truncates its log to the high watermark)."""
+        fetch from the new leaders (each fetcher first truncates its log to where its leader epoch ends on the
+        leader)."""
         for topic_partition in partition_state:
             response_map[topic_partition] = Errors.NONE
         partitions_to_make_follower: set[Partition] = set()
@@ -745,6 +747,19 @@ class ReplicaManager:
 
     def create_replica_fetcher_manager(self) -> ReplicaFetcherManager:
         return ReplicaFetcherManager(self.config, self)
+
+    def last_offset_for_leader_epoch(self, requested_epoch_info: dict[TopicPartition, int]
+                                     ) -> dict[TopicPartition, EpochEndOffset]:
+        """OffsetsForLeaderEpoch: each partition's leader answers where the epoch ends; a partition this broker does
+        not host at all is unknown to it."""
+        result = {}
+        for tp, leader_epoch in requested_epoch_info.items():
+            partition = self.get_partition(tp)
+            if partition is not None:
+                result[tp] = partition.last_offset_for_leader_epoch(leader_epoch)
+            else:
+                result[tp] = EpochEndOffset(Errors.UNKNOWN_TOPIC_OR_PARTITION, UNDEFINED_EPOCH_OFFSET)
+        return result
 
     def shutdown(self, checkpoint_hw: bool = True) -> None:
         log.info("Shutting down")

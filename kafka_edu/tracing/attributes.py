@@ -142,6 +142,7 @@ from kafka_edu.tracing.describers import (  # noqa: E402, F401
     kraft_queue,
     kraft_raft,
     kraft_storage,
+    leader_epoch,
     lifecycle,
     replication,
     request_path,

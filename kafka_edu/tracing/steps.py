@@ -191,6 +191,11 @@ STEPS: dict[str, Step] = {
     "CT.psm": Step("PartitionStateMachine.handleStateChange", _PSM, event="partition.state.change"),
     "CT.rsm": Step("ReplicaStateMachine.handleStateChange", _RSM, event="replica.state.change"),
     "CT.fence": Step("ReplicaManager.becomeLeaderOrFollower", _REPLICA_MANAGER, event="controller.epoch.stale"),
+    # Leader epochs (FIDELITY LE, KIP-101)
+    "LE.assign": Step("LeaderEpochFileCache.assign", _SERVER + "epoch/LeaderEpochFileCache.scala"),
+    "LE.request": Step("AbstractFetcherThread.maybeTruncate", _FETCHER),
+    "LE.apis": Step("KafkaApis.handleOffsetForLeaderEpochRequest", _KAFKA_APIS),
+    "LE.truncate": Step("ReplicaFetcherThread.maybeTruncate", _REPLICA_FETCHER),
     # KRaft (FIDELITY KR, Kafka 3.9): storage, the servers, the Raft client, the quorum controller and its queue
     "KR.storage": Step("StorageTool.runFormatCommand", "core/src/main/scala/kafka/tools/StorageTool.scala", KAFKA_3_9),
     "KR.build": Step("Kafka.buildServer", _KAFKA, KAFKA_3_9),
@@ -250,7 +255,6 @@ _SYMBOL_ROWS: list[Symbol] = [
     Symbol("Partition.maybeExpandIsr", _PARTITION),
     Symbol("Partition.maybeShrinkIsr", _PARTITION),
     Symbol("Partition.updateIsr", _PARTITION),
-    Symbol("AbstractFetcherThread.maybeTruncate", _FETCHER),
     Symbol("AbstractFetcherThread.processFetchRequest", _FETCHER),
     Symbol("ReplicaFetcherThread.handleOffsetOutOfRange", _REPLICA_FETCHER,
            port="kafka_edu.server.replica_fetcher_thread:ReplicaFetcherThread.handle_offset_out_of_range"),

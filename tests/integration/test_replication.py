@@ -196,7 +196,8 @@ def test_follower_replicates_and_the_isr_follows_it(cluster: tuple[Any, Any, str
     wait_until(lambda: records_in(fetch(follower, topic, 0, -2)) == N + 10, 30, "the follower to catch up")
 
 
-def test_becoming_follower_truncates_to_the_high_watermark(cluster: tuple[Any, Any, str]) -> None:
+def test_becoming_follower_of_a_leader_with_no_epochs_truncates_to_the_high_watermark(
+        cluster: tuple[Any, Any, str]) -> None:
     leader, follower, _ = cluster
     topic = f"truncated-{uuid.uuid4().hex[:6]}"
     states = [partition_state(0, LEADER, [LEADER, FOLLOWER])]
@@ -210,14 +211,18 @@ def test_becoming_follower_truncates_to_the_high_watermark(cluster: tuple[Any, A
     assert segment.stat().st_size > 0
     assert fetch(leader, topic, 0, -1).high_watermark == 0
 
-    # The other broker takes over at leader epoch 1; the old leader follows it and first cuts its log back to its
-    # high watermark: the unreplicated records are gone.
+    # The other broker takes over at leader epoch 1; the old leader follows it and asks where its epoch 0 ends on the
+    # new leader, which has written nothing and knows no epoch: it cuts its log back to its high watermark, and the
+    # unreplicated records are gone (KIP-101's fallback).
     new_states = [partition_state(0, FOLLOWER, [FOLLOWER], leader_epoch=1)]
     assert leader_and_isr(follower, topic, new_states, [follower]).error_code == Errors.NONE
     assert leader_and_isr(leader, topic, new_states, [follower]).error_code == Errors.NONE
     wait_until(lambda: segment.stat().st_size == 0, 30, "the old leader's log to be truncated")
-    wait_until(lambda: [e for s in leader.spans().where(name="AbstractFetcherThread.maybeTruncate")
+    wait_until(lambda: [e for s in leader.spans().where(name="ReplicaFetcherThread.maybeTruncate")
                         for e in s.events if e.name == "log.truncate"], 10, "the truncation span")
-    truncations = [e for s in leader.spans().where(name="AbstractFetcherThread.maybeTruncate") for e in s.events
-                   if e.name == "log.truncate"]
-    assert truncations[-1].attributes == {"kafka.topic": topic, "kafka.partition": 0, "kafka.offset": 0}
+    truncations = [e for s in leader.spans().where(name="ReplicaFetcherThread.maybeTruncate") for e in s.events
+                   if e.name == "log.truncate" and e.attributes["kafka.topic"] == topic]
+    assert {k: truncations[-1].attributes[k] for k in ("kafka.partition", "kafka.offset", "kafka.truncation.by",
+                                                      "kafka.leader.epoch.end_offset", "kafka.records.truncated")} \
+        == {"kafka.partition": 0, "kafka.offset": 0, "kafka.truncation.by": "high watermark",
+            "kafka.leader.epoch.end_offset": -1, "kafka.records.truncated": N}

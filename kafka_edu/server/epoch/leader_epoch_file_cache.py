@@ -6,13 +6,25 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from kafka_edu.server.epoch.leader_epoch_checkpoint_file import EpochEntry, LeaderEpochCheckpointFile
+from kafka_edu.common.requests.epoch_end_offset import UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET
+from kafka_edu.tracing import step
 from kafka_edu.utils.kafka_logging import Logging
 
-# org.apache.kafka.common.requests.EpochEndOffset
-UNDEFINED_EPOCH = -1
-UNDEFINED_EPOCH_OFFSET = -1
+if TYPE_CHECKING:
+    from kafka_edu.server.checkpoints.leader_epoch_checkpoint_file import LeaderEpochCheckpointFile
+
+__all__ = ["UNDEFINED_EPOCH", "UNDEFINED_EPOCH_OFFSET", "EpochEntry", "LeaderEpochFileCache"]
+
+
+@dataclass(frozen=True)
+class EpochEntry:
+    """An epoch and the offset of its first record."""
+
+    epoch: int
+    start_offset: int
 
 
 class LeaderEpochFileCache:
@@ -34,10 +46,12 @@ class LeaderEpochFileCache:
         """Record that `epoch` starts at `offset`; an epoch once assigned is never moved."""
         with self._lock:
             if epoch >= 0 and epoch > self.latest_epoch() and offset >= self._latest_offset():
-                self.log.info(f"Updated PartitionLeaderEpoch. {self._epoch_change_msg(epoch, offset)}. Cache now "
-                              f"contains {len(self._epochs)} entries.")
-                self._epochs.append(EpochEntry(epoch, offset))
-                self._flush()
+                # only a new epoch is a step: every other batch of the epoch passes through here too
+                with step("LE.assign"):
+                    self.log.info(f"Updated PartitionLeaderEpoch. {self._epoch_change_msg(epoch, offset)}. Cache "
+                                  f"now contains {len(self._epochs)} entries.")
+                    self._epochs.append(EpochEntry(epoch, offset))
+                    self._flush()
             else:
                 self._validate_and_maybe_warn(epoch, offset)
 

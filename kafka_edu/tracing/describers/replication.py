@@ -158,18 +158,8 @@ def _isr_change(s: Scope) -> dict[str, Any]:
 
 # -- the followers' fetchers -----------------------------------------------------------------------------------------
 
-@start("AbstractFetcherThread.maybeTruncate")
-def _truncating(s: Scope) -> dict[str, Any]:
-    return {"kafka.fetcher.source.broker": s["self"].source_broker.id,
-            "kafka.partitions": sorted(_partitions(s["epoch_requests"]))}
-
-
-@on_event("log.truncate")
-def _truncated(s: Scope) -> dict[str, Any]:
-    topic_partition = s["topic_partition"]  # ReplicaFetcherThread.maybeTruncate(fetchedEpochs), per partition
-    return {"kafka.topic": topic_partition.topic, "kafka.partition": topic_partition.partition,
-            "kafka.offset": s["truncation_offset"]}
-
+# A follower's truncation before its first fetch (LE.request, LE.truncate, the log.truncate event) is in
+# leader_epoch.py.
 
 @when("AbstractFetcherThread.processFetchRequest")
 def _fetched_something(s: Scope) -> bool:

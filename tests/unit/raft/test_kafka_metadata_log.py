@@ -11,7 +11,7 @@ from kafka_edu.raft.kafka_metadata_log import METADATA_PARTITION, KafkaMetadataL
 from kafka_edu.raft.log_offset_metadata import LogOffsetMetadata
 from kafka_edu.raft.offset_and_epoch import OffsetAndEpoch
 from kafka_edu.raft.valid_offset_and_epoch import Kind
-from kafka_edu.server.epoch.leader_epoch_checkpoint_file import EpochEntry
+from kafka_edu.server.epoch.leader_epoch_file_cache import EpochEntry
 
 
 def open_log(tmp_path: Path) -> KafkaMetadataLog:
