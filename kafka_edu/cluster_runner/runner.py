@@ -50,17 +50,20 @@ class ClusterRunner:
     @classmethod
     def up(cls, brokers: int = 3, traces_dir: Path = DEFAULT_TRACES_DIR, zookeeper_connect: str | None = None,
            overrides: list[str] | None = None, timeout_s: float = 90.0, *, mode: str = "zk",
-           controllers: int = 3, combined: bool = False, log_dirs: int = 1) -> ClusterRunner:
+           controllers: int = 3, combined: bool = False, log_dirs: int = 1, sasl: bool = False) -> ClusterRunner:
         """A traced cluster: ZooKeeper and `brokers` 1.0.2 brokers (mode "zk"), or `controllers` KRaft controllers
         and `brokers` KRaft brokers (mode "kraft"); with `combined`, each controller is a broker too
         (process.roles=broker,controller) and `brokers` more are added beside them. A ZooKeeper-mode broker gets
-        `log_dirs` log directories (`logs`, `logs-1`, ...)."""
+        `log_dirs` log directories (`logs`, `logs-1`, ...). With `sasl`, each ZooKeeper-mode broker also listens on a
+        SASL_PLAINTEXT port (its `sasl_port`; the manifest's `sasl_bootstrap_servers`); the overrides give its
+        mechanisms and JAAS file (docs/security.md)."""
         run = RunDirectory.create(traces_dir)
         runner = cls(run)
         manifest: dict[str, Any] = {
             "run_id": run.run_id, "mode": mode, "run_dir": str(run.path), "started_at": now_iso(), "stopped_at": None,
             "zookeeper_connect": zookeeper_connect, "bootstrap_servers": "", "processes": [],
-            "overrides": list(overrides or []), "dropped_spans": {}, "log_dirs_per_broker": log_dirs}
+            "overrides": list(overrides or []), "dropped_spans": {}, "log_dirs_per_broker": log_dirs,
+            "sasl": sasl}
         run.write_manifest(manifest)
         try:
             if mode == "kraft":
@@ -107,20 +110,31 @@ class ClusterRunner:
     def add_broker(self, broker_id: int) -> None:
         port = free_port()
         manifest = self.run.read_manifest()
-        config = self.write_broker_config(broker_id, port, manifest["zookeeper_connect"], manifest["overrides"])
+        sasl_port = free_port() if manifest.get("sasl") else None
+        config = self.write_broker_config(broker_id, port, manifest["zookeeper_connect"], manifest["overrides"],
+                                          sasl_port)
         entry = {"role": "broker", "id": broker_id, "pid": None, "port": port, "config": str(config),
                  "log": str(self.run.path / f"broker-{broker_id}.log"), "state": "Starting"}
+        if sasl_port is not None:
+            entry["sasl_port"] = sasl_port
         manifest["processes"].append(entry)
         manifest["bootstrap_servers"] = bootstrap_servers(manifest["processes"])
+        if sasl_port is not None:
+            manifest["sasl_bootstrap_servers"] = ",".join(f"127.0.0.1:{p['sasl_port']}" for p in manifest["processes"]
+                                                          if "sasl_port" in p)
         self.run.write_manifest(manifest)
         self.start(broker_id)
 
-    def write_broker_config(self, broker_id: int, port: int, zookeeper_connect: str, overrides: list[str]) -> Path:
+    def write_broker_config(self, broker_id: int, port: int, zookeeper_connect: str, overrides: list[str],
+                            sasl_port: int | None = None) -> Path:
         """Each broker gets its own server.properties, as an operator would write it."""
         props = load_props(BASE_CONFIG)
         broker_dir = self.run.path / f"broker-{broker_id}"
         log_dirs = self.run.read_manifest().get("log_dirs_per_broker", 1)
-        props.update({"broker.id": str(broker_id), "listeners": f"PLAINTEXT://127.0.0.1:{port}",
+        # brokers talk to each other on PLAINTEXT; clients may log in on the SASL_PLAINTEXT listener
+        listeners = f"PLAINTEXT://127.0.0.1:{port}" + ("" if sasl_port is None else
+                                                        f",SASL_PLAINTEXT://127.0.0.1:{sasl_port}")
+        props.update({"broker.id": str(broker_id), "listeners": listeners,
                       "log.dirs": ",".join([str(broker_dir / "logs")]
                                            + [str(broker_dir / f"logs-{i}") for i in range(1, log_dirs)]),
                       "zookeeper.connect": zookeeper_connect})

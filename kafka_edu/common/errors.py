@@ -38,6 +38,10 @@ class ZkNodeExistsException(ZkException):
     pass
 
 
+class ZkNoNodeException(ZkException):
+    pass
+
+
 class AdminCommandFailedException(KafkaException):
     """kafka.common.AdminCommandFailedException: an admin tool (kafka-reassign-partitions.sh, ...) gave up."""
 
@@ -224,6 +228,38 @@ class ClusterAuthorizationException(AuthorizationException):
 
 class TopicAuthorizationException(AuthorizationException):
     pass
+
+
+class GroupAuthorizationException(AuthorizationException):
+    pass
+
+
+class TransactionalIdAuthorizationException(AuthorizationException):
+    pass
+
+
+class SecurityDisabledException(ApiException):
+    """No authorizer is configured, so the ACL APIs have nothing to act on (SECURITY_DISABLED)."""
+
+
+class AuthenticationException(ApiException):
+    """A client could not be authenticated; the broker closes its connection."""
+
+
+class SaslAuthenticationException(AuthenticationException):
+    """SASL credentials were refused; the message may be sent to the client (SASL_AUTHENTICATION_FAILED)."""
+
+
+class IllegalSaslStateException(AuthenticationException):
+    """A request that does not fit the SASL exchange's current state (ILLEGAL_SASL_STATE)."""
+
+
+class UnsupportedSaslMechanismException(AuthenticationException):
+    """The client asked for a mechanism the listener has not enabled (UNSUPPORTED_SASL_MECHANISM)."""
+
+
+class SaslException(IOError):
+    """javax.security.sasl.SaslException: a SASL server could not evaluate a token."""
 
 
 class InvalidConfigurationException(ApiException):

@@ -9,7 +9,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from kafka_edu.security.auth.kafka_principal import ANONYMOUS, KafkaPrincipal
 from kafka_edu.tracing import completes_request, step
+
+
+@dataclass(frozen=True)
+class Session:
+    """Who sent a request and from where: what the authorizer decides on."""
+
+    principal: KafkaPrincipal
+    client_address: str  # the client's IP, as InetAddress.getHostAddress gives it
 
 
 @dataclass
@@ -35,6 +44,11 @@ class Request:
     response_complete_time_ns: int = -1
     response_dequeue_time_ns: int = -1
     traceparent: str | None = None  # the caller's span, when another broker sent this request
+    principal: KafkaPrincipal = ANONYMOUS  # who the connection logged in as (SASL), else ANONYMOUS
+
+    @property
+    def session(self) -> Session:
+        return Session(self.principal, self.client_host[1:])
 
     @property
     def client_host(self) -> str:

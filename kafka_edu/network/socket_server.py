@@ -19,10 +19,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from kafka_edu.common.errors import IllegalStateException
+from kafka_edu.common.network.sasl_channel_builder import server_channel_builder
 from kafka_edu.common.network.selector import NetworkReceive, Selector
 from kafka_edu.network.request_channel import Request, RequestChannel, Response, ResponseAction
 from kafka_edu.protocol.api_keys import ApiKeys
 from kafka_edu.protocol.codec import InvalidRequestError, UnsupportedVersionError, decode_request
+from kafka_edu.security.credential_provider import CredentialProvider
 from kafka_edu.tracing import event, step
 
 log = logging.getLogger("kafka.network.SocketServer")
@@ -33,9 +35,12 @@ POLL_TIMEOUT_MS = 300
 class SocketServer:
     """Listeners, their acceptors and processors, and the RequestChannel between them and the request handlers."""
 
-    def __init__(self, config: Any, api_version_manager: Any = None) -> None:
+    def __init__(self, config: Any, api_version_manager: Any = None,
+                 credential_provider: CredentialProvider | None = None) -> None:
         self.config = config
         self.api_version_manager = api_version_manager
+        # the SCRAM credentials a SASL listener's logins are checked against (KafkaServer's, kept from ZooKeeper)
+        self.credential_provider = credential_provider or CredentialProvider(config.sasl_enabled_mechanisms)
         # A controller's SocketServer binds the controller listeners; a broker's every other one (3.9).
         if api_version_manager is not None and api_version_manager.listener_type.value == "controller":
             self.end_points = config.controller_listeners
@@ -98,9 +103,12 @@ class SocketServer:
         return self.acceptors[listener_name].bound_port
 
     def new_processor(self, id: int, end_point: Any) -> Processor:
+        channel_builder = server_channel_builder(end_point.listener_name, end_point.security_protocol, self.config,
+                                                 self.credential_provider.credential_cache,
+                                                 self.api_version_manager, id)
         return Processor(id, self.request_channel, self.max_request_size, end_point.listener_name,
                          end_point.security_protocol, self.connections_max_idle_ms, self.connection_quotas,
-                         self.api_version_manager)
+                         self.api_version_manager, channel_builder)
 
 
 class AbstractServerThread(threading.Thread):
@@ -251,7 +259,7 @@ class Processor(AbstractServerThread):
 
     def __init__(self, id: int, request_channel: RequestChannel, max_request_size: int, listener_name: str,
                  security_protocol: str, connections_max_idle_ms: int, connection_quotas: ConnectionQuotas,
-                 api_version_manager: Any = None) -> None:
+                 api_version_manager: Any = None, channel_builder: Any = None) -> None:
         super().__init__(f"kafka-network-thread-{id}-{listener_name}-{security_protocol}", connection_quotas)
         self.id = id
         self.request_channel = request_channel
@@ -260,7 +268,7 @@ class Processor(AbstractServerThread):
         self.api_version_manager = api_version_manager
         self.new_connections: queue.Queue[socket.socket] = queue.Queue()
         self.inflight_responses: dict[str, Response] = {}
-        self.selector = Selector(max_request_size, connections_max_idle_ms)
+        self.selector = Selector(max_request_size, connections_max_idle_ms, channel_builder)
         request_channel.add_processor(id, self.wakeup)
 
     def run(self) -> None:
@@ -340,9 +348,12 @@ class Processor(AbstractServerThread):
             log.error("Closing socket for %s because of error: %s (first bytes: %s)", receive.source, e,
                       receive.payload[:64].hex())
             return None
+        # the principal the channel logged in as travels with the request, to the authorizer
+        channel = self.selector.channel(receive.source)
         return Request(self.id, receive.source, decoded.api_key.id, decoded.api_version, decoded.correlation_id,
                        decoded.client_id, decoded.body, decoded.size, self.listener_name, self.security_protocol,
-                       start_time_ns=receive.received_ns, traceparent=decoded.traceparent)
+                       start_time_ns=receive.received_ns, traceparent=decoded.traceparent,
+                       principal=channel.principal())
 
     @step("NW.processor.5")
     def process_completed_sends(self) -> None:

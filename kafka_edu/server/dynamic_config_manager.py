@@ -6,9 +6,11 @@ from __future__ import annotations
 import json
 import logging
 import threading
+import urllib.parse
 from collections.abc import Callable
 from typing import Protocol
 
+from kafka_edu.security.credential_provider import CredentialProvider
 from kafka_edu.utils.zk_utils import CONFIG_CHANGES_PATH, ZkUtils, get_entity_config_root_path
 
 log = logging.getLogger("kafka.server.DynamicConfigManager")
@@ -28,6 +30,22 @@ class TopicConfigHandler:
 
     def process_config_changes(self, entity_name: str, value: dict[str, str]) -> None:
         self.apply_topic_config(entity_name, value)
+
+
+class UserConfigHandler:
+    """ConfigHandler.scala's UserConfigHandler: a user's SCRAM credentials (quotas are not ported). The entity
+    path is `<user>`, or `<user>/clients/<client-id>` for a quota alone."""
+
+    def __init__(self, credential_provider: CredentialProvider) -> None:
+        self.credential_provider = credential_provider
+
+    def process_config_changes(self, entity_name: str, value: dict[str, str]) -> None:
+        entities = entity_name.split("/")
+        if len(entities) not in (1, 3):
+            raise ValueError(f"Invalid quota entity path: {entity_name}")
+        if len(entities) == 1 and entities[0] != "<default>":
+            # user names are stored URL-encoded (Sanitizer)
+            self.credential_provider.update_credentials(urllib.parse.unquote(entities[0]), value)
 
 
 class DynamicConfigManager:

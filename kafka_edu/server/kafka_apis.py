@@ -27,6 +27,10 @@ from kafka_edu.protocol.api_keys import ApiKeys
 from kafka_edu.protocol.builder import build
 from kafka_edu.protocol.codec import api_versions_unsupported_response, encode_response
 from kafka_edu.protocol.errors import Errors
+from kafka_edu.security import acl_apis
+from kafka_edu.security.auth.operation import Operation
+from kafka_edu.security.auth.resource import CLUSTER_RESOURCE, Resource
+from kafka_edu.security.auth.resource_type import ResourceType
 from kafka_edu.server.abstract_fetcher_thread import BrokerEndPoint
 from kafka_edu.server.admin_manager import AdminManager, validate_topic
 from kafka_edu.server.api_version_manager import ApiVersionManager, DefaultApiVersionManager, ListenerType
@@ -85,6 +89,11 @@ SUPPORTED_VERSIONS: dict[ApiKeys, tuple[int, int]] = {
     ApiKeys.DESCRIBE_GROUPS: (0, 3),
     ApiKeys.LIST_GROUPS: (0, 2),
     ApiKeys.DELETE_GROUPS: (0, 1),
+    ApiKeys.SASL_HANDSHAKE: (0, 1),
+    ApiKeys.SASL_AUTHENTICATE: (0, 1),
+    ApiKeys.DESCRIBE_ACLS: (0, 0),
+    ApiKeys.CREATE_ACLS: (0, 0),
+    ApiKeys.DELETE_ACLS: (0, 0),
     ApiKeys.API_VERSIONS: (0, 3),
     ApiKeys.CREATE_TOPICS: (0, 5),
     ApiKeys.DELETE_TOPICS: (0, 5),
@@ -120,6 +129,11 @@ KAFKA_1_0_2_VERSIONS: dict[ApiKeys, tuple[int, int]] = {
     ApiKeys.OFFSET_FETCH: (1, 3),
     ApiKeys.DESCRIBE_GROUPS: (0, 1),
     ApiKeys.LIST_GROUPS: (0, 1),
+    ApiKeys.SASL_HANDSHAKE: (0, 1),
+    ApiKeys.SASL_AUTHENTICATE: (0, 0),
+    ApiKeys.DESCRIBE_ACLS: (0, 0),
+    ApiKeys.CREATE_ACLS: (0, 0),
+    ApiKeys.DELETE_ACLS: (0, 0),
     ApiKeys.API_VERSIONS: (0, 1),
     ApiKeys.CREATE_TOPICS: (0, 2),
     ApiKeys.DELETE_TOPICS: (0, 1),
@@ -147,6 +161,11 @@ KRAFT_BROKER_ONLY_APIS = frozenset({ApiKeys.CREATE_PARTITIONS, ApiKeys.DESCRIBE_
                                     ApiKeys.DESCRIBE_TOPIC_PARTITIONS})
 
 
+# The ACL APIs act on SimpleAclAuthorizer's ACLs in ZooKeeper; a KRaft broker (3.9: StandardAuthorizer, ACLs in the
+# metadata log) does not serve them.
+ZK_BROKER_ONLY_APIS = ZK_BROKER_ONLY_APIS | {ApiKeys.DESCRIBE_ACLS, ApiKeys.CREATE_ACLS, ApiKeys.DELETE_ACLS}
+
+
 def broker_api_version_manager(kraft: bool, advertised: str = "latest") -> DefaultApiVersionManager:
     """What a broker's listeners serve: a KRaft broker (Kafka 3.9) all it implements but the ZooKeeper-only APIs; a
     ZooKeeper-mode broker Kafka 1.0.2's versions (`advertised` "1.0.2", its default), or all it implements
@@ -168,7 +187,7 @@ class KafkaApis:
                  config: KafkaConfig, metadata_cache: MetadataCache, controller: KafkaController, cluster_id: str,
                  log_config_defaults: dict[str, Any], forwarding_manager: ForwardingManagerImpl | None = None,
                  auto_topic_creation_manager: DefaultAutoTopicCreationManager | None = None,
-                 api_version_manager: ApiVersionManager | None = None) -> None:
+                 api_version_manager: ApiVersionManager | None = None, authorizer: Any = None) -> None:
         self.request_channel = request_channel
         self.replica_manager = replica_manager
         self.admin_manager = admin_manager
@@ -183,6 +202,7 @@ class KafkaApis:
         # 3.9's RaftSupport: set on a KRaft broker, whose metadata_cache is a KRaftMetadataCache
         self.forwarding_manager = forwarding_manager
         self.auto_topic_creation_manager = auto_topic_creation_manager
+        self.authorizer = authorizer  # `authorizer.class.name`'s; None: every request is allowed
         self.handlers: dict[int, Callable[[Request], None]] = {
             ApiKeys.PRODUCE: self.handle_produce_request,
             ApiKeys.FETCH: self.handle_fetch_request,
@@ -208,6 +228,11 @@ class KafkaApis:
             ApiKeys.DESCRIBE_GROUPS: self.handle_describe_groups_request,
             ApiKeys.LIST_GROUPS: self.handle_list_groups_request,
             ApiKeys.DELETE_GROUPS: self.handle_delete_groups_request,
+            ApiKeys.SASL_HANDSHAKE: self.handle_sasl_handshake_request,
+            ApiKeys.SASL_AUTHENTICATE: self.handle_sasl_authenticate_request,
+            ApiKeys.DESCRIBE_ACLS: self.handle_describe_acls,
+            ApiKeys.CREATE_ACLS: self.handle_create_acls,
+            ApiKeys.DELETE_ACLS: self.handle_delete_acls,
             ApiKeys.CREATE_PARTITIONS: self.handle_create_partitions_request,
             ApiKeys.DESCRIBE_CLUSTER: self.handle_describe_cluster,
             ApiKeys.DESCRIBE_TOPIC_PARTITIONS: self.handle_describe_topic_partitions_request,
@@ -285,7 +310,22 @@ class KafkaApis:
         all_topics = body.topics is None or (version == 0 and len(body.topics) == 0)
         topics = self.metadata_cache.get_all_topics() if all_topics else {t.name for t in body.topics}
         allow_auto_create = getattr(body, "allow_auto_topic_creation", True)
-        topic_metadata = self.get_topic_metadata(allow_auto_create, topics, request.listener_name)
+        authorized_topics = {t for t in topics if self.authorize(request.session, Operation.DESCRIBE,
+                                                                 Resource(ResourceType.TOPIC, t))}
+        # Creating a topic by asking for it needs Create on the cluster.
+        unauthorized_for_create: set[str] = set()
+        non_existing_topics = {t for t in authorized_topics if not self.metadata_cache.contains(t)}
+        if allow_auto_create and self.config.auto_create_topics_enable and non_existing_topics \
+                and not self.authorize(request.session, Operation.CREATE, CLUSTER_RESOURCE):
+            authorized_topics -= non_existing_topics
+            unauthorized_for_create = non_existing_topics
+        topic_metadata = self.get_topic_metadata(allow_auto_create, authorized_topics, request.listener_name) \
+            if authorized_topics else []
+        # A topic not authorized for Describe is not disclosed: left out of an all-topics answer, refused by name.
+        unauthorized_for_describe = set() if all_topics else topics - authorized_topics - unauthorized_for_create
+        topic_metadata += [dict(error_code=Errors.TOPIC_AUTHORIZATION_FAILED, name=t,
+                                is_internal=t in unauthorized_for_create and t in INTERNAL_TOPICS, partitions=[],
+                                topic_id=None) for t in sorted(unauthorized_for_create | unauthorized_for_describe)]
         brokers = [dict(node_id=b.id, host=b.endpoints[request.listener_name][0],
                         port=b.endpoints[request.listener_name][1], rack=b.rack)
                    for b in self.metadata_cache.get_alive_brokers() if request.listener_name in b.endpoints]
@@ -329,6 +369,12 @@ class KafkaApis:
             return Errors.LEADER_NOT_AVAILABLE
         return error
 
+    # -- Authorization ------------------------------------------------------------------------------------------------
+
+    def authorize(self, session: Any, operation: Operation, resource: Resource) -> bool:
+        """Every handler's question to the authorizer; with none configured everything is allowed."""
+        return self.authorizer is None or self.authorizer.authorize(session, operation, resource)
+
     # -- Produce ------------------------------------------------------------------------------------------------------
 
     @step("NW.apis.produce")
@@ -336,9 +382,22 @@ class KafkaApis:
         body = request.body
         error_responses: dict[TopicPartition, PartitionResponse] = {}
         authorized_request_info: dict[TopicPartition, bytes] = {}
+        # A transactional producer needs Write on its id, an idempotent one IdempotentWrite: else nothing is taken.
+        transactional_id = getattr(body, "transactional_id", None)
+        if transactional_id is not None:
+            request_error = None if self.authorize(request.session, Operation.WRITE, Resource(
+                ResourceType.TRANSACTIONAL_ID, transactional_id)) else Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
+        else:
+            request_error = None if not is_idempotent(body) or self.authorize(
+                request.session, Operation.IDEMPOTENT_WRITE, CLUSTER_RESOURCE) else Errors.CLUSTER_AUTHORIZATION_FAILED
         for topic_data in body.topic_data:
             for partition_data in topic_data.partition_data:
                 topic_partition = TopicPartition(topic_data.name, partition_data.index)
+                if request_error is not None or not self.authorize(request.session, Operation.WRITE,
+                                                                   Resource(ResourceType.TOPIC, topic_data.name)):
+                    error_responses[topic_partition] = PartitionResponse(request_error or
+                                                                         Errors.TOPIC_AUTHORIZATION_FAILED)
+                    continue
                 error = self.check_produce_partition(request, topic_data.name, partition_data.records)
                 if error != Errors.NONE:
                     error_responses[topic_partition] = PartitionResponse(error)
@@ -367,6 +426,7 @@ class KafkaApis:
             response_callback=send_response_callback)
 
     def check_produce_partition(self, request: Request, topic: str, records: bytes | None) -> Errors:
+        """What 1.0.2 checks of a partition after its authorization: the request version, the topic, the batch."""
         if request.api_version < 3:
             return Errors.UNSUPPORTED_VERSION  # message format v0/v1: not stored by this log
         try:
@@ -407,10 +467,18 @@ class KafkaApis:
             return
         fetch_infos: dict[TopicPartition, PartitionFetchInfo] = {}
         errors: dict[TopicPartition, Errors] = {}
+        # A follower (replica id >= 0) must be allowed ClusterAction, a consumer Read on each topic.
+        follower_denied = body.replica_id >= 0 and not self.authorize(request.session, Operation.CLUSTER_ACTION,
+                                                                      CLUSTER_RESOURCE)
         for topic in body.topics:
             for partition in topic.partitions:
                 topic_partition = TopicPartition(topic.topic, partition.partition)
-                if not self.metadata_cache.contains(topic.topic):
+                if follower_denied:
+                    errors[topic_partition] = Errors.CLUSTER_AUTHORIZATION_FAILED
+                elif body.replica_id < 0 and not self.authorize(request.session, Operation.READ,
+                                                                Resource(ResourceType.TOPIC, topic.topic)):
+                    errors[topic_partition] = Errors.TOPIC_AUTHORIZATION_FAILED
+                elif not self.metadata_cache.contains(topic.topic):
                     errors[topic_partition] = Errors.UNKNOWN_TOPIC_OR_PARTITION
                 else:
                     fetch_infos[topic_partition] = PartitionFetchInfo(partition.fetch_offset,
@@ -455,6 +523,10 @@ class KafkaApis:
             partitions = []
             for partition in topic.partitions:
                 topic_partition = TopicPartition(topic.name, partition.partition_index)
+                if not self.authorize(request.session, Operation.DESCRIBE, Resource(ResourceType.TOPIC, topic.name)):
+                    partitions.append(dict(partition_index=partition.partition_index, timestamp=-1, offset=-1,
+                                           error_code=Errors.TOPIC_AUTHORIZATION_FAILED, leader_epoch=0))
+                    continue
                 error, timestamp, offset = self.fetch_offset_for_timestamp(topic_partition, partition.timestamp,
                                                                            only_committed)
                 partitions.append(dict(partition_index=partition.partition_index, error_code=error,
@@ -491,6 +563,12 @@ class KafkaApis:
                 p.controller_epoch, p.leader, p.leader_epoch, list(p.isr), p.partition_epoch, list(p.replicas),
                 p.is_new) for t in body.topic_states for p in t.partition_states},
             [BrokerEndPoint(b.broker_id, b.host_name, b.port) for b in body.live_leaders])
+        if not self.authorize(request.session, Operation.CLUSTER_ACTION, CLUSTER_RESOURCE):
+            error = Errors.CLUSTER_AUTHORIZATION_FAILED
+            self.send_response(request, build(self.response_schema(request), error_code=error, partition_errors=[
+                dict(topic_name=tp.topic, partition_index=tp.partition, error_code=error)
+                for tp in sorted(leader_and_isr_request.partition_states)]))
+            return
         with span("KafkaApis.handleLeaderAndIsrRequest"):
             # Group coordination follows the offsets partitions led here, under the replica state change lock.
             result = self.replica_manager.become_leader_or_follower(request.correlation_id, leader_and_isr_request,
@@ -504,6 +582,12 @@ class KafkaApis:
         stop_replica_request = StopReplicaRequest(body.controller_id, body.controller_epoch, body.delete_partitions,
                                                   [TopicPartition(t.name, p) for t in body.topics
                                                    for p in t.partition_indexes])
+        if not self.authorize(request.session, Operation.CLUSTER_ACTION, CLUSTER_RESOURCE):
+            error = Errors.CLUSTER_AUTHORIZATION_FAILED
+            self.send_response(request, build(self.response_schema(request), error_code=error, partition_errors=[
+                dict(topic_name=tp.topic, partition_index=tp.partition, error_code=error)
+                for tp in stop_replica_request.partitions]))
+            return
         with span("KafkaApis.handleStopReplicaRequest"):
             result, error = self.replica_manager.stop_replicas(stop_replica_request)
             # A deleted offsets partition takes its groups with it, led here or not.
@@ -520,6 +604,11 @@ class KafkaApis:
     def handle_controlled_shutdown_request(self, request: Request) -> None:
         """The controller's event thread answers: the replicated partitions the broker still leads, or an error."""
         broker_id = request.body.broker_id
+        if not self.authorize(request.session, Operation.CLUSTER_ACTION, CLUSTER_RESOURCE):
+            # authorizeClusterAction throws: the request's error response
+            self.send_response(request, build(self.response_schema(request),
+                                              error_code=Errors.CLUSTER_AUTHORIZATION_FAILED, remaining_partitions=[]))
+            return
 
         def controlled_shutdown_callback(result: Any) -> None:
             if isinstance(result, BaseException):
@@ -545,6 +634,10 @@ class KafkaApis:
                 p.controller_epoch, p.leader, p.leader_epoch, list(p.isr), p.zk_version, list(p.replicas),
                 list(p.offline_replicas)) for t in body.topic_states for p in t.partition_states},
             [Broker(b.id_, {e.listener: (e.host, e.port) for e in b.endpoints}, b.rack) for b in body.live_brokers])
+        if not self.authorize(request.session, Operation.CLUSTER_ACTION, CLUSTER_RESOURCE):
+            self.send_response(request, build(self.response_schema(request),
+                                              error_code=Errors.CLUSTER_AUTHORIZATION_FAILED))
+            return
         with span("KafkaApis.handleUpdateMetadataRequest"):
             try:
                 deleted_partitions = self.replica_manager.maybe_update_metadata_cache(request.correlation_id,
@@ -564,6 +657,12 @@ class KafkaApis:
     def handle_find_coordinator_request(self, request: Request) -> None:
         body = request.body
         key_type = getattr(body, "key_type", GROUP_KEY_TYPE)
+        if key_type == GROUP_KEY_TYPE and not self.authorize(request.session, Operation.DESCRIBE,
+                                                             Resource(ResourceType.GROUP, body.key)):
+            error = Errors.GROUP_AUTHORIZATION_FAILED
+            self.send_response(request, build(self.response_schema(request), throttle_time=0, error_code=error,
+                                              error_message=error.name, node_id=-1, host="", port=-1))
+            return
         node = None
         if key_type == GROUP_KEY_TYPE:
             partition = self.group_coordinator.partition_for(body.key)
@@ -606,6 +705,19 @@ class KafkaApis:
     # -- InitProducerId -----------------------------------------------------------------------------------------------
 
     def handle_init_producer_id_request(self, request: Request) -> None:
+        transactional_id = request.body.transactional_id
+        if transactional_id is not None and not self.authorize(
+                request.session, Operation.WRITE, Resource(ResourceType.TRANSACTIONAL_ID, transactional_id)):
+            denied = Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
+        elif transactional_id is None and not self.authorize(request.session, Operation.IDEMPOTENT_WRITE,
+                                                             CLUSTER_RESOURCE):
+            denied = Errors.CLUSTER_AUTHORIZATION_FAILED
+        else:
+            denied = None
+        if denied is not None:
+            self.send_response(request, build(self.response_schema(request), throttle_time=0, error_code=denied,
+                                              producer_id=-1, producer_epoch=-1))
+            return
         result = self.txn_coordinator.handle_init_producer_id(request.body.transactional_id)
         self.send_response(request, build(self.response_schema(request), throttle_time=0, error_code=result.error,
                                           producer_id=result.producer_id, producer_epoch=result.producer_epoch))
@@ -640,6 +752,10 @@ class KafkaApis:
             send_response_callback({t.name: (Errors.NOT_CONTROLLER, None) for t in body.topics
                                     if t.name not in duplicates})
             return
+        if not self.authorize(request.session, Operation.CREATE, CLUSTER_RESOURCE):
+            send_response_callback({t.name: (Errors.CLUSTER_AUTHORIZATION_FAILED, None) for t in body.topics
+                                    if t.name not in duplicates})
+            return
         self.admin_manager.create_topics(millis(body.timeout), getattr(body, "validate_only", False), create_info,
                                          send_response_callback)
 
@@ -651,13 +767,20 @@ class KafkaApis:
                     dict(name=name, error_code=error, error_message=None) for name in body.topic_names]))
             return
         topics = set(body.topic_names)
+        unauthorized = {t for t in topics
+                        if not self.authorize(request.session, Operation.DELETE, Resource(ResourceType.TOPIC, t))}
 
         def send_response_callback(results: dict[str, Errors]) -> None:
+            complete_results = {**{t: Errors.TOPIC_AUTHORIZATION_FAILED for t in unauthorized}, **results}
             self.send_response(request, build(self.response_schema(request), throttle_time=0, responses=[
-                dict(name=name, error_code=error, error_message=None) for name, error in results.items()]))
+                dict(name=name, error_code=error, error_message=None) for name, error in complete_results.items()]))
 
         if not self.controller.is_active:
             send_response_callback({topic: Errors.NOT_CONTROLLER for topic in topics})
+            return
+        topics -= unauthorized
+        if not topics:
+            send_response_callback({})
             return
         self.admin_manager.delete_topics(millis(body.timeout_ms if hasattr(body, "timeout_ms") else body.timeout),
                                          topics, send_response_callback)
@@ -727,11 +850,61 @@ class KafkaApis:
             return
         self.send_response(request, build(schema, throttle_time=0, **response))
 
+    # -- SaslHandshake / SaslAuthenticate: a login is the network thread's; here only after one, or on PLAINTEXT ----
+
+    def handle_sasl_handshake_request(self, request: Request) -> None:
+        self.send_response(request, build(self.response_schema(request), error_code=Errors.ILLEGAL_SASL_STATE,
+                                          mechanisms=tuple(self.config.sasl_enabled_mechanisms)))
+
+    def handle_sasl_authenticate_request(self, request: Request) -> None:
+        self.send_response(request, build(self.response_schema(request), error_code=Errors.ILLEGAL_SASL_STATE,
+                                          error_message="SaslAuthenticate request received after successful "
+                                                        "authentication", auth_bytes=b"", session_lifetime=0))
+
+    # -- DescribeAcls / CreateAcls / DeleteAcls (the work is in kafka_edu/security/acl_apis.py) ------------------------
+
+    def handle_describe_acls(self, request: Request) -> None:
+        schema = self.response_schema(request)
+        if not self.authorize(request.session, Operation.DESCRIBE, CLUSTER_RESOURCE):
+            self.send_response(request, build(schema, throttle_time=0, error_code=Errors.CLUSTER_AUTHORIZATION_FAILED,
+                                              error_message=f"Request {request.correlation_id} is not authorized.",
+                                              resources=[]))
+            return
+        self.send_response(request, build(schema, throttle_time=0,
+                                          **acl_apis.describe_acls(self.authorizer, request.body)))
+
+    def handle_create_acls(self, request: Request) -> None:
+        creations = request.body.creations
+        if not self.authorize(request.session, Operation.ALTER, CLUSTER_RESOURCE):
+            results = [dict(error_code=Errors.CLUSTER_AUTHORIZATION_FAILED,
+                            error_message=f"Request {request.correlation_id} is not authorized.") for _ in creations]
+        else:
+            results = acl_apis.create_acls(self.authorizer, creations)
+        self.send_response(request, build(self.response_schema(request), throttle_time=0, results=results))
+
+    def handle_delete_acls(self, request: Request) -> None:
+        filters = request.body.filters
+        if not self.authorize(request.session, Operation.ALTER, CLUSTER_RESOURCE):
+            results = [dict(error_code=Errors.CLUSTER_AUTHORIZATION_FAILED, matching_acls=[],
+                            error_message=f"Request {request.correlation_id} is not authorized.") for _ in filters]
+        else:
+            results = acl_apis.delete_acls(self.authorizer, filters)
+        self.send_response(request, build(self.response_schema(request), throttle_time=0, filter_results=results))
+
     # -- DescribeConfigs ----------------------------------------------------------------------------------------------
 
     def handle_describe_configs_request(self, request: Request) -> None:
         results = []
         for resource in request.body.resources:
+            # a broker's configs need DescribeConfigs on the cluster (type 4), a topic's on the topic (type 2)
+            if resource.resource_type in (2, 4) and not self.authorize(
+                    request.session, Operation.DESCRIBE_CONFIGS, CLUSTER_RESOURCE if resource.resource_type == 4
+                    else Resource(ResourceType.TOPIC, resource.resource_name)):
+                results.append(dict(error_code=Errors.CLUSTER_AUTHORIZATION_FAILED if resource.resource_type == 4
+                                    else Errors.TOPIC_AUTHORIZATION_FAILED, error_message=None,
+                                    resource_type=resource.resource_type, resource_name=resource.resource_name,
+                                    configs=[]))
+                continue
             error, message, entries = self.admin_manager.describe_configs(
                 resource.resource_type, resource.resource_name, resource.configuration_keys,
                 self.log_config_defaults)
@@ -755,6 +928,9 @@ class KafkaApis:
                 member_id=result.member_id, members=[dict(member_id=m, group_instance_id=None, metadata=metadata)
                                                      for m, metadata in result.members.items()]))
 
+        if not self.authorize(request.session, Operation.READ, Resource(ResourceType.GROUP, body.group_id)):
+            send_response_callback(JoinGroupResult({}, "", -1, "", "", Errors.GROUP_AUTHORIZATION_FAILED))
+            return
         session_timeout = millis(body.session_timeout)
         # v0 has no rebalance timeout: the session timeout serves as both, as in Kafka
         rebalance_timeout = millis(body.rebalance_timeout) if request.api_version >= 1 else session_timeout
@@ -770,12 +946,19 @@ class KafkaApis:
             self.send_response(request, build(self.response_schema(request), throttle_time=0, error_code=error,
                                               assignment=assignment, protocol_type=None, protocol_name=None))
 
+        if not self.authorize(request.session, Operation.READ, Resource(ResourceType.GROUP, body.group_id)):
+            send_response_callback(b"", Errors.GROUP_AUTHORIZATION_FAILED)
+            return
         self.group_coordinator.handle_sync_group(body.group_id, body.generation_id, body.member_id,
                                                  {a.member_id: bytes(a.assignment) for a in body.assignments},
                                                  send_response_callback)
 
     def handle_heartbeat_request(self, request: Request) -> None:
         body = request.body
+        if not self.authorize(request.session, Operation.READ, Resource(ResourceType.GROUP, body.group_id)):
+            self.send_response(request, build(self.response_schema(request), throttle_time=0,
+                                              error_code=Errors.GROUP_AUTHORIZATION_FAILED))
+            return
         self.group_coordinator.handle_heartbeat(body.group_id, body.member_id, body.generation_id,
                                                 lambda error: self.send_response(request, build(
                                                     self.response_schema(request), throttle_time=0,
@@ -783,6 +966,10 @@ class KafkaApis:
 
     def handle_leave_group_request(self, request: Request) -> None:
         body = request.body
+        if not self.authorize(request.session, Operation.READ, Resource(ResourceType.GROUP, body.group_id)):
+            self.send_response(request, build(self.response_schema(request), throttle_time=0,
+                                              error_code=Errors.GROUP_AUTHORIZATION_FAILED, members=[]))
+            return
         self.group_coordinator.handle_leave_group(body.group_id, body.member_id,
                                                   lambda error: self.send_response(request, build(
                                                       self.response_schema(request), throttle_time=0,
@@ -796,10 +983,15 @@ class KafkaApis:
                                    else retention_ms)
         errors: dict[TopicPartition, Errors] = {}
         offsets: dict[TopicPartition, OffsetAndMetadata] = {}
+        group_denied = not self.authorize(request.session, Operation.READ, Resource(ResourceType.GROUP, body.group_id))
         for topic in body.topics:
             for partition in topic.partitions:
                 topic_partition = TopicPartition(topic.name, partition.partition_index)
-                if not self.metadata_cache.contains(topic.name):
+                if group_denied:
+                    errors[topic_partition] = Errors.GROUP_AUTHORIZATION_FAILED
+                elif not self.authorize(request.session, Operation.READ, Resource(ResourceType.TOPIC, topic.name)):
+                    errors[topic_partition] = Errors.TOPIC_AUTHORIZATION_FAILED
+                elif not self.metadata_cache.contains(topic.name):
                     errors[topic_partition] = Errors.UNKNOWN_TOPIC_OR_PARTITION
                 else:
                     offsets[topic_partition] = OffsetAndMetadata(
@@ -825,7 +1017,20 @@ class KafkaApis:
         body = request.body
         partitions = None if body.topics is None else [TopicPartition(t.name, p) for t in body.topics
                                                         for p in t.partition_indexes]
-        error, offsets = self.group_coordinator.handle_fetch_offsets(body.group_id, partitions)
+        if not self.authorize(request.session, Operation.DESCRIBE, Resource(ResourceType.GROUP, body.group_id)):
+            error, offsets = Errors.GROUP_AUTHORIZATION_FAILED, {}
+        else:
+            # Offsets of topics the client may not describe are not shown: left out of "all", refused by name.
+            authorized = None if partitions is None else [
+                tp for tp in partitions
+                if self.authorize(request.session, Operation.DESCRIBE, Resource(ResourceType.TOPIC, tp.topic))]
+            error, offsets = self.group_coordinator.handle_fetch_offsets(body.group_id, authorized)
+            if error == Errors.NONE and partitions is None:
+                offsets = {tp: data for tp, data in offsets.items() if self.authorize(
+                    request.session, Operation.DESCRIBE, Resource(ResourceType.TOPIC, tp[0]))}
+            elif error == Errors.NONE:
+                offsets.update({tp: PartitionData(-1, "", Errors.TOPIC_AUTHORIZATION_FAILED)
+                                for tp in partitions if tp not in authorized})
         if request.api_version < 2 and error != Errors.NONE:
             # Before v2 there is no top-level error: each requested partition carries it.
             offsets = {tp: PartitionData(-1, "", error) for tp in partitions or []}
@@ -840,6 +1045,11 @@ class KafkaApis:
     def handle_describe_groups_request(self, request: Request) -> None:
         groups = []
         for group_id in request.body.groups:
+            if not self.authorize(request.session, Operation.DESCRIBE, Resource(ResourceType.GROUP, group_id)):
+                groups.append(dict(error_code=Errors.GROUP_AUTHORIZATION_FAILED, group_id=group_id, group_state="",
+                                   protocol_type="", protocol_data="", authorized_operations=-2147483648,
+                                   members=[]))
+                continue
             error, summary = self.group_coordinator.handle_describe_group(group_id)
             groups.append(dict(error_code=error, group_id=group_id, group_state=summary.state,
                                protocol_type=summary.protocol_type, protocol_data=summary.protocol,
@@ -850,17 +1060,33 @@ class KafkaApis:
         self.send_response(request, build(self.response_schema(request), throttle_time=0, groups=groups))
 
     def handle_list_groups_request(self, request: Request) -> None:
+        if not self.authorize(request.session, Operation.DESCRIBE, CLUSTER_RESOURCE):
+            self.send_response(request, build(self.response_schema(request), throttle_time=0,
+                                              error_code=Errors.CLUSTER_AUTHORIZATION_FAILED, groups=[]))
+            return
         error, groups = self.group_coordinator.handle_list_groups()
         self.send_response(request, build(self.response_schema(request), throttle_time=0, error_code=error, groups=[
             dict(group_id=g.group_id, protocol_type=g.protocol_type) for g in groups]))
 
     def handle_delete_groups_request(self, request: Request) -> None:
-        results = self.group_coordinator.handle_delete_groups(set(request.body.groups_names))
+        groups = set(request.body.groups_names)
+        unauthorized = {g for g in groups
+                        if not self.authorize(request.session, Operation.DELETE, Resource(ResourceType.GROUP, g))}
+        results = {**{g: Errors.GROUP_AUTHORIZATION_FAILED for g in unauthorized},
+                   **(self.group_coordinator.handle_delete_groups(groups - unauthorized) if groups - unauthorized
+                      else {})}
         self.send_response(request, build(self.response_schema(request), throttle_time=0, results=[
             dict(group_id=g, error_code=e) for g, e in results.items()]))
 
     def close(self) -> None:
         log.debug("Shutdown complete.")
+
+
+def is_idempotent(body: Any) -> bool:
+    """ProduceRequest.isIdempotent: a batch (v2) carries a producer id, at bytes 43-50 of its header."""
+    return any(records is not None and len(records) >= RECORD_BATCH_OVERHEAD and records[MAGIC_OFFSET] == 2
+               and int.from_bytes(bytes(records[43:51]), "big", signed=True) >= 0
+               for records in (p.records for t in body.topic_data for p in t.partition_data))
 
 
 def millis(value: Any) -> int:

@@ -199,6 +199,13 @@ CONFIG_DEF = (
     .define("request.timeout.ms", Type.INT, 30000)
     # Authorizer
     .define("authorizer.class.name", Type.STRING, "")
+    # SimpleAclAuthorizer's own settings: 1.0.2 passes unknown keys through to the authorizer, this port refuses
+    # unknown keys, so they are named here (docs/security.md)
+    .define("super.users", Type.STRING, None)
+    .define("allow.everyone.if.no.acl.found", Type.BOOLEAN, False)
+    .define("authorizer.zookeeper.url", Type.STRING, None)
+    .define("authorizer.zookeeper.connection.timeout.ms", Type.INT, None)
+    .define("authorizer.zookeeper.session.timeout.ms", Type.INT, None)
     # Socket server
     .define("port", Type.INT, 9092)
     .define("host.name", Type.STRING, "")
@@ -350,6 +357,9 @@ CONFIG_DEF = (
     .define("sasl.kerberos.ticket.renew.jitter", Type.DOUBLE, 0.05)
     .define("sasl.kerberos.min.time.before.relogin", Type.LONG, 1 * 60 * 1000)
     .define("sasl.kerberos.principal.to.local.rules", Type.LIST, ["DEFAULT"])
+    # The JAAS file a SASL listener's logins read (PLAIN's users): the JVM's -Djava.security.auth.login.config,
+    # given to this port as a broker property (docs/security.md)
+    .define("java.security.auth.login.config", Type.STRING, None)
     # KRaft (Kafka 3.9, KRaftConfigs.java): roles, node id, controller listeners, the metadata log and its snapshots
     .define("process.roles", Type.LIST, [], ValidList.in_("broker", "controller"))
     .define("node.id", Type.INT, -1)

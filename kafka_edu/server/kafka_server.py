@@ -25,12 +25,13 @@ from kafka_edu.network.socket_server import SocketServer
 from kafka_edu.protocol.api_keys import ApiKeys
 from kafka_edu.protocol.builder import build
 from kafka_edu.protocol.errors import Errors
+from kafka_edu.security.credential_provider import CredentialProvider
 from kafka_edu.server.admin_manager import AdminManager
 from kafka_edu.server.api_version_manager import DefaultApiVersionManager
 from kafka_edu.server.broker_metadata_checkpoint import BrokerMetadata, BrokerMetadataCheckpoint
 from kafka_edu.server.broker_states import BrokerState, BrokerStates
 from kafka_edu.server.broker_topic_stats import BrokerTopicStats
-from kafka_edu.server.dynamic_config_manager import DynamicConfigManager, TopicConfigHandler
+from kafka_edu.server.dynamic_config_manager import DynamicConfigManager, TopicConfigHandler, UserConfigHandler
 from kafka_edu.server.kafka_apis import KafkaApis, broker_api_version_manager
 from kafka_edu.server.kafka_config import KafkaConfig
 from kafka_edu.server.kafka_healthcheck import KafkaHealthcheck
@@ -47,6 +48,8 @@ from kafka_edu.utils.zk_utils import ZkUtils
 
 # The first flexible version: its request header carries the traceparent.
 CONTROLLED_SHUTDOWN_VERSION = 3
+KAFKA_AUTHORIZERS = {
+    "kafka.security.auth.SimpleAclAuthorizer": "kafka_edu.security.auth.simple_acl_authorizer.SimpleAclAuthorizer"}
 
 
 class SecurityException(Exception):
@@ -70,6 +73,7 @@ class KafkaServer:
         self.log_dir_failure_channel: LogDirFailureChannel | None = None
         self.log_manager: LogManager | None = None
         self.metadata_cache: MetadataCache | None = None
+        self.credential_provider: CredentialProvider | None = None
         self.socket_server: SocketServer | None = None
         self.api_version_manager: DefaultApiVersionManager | None = None
         self.authorizer: Any = None
@@ -131,12 +135,15 @@ class KafkaServer:
 
                     with step("LC.startup.09"):
                         self.metadata_cache = MetadataCache(self.config.broker_id)
+                        # SCRAM credentials: filled from /config/users once the config manager starts
+                        self.credential_provider = CredentialProvider(self.config.sasl_enabled_mechanisms)
 
                     # Acceptors bind now so the bound ports are known; processors wait until the end of startup.
                     with step("LC.startup.10"):
                         self.api_version_manager = broker_api_version_manager(
                             kraft=False, advertised=self.config.get_string("kafka.edu.advertised.api.versions"))
-                        self.socket_server = SocketServer(self.config, self.api_version_manager)
+                        self.socket_server = SocketServer(self.config, self.api_version_manager,
+                                                          self.credential_provider)
                         self.socket_server.startup(startup_processors=False)
 
                     with step("LC.startup.11"):
@@ -168,7 +175,8 @@ class KafkaServer:
                                               self.transaction_coordinator, self.config.broker_id,
                                               self.config, self.metadata_cache, self.kafka_controller,
                                               self.cluster_id, copy_kafka_config_to_log(self.config),
-                                              api_version_manager=self.api_version_manager)
+                                              api_version_manager=self.api_version_manager,
+                                              authorizer=self.authorizer)
 
                     with step("LC.startup.18"):
                         self.request_handler_pool = KafkaRequestHandlerPool(
@@ -177,7 +185,8 @@ class KafkaServer:
 
                     with step("LC.startup.19"):
                         self.dynamic_config_manager = DynamicConfigManager(
-                            self.zk_utils, {"topics": TopicConfigHandler(self.apply_topic_config)})
+                            self.zk_utils, {"topics": TopicConfigHandler(self.apply_topic_config),
+                                            "users": UserConfigHandler(self.credential_provider)})
                         self.dynamic_config_manager.startup()
 
                     # Tell everyone we are alive: listeners with port 0 are registered with the port actually bound.
@@ -313,10 +322,12 @@ class KafkaServer:
                 log.config = config
 
     def create_authorizer(self) -> Any:
-        """`authorizer.class.name` names a Python class here (module.Class), configured with the raw properties."""
+        """`authorizer.class.name` names a Python class here (module.Class), configured with the raw properties;
+        Kafka's own class name stands for its port."""
         name = self.config.authorizer_class_name
         if not name:
             return None
+        name = KAFKA_AUTHORIZERS.get(name, name)
         module_name, _, class_name = name.rpartition(".")
         try:
             authorizer = getattr(importlib.import_module(module_name), class_name)()

@@ -146,5 +146,6 @@ from kafka_edu.tracing.describers import (  # noqa: E402, F401
     lifecycle,
     replication,
     request_path,
+    security,
     transactions,
 )

@@ -40,6 +40,11 @@ _TOPIC_DELETION = "core/src/main/scala/kafka/controller/TopicDeletionManager.sca
 _PSM = "core/src/main/scala/kafka/controller/PartitionStateMachine.scala"
 _RSM = "core/src/main/scala/kafka/controller/ReplicaStateMachine.scala"
 _SELECTOR = "core/src/main/scala/kafka/controller/PartitionLeaderSelector.scala"
+_SASL_AUTHENTICATOR = ("clients/src/main/java/org/apache/kafka/common/security/authenticator/"
+                       "SaslServerAuthenticator.java")
+_SASL_AUTHENTICATOR_PORT = "kafka_edu.security.authenticator.sasl_server_authenticator:SaslServerAuthenticator."
+_ACL_AUTHORIZER = "core/src/main/scala/kafka/security/auth/SimpleAclAuthorizer.scala"
+_ACL_AUTHORIZER_PORT = "kafka_edu.security.auth.simple_acl_authorizer:"
 # Kafka 3.9 (KRaft)
 _RAFT = "raft/src/main/java/org/apache/kafka/raft/"
 _RAFT_CLIENT = _RAFT + "KafkaRaftClient.java"
@@ -315,6 +320,25 @@ _SYMBOL_ROWS: list[Symbol] = [
     Symbol("ControlledShutdownLeaderSelector.selectLeader", _SELECTOR, step="CT.select"),
     Symbol("ReassignedPartitionLeaderSelector.selectLeader", _SELECTOR, step="CT.select"),
     Symbol("PreferredReplicaPartitionLeaderSelector.selectLeader", _SELECTOR, step="CT.select"),
+    # Security (Kafka 1.0.2). A SASL login's requests are answered by the network thread's authenticator before
+    # the connection's requests reach the handlers; each is a request's trace (RequestChannel.Request) like any
+    # other. A raw token after SaslHandshake v0 is no Kafka request: a trace of its own. KafkaApis.authorize is a
+    # span only when an authorizer is configured; an ACL change read back from ZooKeeper is a trace of its own.
+    Symbol("SaslServerAuthenticator.handleApiVersionsRequest", _SASL_AUTHENTICATOR,
+           port=_SASL_AUTHENTICATOR_PORT + "handle_api_versions_request"),
+    Symbol("SaslServerAuthenticator.handleHandshakeRequest", _SASL_AUTHENTICATOR,
+           port=_SASL_AUTHENTICATOR_PORT + "handle_handshake_request"),
+    Symbol("SaslServerAuthenticator.handleSaslToken", _SASL_AUTHENTICATOR,
+           port=_SASL_AUTHENTICATOR_PORT + "handle_sasl_token", root=True),
+    # handleSaslToken's SaslAuthenticate branch, a method of its own in the port
+    Symbol("SaslServerAuthenticator.handleSaslToken#saslAuthenticate", _SASL_AUTHENTICATOR,
+           port=_SASL_AUTHENTICATOR_PORT + "handle_sasl_authenticate_request"),
+    Symbol("KafkaApis.authorize", _KAFKA_APIS, port="kafka_edu.server.kafka_apis:KafkaApis.authorize"),
+    Symbol("SimpleAclAuthorizer.addAcls", _ACL_AUTHORIZER, port=_ACL_AUTHORIZER_PORT + "SimpleAclAuthorizer.add_acls"),
+    Symbol("SimpleAclAuthorizer.removeAcls", _ACL_AUTHORIZER,
+           port=_ACL_AUTHORIZER_PORT + "SimpleAclAuthorizer.remove_acls"),
+    Symbol("SimpleAclAuthorizer.AclChangedNotificationHandler.processNotification", _ACL_AUTHORIZER,
+           port=_ACL_AUTHORIZER_PORT + "AclChangedNotificationHandler.process_notification", root=True),
     # KRaft (Kafka 3.9). Second spans of two-sided rows carry the row too; add rows here as parts get built.
     # A role change in a call that has no recorded span of its own (step.event gives it this one).
     Symbol("QuorumState.memoryTransitionTo", _RAFT + "QuorumState.java", KAFKA_3_9),

@@ -17,6 +17,7 @@ from kafka_edu.common.errors import (
     AdminOperationException,
     KafkaException,
     ZkNodeExistsException,
+    ZkNoNodeException,
     ZkTimeoutException,
 )
 from kafka_edu.tracing.znodes import with_writer
@@ -44,6 +45,8 @@ PREFERRED_REPLICA_LEADER_ELECTION_PATH = ADMIN_PATH + "/preferred_replica_electi
 ISR_CHANGE_NOTIFICATION_PATH = "/isr_change_notification"
 LOG_DIR_EVENT_NOTIFICATION_PATH = "/log_dir_event_notification"
 PRODUCER_ID_BLOCK_PATH = "/latest_producer_id_block"
+KAFKA_ACL_PATH = "/kafka-acl"  # SimpleAclAuthorizer: /kafka-acl/<ResourceType>/<name> holds that resource's ACLs
+KAFKA_ACL_CHANGES_PATH = "/kafka-acl-changes"  # acl_changes_<seq> notifications naming a changed resource
 
 
 def get_entity_config_root_path(entity_type: str) -> str:
@@ -206,6 +209,30 @@ class ZkUtils:
             return True
         except NoNodeError:
             return False
+
+    def conditional_update_persistent_path_if_exists(self, path: str, data: str,
+                                                     expected_version: int) -> tuple[bool, int]:
+        """Compare-and-set that leaves a missing znode missing: ZkNoNodeException then, the caller creates it."""
+        try:
+            return True, self.zk_client.set(path, data.encode(), version=expected_version).version
+        except BadVersionError:
+            return False, -1
+        except NoNodeError:
+            raise ZkNoNodeException(path) from None
+
+    def conditional_delete_path(self, path: str, expected_version: int) -> bool:
+        """Delete only if the znode is still at `expected_version`; one already gone counts as deleted."""
+        try:
+            self.zk_client.delete(path, version=expected_version)
+        except BadVersionError:
+            return False
+        except NoNodeError:
+            pass
+        return True
+
+    def create_sequential_persistent_path(self, path: str, data: str = "") -> str:
+        """A persistent znode named `path` plus ZooKeeper's next sequence number: a change notification."""
+        return self.zk_client.create(path, data.encode(), sequence=True, makepath=True)
 
     def fetch_entity_config(self, entity_type: str, entity_name: str) -> dict[str, str]:
         """AdminUtils.fetchEntityConfig: an entity's overrides under `/config/<type>/<name>` ({} if none)."""

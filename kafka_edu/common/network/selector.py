@@ -1,7 +1,9 @@
 """Port of clients/src/main/java/org/apache/kafka/common/network/Selector.java and KafkaChannel.java (Kafka 1.0.2).
 
 The broker's Processor drives one Selector: `poll` does the socket I/O and leaves what completed in three lists,
-`completed_receives`, `completed_sends` and `disconnected`, for the Processor to act on. Only PLAINTEXT channels.
+`completed_receives`, `completed_sends` and `disconnected`, for the Processor to act on. A PLAINTEXT channel is
+ready at once; a SASL_PLAINTEXT channel (built by kafka_edu/common/network/sasl_channel_builder.py) first runs its
+authenticator on every frame it receives, and only then hands its frames on as requests.
 """
 
 from __future__ import annotations
@@ -12,8 +14,10 @@ import socket
 import struct
 import time
 from dataclasses import dataclass
+from typing import Any
 
 from kafka_edu.common.errors import IllegalStateException
+from kafka_edu.security.auth.kafka_principal import ANONYMOUS, KafkaPrincipal
 
 log = logging.getLogger("org.apache.kafka.common.network.Selector")
 
@@ -35,7 +39,8 @@ class NetworkReceive:
 
 
 class KafkaChannel:
-    """One connection: its partial reads and writes, and whether reading is muted."""
+    """One connection: its partial reads and writes, whether reading is muted, and its authenticator (None: a
+    PLAINTEXT connection, ready from the start and anonymous)."""
 
     def __init__(self, id: str, sock: socket.socket, max_receive_size: int) -> None:
         self.id = id
@@ -45,6 +50,25 @@ class KafkaChannel:
         self.send_buffer = memoryview(b"")
         self.muted = False
         self.socket_address = sock.getpeername()[0]
+        self.authenticator: Any = None
+
+    def ready(self) -> bool:
+        """Requests may be read: nothing to authenticate, or the login is complete."""
+        return self.authenticator is None or self.authenticator.complete()
+
+    def prepare(self) -> None:
+        """One step of the login: write what is pending, answer the next whole frame."""
+        self.authenticator.authenticate()
+
+    def principal(self) -> KafkaPrincipal:
+        return ANONYMOUS if self.authenticator is None else self.authenticator.principal()
+
+    def has_whole_receive(self) -> bool:
+        """A whole frame is buffered, or a size prefix no frame may have (reading it raises)."""
+        if len(self.receive_buffer) < 4:
+            return False
+        (size,) = _SIZE.unpack_from(self.receive_buffer)
+        return size < 0 or size > self.max_receive_size or len(self.receive_buffer) >= 4 + size
 
     def read(self) -> bool:
         """Take what the socket has into the receive buffer; False when the peer closed the connection."""
@@ -57,13 +81,15 @@ class KafkaChannel:
         self.receive_buffer += data
         return True
 
-    def next_receive(self) -> bytes | None:
-        """The next whole frame in the buffer, if one has fully arrived."""
+    def next_receive(self, max_receive_size: int | None = None) -> bytes | None:
+        """The next whole frame in the buffer, if one has fully arrived (an authenticator reads with a lower
+        limit of its own)."""
+        max_size = self.max_receive_size if max_receive_size is None else max_receive_size
         if len(self.receive_buffer) < 4:
             return None
         (size,) = _SIZE.unpack_from(self.receive_buffer)
-        if size < 0 or size > self.max_receive_size:
-            raise InvalidReceiveException(f"Invalid receive (size = {size} larger than {self.max_receive_size})"
+        if size < 0 or size > max_size:
+            raise InvalidReceiveException(f"Invalid receive (size = {size} larger than {max_size})"
                                           if size >= 0 else f"Invalid receive (size = {size})")
         if len(self.receive_buffer) < 4 + size:
             return None
@@ -91,8 +117,9 @@ class KafkaChannel:
 class Selector:
     """Non-blocking I/O over many connections, one thread: register, send, poll, mute/unmute, close."""
 
-    def __init__(self, max_receive_size: int, connections_max_idle_ms: int) -> None:
+    def __init__(self, max_receive_size: int, connections_max_idle_ms: int, channel_builder: Any = None) -> None:
         self.max_receive_size = max_receive_size
+        self.channel_builder = channel_builder  # None: PLAINTEXT channels
         self.connections_max_idle_s = connections_max_idle_ms / 1000
         self.nio_selector = selectors.DefaultSelector()
         self.channels: dict[str, KafkaChannel] = {}
@@ -106,7 +133,8 @@ class Selector:
         self.nio_selector.register(self._wakeup_r, selectors.EVENT_READ)
 
     def register(self, id: str, sock: socket.socket) -> None:
-        channel = KafkaChannel(id, sock, self.max_receive_size)
+        channel = (KafkaChannel(id, sock, self.max_receive_size) if self.channel_builder is None
+                   else self.channel_builder.build_channel(id, sock, self.max_receive_size))
         self.channels[id] = channel
         self.last_activity[id] = time.monotonic()
         self._update_interest(channel)
@@ -128,6 +156,7 @@ class Selector:
                 self._drain_wakeups()
                 continue
             self._poll_selection_key(key.data, mask)
+        self._prepare_channels()
         self._add_to_completed_receives()
         self._maybe_close_oldest_connection()
         return bool(self.completed_receives or self.completed_sends or self.disconnected)
@@ -137,7 +166,8 @@ class Selector:
             if mask & selectors.EVENT_READ and not channel.read():
                 self._close_channel(channel, disconnected=True)
                 return
-            if mask & selectors.EVENT_WRITE and channel.write():
+            # a channel still logging in writes its authenticator's answers, which are no request's response
+            if mask & selectors.EVENT_WRITE and channel.write() and channel.ready():
                 self.completed_sends.append(channel.id)
                 self._update_interest(channel)
             self.last_activity[channel.id] = time.monotonic()
@@ -146,13 +176,29 @@ class Selector:
             self._close_channel(channel, disconnected=True)
 
     def _has_staged_receives(self) -> bool:
-        return any(not c.muted and len(c.receive_buffer) >= 4 for c in self.channels.values())
+        return any((not c.muted and len(c.receive_buffer) >= 4) if c.ready()
+                   else (not c.send_buffer and c.has_whole_receive()) for c in self.channels.values())
+
+    def _prepare_channels(self) -> None:
+        """KafkaChannel.prepare for the channels still logging in: each frame they have buffered is answered in
+        turn, one at a time (the next waits until the answer to the last is written)."""
+        for channel in [c for c in self.channels.values() if not c.ready()]:
+            try:
+                channel.prepare()
+                while not channel.ready() and not channel.send_buffer and channel.has_whole_receive():
+                    channel.prepare()
+            except Exception as e:
+                # a failed login, or a frame that is no login at all: the connection closes
+                log.info("Closing connection %s during authentication: %s: %s", channel.id, type(e).__name__, e)
+                self._close_channel(channel, disconnected=True)
+                continue
+            self._update_interest(channel)
 
     def _add_to_completed_receives(self) -> None:
         """One receive per unmuted channel per poll: a muted channel keeps the rest buffered, in order."""
         now = time.time_ns()
         for channel in list(self.channels.values()):
-            if channel.muted or len(channel.receive_buffer) < 4:
+            if channel.muted or len(channel.receive_buffer) < 4 or not channel.ready():
                 continue
             try:
                 payload = channel.next_receive()
@@ -196,6 +242,8 @@ class Selector:
         if self.channels.pop(channel.id, None) is None:
             return
         self.last_activity.pop(channel.id, None)
+        if channel.authenticator is not None:
+            channel.authenticator.close()
         if _is_registered(self.nio_selector, channel.socket):
             self.nio_selector.unregister(channel.socket)
         channel.socket.close()
