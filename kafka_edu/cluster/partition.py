@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from kafka_edu.api.leader_and_isr import LeaderAndIsr
 from kafka_edu.common.errors import (
+    KafkaException,
     NotEnoughReplicasException,
     NotLeaderForPartitionException,
     ReplicaNotAvailableException,
@@ -96,6 +97,17 @@ class Replica:
                                f"replica {self.broker_id}")
         self._high_watermark = new_high_watermark
         self.log.on_high_watermark_incremented(new_high_watermark)  # retention may only delete below it
+
+    @property
+    def last_stable_offset(self) -> int:
+        """The first offset not yet decided: below it every transaction has its marker, replicated. Never past the
+        high watermark; equal to it in a log without open transactions."""
+        if self.log is None:
+            raise KafkaException(f"Cannot fetch last stable offset on non-local replica {self}")
+        first_unstable_offset = self.log.first_unstable_offset
+        if first_unstable_offset is not None and first_unstable_offset.message_offset < self._high_watermark:
+            return first_unstable_offset.message_offset
+        return self._high_watermark
 
     def maybe_increment_log_start_offset(self, offset: int) -> None:
         if self.log is not None and offset > self.log.log_start_offset:

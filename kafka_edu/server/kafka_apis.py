@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 import logging
+import threading
 import time
 import uuid
 from collections.abc import Callable
@@ -16,12 +17,19 @@ from kafka_edu.common.errors import (
     InvalidRequestException,
     InvalidTopicException,
 )
+from kafka_edu.common.record.control_record_utils import ControlRecordType
+from kafka_edu.common.record.end_transaction_marker import EndTransactionMarker
+from kafka_edu.common.requests.fetch_response import INVALID_LAST_STABLE_OFFSET
+from kafka_edu.common.requests.isolation_level import IsolationLevel
+from kafka_edu.common.requests.transaction_result import TransactionResult
 from kafka_edu.controller.kafka_controller import KafkaController
 from kafka_edu.coordinator.group.group_coordinator import GroupCoordinator, JoinGroupResult
 from kafka_edu.coordinator.group.group_metadata_manager import PartitionData
 from kafka_edu.coordinator.group.offset_and_metadata import OffsetAndMetadata
 from kafka_edu.coordinator.transaction.transaction_coordinator import TransactionCoordinator
+from kafka_edu.log.file_records import MAGIC_VALUE_V2
 from kafka_edu.log.log import TopicPartition
+from kafka_edu.log.memory_records_builder import with_end_transaction_marker
 from kafka_edu.network.request_channel import Request, RequestChannel, Response, ResponseAction
 from kafka_edu.protocol.api_keys import ApiKeys
 from kafka_edu.protocol.builder import build
@@ -99,6 +107,7 @@ SUPPORTED_VERSIONS: dict[ApiKeys, tuple[int, int]] = {
     ApiKeys.DELETE_TOPICS: (0, 5),
     ApiKeys.INIT_PRODUCER_ID: (0, 2),
     ApiKeys.OFFSET_FOR_LEADER_EPOCH: (0, 0),
+    ApiKeys.WRITE_TXN_MARKERS: (0, 1),
     ApiKeys.DESCRIBE_CONFIGS: (0, 4),
     ApiKeys.LEADER_AND_ISR: (4, 4),
     ApiKeys.STOP_REPLICA: (2, 2),
@@ -146,6 +155,8 @@ KAFKA_1_0_2_VERSIONS: dict[ApiKeys, tuple[int, int]] = {
     ApiKeys.STOP_REPLICA: SUPPORTED_VERSIONS[ApiKeys.STOP_REPLICA],
     ApiKeys.UPDATE_METADATA: SUPPORTED_VERSIONS[ApiKeys.UPDATE_METADATA],
     ApiKeys.CONTROLLED_SHUTDOWN: SUPPORTED_VERSIONS[ApiKeys.CONTROLLED_SHUTDOWN],
+    # 1.0.2 had v0 only; the transaction coordinator sends v1, whose header carries the transaction's traceparent
+    ApiKeys.WRITE_TXN_MARKERS: SUPPORTED_VERSIONS[ApiKeys.WRITE_TXN_MARKERS],
 }
 
 # What only a ZooKeeper-mode broker serves (3.9's ApiMessageType listeners = zkBroker): a KRaft broker learns the
@@ -217,6 +228,7 @@ class KafkaApis:
             ApiKeys.CREATE_TOPICS: self.handle_create_topics_request,
             ApiKeys.DELETE_TOPICS: self.handle_delete_topics_request,
             ApiKeys.INIT_PRODUCER_ID: self.handle_init_producer_id_request,
+            ApiKeys.WRITE_TXN_MARKERS: self.handle_write_txn_markers_request,
             ApiKeys.OFFSET_FOR_LEADER_EPOCH: self.handle_offset_for_leader_epoch_request,
             ApiKeys.DESCRIBE_CONFIGS: self.handle_describe_configs_request,
             ApiKeys.JOIN_GROUP: self.handle_join_group_request,
@@ -485,21 +497,31 @@ class KafkaApis:
                                                                       partition.partition_max_bytes,
                                                                       getattr(partition, "log_start_offset", -1))
         order = [TopicPartition(t.topic, p.partition) for t in body.topics for p in t.partitions]
+        # A value other than 0 or 1 fails the request's parse in 1.0.2: the connection is closed.
+        isolation_level = IsolationLevel.for_id(body.isolation_level)
 
         def process_response_callback(results: list[tuple[TopicPartition, Any]]) -> None:
             by_partition = dict(results)
             responses: dict[str, list[dict[str, Any]]] = {}
             for topic_partition in order:
                 result = by_partition.get(topic_partition)
-                partition_data = dict(partition_index=topic_partition.partition, aborted_transactions=[],
-                                      preferred_read_replica=-1)
+                partition_data = dict(partition_index=topic_partition.partition, preferred_read_replica=-1)
                 if result is None:
                     partition_data.update(error_code=errors[topic_partition], high_watermark=-1,
-                                          last_stable_offset=-1, log_start_offset=-1, records=b"")
+                                          last_stable_offset=INVALID_LAST_STABLE_OFFSET, log_start_offset=-1,
+                                          aborted_transactions=None, records=b"")
                 else:
+                    # Only a read_committed read has a last stable offset and a list of aborted transactions
+                    # (null on the wire otherwise).
+                    last_stable_offset = (result.last_stable_offset if result.last_stable_offset is not None
+                                          else INVALID_LAST_STABLE_OFFSET)
+                    aborted_transactions = None if result.aborted_transactions is None else [
+                        dict(producer_id=t.producer_id, first_offset=t.first_offset)
+                        for t in result.aborted_transactions]
                     partition_data.update(error_code=result.error, high_watermark=result.high_watermark,
-                                          last_stable_offset=result.high_watermark,
-                                          log_start_offset=result.leader_log_start_offset, records=result.records)
+                                          last_stable_offset=last_stable_offset,
+                                          log_start_offset=result.leader_log_start_offset,
+                                          aborted_transactions=aborted_transactions, records=result.records)
                 responses.setdefault(topic_partition.topic, []).append(partition_data)
             self.send_response(request, build(self.response_schema(request), throttle_time=0, error_code=Errors.NONE,
                                               session_id=0, responses=[dict(topic=t, partitions=p)
@@ -510,7 +532,8 @@ class KafkaApis:
             return
         self.replica_manager.fetch_messages(
             millis(body.max_wait), body.replica_id, body.min_bytes, getattr(body, "max_bytes", 0x7FFFFFFF),
-            hard_max_bytes_limit=version <= 2, fetch_infos=fetch_infos, response_callback=process_response_callback)
+            hard_max_bytes_limit=version <= 2, fetch_infos=fetch_infos, response_callback=process_response_callback,
+            isolation_level=isolation_level)
 
     # -- ListOffsets --------------------------------------------------------------------------------------------------
 
@@ -518,6 +541,8 @@ class KafkaApis:
         body = request.body
         # Only consumers (replica id -1) are held below the high watermark; other brokers see the log end.
         only_committed = body.replica_id == CONSUMER_REPLICA_ID
+        # v2+: a read_committed consumer's "latest" is the last stable offset.
+        isolation_level = IsolationLevel.for_id(getattr(body, "isolation_level", 0))
         topics = []
         for topic in body.topics:
             partitions = []
@@ -528,22 +553,29 @@ class KafkaApis:
                                            error_code=Errors.TOPIC_AUTHORIZATION_FAILED, leader_epoch=0))
                     continue
                 error, timestamp, offset = self.fetch_offset_for_timestamp(topic_partition, partition.timestamp,
-                                                                           only_committed)
+                                                                           only_committed, isolation_level)
                 partitions.append(dict(partition_index=partition.partition_index, error_code=error,
                                        timestamp=timestamp, offset=offset, leader_epoch=0))
             topics.append(dict(name=topic.name, partitions=partitions))
         self.send_response(request, build(self.response_schema(request), throttle_time=0, topics=topics))
 
-    def fetch_offset_for_timestamp(self, topic_partition: TopicPartition, timestamp: int,
-                                   only_committed: bool) -> tuple[Errors, int, int]:
+    def fetch_offset_for_timestamp(self, topic_partition: TopicPartition, timestamp: int, only_committed: bool,
+                                   isolation_level: IsolationLevel = IsolationLevel.READ_UNCOMMITTED,
+                                   ) -> tuple[Errors, int, int]:
         partition = self.replica_manager.get_partition(topic_partition)
         if partition is None:
             return Errors.UNKNOWN_TOPIC_OR_PARTITION, -1, -1
         replica = partition.leader_replica_if_local()
         if replica is None:
             return Errors.NOT_LEADER_OR_FOLLOWER, -1, -1
-        # Consumers may not see past the high watermark, so "latest" is the high watermark for them.
-        last_fetchable_offset = partition.high_watermark if only_committed else replica.log.log_end_offset
+        # Consumers may not see past the high watermark, so "latest" is the high watermark for them (the last
+        # stable offset for read_committed ones).
+        if not only_committed:
+            last_fetchable_offset = replica.log.log_end_offset
+        elif isolation_level is IsolationLevel.READ_COMMITTED:
+            last_fetchable_offset = replica.last_stable_offset
+        else:
+            last_fetchable_offset = partition.high_watermark
         if timestamp == LATEST_TIMESTAMP:
             return Errors.NONE, -1, last_fetchable_offset
         if timestamp == EARLIEST_TIMESTAMP:
@@ -721,6 +753,104 @@ class KafkaApis:
         result = self.txn_coordinator.handle_init_producer_id(request.body.transactional_id)
         self.send_response(request, build(self.response_schema(request), throttle_time=0, error_code=result.error,
                                           producer_id=result.producer_id, producer_epoch=result.producer_epoch))
+
+    # -- WriteTxnMarkers (from a transaction coordinator) ---------------------------------------------------------
+
+    @step("TX.write")
+    def handle_write_txn_markers_request(self, request: Request) -> None:
+        """Append each marker's COMMIT or ABORT control batch to its partitions here, one append per marker (acks=all),
+        and answer once every append has answered. A marker written to an offsets partition makes the group
+        coordinator materialize (or drop) the transaction's offsets."""
+        markers = request.body.markers
+        if not self.authorize(request.session, Operation.CLUSTER_ACTION, CLUSTER_RESOURCE):
+            # authorizeClusterAction throws: the request's error response names every partition
+            denied = Errors.CLUSTER_AUTHORIZATION_FAILED
+            self.send_response(request, build(self.response_schema(request), markers=[
+                dict(producer_id=m.producer_id, topics=[
+                    dict(name=t.name, partitions=[dict(partition_index=i, error_code=denied)
+                                                  for i in t.partition_indexes]) for t in m.topics])
+                for m in markers]))
+            return
+        errors: dict[int, dict[TopicPartition, Errors]] = {}
+        lock = threading.Lock()  # appends answer on whichever thread completes them
+        num_appends = [len(markers)]
+
+        def send_write_txn_markers_response() -> None:
+            self.send_response(request, build(self.response_schema(request), markers=[
+                dict(producer_id=producer_id, topics=[
+                    dict(name=topic, partitions=[dict(partition_index=tp.partition, error_code=error)
+                                                 for tp, error in partition_errors.items() if tp.topic == topic])
+                    for topic in dict.fromkeys(tp.topic for tp in partition_errors)])
+                for producer_id, partition_errors in errors.items()]))
+
+        if num_appends[0] == 0:
+            send_write_txn_markers_response()
+            return
+
+        def update_errors(producer_id: int, current_errors: dict[TopicPartition, Errors]) -> None:
+            with lock:
+                errors.setdefault(producer_id, {}).update(current_errors)
+
+        def maybe_send_response_callback(producer_id: int, result: TransactionResult,
+                                         ) -> Callable[[dict[TopicPartition, PartitionResponse]], None]:
+            def callback(response_status: dict[TopicPartition, PartitionResponse]) -> None:
+                update_errors(producer_id, {tp: status.error for tp, status in response_status.items()})
+                successful_offsets_partitions = [tp for tp, status in response_status.items()
+                                                 if tp.topic == GROUP_METADATA_TOPIC_NAME
+                                                 and status.error == Errors.NONE]
+                if successful_offsets_partitions:
+                    # The marker is in the offsets partition: the transaction's offsets can be made visible.
+                    try:
+                        self.group_coordinator.schedule_handle_txn_completion(
+                            producer_id, successful_offsets_partitions, result)
+                    except Exception:
+                        log.exception("Received an exception while trying to update the offsets cache on "
+                                      "transaction marker append")
+                        update_errors(producer_id, {tp: Errors.UNKNOWN_SERVER_ERROR
+                                                    for tp in successful_offsets_partitions})
+                with lock:
+                    num_appends[0] -= 1
+                    done = num_appends[0] == 0
+                if done:
+                    send_write_txn_markers_response()
+            return callback
+
+        skipped_markers = 0
+        for marker in markers:
+            producer_id = marker.producer_id
+            partitions_with_compatible_message_format = []
+            current_errors: dict[TopicPartition, Errors] = {}
+            for topic in marker.topics:
+                for partition_index in topic.partition_indexes:
+                    topic_partition = TopicPartition(topic.name, partition_index)
+                    magic = self.replica_manager.get_magic(topic_partition)
+                    if magic is None:
+                        current_errors[topic_partition] = Errors.UNKNOWN_TOPIC_OR_PARTITION
+                    elif magic < MAGIC_VALUE_V2:
+                        current_errors[topic_partition] = Errors.UNSUPPORTED_FOR_MESSAGE_FORMAT
+                    else:
+                        partitions_with_compatible_message_format.append(topic_partition)
+            if current_errors:
+                update_errors(producer_id, current_errors)
+            if not partitions_with_compatible_message_format:
+                with lock:
+                    num_appends[0] -= 1
+                skipped_markers += 1
+                continue
+            result = TransactionResult.for_id(marker.transaction_result)
+            control_type = ControlRecordType.COMMIT if result is TransactionResult.COMMIT else ControlRecordType.ABORT
+            end_txn_marker = EndTransactionMarker(control_type, marker.coordinator_epoch)
+            control_records = {tp: bytes(with_end_transaction_marker(producer_id, marker.producer_epoch,
+                                                                     end_txn_marker).buffer)
+                               for tp in partitions_with_compatible_message_format}
+            self.replica_manager.append_records(
+                self.config.request_timeout_ms, required_acks=-1, internal_topics_allowed=True, is_from_client=False,
+                entries_per_partition=control_records,
+                response_callback=maybe_send_response_callback(producer_id, result))
+
+        # Every marker named only partitions this broker cannot write: nothing will answer but this.
+        if skipped_markers == len(markers):
+            send_write_txn_markers_response()
 
     # -- CreateTopics / DeleteTopics ----------------------------------------------------------------------------------
 

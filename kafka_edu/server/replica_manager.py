@@ -22,6 +22,9 @@ from kafka_edu.common.errors import (
     UnknownTopicOrPartitionException,
 )
 from kafka_edu.common.requests.epoch_end_offset import UNDEFINED_EPOCH_OFFSET, EpochEndOffset
+from kafka_edu.common.requests.fetch_response import AbortedTransaction
+from kafka_edu.common.requests.isolation_level import IsolationLevel
+from kafka_edu.log.file_records import MAGIC_VALUE_V2
 from kafka_edu.log.log import TopicPartition
 from kafka_edu.log.log_manager import LogManager
 from kafka_edu.protocol.errors import Errors
@@ -142,7 +145,9 @@ class PartitionFetchInfo:
 class LogReadResult:
     """What one partition's read produced, and the offsets the fetch response reports.
 
-    `fetch_offset` is where the read started: for a follower, its log end offset when it sent the fetch.
+    `fetch_offset` is where the read started: for a follower, its log end offset when it sent the fetch. A
+    read_committed read also has the last stable offset and the aborted transactions in what it read (None for
+    read_uncommitted, as the response sends them).
     """
 
     records: bytes = b""
@@ -155,6 +160,8 @@ class LogReadResult:
     read_size: int = -1
     error: Errors = Errors.NONE
     exception: Exception | None = None
+    last_stable_offset: int | None = None
+    aborted_transactions: list[AbortedTransaction] | None = None
 
     @classmethod
     def unknown(cls) -> LogReadResult:
@@ -162,7 +169,7 @@ class LogReadResult:
         return cls()
 
     def with_empty_fetch_info(self) -> LogReadResult:
-        return replace(self, records=b"", fetch_offset=-1)
+        return replace(self, records=b"", fetch_offset=-1, aborted_transactions=None)
 
 
 @dataclass
@@ -181,11 +188,13 @@ class DelayedFetch(DelayedOperation):
     """A fetch waiting until `fetch.min.bytes` are readable, or `max.wait.ms` passes."""
 
     def __init__(self, delay_ms: int, fetch_metadata: FetchMetadata, replica_manager: ReplicaManager,
-                 response_callback: Callable[[list[tuple[TopicPartition, LogReadResult]]], None]) -> None:
+                 response_callback: Callable[[list[tuple[TopicPartition, LogReadResult]]], None],
+                 isolation_level: IsolationLevel = IsolationLevel.READ_UNCOMMITTED) -> None:
         super().__init__(delay_ms)
         self.fetch_metadata = fetch_metadata
         self.replica_manager = replica_manager
         self.response_callback = response_callback
+        self.isolation_level = isolation_level
 
     def try_complete(self) -> bool:
         accumulated_size = 0
@@ -194,8 +203,13 @@ class DelayedFetch(DelayedOperation):
             replica = partition.leader_replica_if_local() if partition else None
             if replica is None:
                 return self.force_complete()  # leadership moved or the partition is gone: answer now
-            end_offset = partition.high_watermark if self.fetch_metadata.fetch_only_committed \
-                else replica.log.log_end_offset
+            # A read_committed consumer waits for the last stable offset to move, not the high watermark.
+            if self.isolation_level is IsolationLevel.READ_COMMITTED:
+                end_offset = replica.last_stable_offset
+            elif self.fetch_metadata.fetch_only_committed:
+                end_offset = partition.high_watermark
+            else:
+                end_offset = replica.log.log_end_offset
             if end_offset < fetch_info.fetch_offset:
                 return self.force_complete()  # the log was truncated below the fetch offset
             if end_offset > fetch_info.fetch_offset:
@@ -208,7 +222,7 @@ class DelayedFetch(DelayedOperation):
         return False
 
     def on_complete(self) -> None:
-        results = self.replica_manager.read_from_local_log(self.fetch_metadata)
+        results = self.replica_manager.read_from_local_log(self.fetch_metadata, self.isolation_level)
         self.response_callback(results)
 
 
@@ -363,6 +377,11 @@ class ReplicaManager:
     def get_replica(self, topic_partition: TopicPartition, replica_id: int | None = None) -> Replica | None:
         partition = self.get_partition(topic_partition)
         return partition.get_replica(replica_id) if partition is not None else None
+
+    def get_magic(self, topic_partition: TopicPartition) -> int | None:
+        """The message format of the local replica's log, None if there is none here (this log stores v2 only)."""
+        replica = self.get_replica(topic_partition)
+        return MAGIC_VALUE_V2 if replica is not None and replica.log is not None else None
 
     def checkpointed_high_watermark(self, topic_partition: TopicPartition) -> int:
         return self._checkpointed_hws.get(topic_partition, 0)
@@ -667,14 +686,15 @@ class ReplicaManager:
 
     def fetch_messages(self, timeout: int, replica_id: int, fetch_min_bytes: int, fetch_max_bytes: int,
                        hard_max_bytes_limit: bool, fetch_infos: dict[TopicPartition, PartitionFetchInfo],
-                       response_callback: Callable[[list[tuple[TopicPartition, LogReadResult]]], None]) -> None:
+                       response_callback: Callable[[list[tuple[TopicPartition, LogReadResult]]], None],
+                       isolation_level: IsolationLevel = IsolationLevel.READ_UNCOMMITTED) -> None:
         is_from_follower = is_valid_broker_id(replica_id)
         fetch_metadata = FetchMetadata(
             fetch_min_bytes, fetch_max_bytes, hard_max_bytes_limit,
             fetch_only_leader=replica_id != DEBUGGING_CONSUMER_ID,
             fetch_only_committed=not is_valid_broker_id(replica_id), is_from_follower=is_from_follower,
             replica_id=replica_id, fetch_partition_status=fetch_infos)
-        log_read_results = self.read_from_local_log(fetch_metadata)
+        log_read_results = self.read_from_local_log(fetch_metadata, isolation_level)
         if is_from_follower:
             log_read_results = self.update_follower_log_read_results(replica_id, log_read_results)
         bytes_readable = sum(len(r.records) for _, r in log_read_results)
@@ -682,15 +702,18 @@ class ReplicaManager:
         if timeout <= 0 or not fetch_infos or bytes_readable >= fetch_min_bytes or error_reading_data:
             response_callback(log_read_results)
         else:
-            delayed_fetch = DelayedFetch(timeout, fetch_metadata, self, response_callback)
+            delayed_fetch = DelayedFetch(timeout, fetch_metadata, self, response_callback, isolation_level)
             self.delayed_fetch_purgatory.try_complete_else_watch(delayed_fetch, list(fetch_infos))
 
-    def read_from_local_log(self, fetch_metadata: FetchMetadata) -> list[tuple[TopicPartition, LogReadResult]]:
+    def read_from_local_log(self, fetch_metadata: FetchMetadata,
+                            isolation_level: IsolationLevel = IsolationLevel.READ_UNCOMMITTED,
+                            ) -> list[tuple[TopicPartition, LogReadResult]]:
         limit_bytes = fetch_metadata.fetch_max_bytes
         min_one_message = not fetch_metadata.hard_max_bytes_limit
         results = []
         for topic_partition, fetch_info in fetch_metadata.fetch_partition_status.items():
-            result = self._read(topic_partition, fetch_info, fetch_metadata, limit_bytes, min_one_message)
+            result = self._read(topic_partition, fetch_info, fetch_metadata, limit_bytes, min_one_message,
+                                isolation_level)
             if result.records:
                 min_one_message = False  # only the first partition with data may exceed the limits
             limit_bytes = max(0, limit_bytes - len(result.records))
@@ -698,7 +721,8 @@ class ReplicaManager:
         return results
 
     def _read(self, topic_partition: TopicPartition, fetch_info: PartitionFetchInfo, fetch_metadata: FetchMetadata,
-              limit_bytes: int, min_one_message: bool) -> LogReadResult:
+              limit_bytes: int, min_one_message: bool,
+              isolation_level: IsolationLevel = IsolationLevel.READ_UNCOMMITTED) -> LogReadResult:
         try:
             partition = self.get_partition(topic_partition)
             if partition is None:
@@ -711,19 +735,33 @@ class ReplicaManager:
                     f"Leader not local for partition {topic_partition} on broker {self.local_broker_id}")
             partition_log = replica.log
             initial_high_watermark = replica.high_watermark
-            max_offset = initial_high_watermark if fetch_metadata.fetch_only_committed else None
+            last_stable_offset = (replica.last_stable_offset if isolation_level is IsolationLevel.READ_COMMITTED
+                                  else None)
+            # Consumers stop at the high watermark, read_committed ones at the last stable offset; followers at
+            # the log end.
+            if fetch_metadata.fetch_only_committed:
+                max_offset = last_stable_offset if last_stable_offset is not None else initial_high_watermark
+            else:
+                max_offset = None
             # The end offset before the read decides whether a follower is caught up: one taken after it could
             # include an append racing with the read, and a follower would never look in sync.
             initial_log_end_offset = partition_log.log_end_offset
             initial_log_start_offset = partition_log.log_start_offset
             fetch_time_ms = _milliseconds()
             adjusted_max_bytes = min(fetch_info.max_bytes, limit_bytes)
-            records = partition_log.read(fetch_info.fetch_offset, adjusted_max_bytes, max_offset=max_offset,
-                                         min_one_message=min_one_message)
+            fetch = partition_log.read_fetch_data_info(fetch_info.fetch_offset, adjusted_max_bytes,
+                                                       max_offset=max_offset, min_one_message=min_one_message,
+                                                       isolation_level=isolation_level)
+            if not fetch_metadata.hard_max_bytes_limit and fetch.first_entry_incomplete:
+                # Fetch v3+: a batch cut short is sent as nothing; the consumer asks again with more room.
+                records, aborted_transactions = b"", None
+            else:
+                records, aborted_transactions = fetch.records_bytes(), fetch.aborted_transactions
             self.broker_topic_stats.topic_stats(topic_partition.topic).mark("BytesOutPerSec", len(records))
             return LogReadResult(records, initial_high_watermark, initial_log_start_offset, initial_log_end_offset,
                                  fetch_info.fetch_offset, fetch_info.log_start_offset, fetch_time_ms,
-                                 fetch_info.max_bytes)
+                                 fetch_info.max_bytes, last_stable_offset=last_stable_offset,
+                                 aborted_transactions=aborted_transactions)
         except (UnknownTopicOrPartitionException, NotLeaderForPartitionException, KafkaStorageException,
                 OffsetOutOfRangeException) as e:
             return LogReadResult(error=Errors.for_exception(e), exception=e, fetch_offset=fetch_info.fetch_offset)

@@ -201,6 +201,8 @@ STEPS: dict[str, Step] = {
     "LE.request": Step("AbstractFetcherThread.maybeTruncate", _FETCHER),
     "LE.apis": Step("KafkaApis.handleOffsetForLeaderEpochRequest", _KAFKA_APIS),
     "LE.truncate": Step("ReplicaFetcherThread.maybeTruncate", _REPLICA_FETCHER),
+    # Transactions (FIDELITY TX, KIP-98): the partition leaders' side
+    "TX.write": Step("KafkaApis.handleWriteTxnMarkersRequest", _KAFKA_APIS),
     # KRaft (FIDELITY KR, Kafka 3.9): storage, the servers, the Raft client, the quorum controller and its queue
     "KR.storage": Step("StorageTool.runFormatCommand", "core/src/main/scala/kafka/tools/StorageTool.scala", KAFKA_3_9),
     "KR.build": Step("Kafka.buildServer", _KAFKA, KAFKA_3_9),

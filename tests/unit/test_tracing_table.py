@@ -147,9 +147,8 @@ def test_every_fidelity_row_maps_to_the_table():
     assert len(rows) > 80
     fidelity_ids = {row_id for row_id, _ in rows}
     for row_id, span_cell in rows:
-        if row_id.split(".")[0] in NOT_BUILT:
-            assert row_id not in STEPS, f"{row_id} is in the table but its area is listed as not built"
-            continue
+        if row_id.split(".")[0] in NOT_BUILT and row_id not in STEPS:
+            continue  # an area still being built (by more than one hand): the rows it has so far are checked
         assert row_id in STEPS, f"FIDELITY row {row_id} has no row in kafka_edu/tracing/steps.py"
         named = re.findall(r"`([^`]*)`", span_cell)[0]
         row = STEPS[row_id]
