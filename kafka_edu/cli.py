@@ -209,17 +209,66 @@ def consumer_groups(options: argparse.Namespace) -> int:
 
 
 def topics(options: argparse.Namespace) -> int:
-    """kafka-topics.sh: `--create TOPIC --partitions P --replication-factor R`, `--describe [TOPIC]`, `--delete`."""
+    """kafka-topics.sh: `--create TOPIC --partitions P --replication-factor R`, `--describe [TOPIC]`, `--delete`,
+    `--alter --topic T --partitions N [--replica-assignment 0:1,1:2]`."""
     from kafka_edu.admin.topic_command import run
-    action = next(a for a in ("create", "delete", "list", "describe") if getattr(options, a))
-    if action in ("create", "delete") and not options.topic:
+    action = next(a for a in ("create", "delete", "list", "describe", "alter") if getattr(options, a))
+    if action in ("create", "delete", "alter") and not options.topic:
         console.print(f"--{action} needs --topic")
         return 2
-    bootstrap = _bootstrap_servers(options, changes=action in ("create", "delete"))
+    if action == "alter" and options.partitions is None:
+        console.print("--alter needs --partitions (the new total)")
+        return 2
+    bootstrap = _bootstrap_servers(options, changes=action in ("create", "delete", "alter"))
     if bootstrap is None:
         return 2
     out = console if console.is_terminal else Console(width=200)
-    return run(bootstrap, action, options.topic, options.partitions, options.replication_factor, options.config, out)
+    partitions = 1 if options.partitions is None else options.partitions
+    return run(bootstrap, action, options.topic, partitions, options.replication_factor, options.config, out,
+               options.replica_assignment)
+
+
+def configs(options: argparse.Namespace) -> int:
+    """kafka-configs.sh: `--entity-type T (--entity-name N | --entity-default) --describe | --alter --add-config
+    k=v,k2=[a,b] --delete-config k3`, written to ZooKeeper as 1.0.2's tool does."""
+    from kafka_edu.admin.config_command import run
+    zookeeper_connect = _zookeeper_connect(options)
+    if zookeeper_connect is None:
+        return 2
+    action = "alter" if options.alter else "describe" if options.describe else None
+    try:
+        run(zookeeper_connect, action, options.entity_type, options.entity_name, options.entity_default,
+            options.add_config, options.delete_config)
+    except Exception as e:
+        _error_line("Error while executing config command ", e)
+        return 1
+    return 0
+
+
+def delete_records(options: argparse.Namespace) -> int:
+    """kafka-delete-records.sh: `--offset-json-file F`; the bootstrap defaults to the run's brokers."""
+    from kafka_edu.admin.delete_records_command import execute
+    bootstrap = _bootstrap_servers(options, changes=True)
+    if bootstrap is None:
+        return 2
+    try:
+        return execute(bootstrap, options.offset_json_file)
+    except Exception as e:
+        _error_line("Error while deleting records: ", e)
+        return 1
+
+
+def log_dirs(options: argparse.Namespace) -> int:
+    """kafka-log-dirs.sh: `--describe [--broker-list 1,2] [--topic-list t1,t2]`."""
+    from kafka_edu.admin.log_dirs_command import describe
+    bootstrap = _bootstrap_servers(options)
+    if bootstrap is None:
+        return 2
+    try:
+        return describe(bootstrap, options.broker_list, options.topic_list)
+    except Exception as e:
+        _error_line("Error while describing log directories: ", e)
+        return 1
 
 
 # What replaced each ZooKeeper-bound tool in Kafka 3.9, where it needs a broker API instead of ZooKeeper.
@@ -228,6 +277,8 @@ _KRAFT_SUCCESSORS = {
                                   "active controller)",
     "reassign-partitions": "kafka-reassign-partitions.sh --bootstrap-server, which sends AlterPartitionReassignments "
                            "to a broker (forwarded to the active controller)",
+    "configs": "kafka-configs.sh --bootstrap-server, which sends IncrementalAlterConfigs to a broker (forwarded to "
+               "the active controller)",
 }
 
 
@@ -346,17 +397,48 @@ def build_parser() -> argparse.ArgumentParser:
     cg.add_argument("--bootstrap-server", help="default: the run's brokers (ZooKeeper or KRaft mode)")
     cg.add_argument("--run", help="the run directory to act on (default: the live run started last)")
     cg.add_argument("--traces", default="traces")
-    tp = sub.add_parser("topics", help="create, describe, list or delete topics (kafka-topics.sh)")
+    tp = sub.add_parser("topics", help="create, describe, list, delete or add partitions to topics (kafka-topics.sh)")
     action = tp.add_mutually_exclusive_group(required=True)
-    for name in ("create", "describe", "delete", "list"):
+    for name in ("create", "describe", "delete", "list", "alter"):
         action.add_argument(f"--{name}", action="store_true")
     tp.add_argument("--topic")
-    tp.add_argument("--partitions", type=int, default=1)
+    tp.add_argument("--partitions", type=int, default=None, help="--create: the count (default 1); --alter: the new "
+                                                                 "total, more than the topic has")
+    tp.add_argument("--replica-assignment", metavar="0:1,1:2", help="--alter: the new partitions' brokers")
     tp.add_argument("--replication-factor", type=int, default=1)
     tp.add_argument("--config", action="append", default=[], metavar="k=v")
     tp.add_argument("--bootstrap-server", help="default: the run's brokers (ZooKeeper or KRaft mode)")
     tp.add_argument("--run", help="the run directory to act on (default: the live run started last)")
     tp.add_argument("--traces", default="traces")
+    cf = sub.add_parser("configs", help="describe or change topic, client, user and broker configs in ZooKeeper "
+                                        "(kafka-configs.sh)")
+    cf_action = cf.add_mutually_exclusive_group(required=True)
+    cf_action.add_argument("--describe", action="store_true")
+    cf_action.add_argument("--alter", action="store_true")
+    cf.add_argument("--entity-type", choices=["topics", "clients", "users", "brokers"], required=True)
+    cf_name = cf.add_mutually_exclusive_group()
+    cf_name.add_argument("--entity-name")
+    cf_name.add_argument("--entity-default", action="store_true", help="the default of every client or user")
+    cf.add_argument("--add-config", metavar="k1=v1,k2=[v1,v2]")
+    cf.add_argument("--delete-config", action="append", default=[], metavar="k1,k2")
+    cf.add_argument("--zookeeper", help="default: the newest run's ZooKeeper")
+    cf.add_argument("--run", help="the run directory to act on (default: the live run started last)")
+    cf.add_argument("--traces", default="traces")
+    dr = sub.add_parser("delete-records", help="delete a partition's records below an offset "
+                                               "(kafka-delete-records.sh)")
+    dr.add_argument("--offset-json-file", required=True,
+                    help='{"partitions": [{"topic": "foo", "partition": 0, "offset": 5}], "version": 1}')
+    dr.add_argument("--bootstrap-server", help="default: the run's brokers")
+    dr.add_argument("--run", help="the run directory to act on (default: the live run started last)")
+    dr.add_argument("--traces", default="traces")
+    ld = sub.add_parser("log-dirs", help="each broker's log directories and the partitions in them "
+                                         "(kafka-log-dirs.sh)")
+    ld.add_argument("--describe", action="store_true", required=True)
+    ld.add_argument("--broker-list", metavar="0,1", help="default: every broker")
+    ld.add_argument("--topic-list", default="", metavar="t1,t2", help="default: every topic")
+    ld.add_argument("--bootstrap-server", help="default: the run's brokers")
+    ld.add_argument("--run", help="the run directory to act on (default: the live run started last)")
+    ld.add_argument("--traces", default="traces")
     pe = sub.add_parser("preferred-replica-election",
                         help="move leadership back to the preferred replicas (kafka-preferred-replica-election.sh)")
     pe.add_argument("--path-to-json-file", help='{"partitions": [{"topic": "foo", "partition": 1}]}; default: all')
@@ -404,6 +486,12 @@ def main(argv: list[str] | None = None) -> int:
             return preferred_replica_election(options)
         if options.command == "reassign-partitions":
             return reassign_partitions(options)
+        if options.command == "configs":
+            return configs(options)
+        if options.command == "delete-records":
+            return delete_records(options)
+        if options.command == "log-dirs":
+            return log_dirs(options)
         if options.command == "mine":
             return mining_cli.run(options)
         if options.command == "lesson":

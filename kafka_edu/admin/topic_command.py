@@ -1,13 +1,16 @@
 """Port of core/src/main/scala/kafka/admin/TopicCommand.scala (Kafka 1.0.2): `kafka-topics.sh --create | --describe |
---delete | --list`, through the Kafka protocol with a real client library (confluent-kafka's AdminClient)."""
+--delete | --list | --alter --partitions N`, through the Kafka protocol with a real client library (confluent-kafka's
+AdminClient). 1.0.2's --alter wrote the grown assignment to ZooKeeper itself; here it sends CreatePartitions, which
+the controller's AdminManager answers by writing the same znode."""
 
 from __future__ import annotations
 
-from confluent_kafka.admin import AdminClient, NewTopic
+from confluent_kafka.admin import AdminClient, NewPartitions, NewTopic
 from rich.console import Console
 from rich.table import Table
 
 TIMEOUT_S = 30
+GROUP_METADATA_TOPIC_NAME = "__consumer_offsets"
 
 
 class TopicService:
@@ -17,6 +20,15 @@ class TopicService:
     def create_topic(self, topic: str, partitions: int, replication_factor: int, configs: dict[str, str]) -> None:
         futures = self.admin_client.create_topics([NewTopic(topic, partitions, replication_factor, config=configs)],
                                                   request_timeout=TIMEOUT_S)
+        futures[topic].result(TIMEOUT_S)
+
+    def alter_topic(self, topic: str, partitions: int, replica_assignment: list[list[int]] | None) -> None:
+        """Grow the topic to `partitions` in all; `replica_assignment` places the new partitions."""
+        if topic == GROUP_METADATA_TOPIC_NAME:
+            raise ValueError("The number of partitions for the offsets topic cannot be changed.")
+        new_partitions = NewPartitions(topic, partitions) if replica_assignment is None \
+            else NewPartitions(topic, partitions, replica_assignment)
+        futures = self.admin_client.create_partitions([new_partitions], request_timeout=TIMEOUT_S)
         futures[topic].result(TIMEOUT_S)
 
     def delete_topic(self, topic: str) -> None:
@@ -42,10 +54,27 @@ class TopicService:
         return rows
 
 
+def parse_replica_assignment(replica_assignment: str) -> list[list[int]]:
+    """TopicCommand's `0:1,1:2`: the new partitions' replicas, comma between partitions, colon between brokers."""
+    assignment = []
+    for partition, replicas in enumerate(replica_assignment.split(",")):
+        broker_ids = [int(b.strip()) for b in replicas.split(":")]
+        if len(set(broker_ids)) != len(broker_ids):
+            raise ValueError(f"Duplicate replica assignment found: partition {partition} has {broker_ids}")
+        assignment.append(broker_ids)
+    return assignment
+
+
 def run(bootstrap_servers: str, action: str, topic: str | None, partitions: int, replication_factor: int,
-        configs: list[str], console: Console) -> int:
+        configs: list[str], console: Console, replica_assignment: str | None = None) -> int:
     service = TopicService(bootstrap_servers)
-    if action == "create":
+    if action == "alter":
+        console.print("WARNING: If partitions are increased for a topic that has a key, the partition logic or "
+                      "ordering of the messages will be affected")
+        service.alter_topic(topic, partitions, None if replica_assignment is None
+                            else parse_replica_assignment(replica_assignment))
+        console.print("Adding partitions succeeded!")
+    elif action == "create":
         service.create_topic(topic, partitions, replication_factor, dict(c.split("=", 1) for c in configs))
         console.print(f'Created topic "{topic}".')
     elif action == "delete":

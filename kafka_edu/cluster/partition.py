@@ -14,6 +14,8 @@ from kafka_edu.common.errors import (
     KafkaException,
     NotEnoughReplicasException,
     NotLeaderForPartitionException,
+    OffsetOutOfRangeException,
+    PolicyViolationException,
     ReplicaNotAvailableException,
 )
 from kafka_edu.common.requests.epoch_end_offset import UNDEFINED_EPOCH_OFFSET, EpochEndOffset
@@ -299,14 +301,20 @@ class Partition:
     # -- what followers' fetches tell the leader ------------------------------------------------------------------
 
     def update_replica_log_read_result(self, replica: Replica, log_read_result: LogReadResult) -> bool:
-        """Record a follower's fetch position; True if the high watermark moved."""
+        """Record a follower's fetch position; True if the high or the low watermark moved."""
+        # the low watermark only matters while a DeleteRecords waits for it
+        delete_records_pending = (self.replica_manager.delayed_delete_records_purgatory.delayed() > 0
+                                  and self.leader_replica_if_local() is not None)
+        old_leader_lw = self.low_watermark_if_leader() if delete_records_pending else -1
         replica.update_log_read_result(log_read_result)
+        new_leader_lw = self.low_watermark_if_leader() if delete_records_pending else -1
+        leader_lw_incremented = new_leader_lw > old_leader_lw
         leader_hw_incremented = self.maybe_expand_isr(replica.broker_id, log_read_result)
-        if leader_hw_incremented:
+        if leader_lw_incremented or leader_hw_incremented:
             self.try_complete_delayed_requests()
         log.debug("Recorded replica %d log end offset (LEO) position %d.", replica.broker_id,
                   log_read_result.fetch_offset)
-        return leader_hw_incremented
+        return leader_lw_incremented or leader_hw_incremented
 
     def maybe_expand_isr(self, replica_id: int, log_read_result: LogReadResult) -> bool:
         """Add a follower whose log end offset reached the high watermark to the ISR; True if the HW moved."""
@@ -360,6 +368,7 @@ class Partition:
         """Called without the leader/ISR lock: a moved high watermark may complete fetches and acks=all produces."""
         self.replica_manager.try_complete_delayed_fetch(self.topic_partition)
         self.replica_manager.try_complete_delayed_produce(self.topic_partition)
+        self.replica_manager.try_complete_delayed_delete_records(self.topic_partition)
 
     # -- ISR shrink -----------------------------------------------------------------------------------------------
 
@@ -430,6 +439,35 @@ class Partition:
         if leader_hw_incremented:
             self.try_complete_delayed_requests()
         return info
+
+    # -- DeleteRecords ------------------------------------------------------------------------------------------
+
+    def delete_records_on_leader(self, offset: int) -> int:
+        """Raise the leader's log start offset to `offset` (at most the high watermark); the low watermark after."""
+        with self.leader_isr_update_lock:
+            leader_replica = self.leader_replica_if_local()
+            if leader_replica is None:
+                raise NotLeaderForPartitionException(
+                    f"Leader not local for partition {self.topic_partition} on broker {self.local_broker_id}")
+            if not leader_replica.log.config.delete:
+                raise PolicyViolationException(f"Records of partition {self.topic_partition} can not be deleted due "
+                                               "to the configured policy")
+            # Replica.maybeIncrementLogStartOffset on the leader: nothing above the high watermark may go
+            if leader_replica.high_watermark < offset:
+                raise OffsetOutOfRangeException(f"The specified offset {offset} is higher than the high watermark "
+                                                f"{leader_replica.high_watermark} of the partition "
+                                                f"{self.topic_partition}")
+            leader_replica.log.maybe_increment_log_start_offset(offset)
+            return self.low_watermark_if_leader()
+
+    def low_watermark_if_leader(self) -> int:
+        """The smallest log start offset among the replicas on live brokers: below it every copy is deleted."""
+        if self.leader_replica_if_local() is None:
+            raise NotLeaderForPartitionException(
+                f"Leader not local for partition {self.topic_partition} on broker {self.local_broker_id}")
+        log_start_offsets = [r.log_start_offset for r in self.assigned_replicas()
+                             if self.replica_manager.metadata_cache.is_broker_alive(r.broker_id)]
+        return min(log_start_offsets, default=0)
 
     def last_offset_for_leader_epoch(self, leader_epoch: int) -> EpochEndOffset:
         """Where `leader_epoch` ends in the leader's log (OffsetsForLeaderEpoch): only the leader answers."""

@@ -40,8 +40,9 @@ from kafka_edu.security.auth.operation import Operation
 from kafka_edu.security.auth.resource import CLUSTER_RESOURCE, Resource
 from kafka_edu.security.auth.resource_type import ResourceType
 from kafka_edu.server.abstract_fetcher_thread import BrokerEndPoint
-from kafka_edu.server.admin_manager import AdminManager, validate_topic
+from kafka_edu.server.admin_manager import BROKER_RESOURCE, TOPIC_RESOURCE, AdminManager, validate_topic
 from kafka_edu.server.api_version_manager import ApiVersionManager, DefaultApiVersionManager, ListenerType
+from kafka_edu.server.delayed_delete_records import INVALID_LOW_WATERMARK, DeleteRecordsPartitionResponse
 from kafka_edu.server.handlers.describe_topic_partitions_request_handler import (
     DescribeTopicPartitionsRequestHandler,
 )
@@ -114,6 +115,10 @@ SUPPORTED_VERSIONS: dict[ApiKeys, tuple[int, int]] = {
     ApiKeys.UPDATE_METADATA: (6, 7),
     ApiKeys.CONTROLLED_SHUTDOWN: (1, 3),
     ApiKeys.CREATE_PARTITIONS: (0, 3),
+    ApiKeys.DELETE_RECORDS: (0, 2),
+    ApiKeys.ALTER_CONFIGS: (0, 2),
+    ApiKeys.ALTER_REPLICA_LOG_DIRS: (0, 2),
+    ApiKeys.DESCRIBE_LOG_DIRS: (0, 4),
     ApiKeys.DESCRIBE_CLUSTER: (0, 1),
     ApiKeys.DESCRIBE_TOPIC_PARTITIONS: (0, 0),
 }
@@ -149,6 +154,11 @@ KAFKA_1_0_2_VERSIONS: dict[ApiKeys, tuple[int, int]] = {
     ApiKeys.INIT_PRODUCER_ID: (0, 0),
     ApiKeys.OFFSET_FOR_LEADER_EPOCH: (0, 0),
     ApiKeys.DESCRIBE_CONFIGS: (0, 0),
+    ApiKeys.DELETE_RECORDS: (0, 0),
+    ApiKeys.ALTER_CONFIGS: (0, 0),
+    ApiKeys.ALTER_REPLICA_LOG_DIRS: (0, 0),
+    ApiKeys.DESCRIBE_LOG_DIRS: (0, 0),
+    ApiKeys.CREATE_PARTITIONS: (0, 0),
     # the inter-broker path, newer than 1.0.2's (LeaderAndIsr 0-1, StopReplica 0, UpdateMetadata 0-4,
     # ControlledShutdown 0-1) for the traceparent
     ApiKeys.LEADER_AND_ISR: SUPPORTED_VERSIONS[ApiKeys.LEADER_AND_ISR],
@@ -160,16 +170,16 @@ KAFKA_1_0_2_VERSIONS: dict[ApiKeys, tuple[int, int]] = {
 }
 
 # What only a ZooKeeper-mode broker serves (3.9's ApiMessageType listeners = zkBroker): a KRaft broker learns the
-# metadata from the log, and controlled shutdown goes through heartbeats. DescribeConfigs reads ZooKeeper in this
-# port, so a KRaft broker does not advertise it either (yet).
+# metadata from the log, and controlled shutdown goes through heartbeats. DescribeConfigs and AlterConfigs use
+# ZooKeeper in this port, so a KRaft broker does not advertise them either (yet), nor the 1.0.2 ports of
+# DeleteRecords, DescribeLogDirs and AlterReplicaLogDirs, which are not tested on a KRaft broker.
 ZK_BROKER_ONLY_APIS = frozenset({ApiKeys.LEADER_AND_ISR, ApiKeys.STOP_REPLICA, ApiKeys.UPDATE_METADATA,
-                                 ApiKeys.CONTROLLED_SHUTDOWN, ApiKeys.DESCRIBE_CONFIGS})
+                                 ApiKeys.CONTROLLED_SHUTDOWN, ApiKeys.DESCRIBE_CONFIGS, ApiKeys.ALTER_CONFIGS,
+                                 ApiKeys.DELETE_RECORDS, ApiKeys.DESCRIBE_LOG_DIRS, ApiKeys.ALTER_REPLICA_LOG_DIRS})
 
 
-# What only a KRaft broker serves here: DescribeCluster (2.8) and DescribeTopicPartitions (3.8) came after 1.0.2;
-# CreatePartitions is 1.0.2's too, but its ZooKeeper-mode path (AdminManager.createPartitions) is not ported yet.
-KRAFT_BROKER_ONLY_APIS = frozenset({ApiKeys.CREATE_PARTITIONS, ApiKeys.DESCRIBE_CLUSTER,
-                                    ApiKeys.DESCRIBE_TOPIC_PARTITIONS})
+# What only a KRaft broker serves here: DescribeCluster (2.8) and DescribeTopicPartitions (3.8) came after 1.0.2.
+KRAFT_BROKER_ONLY_APIS = frozenset({ApiKeys.DESCRIBE_CLUSTER, ApiKeys.DESCRIBE_TOPIC_PARTITIONS})
 
 
 # The ACL APIs act on SimpleAclAuthorizer's ACLs in ZooKeeper; a KRaft broker (3.9: StandardAuthorizer, ACLs in the
@@ -246,6 +256,10 @@ class KafkaApis:
             ApiKeys.CREATE_ACLS: self.handle_create_acls,
             ApiKeys.DELETE_ACLS: self.handle_delete_acls,
             ApiKeys.CREATE_PARTITIONS: self.handle_create_partitions_request,
+            ApiKeys.DELETE_RECORDS: self.handle_delete_records_request,
+            ApiKeys.ALTER_CONFIGS: self.handle_alter_configs_request,
+            ApiKeys.ALTER_REPLICA_LOG_DIRS: self.handle_alter_replica_log_dirs_request,
+            ApiKeys.DESCRIBE_LOG_DIRS: self.handle_describe_log_dirs_request,
             ApiKeys.DESCRIBE_CLUSTER: self.handle_describe_cluster,
             ApiKeys.DESCRIBE_TOPIC_PARTITIONS: self.handle_describe_topic_partitions_request,
         }
@@ -923,13 +937,70 @@ class KafkaApis:
 
         self.forwarding_manager.forward_request(request, response_callback)
 
-    # -- CreatePartitions (KRaft: forwarded) ------------------------------------------------------------------------
+    # -- CreatePartitions (ZooKeeper: the active controller's AdminManager; KRaft: forwarded) ----------------------
 
     def handle_create_partitions_request(self, request: Request) -> None:
         body = request.body
-        self.forward_to_controller(request, lambda error: build(
-            self.response_schema(request), throttle_time=0, results=[
-                dict(name=t.name, error_code=error, error_message=None) for t in body.topics]))
+        if self.is_kraft:
+            self.forward_to_controller(request, lambda error: build(
+                self.response_schema(request), throttle_time=0, results=[
+                    dict(name=t.name, error_code=error, error_message=None) for t in body.topics]))
+            return
+
+        def send_response_callback(results: dict[str, tuple[Errors, str | None]]) -> None:
+            self.send_response(request, build(self.response_schema(request), throttle_time=0, results=[
+                dict(name=name, error_code=error, error_message=message)
+                for name, (error, message) in results.items()]))
+
+        # Only the active controller adds partitions: clients retry on the one Metadata names.
+        if not self.controller.is_active:
+            send_response_callback({t.name: (Errors.NOT_CONTROLLER, None) for t in body.topics})
+            return
+        names = [t.name for t in body.topics]
+        dupes = {n for n in names if names.count(n) > 1}
+        not_duped = [t for t in body.topics if t.name not in dupes]
+        queued_for_deletion = {t.name for t in not_duped
+                               if self.controller.topic_deletion_manager.is_topic_queued_up_for_deletion(t.name)}
+        valid = {t.name: (t.count, None if t.assignments is None else [list(a.broker_ids) for a in t.assignments])
+                 for t in not_duped if t.name not in queued_for_deletion}
+        errors = {**{name: (Errors.INVALID_REQUEST, "Duplicate topic in request.") for name in dupes},
+                  **{name: (Errors.INVALID_TOPIC_EXCEPTION, "The topic is queued for deletion.")
+                     for name in queued_for_deletion}}
+        self.admin_manager.create_partitions(millis(body.timeout), valid, body.validate_only,
+                                             lambda result: send_response_callback({**result, **errors}))
+
+    # -- DeleteRecords ------------------------------------------------------------------------------------------------
+
+    def handle_delete_records_request(self, request: Request) -> None:
+        body = request.body
+        non_existing_topic_responses: dict[TopicPartition, DeleteRecordsPartitionResponse] = {}
+        offsets: dict[TopicPartition, int] = {}
+        for topic in body.topics:
+            for partition in topic.partitions:
+                topic_partition = TopicPartition(topic.name, partition.partition_index)
+                if not self.metadata_cache.contains(topic.name):
+                    non_existing_topic_responses[topic_partition] = DeleteRecordsPartitionResponse(
+                        INVALID_LOW_WATERMARK, Errors.UNKNOWN_TOPIC_OR_PARTITION)
+                else:
+                    offsets[topic_partition] = partition.offset
+
+        def send_response_callback(responses: dict[TopicPartition, DeleteRecordsPartitionResponse]) -> None:
+            by_topic: dict[str, list[dict[str, Any]]] = {}
+            for topic_partition, status in sorted({**responses, **non_existing_topic_responses}.items()):
+                if status.error != Errors.NONE:
+                    log.debug("DeleteRecordsRequest with correlation id %d from client %s on partition %s failed "
+                              "due to %s", request.correlation_id, request.client_id, topic_partition,
+                              status.error.name)
+                by_topic.setdefault(topic_partition.topic, []).append(dict(
+                    partition_index=topic_partition.partition, low_watermark=status.low_watermark,
+                    error_code=status.error))
+            self.send_response(request, build(self.response_schema(request), throttle_time=0, topics=[
+                dict(name=name, partitions=partitions) for name, partitions in by_topic.items()]))
+
+        if not offsets:
+            send_response_callback({})
+            return
+        self.replica_manager.delete_records(millis(body.timeout), offsets, send_response_callback)
 
     # -- OffsetsForLeaderEpoch (a follower asks where its latest epoch ends here) ------------------------------------
 
@@ -1045,6 +1116,60 @@ class KafkaApis:
                                          documentation=None)
                                     for name, value, read_only, source in entries]))
         self.send_response(request, build(self.response_schema(request), throttle_time=0, results=results))
+
+    # -- AlterConfigs --------------------------------------------------------------------------------------------------
+
+    def handle_alter_configs_request(self, request: Request) -> None:
+        body = request.body
+        schema = self.response_schema(request)
+        unexpected = next((r.resource_type for r in body.resources
+                           if r.resource_type not in (TOPIC_RESOURCE, BROKER_RESOURCE)), None)
+        if unexpected is not None:
+            # 1.0.2 throws while sorting the resources: the request's error response, every resource refused
+            message = f"Unexpected resource type {unexpected}"
+            self.send_response(request, build(schema, throttle_time=0, responses=[
+                dict(error_code=Errors.INVALID_REQUEST, error_message=message, resource_type=r.resource_type,
+                     resource_name=r.resource_name) for r in body.resources]))
+            return
+        results = self.admin_manager.alter_configs(
+            [(r.resource_type, r.resource_name, {c.name: c.value for c in r.configs}) for r in body.resources],
+            body.validate_only)
+        self.send_response(request, build(schema, throttle_time=0, responses=[
+            dict(error_code=error, error_message=message, resource_type=resource_type, resource_name=resource_name)
+            for resource_type, resource_name, error, message in results]))
+
+    # -- AlterReplicaLogDirs and DescribeLogDirs -----------------------------------------------------------------------
+
+    def handle_alter_replica_log_dirs_request(self, request: Request) -> None:
+        partition_dirs = {TopicPartition(topic.name, partition): log_dir.path
+                          for log_dir in request.body.dirs for topic in log_dir.topics
+                          for partition in topic.partitions}
+        response_map = self.replica_manager.alter_replica_log_dirs(partition_dirs)
+        by_topic: dict[str, list[dict[str, Any]]] = {}
+        for topic_partition, error in sorted(response_map.items()):
+            by_topic.setdefault(topic_partition.topic, []).append(dict(partition_index=topic_partition.partition,
+                                                                       error_code=error))
+        self.send_response(request, build(self.response_schema(request), throttle_time=0, results=[
+            dict(topic_name=name, partitions=partitions) for name, partitions in by_topic.items()]))
+
+    def handle_describe_log_dirs_request(self, request: Request) -> None:
+        topics = request.body.topics
+        if topics is None:  # every partition this broker has a log of
+            partitions = {lg.topic_partition for lg in self.replica_manager.log_manager.all_logs()}
+        else:
+            partitions = {TopicPartition(t.topic, p) for t in topics for p in t.partitions}
+        log_dir_infos = self.replica_manager.describe_log_dirs(partitions)
+        results = []
+        for log_dir, info in log_dir_infos.items():
+            by_topic: dict[str, list[dict[str, Any]]] = {}
+            for topic_partition, replica_info in sorted(info.replica_infos.items()):
+                by_topic.setdefault(topic_partition.topic, []).append(dict(
+                    partition_index=topic_partition.partition, partition_size=replica_info.size,
+                    offset_lag=replica_info.offset_lag, is_future_key=replica_info.is_future))
+            results.append(dict(error_code=info.error, log_dir=log_dir, total_bytes=-1, usable_bytes=-1,
+                                topics=[dict(name=n, partitions=p) for n, p in by_topic.items()]))
+        self.send_response(request, build(self.response_schema(request), throttle_time=0, error_code=Errors.NONE,
+                                          results=results))
 
     # -- consumer groups ----------------------------------------------------------------------------------------------
 

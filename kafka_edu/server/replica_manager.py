@@ -16,8 +16,11 @@ from kafka_edu.common.errors import (
     ControllerMovedException,
     InvalidTopicException,
     KafkaStorageException,
+    LogDirNotFoundException,
+    NotEnoughReplicasException,
     NotLeaderForPartitionException,
     OffsetOutOfRangeException,
+    PolicyViolationException,
     ReplicaNotAvailableException,
     UnknownTopicOrPartitionException,
 )
@@ -32,6 +35,12 @@ from kafka_edu.server.abstract_fetcher_manager import BrokerAndInitialOffset
 from kafka_edu.server.abstract_fetcher_thread import BrokerEndPoint
 from kafka_edu.server.broker_topic_stats import BrokerTopicStats
 from kafka_edu.server.checkpoints.offset_checkpoint_file import OffsetCheckpointFile
+from kafka_edu.server.delayed_delete_records import (
+    INVALID_LOW_WATERMARK,
+    DelayedDeleteRecords,
+    DeleteRecordsPartitionResponse,
+    DeleteRecordsPartitionStatus,
+)
 from kafka_edu.server.delayed_operation import DelayedOperation, DelayedOperationPurgatory
 from kafka_edu.server.kafka_config import KafkaConfig
 from kafka_edu.server.log_dir_failure_channel import LogDirFailureChannel
@@ -51,6 +60,8 @@ ISR_CHANGE_PROPAGATION_INTERVAL = 60000
 INTERNAL_TOPICS = frozenset({"__consumer_offsets", "__transaction_state"})
 DEBUGGING_CONSUMER_ID = -2
 FUTURE_LOCAL_REPLICA_ID = -3
+HIGH_WATERMARK_OFFSET = -1  # DeleteRecordsRequest.HIGH_WATERMARK: delete up to the high watermark
+INVALID_OFFSET_LAG = -1  # DescribeLogDirsResponse.INVALID_OFFSET_LAG
 
 
 def is_valid_broker_id(replica_id: int) -> bool:
@@ -75,6 +86,34 @@ class ProducePartitionStatus:
     required_offset: int
     response_status: PartitionResponse
     acks_pending: bool = False
+
+
+@dataclass
+class LogDeleteRecordsResult:
+    requested_offset: int
+    low_watermark: int
+    exception: Exception | None = None
+
+    @property
+    def error(self) -> Errors:
+        return Errors.NONE if self.exception is None else Errors.for_exception(self.exception)
+
+
+@dataclass
+class ReplicaInfo:
+    """DescribeLogDirsResponse.ReplicaInfo: one partition's log in a log directory."""
+
+    size: int
+    offset_lag: int
+    is_future: bool
+
+
+@dataclass
+class LogDirInfo:
+    """DescribeLogDirsResponse.LogDirInfo: a log directory's error and the queried partitions it holds."""
+
+    error: Errors
+    replica_infos: dict[TopicPartition, ReplicaInfo]
 
 
 @dataclass
@@ -300,6 +339,7 @@ class ReplicaManager:
         self.last_isr_propagation_ms = _milliseconds()
         self.delayed_produce_purgatory = DelayedOperationPurgatory("Produce", config.broker_id)
         self.delayed_fetch_purgatory = DelayedOperationPurgatory("Fetch", config.broker_id)
+        self.delayed_delete_records_purgatory = DelayedOperationPurgatory("DeleteRecords", config.broker_id)
 
     def start_high_water_marks_check_point_thread(self) -> None:
         if self.high_watermark_check_point_thread_started.compare_and_set(False, True):
@@ -330,6 +370,10 @@ class ReplicaManager:
     def try_complete_delayed_fetch(self, topic_partition: TopicPartition) -> None:
         """Data was appended (follower fetches) or a high watermark moved (consumer fetches)."""
         self.delayed_fetch_purgatory.check_and_complete(topic_partition)
+
+    def try_complete_delayed_delete_records(self, topic_partition: TopicPartition) -> None:
+        """The partition's low watermark moved: a DeleteRecords waiting for the followers may be done."""
+        self.delayed_delete_records_purgatory.check_and_complete(topic_partition)
 
     def startup(self) -> None:
         if self.zk_utils is None:
@@ -682,6 +726,120 @@ class ReplicaManager:
                 results[topic_partition] = LogAppendResult(-1, -1, -1, -1, e)
         return results
 
+    # -- DeleteRecords, AlterReplicaLogDirs, DescribeLogDirs -----------------------------------------------------
+
+    def delete_records_on_local_log(self, offset_per_partition: dict[TopicPartition, int]
+                                    ) -> dict[TopicPartition, LogDeleteRecordsResult]:
+        """Move each leader's log start offset up to the requested offset (-1: the high watermark)."""
+        results = {}
+        for topic_partition, requested_offset in offset_per_partition.items():
+            if topic_partition.topic in INTERNAL_TOPICS:
+                results[topic_partition] = LogDeleteRecordsResult(-1, INVALID_LOW_WATERMARK, InvalidTopicException(
+                    f"Cannot delete records of internal topic {topic_partition.topic}"))
+                continue
+            try:
+                partition = self.get_partition(topic_partition)
+                if partition is None:
+                    raise UnknownTopicOrPartitionException(
+                        f"Partition {topic_partition} doesn't exist on {self.local_broker_id}")
+                if requested_offset == HIGH_WATERMARK_OFFSET:
+                    leader_replica = partition.leader_replica_if_local()
+                    if leader_replica is None:
+                        raise NotLeaderForPartitionException(
+                            f"Leader not local for partition {topic_partition} on broker {self.local_broker_id}")
+                    converted_offset = leader_replica.high_watermark
+                else:
+                    converted_offset = requested_offset
+                if converted_offset < 0:
+                    raise OffsetOutOfRangeException(
+                        f"The offset {converted_offset} for partition {topic_partition} is not valid")
+                low_watermark = partition.delete_records_on_leader(converted_offset)
+                results[topic_partition] = LogDeleteRecordsResult(converted_offset, low_watermark)
+            except (UnknownTopicOrPartitionException, NotLeaderForPartitionException, OffsetOutOfRangeException,
+                    PolicyViolationException, KafkaStorageException, NotEnoughReplicasException) as e:
+                results[topic_partition] = LogDeleteRecordsResult(-1, INVALID_LOW_WATERMARK, e)
+            except Exception as e:
+                log.exception("Error processing delete records operation on partition %s", topic_partition)
+                results[topic_partition] = LogDeleteRecordsResult(-1, INVALID_LOW_WATERMARK, e)
+        return results
+
+    @staticmethod
+    def delayed_delete_records_required(local_delete_records_results: dict[TopicPartition, LogDeleteRecordsResult]
+                                        ) -> bool:
+        """Wait when some partition's delete succeeded locally but a follower still holds records below it."""
+        return any(r.exception is None and r.low_watermark < r.requested_offset
+                   for r in local_delete_records_results.values())
+
+    def alter_replica_log_dirs(self, partition_dirs: dict[TopicPartition, str]) -> dict[TopicPartition, Errors]:
+        """1.0.2 only places replicas that do not exist yet: the directory is remembered for the log's creation
+        (answered REPLICA_NOT_AVAILABLE); a replica that exists stays where it is (answered NONE)."""
+        results = {}
+        for topic_partition, destination_dir in partition_dirs.items():
+            try:
+                if not self.log_manager.is_log_dir_online(destination_dir):
+                    raise KafkaStorageException(f"Log directory {destination_dir} is offline")
+                if self.get_replica(topic_partition) is None:
+                    self.log_manager.update_preferred_log_dir(topic_partition, destination_dir)
+                    raise ReplicaNotAvailableException(
+                        f"Replica {self.local_broker_id} is not available for partition {topic_partition}")
+                # moving an existing replica between directories came with KIP-113's second half (Kafka 1.1)
+                results[topic_partition] = Errors.NONE
+            except (LogDirNotFoundException, ReplicaNotAvailableException, KafkaStorageException) as e:
+                results[topic_partition] = Errors.for_exception(e)
+            except Exception as e:
+                log.exception("Error while changing replica dir for partition %s", topic_partition)
+                results[topic_partition] = Errors.for_exception(e)
+        return results
+
+    def describe_log_dirs(self, partitions: set[TopicPartition]) -> dict[str, LogDirInfo]:
+        """Every configured log directory: its error, and the size and lag of the queried partitions' logs in it."""
+        logs_by_dir: dict[str, list] = {}
+        for partition_log in self.log_manager.all_logs():
+            logs_by_dir.setdefault(str(Path(partition_log.dir).parent.absolute()), []).append(partition_log)
+        results = {}
+        for log_dir in dict.fromkeys(self.config.log_dirs):
+            absolute_path = str(Path(log_dir).absolute())
+            try:
+                if not self.log_manager.is_log_dir_online(absolute_path):
+                    raise KafkaStorageException(f"Log directory {absolute_path} is offline")
+                replica_infos = {
+                    partition_log.topic_partition: ReplicaInfo(partition_log.size,
+                                                               self.get_log_end_offset_lag(
+                                                                   partition_log.topic_partition), False)
+                    for partition_log in logs_by_dir.get(absolute_path, [])
+                    if partition_log.topic_partition in partitions}
+                results[absolute_path] = LogDirInfo(Errors.NONE, replica_infos)
+            except KafkaStorageException:
+                results[absolute_path] = LogDirInfo(Errors.KAFKA_STORAGE_ERROR, {})
+            except Exception as e:
+                log.exception("Error while describing replica in dir %s", absolute_path)
+                results[absolute_path] = LogDirInfo(Errors.for_exception(e), {})
+        return results
+
+    def get_log_end_offset_lag(self, topic_partition: TopicPartition) -> int:
+        """How far the log end is below the high watermark; a replica's high watermark never passes its log end,
+        so this is 0 for every replica here (the figure was meant for 1.1's future replicas)."""
+        replica = self.get_replica(topic_partition)
+        if replica is None or replica.log is None:
+            return INVALID_OFFSET_LAG
+        return max(replica.high_watermark - replica.log.log_end_offset, 0)
+
+    def delete_records(self, timeout: int, offset_per_partition: dict[TopicPartition, int],
+                       response_callback: Callable[[dict[TopicPartition, DeleteRecordsPartitionResponse]], None]
+                       ) -> None:
+        """DeleteRecords: the leaders' log start offsets move now; the answer waits until the followers' have too."""
+        local_delete_records_results = self.delete_records_on_local_log(offset_per_partition)
+        delete_records_status = {
+            tp: DeleteRecordsPartitionStatus(result.requested_offset,
+                                             DeleteRecordsPartitionResponse(result.low_watermark, result.error))
+            for tp, result in local_delete_records_results.items()}
+        if self.delayed_delete_records_required(local_delete_records_results):
+            delayed_delete_records = DelayedDeleteRecords(timeout, delete_records_status, self, response_callback)
+            self.delayed_delete_records_purgatory.try_complete_else_watch(delayed_delete_records,
+                                                                          list(offset_per_partition))
+        else:
+            response_callback({tp: status.response_status for tp, status in delete_records_status.items()})
+
     # -- fetch ----------------------------------------------------------------------------------------------------
 
     def fetch_messages(self, timeout: int, replica_id: int, fetch_min_bytes: int, fetch_max_bytes: int,
@@ -804,6 +962,7 @@ class ReplicaManager:
         self.replica_fetcher_manager.shutdown()
         self.delayed_fetch_purgatory.shutdown()
         self.delayed_produce_purgatory.shutdown()
+        self.delayed_delete_records_purgatory.shutdown()
         if checkpoint_hw:
             self.checkpoint_high_watermarks()
         if self._owns_zk_utils and self.zk_utils is not None:
