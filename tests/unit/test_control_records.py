@@ -19,10 +19,12 @@ from kio.static.primitive import i16, i32, i64
 
 from kafka_edu.common.errors import IllegalArgumentException, InvalidRecordException
 from kafka_edu.common.record.control_record_utils import ControlRecordType, ControlRecordUtils
+from kafka_edu.common.record.end_transaction_marker import CURRENT_END_TXN_SCHEMA_RECORD_SIZE, EndTransactionMarker
 from kafka_edu.log.compression_type import CompressionType
-from kafka_edu.log.file_records import FileRecords, MemoryRecords, TimestampType
+from kafka_edu.log.file_records import RECORD_BATCH_OVERHEAD, FileRecords, MemoryRecords, TimestampType
 from kafka_edu.log.memory_records_builder import (
     MemoryRecordsBuilder,
+    with_end_transaction_marker,
     with_kraft_version_record,
     with_leader_change_message,
     with_records,
@@ -156,3 +158,41 @@ def test_control_messages_are_written_bare() -> None:
     [record] = list(next(with_snapshot_footer_record(0, NOW, 1, SnapshotFooterRecord(version=i16(0)))
                          .batches()).records())
     assert record.value == out.getvalue() == bytes.fromhex("0000" "00")
+
+
+# --- the end transaction markers (COMMIT / ABORT) that partition leaders write for WriteTxnMarkers (Kafka 1.0.2) ---
+
+def test_an_end_transaction_marker_batch() -> None:
+    records = with_end_transaction_marker(4000, 3, EndTransactionMarker(ControlRecordType.ABORT, 7), timestamp=NOW)
+    assert records.size_in_bytes() == RECORD_BATCH_OVERHEAD + CURRENT_END_TXN_SCHEMA_RECORD_SIZE == 78
+    [batch] = list(records.batches())
+    batch.ensure_valid()
+    assert batch.is_control_batch and batch.is_transactional
+    assert (batch.producer_id, batch.producer_epoch, batch.base_sequence) == (4000, 3, -1)
+    assert (batch.base_offset, batch.partition_leader_epoch) == (0, -1)  # the leader assigns both on append
+    [record] = list(batch.records())
+    assert record.key == bytes.fromhex("0000" "0000")  # key version 0, ABORT
+    assert record.value == bytes.fromhex("0000" "00000007")  # value version 0, coordinator epoch 7
+    assert EndTransactionMarker.deserialize(record) == EndTransactionMarker(ControlRecordType.ABORT, 7)
+    parsed, _ = read_batch(bytes(records.buffer), 0)  # kio's reader agrees on the bytes
+    assert parsed.attributes & 0x30 == 0x30  # transactional and control
+
+
+def test_end_transaction_markers_refuse_what_1_0_2_refuses() -> None:
+    with pytest.raises(IllegalArgumentException, match="Invalid control record type for end transaction marker"):
+        EndTransactionMarker(ControlRecordType.LEADER_CHANGE, 0)
+    with pytest.raises(InvalidRecordException, match="at least 6 bytes, but found only 4"):
+        EndTransactionMarker.deserialize_value(ControlRecordType.COMMIT, b"\x00\x00\x00\x01")
+    with pytest.raises(InvalidRecordException, match="Invalid version found for end transaction marker: -1"):
+        EndTransactionMarker.deserialize_value(ControlRecordType.COMMIT, bytes.fromhex("ffff" "00000001"))
+    # a newer value version is read as version 0
+    assert EndTransactionMarker.deserialize_value(ControlRecordType.COMMIT, bytes.fromhex("0001" "00000002" "ff")) \
+        == EndTransactionMarker(ControlRecordType.COMMIT, 2)
+    no_producer = MemoryRecordsBuilder(CompressionType.NONE, TimestampType.CREATE_TIME, 0, NOW, -1, -1, -1, True, -1,
+                                       is_control_batch=True)
+    with pytest.raises(IllegalArgumentException, match="requires a valid producerId"):
+        no_producer.append_end_txn_marker(NOW, EndTransactionMarker(ControlRecordType.COMMIT, 0))
+    not_transactional = MemoryRecordsBuilder(CompressionType.NONE, TimestampType.CREATE_TIME, 0, NOW, 1, 0, -1, False,
+                                             -1, is_control_batch=True)
+    with pytest.raises(IllegalArgumentException, match="transactional flag"):
+        not_transactional.append_end_txn_marker(NOW, EndTransactionMarker(ControlRecordType.COMMIT, 0))
