@@ -78,7 +78,7 @@ def cluster(options: argparse.Namespace) -> int:
             return 0
         brokers = 3 if options.brokers is None else options.brokers
         with console.status(f"Starting ZooKeeper and {brokers} brokers..."):
-            runner = ClusterRunner.up(brokers, traces, options.zookeeper, options.override)
+            runner = ClusterRunner.up(brokers, traces, options.zookeeper, options.override, log_dirs=options.log_dirs)
         manifest = runner.run.read_manifest()
         print_startup_summary(runner.run.path)
         console.print(f"run directory: [bold]{runner.run.path}[/]")
@@ -371,6 +371,8 @@ def build_parser() -> argparse.ArgumentParser:
     cl.add_argument("--combined", type=int, metavar="N", help="--mode kraft: N nodes that are each controller and "
                                                                "broker (process.roles=broker,controller)")
     cl.add_argument("--zookeeper", help="use this ZooKeeper instead of starting one")
+    cl.add_argument("--log-dirs", type=int, default=1, metavar="N", help="log directories per broker, ZooKeeper mode "
+                                                                      "(logs, logs-1, ...)")
     cl.add_argument("--override", action="append", default=[], metavar="k=v", help="a broker property for all")
     cl.add_argument("--run", help="run directory (default: the live run started last; stop, kill and the other "
                                   "verbs that change a cluster refuse to guess when several runs are live)")
