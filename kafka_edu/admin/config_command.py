@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from urllib.parse import quote, unquote
 
 from kafka_edu.common.config_def import ConfigDef, Range, Type
-from kafka_edu.common.errors import KafkaException
+from kafka_edu.common.errors import IllegalArgumentException, KafkaException
 from kafka_edu.server.admin_manager import change_entity_config, change_topic_config, fetch_entity_config
 from kafka_edu.utils.zk_utils import ZkUtils, get_entity_config_root_path
 
@@ -46,10 +46,6 @@ _BROKER_CONFIG_DEF = (ConfigDef()
 
 class InvalidConfigException(KafkaException):
     """kafka.common.InvalidConfigException: a config the command was asked to delete is not set."""
-
-
-class IllegalArgumentException(ValueError):
-    """java.lang.IllegalArgumentException: the command line does not make sense."""
 
 
 @dataclass(frozen=True)

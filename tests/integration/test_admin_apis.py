@@ -37,6 +37,7 @@ from kafka_edu.network.blocking_channel import BlockingChannel
 from kafka_edu.protocol.api_keys import ApiKeys
 from kafka_edu.protocol.builder import build
 from kafka_edu.protocol.errors import Errors
+from kafka_edu.security.scram.scram_credential_utils import credential_from_string
 from tests.integration.helpers import wait_until
 
 TOPIC_RESOURCE, BROKER_RESOURCE = 2, 4
@@ -426,6 +427,16 @@ def test_kafka_edu_admin_commands(cluster: ClusterRunner, bootstrap: str, admin:
                      "no.such.config=1", *run]) == 1
     assert "Unknown topic config name: no.such.config" in capsys.readouterr().out
     assert json.loads(zk.get("/config/topics/cmd")[0])["config"] == {"cleanup.policy": "compact,delete"}
+    # a user's SCRAM password is stored as a salted credential
+    assert cli.main(["configs", "--alter", "--entity-type", "users", "--entity-name", "alice", "--add-config",
+                     "SCRAM-SHA-256=[iterations=8192,password=alice-secret]", *run]) == 0
+    assert "Completed Updating config for entity: user-principal 'alice'." in capsys.readouterr().out
+    stored = json.loads(zk.get("/config/users/alice")[0])["config"]["SCRAM-SHA-256"]
+    assert "alice-secret" not in stored and credential_from_string(stored).iterations == 8192
+    assert cli.main(["configs", "--alter", "--entity-type", "users", "--entity-name", "alice", "--add-config",
+                     "SCRAM-SHA-512=[iterations=100,password=x]", *run]) == 1
+    assert "Iterations 100 is less than the minimum 4096 required for SCRAM-SHA-512" in capsys.readouterr().out
+    assert list(json.loads(zk.get("/config/users/alice")[0])["config"]) == ["SCRAM-SHA-256"]
 
     produce(bootstrap, "cmd", [b"c%d" % i for i in range(4)], key=b"key")  # compact,delete: keyed records
     offsets = tmp_path / "offsets.json"
