@@ -104,6 +104,11 @@ class DelayedOperationPurgatory:
                 self.watchers_for_key.pop(key, None)
         return completed
 
+    def cancel_for_key(self, key: Hashable) -> list[DelayedOperation]:
+        """Stop watching `key`: its operations are dropped without completing (1.0.2's cancelForKey)."""
+        with self._lock:
+            return self.watchers_for_key.pop(key, [])
+
     def delayed(self) -> int:
         with self._timer_cond:
             return sum(1 for _, _, op in self._timer if not op.is_completed)

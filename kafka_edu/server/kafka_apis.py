@@ -26,7 +26,7 @@ from kafka_edu.controller.kafka_controller import KafkaController
 from kafka_edu.coordinator.group.group_coordinator import GroupCoordinator, JoinGroupResult
 from kafka_edu.coordinator.group.group_metadata_manager import PartitionData
 from kafka_edu.coordinator.group.offset_and_metadata import OffsetAndMetadata
-from kafka_edu.coordinator.transaction.transaction_coordinator import TransactionCoordinator
+from kafka_edu.coordinator.transaction.transaction_coordinator import InitProducerIdResult, TransactionCoordinator
 from kafka_edu.log.file_records import MAGIC_VALUE_V2
 from kafka_edu.log.log import TopicPartition
 from kafka_edu.log.memory_records_builder import with_end_transaction_marker
@@ -71,6 +71,8 @@ ZERO_UUID = uuid.UUID(int=0)
 ADMIN_CLIENT_ID = "__admin_client"
 GROUP_METADATA_TOPIC_NAME = "__consumer_offsets"
 GROUP_KEY_TYPE = 0
+TRANSACTION_KEY_TYPE = 1  # FindCoordinatorRequest.CoordinatorType.TRANSACTION
+TRANSACTION_STATE_TOPIC_NAME = "__transaction_state"
 CONSUMER_REPLICA_ID = -1
 RECORD_BATCH_OVERHEAD = 61  # DefaultRecordBatch header bytes
 MAGIC_OFFSET = 16
@@ -107,6 +109,11 @@ SUPPORTED_VERSIONS: dict[ApiKeys, tuple[int, int]] = {
     ApiKeys.CREATE_TOPICS: (0, 5),
     ApiKeys.DELETE_TOPICS: (0, 5),
     ApiKeys.INIT_PRODUCER_ID: (0, 2),
+    ApiKeys.ADD_PARTITIONS_TO_TXN: (0, 3),
+    ApiKeys.ADD_OFFSETS_TO_TXN: (0, 3),
+    ApiKeys.END_TXN: (0, 3),
+    # v3 adds KIP-447's generation and member checks, which 1.0.2's coordinator has not got
+    ApiKeys.TXN_OFFSET_COMMIT: (0, 2),
     ApiKeys.OFFSET_FOR_LEADER_EPOCH: (0, 0),
     ApiKeys.WRITE_TXN_MARKERS: (0, 1),
     ApiKeys.DESCRIBE_CONFIGS: (0, 4),
@@ -152,6 +159,10 @@ KAFKA_1_0_2_VERSIONS: dict[ApiKeys, tuple[int, int]] = {
     ApiKeys.CREATE_TOPICS: (0, 2),
     ApiKeys.DELETE_TOPICS: (0, 1),
     ApiKeys.INIT_PRODUCER_ID: (0, 0),
+    ApiKeys.ADD_PARTITIONS_TO_TXN: (0, 0),
+    ApiKeys.ADD_OFFSETS_TO_TXN: (0, 0),
+    ApiKeys.END_TXN: (0, 0),
+    ApiKeys.TXN_OFFSET_COMMIT: (0, 0),
     ApiKeys.OFFSET_FOR_LEADER_EPOCH: (0, 0),
     ApiKeys.DESCRIBE_CONFIGS: (0, 0),
     ApiKeys.DELETE_RECORDS: (0, 0),
@@ -173,7 +184,9 @@ KAFKA_1_0_2_VERSIONS: dict[ApiKeys, tuple[int, int]] = {
 # metadata from the log, and controlled shutdown goes through heartbeats. DescribeConfigs and AlterConfigs use
 # ZooKeeper in this port, so a KRaft broker does not advertise them either (yet), nor the 1.0.2 ports of
 # DeleteRecords, DescribeLogDirs and AlterReplicaLogDirs, which are not tested on a KRaft broker.
-ZK_BROKER_ONLY_APIS = frozenset({ApiKeys.LEADER_AND_ISR, ApiKeys.STOP_REPLICA, ApiKeys.UPDATE_METADATA,
+ZK_BROKER_ONLY_APIS = frozenset({ApiKeys.ADD_PARTITIONS_TO_TXN, ApiKeys.ADD_OFFSETS_TO_TXN, ApiKeys.END_TXN,
+                                 ApiKeys.TXN_OFFSET_COMMIT,  # a KRaft broker coordinates no transactions (yet)
+                                 ApiKeys.LEADER_AND_ISR, ApiKeys.STOP_REPLICA, ApiKeys.UPDATE_METADATA,
                                  ApiKeys.CONTROLLED_SHUTDOWN, ApiKeys.DESCRIBE_CONFIGS, ApiKeys.ALTER_CONFIGS,
                                  ApiKeys.DELETE_RECORDS, ApiKeys.DESCRIBE_LOG_DIRS, ApiKeys.ALTER_REPLICA_LOG_DIRS})
 
@@ -238,6 +251,10 @@ class KafkaApis:
             ApiKeys.CREATE_TOPICS: self.handle_create_topics_request,
             ApiKeys.DELETE_TOPICS: self.handle_delete_topics_request,
             ApiKeys.INIT_PRODUCER_ID: self.handle_init_producer_id_request,
+            ApiKeys.ADD_PARTITIONS_TO_TXN: self.handle_add_partition_to_txn_request,
+            ApiKeys.ADD_OFFSETS_TO_TXN: self.handle_add_offsets_to_txn_request,
+            ApiKeys.END_TXN: self.handle_end_txn_request,
+            ApiKeys.TXN_OFFSET_COMMIT: self.handle_txn_offset_commit_request,
             ApiKeys.WRITE_TXN_MARKERS: self.handle_write_txn_markers_request,
             ApiKeys.OFFSET_FOR_LEADER_EPOCH: self.handle_offset_for_leader_epoch_request,
             ApiKeys.DESCRIBE_CONFIGS: self.handle_describe_configs_request,
@@ -294,13 +311,25 @@ class KafkaApis:
 
     def on_leadership_change(self, updated_leaders: set[TopicPartition],
                              updated_followers: set[TopicPartition]) -> None:
-        """After LeaderAndIsr: the group coordinator takes over (or gives up) the groups of offsets partitions."""
+        """After LeaderAndIsr: the group coordinator takes over (or gives up) the groups of offsets partitions, the
+        transaction coordinator the transactional ids of `__transaction_state` partitions (the partition's leader
+        epoch is the coordinator epoch)."""
         for topic_partition in updated_leaders:
             if topic_partition.topic == GROUP_METADATA_TOPIC_NAME:
                 self.group_coordinator.handle_group_immigration(topic_partition.partition)
+            elif topic_partition.topic == TRANSACTION_STATE_TOPIC_NAME:
+                self.txn_coordinator.handle_txn_immigration(topic_partition.partition,
+                                                            self._leader_epoch(topic_partition))
         for topic_partition in updated_followers:
             if topic_partition.topic == GROUP_METADATA_TOPIC_NAME:
                 self.group_coordinator.handle_group_emigration(topic_partition.partition)
+            elif topic_partition.topic == TRANSACTION_STATE_TOPIC_NAME:
+                self.txn_coordinator.handle_txn_emigration(topic_partition.partition,
+                                                           self._leader_epoch(topic_partition))
+
+    def _leader_epoch(self, topic_partition: TopicPartition) -> int:
+        partition = self.replica_manager.get_partition(topic_partition)
+        return partition.get_leader_epoch() if partition is not None else -1
 
     # -- sending ------------------------------------------------------------------------------------------------------
 
@@ -709,14 +738,31 @@ class KafkaApis:
             self.send_response(request, build(self.response_schema(request), throttle_time=0, error_code=error,
                                               error_message=error.name, node_id=-1, host="", port=-1))
             return
+        if key_type == TRANSACTION_KEY_TYPE and not self.authorize(
+                request.session, Operation.DESCRIBE, Resource(ResourceType.TRANSACTIONAL_ID, body.key)):
+            error = Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
+            self.send_response(request, build(self.response_schema(request), throttle_time=0, error_code=error,
+                                              error_message=error.name, node_id=-1, host="", port=-1))
+            return
         node = None
         if key_type == GROUP_KEY_TYPE:
             partition = self.group_coordinator.partition_for(body.key)
             topic_metadata = self.get_or_create_internal_topic(GROUP_METADATA_TOPIC_NAME, request.listener_name)
-            if topic_metadata is not None:
-                leader = next((p.leader for p in topic_metadata if p.partition == partition), -1)
-                node = next((b for b in self.metadata_cache.get_alive_brokers() if b.id == leader), None)
-        # Transactions are not ported: no broker coordinates a transactional id.
+        elif key_type == TRANSACTION_KEY_TYPE and self.txn_coordinator.txn_manager is not None:
+            partition = self.txn_coordinator.partition_for(body.key)
+            topic_metadata = self.get_or_create_internal_topic(TRANSACTION_STATE_TOPIC_NAME, request.listener_name)
+        elif key_type == TRANSACTION_KEY_TYPE:
+            partition, topic_metadata = -1, None  # a KRaft broker coordinates no transactions (yet)
+        else:
+            # 1.0.2 throws InvalidRequestException("Unknown coordinator type"): the request's error response.
+            self.send_response(request, build(self.response_schema(request), throttle_time=0,
+                                              error_code=Errors.INVALID_REQUEST,
+                                              error_message="Unknown coordinator type in FindCoordinator request",
+                                              node_id=-1, host="", port=-1))
+            return
+        if topic_metadata is not None:
+            leader = next((p.leader for p in topic_metadata if p.partition == partition), -1)
+            node = next((b for b in self.metadata_cache.get_alive_brokers() if b.id == leader), None)
         if node is None or request.listener_name not in node.endpoints:
             error, node_id, host, port = Errors.COORDINATOR_NOT_AVAILABLE, -1, "", -1
         else:
@@ -735,17 +781,24 @@ class KafkaApis:
             # the controller checks the replication factor against the unfenced brokers
             self.auto_topic_creation_manager.create_topics({topic})
             return None
+        if topic == GROUP_METADATA_TOPIC_NAME:
+            replication_factor, num_partitions = (self.config.offsets_topic_replication_factor,
+                                                  self.config.offsets_topic_partitions)
+            what, prop, configs = ("offsets topic", "offsets.topic.replication.factor",
+                                   self.group_coordinator.offsets_topic_configs())
+        else:
+            replication_factor, num_partitions = (self.config.transaction_topic_replication_factor,
+                                                  self.config.transaction_topic_partitions)
+            what, prop, configs = ("transactions state topic", "transaction.state.log.replication.factor",
+                                   self.txn_coordinator.transaction_topic_configs())
         alive = len(self.metadata_cache.get_alive_brokers())
-        if alive < self.config.offsets_topic_replication_factor:
-            log.error("Number of alive brokers '%d' does not meet the required replication factor '%d' for the "
-                      "offsets topic (configured via 'offsets.topic.replication.factor'). This error can be ignored "
-                      "if the cluster is starting up and not all brokers are up yet.", alive,
-                      self.config.offsets_topic_replication_factor)
+        if alive < replication_factor:
+            log.error("Number of alive brokers '%d' does not meet the required replication factor '%d' for the %s "
+                      "(configured via '%s'). This error can be ignored if the cluster is starting up and not all "
+                      "brokers are up yet.", alive, replication_factor, what, prop)
             return None
         self.admin_manager.create_topics(0, False, {topic: dict(
-            num_partitions=self.config.offsets_topic_partitions,
-            replication_factor=self.config.offsets_topic_replication_factor,
-            configs=self.group_coordinator.offsets_topic_configs())}, lambda _: None)
+            num_partitions=num_partitions, replication_factor=replication_factor, configs=configs)}, lambda _: None)
         return None
 
     # -- InitProducerId -----------------------------------------------------------------------------------------------
@@ -764,9 +817,127 @@ class KafkaApis:
             self.send_response(request, build(self.response_schema(request), throttle_time=0, error_code=denied,
                                               producer_id=-1, producer_epoch=-1))
             return
-        result = self.txn_coordinator.handle_init_producer_id(request.body.transactional_id)
-        self.send_response(request, build(self.response_schema(request), throttle_time=0, error_code=result.error,
-                                          producer_id=result.producer_id, producer_epoch=result.producer_epoch))
+        body = request.body
+
+        def send_response_callback(result: InitProducerIdResult) -> None:
+            self.send_response(request, build(self.response_schema(request), throttle_time=0, error_code=result.error,
+                                              producer_id=result.producer_id, producer_epoch=result.producer_epoch))
+
+        self.txn_coordinator.handle_init_producer_id(body.transactional_id, millis(body.transaction_timeout),
+                                                     send_response_callback)
+
+    # -- transactions: AddPartitionsToTxn, AddOffsetsToTxn, EndTxn (to the transaction coordinator) -----------------
+
+    def handle_add_partition_to_txn_request(self, request: Request) -> None:
+        body = request.body
+        transactional_id = body.v3_and_below_transactional_id
+        partitions_to_add = [TopicPartition(t.name, p) for t in body.v3_and_below_topics for p in t.partitions]
+
+        def send_response(partition_errors: dict[TopicPartition, Errors]) -> None:
+            by_topic: dict[str, list[dict[str, Any]]] = {}
+            for topic_partition, error in partition_errors.items():
+                by_topic.setdefault(topic_partition.topic, []).append(
+                    dict(partition_index=topic_partition.partition, partition_error_code=error))
+            self.send_response(request, build(self.response_schema(request), throttle_time=0,
+                                              results_by_topic_v3_and_below=[
+                                                  dict(name=name, results_by_partition=results)
+                                                  for name, results in by_topic.items()]))
+
+        if not self.authorize(request.session, Operation.WRITE,
+                              Resource(ResourceType.TRANSACTIONAL_ID, transactional_id)):
+            send_response({tp: Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED for tp in partitions_to_add})
+            return
+        # Internal topics take no part in a producer's transaction (the offsets go through AddOffsetsToTxn).
+        unauthorized = {tp: Errors.TOPIC_AUTHORIZATION_FAILED for tp in partitions_to_add
+                        if tp.topic in INTERNAL_TOPICS or not self.authorize(
+                            request.session, Operation.WRITE, Resource(ResourceType.TOPIC, tp.topic))}
+        non_existing = {tp: Errors.UNKNOWN_TOPIC_OR_PARTITION for tp in partitions_to_add
+                        if tp not in unauthorized and not self.metadata_cache.contains(tp.topic)}
+        authorized = [tp for tp in partitions_to_add if tp not in unauthorized and tp not in non_existing]
+        if unauthorized or non_existing:
+            # One failed partition fails the request: the others are OPERATION_NOT_ATTEMPTED, not added.
+            send_response({**unauthorized, **non_existing,
+                           **{tp: Errors.OPERATION_NOT_ATTEMPTED for tp in authorized}})
+            return
+        self.txn_coordinator.handle_add_partitions_to_transaction(
+            transactional_id, body.v3_and_below_producer_id, body.v3_and_below_producer_epoch, authorized,
+            lambda error: send_response({tp: error for tp in partitions_to_add}))
+
+    def handle_add_offsets_to_txn_request(self, request: Request) -> None:
+        body = request.body
+        # The group's offsets partition joins the transaction like any other partition.
+        offset_topic_partition = TopicPartition(GROUP_METADATA_TOPIC_NAME,
+                                                self.group_coordinator.partition_for(body.group_id))
+
+        def send_response_callback(error: Errors) -> None:
+            self.send_response(request, build(self.response_schema(request), throttle_time=0, error_code=error))
+
+        if not self.authorize(request.session, Operation.WRITE,
+                              Resource(ResourceType.TRANSACTIONAL_ID, body.transactional_id)):
+            send_response_callback(Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
+        elif not self.authorize(request.session, Operation.READ, Resource(ResourceType.GROUP, body.group_id)):
+            send_response_callback(Errors.GROUP_AUTHORIZATION_FAILED)
+        else:
+            self.txn_coordinator.handle_add_partitions_to_transaction(
+                body.transactional_id, body.producer_id, body.producer_epoch, {offset_topic_partition},
+                send_response_callback)
+
+    def handle_end_txn_request(self, request: Request) -> None:
+        body = request.body
+
+        def send_response_callback(error: Errors) -> None:
+            self.send_response(request, build(self.response_schema(request), throttle_time=0, error_code=error))
+
+        if not self.authorize(request.session, Operation.WRITE,
+                              Resource(ResourceType.TRANSACTIONAL_ID, body.transactional_id)):
+            send_response_callback(Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
+            return
+        self.txn_coordinator.handle_end_transaction(body.transactional_id, body.producer_id, body.producer_epoch,
+                                                    TransactionResult.for_id(body.committed), send_response_callback)
+
+    # -- transactions: TxnOffsetCommit (to the group coordinator) ---------------------------------------------------
+
+    def handle_txn_offset_commit_request(self, request: Request) -> None:
+        body = request.body
+        now_ms = int(time.time() * 1000)
+        default_expire_timestamp = now_ms + self.group_coordinator.offset_config.offsets_retention_ms
+        # 1.0.2 answers a request it refuses whole with that error for each of its partitions
+        if not self.authorize(request.session, Operation.WRITE,
+                              Resource(ResourceType.TRANSACTIONAL_ID, body.transactional_id)):
+            request_error: Errors | None = Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
+        elif not self.authorize(request.session, Operation.READ, Resource(ResourceType.GROUP, body.group_id)):
+            request_error = Errors.GROUP_AUTHORIZATION_FAILED
+        else:
+            request_error = None
+        refused: dict[TopicPartition, Errors] = {}
+        offsets: dict[TopicPartition, OffsetAndMetadata] = {}
+        for topic in body.topics:
+            for partition in topic.partitions:
+                topic_partition = TopicPartition(topic.name, partition.partition_index)
+                if request_error is not None:
+                    refused[topic_partition] = request_error
+                elif not self.authorize(request.session, Operation.READ, Resource(ResourceType.TOPIC, topic.name)):
+                    refused[topic_partition] = Errors.TOPIC_AUTHORIZATION_FAILED
+                elif not self.metadata_cache.contains(topic.name):
+                    refused[topic_partition] = Errors.UNKNOWN_TOPIC_OR_PARTITION
+                else:
+                    offsets[topic_partition] = OffsetAndMetadata(partition.committed_offset,
+                                                                 partition.committed_metadata or "", now_ms,
+                                                                 default_expire_timestamp)
+
+        def send_response_callback(commit_status: dict[TopicPartition, Errors]) -> None:
+            by_topic: dict[str, list[dict[str, Any]]] = {}
+            for topic_partition, error in sorted({**commit_status, **refused}.items()):
+                by_topic.setdefault(topic_partition.topic, []).append(
+                    dict(partition_index=topic_partition.partition, error_code=error))
+            self.send_response(request, build(self.response_schema(request), throttle_time=0, topics=[
+                dict(name=name, partitions=partitions) for name, partitions in by_topic.items()]))
+
+        if not offsets:
+            send_response_callback({})
+            return
+        self.group_coordinator.handle_txn_commit_offsets(body.group_id, body.producer_id, body.producer_epoch,
+                                                         offsets, send_response_callback)
 
     # -- WriteTxnMarkers (from a transaction coordinator) ---------------------------------------------------------
 

@@ -163,7 +163,10 @@ class KafkaServer:
                         self.group_coordinator.startup()
 
                     with step("LC.startup.15"):
-                        self.transaction_coordinator = TransactionCoordinator(self.config.broker_id, self.zk_utils)
+                        self.transaction_coordinator = TransactionCoordinator.apply(
+                            self.config, self.replica_manager,
+                            KafkaScheduler(threads=1, thread_name_prefix="transaction-log-manager-"), self.zk_utils,
+                            self.metadata_cache)
                         self.transaction_coordinator.startup()
 
                     with step("LC.startup.16"):

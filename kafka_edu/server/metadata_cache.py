@@ -8,6 +8,9 @@ from dataclasses import dataclass, field
 from kafka_edu.api.leader_and_isr import LeaderAndIsr
 from kafka_edu.log.log import TopicPartition
 from kafka_edu.protocol.errors import Errors
+from kafka_edu.raft.voter_set import Node
+
+NO_NODE = Node(-1, "", -1)  # Node.noNode
 
 
 @dataclass
@@ -88,6 +91,19 @@ class MetadataCache:
     def get_partition_info(self, topic: str, partition: int) -> PartitionState | None:
         with self.partition_metadata_lock:
             return self.cache.get(topic, {}).get(partition)
+
+    def get_partition_leader_endpoint(self, topic: str, partition_id: int, listener_name: str) -> Node | None:
+        """The leader's endpoint at `listener_name`: None for a partition this cache does not know, NO_NODE when the
+        leader is not alive or has no such listener."""
+        with self.partition_metadata_lock:
+            partition_info = self.cache.get(topic, {}).get(partition_id)
+            if partition_info is None:
+                return None
+            broker = self.alive_brokers.get(partition_info.leader)
+            if broker is None or listener_name not in broker.endpoints:
+                return NO_NODE
+            host, port = broker.endpoints[listener_name]
+            return Node(broker.id, host, port)
 
     def get_topic_metadata(self, topics: set[str], listener_name: str) -> dict[str, list[PartitionMetadata]]:
         """Each known topic's partitions: leader, replicas and ISR, with Kafka's errors for missing brokers."""

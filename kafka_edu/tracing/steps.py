@@ -30,6 +30,9 @@ _FETCHER = _SERVER + "AbstractFetcherThread.scala"
 _REPLICA_FETCHER = _SERVER + "ReplicaFetcherThread.scala"
 _PARTITION = "core/src/main/scala/kafka/cluster/Partition.scala"
 _TXN_COORDINATOR = "core/src/main/scala/kafka/coordinator/transaction/TransactionCoordinator.scala"
+_TXN_STATE_MANAGER = "core/src/main/scala/kafka/coordinator/transaction/TransactionStateManager.scala"
+_TXN_MARKER_CHANNEL = "core/src/main/scala/kafka/coordinator/transaction/TransactionMarkerChannelManager.scala"
+_TXN_METADATA = "core/src/main/scala/kafka/coordinator/transaction/TransactionMetadata.scala"
 _GROUP_COORDINATOR = "core/src/main/scala/kafka/coordinator/group/GroupCoordinator.scala"
 _GROUP_METADATA = "core/src/main/scala/kafka/coordinator/group/GroupMetadata.scala"
 _GROUP_METADATA_MANAGER = "core/src/main/scala/kafka/coordinator/group/GroupMetadataManager.scala"
@@ -201,8 +204,18 @@ STEPS: dict[str, Step] = {
     "LE.request": Step("AbstractFetcherThread.maybeTruncate", _FETCHER),
     "LE.apis": Step("KafkaApis.handleOffsetForLeaderEpochRequest", _KAFKA_APIS),
     "LE.truncate": Step("ReplicaFetcherThread.maybeTruncate", _REPLICA_FETCHER),
+    # Transactions (FIDELITY TX, KIP-98): the coordinator's side, then the partition leaders' (TX.write)
+    "TX.init": Step("TransactionCoordinator.handleInitProducerId", _TXN_COORDINATOR),
+    "TX.add": Step("TransactionCoordinator.handleAddPartitionsToTransaction", _TXN_COORDINATOR),
+    "TX.offsets": Step("GroupCoordinator.handleTxnCommitOffsets", _GROUP_COORDINATOR),
+    "TX.end": Step("TransactionCoordinator.handleEndTransaction", _TXN_COORDINATOR),
+    "TX.markers": Step("TransactionMarkerChannelManager.addTxnMarkersToSend", _TXN_MARKER_CHANNEL),
     # Transactions (FIDELITY TX, KIP-98): the partition leaders' side
     "TX.write": Step("KafkaApis.handleWriteTxnMarkersRequest", _KAFKA_APIS),
+    # the write of CompleteCommit/CompleteAbort (appendTransactionToLog's other writes get no span)
+    "TX.complete": Step("TransactionStateManager.appendTransactionToLog", _TXN_STATE_MANAGER),
+    "TX.expire": Step("TransactionCoordinator.abortTimedOutTransactions", _TXN_COORDINATOR),
+    "TX.state": Step("TransactionMetadata.completeTransitionTo", _TXN_METADATA, event="txn.state.change"),
     # KRaft (FIDELITY KR, Kafka 3.9): storage, the servers, the Raft client, the quorum controller and its queue
     "KR.storage": Step("StorageTool.runFormatCommand", "core/src/main/scala/kafka/tools/StorageTool.scala", KAFKA_3_9),
     "KR.build": Step("Kafka.buildServer", _KAFKA, KAFKA_3_9),
@@ -285,6 +298,16 @@ _SYMBOL_ROWS: list[Symbol] = [
     Symbol("GroupMetadataManager.loadGroupsForPartition", _GROUP_METADATA_MANAGER),
     Symbol("GroupMetadataManager.removeGroupsForPartition", _GROUP_METADATA_MANAGER),
     Symbol("GroupMetadataManager.cleanupGroupMetadata", _GROUP_METADATA_MANAGER),
+    # Transactions: a state change is a trace of its own (TX.state's event is on it), linked to the step whose
+    # write made it durable; a load of __transaction_state runs on the scheduler, in a trace of its own; each
+    # WriteTxnMarkers exchange of the marker channel's thread is a span of the transaction's trace.
+    Symbol("TransactionMetadata.completeTransitionTo", _TXN_METADATA,
+           port="kafka_edu.coordinator.transaction.transaction_metadata:TransactionMetadata.complete_transition_to"),
+    Symbol("TransactionStateManager.loadTransactionsForTxnTopicPartition#loadTransactions", _TXN_STATE_MANAGER,
+           port="kafka_edu.coordinator.transaction.transaction_state_manager:TransactionStateManager.load_transactions",
+           root=True),
+    Symbol("InterBrokerSendThread.doWork#send", "core/src/main/scala/kafka/common/InterBrokerSendThread.scala",
+           port="kafka_edu.coordinator.transaction.transaction_marker_channel_manager:InterBrokerSendThread.send_request"),
     # The controller
     Symbol("KafkaController.onControllerFailover", _CONTROLLER,
            port="kafka_edu.controller.kafka_controller:KafkaController.on_controller_failover"),

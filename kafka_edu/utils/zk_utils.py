@@ -328,6 +328,16 @@ class ZkUtils:
             return []
         return list(replicas) if replicas is not None else []
 
+    def get_topic_partition_count(self, topic: str) -> int | None:
+        """How many partitions `/brokers/topics/<topic>` assigns; None when the topic does not exist."""
+        data, _ = self.read_data_maybe_null(get_topic_path(topic))
+        if data is None:
+            return None
+        try:
+            return len(json.loads(data).get("partitions", {}))
+        except (ValueError, AttributeError):  # not the layout: as if the topic were missing
+            return None
+
     def get_all_partitions(self) -> set[TopicPartition]:
         """Every partition that has a `/brokers/topics/<topic>/partitions/<id>` znode (the controller makes them)."""
         from kafka_edu.log.log import TopicPartition  # here, not at the top: zk_utils loads before the log layer

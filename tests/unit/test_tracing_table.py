@@ -18,7 +18,7 @@ from kafka_edu.tracing.steps import EVENTS, STEPS, SYMBOLS
 
 REPO = Path(__file__).resolve().parents[2]
 FIDELITY = REPO.parent / "shared" / "FIDELITY.md"
-NOT_BUILT = {"TX"}  # FIDELITY areas with no code yet: they emit nothing, so the table has no rows
+NOT_BUILT: set[str] = set()  # FIDELITY areas with no code yet: they emit nothing, so the table has no rows
 
 
 def table_violations(source: str, path: str) -> list[str]:

@@ -1,13 +1,16 @@
 """Port of core/src/main/scala/kafka/coordinator/group/GroupCoordinator.scala (read: Kafka 1.0.2,
-hhb1san14/kafka-1.0.2-src; handleDeleteGroups from Kafka 1.1.0, luobowo/kafka-1.1.0)."""
+hhb1san14/kafka-1.0.2-src; handleDeleteGroups from Kafka 1.1.0, luobowo/kafka-1.1.0; handleTxnCommitOffsets and
+scheduleHandleTxnCompletion from a 1.1 copy, unchanged since 1.0)."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from kafka_edu.common.errors import IllegalArgumentException
+from kafka_edu.common.requests.transaction_result import TransactionResult
 from kafka_edu.coordinator.group.delayed_heartbeat import DelayedHeartbeat
 from kafka_edu.coordinator.group.delayed_join import DelayedJoin, InitialDelayedJoin
 from kafka_edu.coordinator.group.delayed_operation_key import GroupKey, MemberKey
@@ -29,11 +32,12 @@ from kafka_edu.coordinator.group.group_metadata_manager import (
 from kafka_edu.coordinator.group.member_metadata import MemberMetadata
 from kafka_edu.coordinator.group.offset_and_metadata import OffsetAndMetadata
 from kafka_edu.coordinator.group.offset_config import OffsetConfig
+from kafka_edu.log.file_records import NO_PRODUCER_EPOCH, NO_PRODUCER_ID
 from kafka_edu.log.log import TopicPartition
 from kafka_edu.log.log_segment import system_time_ms
 from kafka_edu.protocol.errors import Errors
 from kafka_edu.server.delayed_operation import DelayedOperationPurgatory
-from kafka_edu.tracing import span
+from kafka_edu.tracing import span, step
 from kafka_edu.utils.concurrent import AtomicBoolean
 
 if TYPE_CHECKING:
@@ -445,15 +449,44 @@ class GroupCoordinator:
                 return
         self._do_commit_offsets(group, member_id, generation_id, offset_metadata, response_callback)
 
+    @step("TX.offsets")
+    def handle_txn_commit_offsets(self, group_id: str, producer_id: int, producer_epoch: int,
+                                  offset_metadata: dict[TopicPartition, OffsetAndMetadata],
+                                  response_callback: Callable[[dict[TopicPartition, Errors]], None]) -> None:
+        """A transaction's offsets for the group: written now, the group's only once the transaction commits."""
+        error = Errors.INVALID_GROUP_ID if not self._valid_group_id(group_id) else self._validate_group(group_id)
+        if error is not None:
+            response_callback({tp: error for tp in offset_metadata})
+            return
+        group = self.group_manager.get_group(group_id)
+        if group is None:
+            group = self.group_manager.add_group(GroupMetadata(group_id, initial_state=Empty))
+        self._do_commit_offsets(group, NO_MEMBER_ID, NO_GENERATION, offset_metadata, response_callback,
+                                producer_id, producer_epoch)
+
+    def schedule_handle_txn_completion(self, producer_id: int, offsets_partitions: Iterable[TopicPartition],
+                                       transaction_result: TransactionResult) -> None:
+        """A producer's COMMIT or ABORT marker reached these offsets partitions (the partition leaders' WriteTxnMarkers
+        handling calls this): its pending offsets there count, or are dropped."""
+        offsets_partitions = [TopicPartition(*tp) for tp in offsets_partitions]
+        if any(tp.topic != GROUP_METADATA_TOPIC_NAME for tp in offsets_partitions):
+            raise IllegalArgumentException(f"Not all partitions are offsets partitions: {offsets_partitions}")
+        is_commit = transaction_result is TransactionResult.COMMIT
+        self.group_manager.schedule_handle_txn_completion(producer_id, {tp.partition for tp in offsets_partitions},
+                                                          is_commit)
+
     def _do_commit_offsets(self, group: GroupMetadata, member_id: str, generation_id: int,
                            offset_metadata: dict[TopicPartition, OffsetAndMetadata],
-                           response_callback: Callable[[dict[TopicPartition, Errors]], None]) -> None:
+                           response_callback: Callable[[dict[TopicPartition, Errors]], None],
+                           producer_id: int = NO_PRODUCER_ID, producer_epoch: int = NO_PRODUCER_EPOCH) -> None:
         with group.in_lock():
             if group.is_(Dead):
                 response_callback({tp: Errors.UNKNOWN_MEMBER_ID for tp in offset_metadata})
-            elif generation_id < 0 and group.is_(Empty):
-                # The group only stores offsets here.
-                self.group_manager.store_offsets(group, member_id, offset_metadata, response_callback)
+            elif (generation_id < 0 and group.is_(Empty)) or producer_id != NO_PRODUCER_ID:
+                # The group only stores offsets here; or a transaction commits them, which no membership or
+                # generation check applies to.
+                self.group_manager.store_offsets(group, member_id, offset_metadata, response_callback, producer_id,
+                                                 producer_epoch)
             elif group.is_(AwaitingSync):
                 response_callback({tp: Errors.REBALANCE_IN_PROGRESS for tp in offset_metadata})
             elif not group.has(member_id):

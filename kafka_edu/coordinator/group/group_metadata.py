@@ -103,6 +103,10 @@ class GroupMetadata:
         self.offsets: dict[TopicPartition, CommitRecordMetadataAndOffset] = {}
         # Commits appended to the log but not acknowledged yet; expiration leaves them alone.
         self.pending_offset_commits: dict[TopicPartition, OffsetAndMetadata] = {}
+        # Transactional commits by producer id: they count only once the producer's COMMIT marker is written.
+        self.pending_transactional_offset_commits: dict[int, dict[TopicPartition, CommitRecordMetadataAndOffset]] = {}
+        self.received_transactional_offset_commits = False
+        self.received_consumer_offset_commits = False
         # Set when a member joins during the initial rebalance delay, so the delay is extended once more.
         self.new_member_added = False
 
@@ -235,8 +239,12 @@ class GroupMetadata:
 
     # -- offsets --------------------------------------------------------------------------------------------------
 
-    def initialize_offsets(self, offsets: dict[TopicPartition, CommitRecordMetadataAndOffset]) -> None:
+    def initialize_offsets(self, offsets: dict[TopicPartition, CommitRecordMetadataAndOffset],
+                           pending_txn_offsets: dict[int, dict[TopicPartition, CommitRecordMetadataAndOffset]]
+                           | None = None) -> None:
         self.offsets.update(offsets)
+        for producer_id, producer_offsets in (pending_txn_offsets or {}).items():
+            self.pending_transactional_offset_commits.setdefault(producer_id, {}).update(producer_offsets)
 
     def on_offset_commit_append(self, topic_partition: TopicPartition,
                                 offset_with_commit_record_metadata: CommitRecordMetadataAndOffset) -> None:
@@ -256,12 +264,64 @@ class GroupMetadata:
             del self.pending_offset_commits[topic_partition]
 
     def prepare_offset_commit(self, offsets: dict[TopicPartition, OffsetAndMetadata]) -> None:
+        self.received_consumer_offset_commits = True
         self.pending_offset_commits.update(offsets)
+
+    def prepare_txn_offset_commit(self, producer_id: int, offsets: dict[TopicPartition, OffsetAndMetadata]) -> None:
+        self.received_transactional_offset_commits = True
+        producer_offsets = self.pending_transactional_offset_commits.setdefault(producer_id, {})
+        for topic_partition, offset_and_metadata in offsets.items():
+            producer_offsets[topic_partition] = CommitRecordMetadataAndOffset(None, offset_and_metadata)
+
+    def has_received_consistent_offset_commits(self) -> bool:
+        """False when both consumers and transactional producers commit this group's offsets (surprising)."""
+        return not self.received_consumer_offset_commits or not self.received_transactional_offset_commits
+
+    def fail_pending_txn_offset_commit(self, producer_id: int, topic_partition: TopicPartition) -> None:
+        """The commit's record was not written: forget it (the client retries, maybe with another coordinator)."""
+        pending_offsets = self.pending_transactional_offset_commits.get(producer_id)
+        if pending_offsets is None:
+            return  # the offsets partition emigrated meanwhile
+        pending_offsets.pop(topic_partition, None)
+        if not pending_offsets:
+            del self.pending_transactional_offset_commits[producer_id]
+
+    def on_txn_offset_commit_append(self, producer_id: int, topic_partition: TopicPartition,
+                                    commit_record_metadata_and_offset: CommitRecordMetadataAndOffset) -> None:
+        """The commit's record is in the log: remember where, so its completion knows which write is newest."""
+        pending_offsets = self.pending_transactional_offset_commits.get(producer_id)
+        if pending_offsets is None:
+            return  # the offsets partition emigrated meanwhile
+        pending = pending_offsets.get(topic_partition)
+        if pending is not None and pending.offset_and_metadata == commit_record_metadata_and_offset.offset_and_metadata:
+            pending_offsets[topic_partition] = commit_record_metadata_and_offset
+
+    def complete_pending_txn_offset_commit(self, producer_id: int, is_commit: bool) -> None:
+        """The producer's marker is written: a COMMIT makes its offsets the group's, an ABORT drops them."""
+        pending_offsets = self.pending_transactional_offset_commits.pop(producer_id, None)
+        if not is_commit or pending_offsets is None:
+            return
+        for topic_partition, commit_record_metadata_and_offset in pending_offsets.items():
+            if commit_record_metadata_and_offset.appended_batch_offset is None:
+                raise IllegalStateException(f"Trying to complete a transactional offset commit for producerId "
+                                            f"{producer_id} and groupId {self.group_id} even though the offset commit "
+                                            "record itself hasn't been appended to the log.")
+            current = self.offsets.get(topic_partition)
+            if current is None or current.older_than(commit_record_metadata_and_offset):
+                self.offsets[topic_partition] = commit_record_metadata_and_offset
+
+    def active_producers(self) -> set[int]:
+        return set(self.pending_transactional_offset_commits)
+
+    def has_pending_offset_commits_from_producer(self, producer_id: int) -> bool:
+        return producer_id in self.pending_transactional_offset_commits
 
     def remove_offsets(self, topic_partitions: Iterable[TopicPartition]) -> dict[TopicPartition, OffsetAndMetadata]:
         removed = {}
         for topic_partition in topic_partitions:
             self.pending_offset_commits.pop(topic_partition, None)
+            for pending_offsets in self.pending_transactional_offset_commits.values():
+                pending_offsets.pop(topic_partition, None)
             offset = self.offsets.pop(topic_partition, None)
             if offset is not None:
                 removed[topic_partition] = offset.offset_and_metadata
@@ -287,7 +347,7 @@ class GroupMetadata:
         return len(self.offsets)
 
     def has_offsets(self) -> bool:
-        return bool(self.offsets) or bool(self.pending_offset_commits)
+        return bool(self.offsets or self.pending_offset_commits or self.pending_transactional_offset_commits)
 
     def _assert_valid_transition(self, target_state: GroupState) -> None:
         valid = VALID_PREVIOUS_STATES[target_state]

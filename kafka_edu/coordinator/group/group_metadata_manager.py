@@ -1,6 +1,7 @@
 """Port of core/src/main/scala/kafka/coordinator/group/GroupMetadataManager.scala (read: Kafka 1.1.0, luobowo repo).
 
-startup(enableMetadataExpiration) is 1.0.x's; transactional offset commits are not ported (their markers are replayed).
+startup(enableMetadataExpiration) is 1.0.x's. Transactional offset commits (KIP-98) wait per producer until its
+transaction's marker reaches the offsets partition: a COMMIT makes them the group's offsets, an ABORT drops them.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
 from kafka_edu.common.errors import IllegalStateException, KafkaException
+from kafka_edu.common.protocol.types import TypeReader, TypeWriter
 from kafka_edu.coordinator.group.group_metadata import (
     CommitRecordMetadataAndOffset,
     Dead,
@@ -85,6 +87,9 @@ class GroupMetadataManager:
         # Offsets-topic partitions this broker leads and has loaded: the groups it coordinates.
         self.owned_partitions: set[int] = set()
         self.shutting_down = AtomicBoolean(False)
+        # producer id -> the groups it has transactional offset commits pending in
+        self.open_groups_for_producer: dict[int, set[str]] = {}
+        self._open_groups_lock = threading.Lock()
         # Kafka reads the partition count of __consumer_offsets from ZooKeeper, falling back to the config.
         self.group_metadata_topic_partition_count = config.offsets_topic_num_partitions
         # One thread, so loads and unloads of a partition run in the order leadership changed.
@@ -198,9 +203,15 @@ class GroupMetadataManager:
 
     def store_offsets(self, group: GroupMetadata, consumer_id: str,
                       offset_metadata: dict[TopicPartition, OffsetAndMetadata],
-                      response_callback: Callable[[dict[TopicPartition, Errors]], None]) -> None:
-        """Append the commits to the group's offsets partition, then cache them and answer per partition."""
+                      response_callback: Callable[[dict[TopicPartition, Errors]], None],
+                      producer_id: int = NO_PRODUCER_ID, producer_epoch: int = NO_PRODUCER_EPOCH) -> None:
+        """Append the commits to the group's offsets partition, then cache them and answer per partition. With a
+        producer id, they are a transaction's: one transactional batch, pending until the transaction's marker."""
         offset_metadata = {TopicPartition(*tp): offset for tp, offset in offset_metadata.items()}
+        if not group.has_received_consistent_offset_commits():
+            log.warning("group: %s with leader: %s has received offset commits from consumers as well as "
+                        "transactional producers. Mixing both types of offset commits will generally result in "
+                        "surprises and should be avoided.", group.group_id, group.leader_or_null)
         # First drop the partitions whose metadata exceeds the limit.
         filtered_offset_metadata = {tp: offset for tp, offset in offset_metadata.items()
                                     if self._validate_offset_metadata_length(offset.metadata)}
@@ -211,10 +222,11 @@ class GroupMetadataManager:
         if magic_value is None:
             response_callback({tp: Errors.NOT_COORDINATOR for tp in offset_metadata})
             return
+        is_txn_offset_commit = producer_id != NO_PRODUCER_ID
         timestamp = self.time_ms()
         records = self._build_records([
             (timestamp, offset_commit_key(group.group_id, tp), offset_commit_value(offset))
-            for tp, offset in filtered_offset_metadata.items()])
+            for tp, offset in filtered_offset_metadata.items()], producer_id, producer_epoch, is_txn_offset_commit)
         offset_topic_partition = TopicPartition(GROUP_METADATA_TOPIC_NAME, self.partition_for(group.group_id))
 
         def put_cache_callback(response_status: dict[TopicPartition, PartitionResponse]) -> None:
@@ -226,14 +238,21 @@ class GroupMetadataManager:
                 if status.error == Errors.NONE:
                     if not group.is_(Dead):
                         for topic_partition, offset_and_metadata in filtered_offset_metadata.items():
-                            group.on_offset_commit_append(
-                                topic_partition, CommitRecordMetadataAndOffset(status.base_offset,
-                                                                               offset_and_metadata))
+                            commit = CommitRecordMetadataAndOffset(status.base_offset, offset_and_metadata)
+                            if is_txn_offset_commit:
+                                group.on_txn_offset_commit_append(producer_id, topic_partition, commit)
+                            else:
+                                group.on_offset_commit_append(topic_partition, commit)
                     response_error = Errors.NONE
                 else:
                     if not group.is_(Dead):
+                        if not group.has_pending_offset_commits_from_producer(producer_id):
+                            self._remove_producer_group(producer_id, group.group_id)
                         for topic_partition, offset_and_metadata in filtered_offset_metadata.items():
-                            group.fail_pending_offset_write(topic_partition, offset_and_metadata)
+                            if is_txn_offset_commit:
+                                group.fail_pending_txn_offset_commit(producer_id, topic_partition)
+                            else:
+                                group.fail_pending_offset_write(topic_partition, offset_and_metadata)
                     log.debug("Offset commit %s from group %s, consumer %s with generation %d failed when "
                               "appending to log due to %s", filtered_offset_metadata, group.group_id,
                               consumer_id, group.generation_id, status.error.exception_name)
@@ -245,7 +264,11 @@ class GroupMetadataManager:
             response_callback(commit_status)
 
         with group.in_lock():
-            group.prepare_offset_commit(offset_metadata)
+            if is_txn_offset_commit:
+                self._add_producer_group(producer_id, group.group_id)
+                group.prepare_txn_offset_commit(producer_id, offset_metadata)
+            else:
+                group.prepare_offset_commit(offset_metadata)
         self._append_for_group(group, {offset_topic_partition: records}, put_cache_callback)
 
     # -- reads ----------------------------------------------------------------------------------------------------
@@ -377,26 +400,42 @@ class GroupMetadataManager:
             target = group_offsets if group_topic_partition.group in loaded_groups else empty_group_offsets
             target.setdefault(group_topic_partition.group, {})[group_topic_partition.topic_partition] = commit
 
+        # Transactional commits whose marker is not in the log yet stay pending in their groups.
+        pending_offsets_by_group: dict[str, dict[int, dict[TopicPartition, CommitRecordMetadataAndOffset]]] = {}
+        for producer_id, producer_offsets in pending_offsets.items():
+            for group_topic_partition, commit in producer_offsets.items():
+                self._add_producer_group(producer_id, group_topic_partition.group)
+                pending_offsets_by_group.setdefault(group_topic_partition.group, {}).setdefault(
+                    producer_id, {})[group_topic_partition.topic_partition] = commit
+
         for group in loaded_groups.values():
             offsets = group_offsets.get(group.group_id, {})
-            log.debug("Loaded group metadata %s with offsets %s", group, offsets)
-            self._load_group(group, offsets)
+            group_pending_offsets = pending_offsets_by_group.get(group.group_id, {})
+            log.debug("Loaded group metadata %s with offsets %s and pending offsets %s", group, offsets,
+                      group_pending_offsets)
+            self._load_group(group, offsets, group_pending_offsets)
             on_group_loaded(group)
 
         # Groups that only store offsets here (no members, so no group record in the log).
-        for group_id, offsets in empty_group_offsets.items():
+        for group_id in sorted(set(empty_group_offsets) | (set(pending_offsets_by_group) - set(loaded_groups))):
             group = GroupMetadata(group_id, initial_state=Empty)
-            log.debug("Loaded group metadata %s with offsets %s", group, offsets)
-            self._load_group(group, offsets)
+            offsets = empty_group_offsets.get(group_id, {})
+            group_pending_offsets = pending_offsets_by_group.get(group_id, {})
+            log.debug("Loaded group metadata %s with offsets %s and pending offsets %s", group, offsets,
+                      group_pending_offsets)
+            self._load_group(group, offsets, group_pending_offsets)
             on_group_loaded(group)
 
         for group_id in removed_groups:
             # A removed group may come back as an offsets-only group, but never as a cached active one.
-            if group_id in self.group_metadata_cache and group_id not in empty_group_offsets:
+            if group_id in self.group_metadata_cache and group_id not in empty_group_offsets \
+                    and group_id not in pending_offsets_by_group:
                 raise IllegalStateException(f"Unexpected unload of active group {group_id} while loading "
                                             f"partition {topic_partition}")
 
-    def _load_group(self, group: GroupMetadata, offsets: dict[TopicPartition, CommitRecordMetadataAndOffset]) -> None:
+    def _load_group(self, group: GroupMetadata, offsets: dict[TopicPartition, CommitRecordMetadataAndOffset],
+                    pending_txn_offsets: dict[int, dict[TopicPartition, CommitRecordMetadataAndOffset]] | None = None
+                    ) -> None:
         # Offsets go in before the group is cached, so nobody sees the group without them.
         loaded_offsets = {}
         for topic_partition, commit in offsets.items():
@@ -407,7 +446,7 @@ class GroupMetadataManager:
                     expire_timestamp=offset_and_metadata.commit_timestamp + self.config.offsets_retention_ms)
             loaded_offsets[topic_partition] = CommitRecordMetadataAndOffset(commit.appended_batch_offset,
                                                                             offset_and_metadata)
-        group.initialize_offsets(loaded_offsets)
+        group.initialize_offsets(loaded_offsets, pending_txn_offsets)
         current_group = self.add_group(group)
         if group is not current_group:
             log.debug("Attempt to load group %s from log with generation %d failed because there is already a "
@@ -431,6 +470,7 @@ class GroupMetadataManager:
                         if self.partition_for(group.group_id) == offsets_partition:
                             on_group_unloaded(group)
                             self._remove_from_cache(group.group_id, group)
+                            self._remove_group_from_all_producers(group.group_id)
                             num_groups_removed += 1
                             num_offsets_removed += group.num_offsets
                 log.info("Finished unloading %s. Removed %d cached offsets and %d cached groups.", topic_partition,
@@ -490,6 +530,51 @@ class GroupMetadataManager:
                                       "metadata for group %s.", len(tombstones), append_partition, group_id)
             log.info("Removed %d expired offsets in %d milliseconds.", offsets_removed, self.time_ms() - began_ms)
 
+    # -- transactional offset commits -------------------------------------------------------------------------------
+
+    def schedule_handle_txn_completion(self, producer_id: int, completed_partitions: set[int],
+                                       is_commit: bool) -> None:
+        """A producer's marker is written to these offsets partitions: complete its pending commits there. On the
+        scheduler, since the caller may hold a group's lock and this takes others."""
+        self.scheduler.schedule(f"handleTxnCompletion-{producer_id}",
+                                lambda: self.handle_txn_completion(producer_id, completed_partitions, is_commit))
+
+    def handle_txn_completion(self, producer_id: int, completed_partitions: set[int], is_commit: bool) -> None:
+        pending_groups = self._groups_belonging_to_partitions(producer_id, completed_partitions)
+        for group_id in pending_groups:
+            group = self.get_group(group_id)
+            if group is None:
+                log.info("Group %s has moved away from %d after transaction marker was written but before the cache "
+                         "was updated. The cache on the new group owner will be updated instead.", group_id,
+                         self.broker_id)
+                continue
+            with group.in_lock():
+                if not group.is_(Dead):
+                    group.complete_pending_txn_offset_commit(producer_id, is_commit)
+                    self._remove_producer_group(producer_id, group_id)
+
+    def _add_producer_group(self, producer_id: int, group_id: str) -> None:
+        with self._open_groups_lock:
+            self.open_groups_for_producer.setdefault(producer_id, set()).add(group_id)
+
+    def _remove_producer_group(self, producer_id: int, group_id: str) -> None:
+        with self._open_groups_lock:
+            groups = self.open_groups_for_producer.get(producer_id)
+            if groups is not None:
+                groups.discard(group_id)
+                if not groups:
+                    del self.open_groups_for_producer[producer_id]
+
+    def _groups_belonging_to_partitions(self, producer_id: int, partitions: set[int]) -> set[str]:
+        with self._open_groups_lock:
+            return {group_id for group_id in self.open_groups_for_producer.get(producer_id, ())
+                    if self.partition_for(group_id) in partitions}
+
+    def _remove_group_from_all_producers(self, group_id: str) -> None:
+        with self._open_groups_lock:
+            for groups in self.open_groups_for_producer.values():
+                groups.discard(group_id)
+
     # -- helpers --------------------------------------------------------------------------------------------------
 
     def _validate_offset_metadata_length(self, metadata: str | None) -> bool:
@@ -510,10 +595,13 @@ class GroupMetadataManager:
         with self.partition_lock:
             self.owned_partitions.add(partition)
 
-    def _build_records(self, records: list[tuple[int, bytes, bytes | None]]) -> bytes:
-        """One magic v2 batch, CREATE_TIME, in the offsets topic's codec (MemoryRecords.builder + append)."""
+    def _build_records(self, records: list[tuple[int, bytes, bytes | None]], producer_id: int = NO_PRODUCER_ID,
+                       producer_epoch: int = NO_PRODUCER_EPOCH, is_transactional: bool = False) -> bytes:
+        """One magic v2 batch, CREATE_TIME, in the offsets topic's codec (MemoryRecords.builder + append); a
+        transaction's offsets go in a transactional batch of its producer id and epoch."""
+        base_sequence = 0 if is_transactional else NO_SEQUENCE
         builder = MemoryRecordsBuilder(self.compression_type, TimestampType.CREATE_TIME, 0, NO_TIMESTAMP,
-                                       NO_PRODUCER_ID, NO_PRODUCER_EPOCH, NO_SEQUENCE, False,
+                                       producer_id, producer_epoch, base_sequence, is_transactional,
                                        NO_PARTITION_LEADER_EPOCH)
         for offset, (timestamp, key, value) in enumerate(records):
             builder.append_with_offset(offset, DefaultRecord(0, 0, offset, timestamp, NO_SEQUENCE, key, value, []))
@@ -598,98 +686,23 @@ class GroupMetadataKey(NamedTuple):
     key: str
 
 
-class _Writer:
-    """Kafka's protocol types (Type.STRING, NULLABLE_STRING, INT16/32/64, BYTES) written big-endian."""
-
-    def __init__(self) -> None:
-        self.out = bytearray()
-
-    def int16(self, v: int) -> _Writer:
-        self.out += struct.pack(">h", v)
-        return self
-
-    def int32(self, v: int) -> _Writer:
-        self.out += struct.pack(">i", v)
-        return self
-
-    def int64(self, v: int) -> _Writer:
-        self.out += struct.pack(">q", v)
-        return self
-
-    def string(self, v: str) -> _Writer:
-        data = v.encode("utf-8")
-        return self.int16(len(data)).raw(data)
-
-    def nullable_string(self, v: str | None) -> _Writer:
-        return self.int16(-1) if v is None else self.string(v)
-
-    def bytes_(self, v: bytes) -> _Writer:
-        return self.int32(len(v)).raw(v)
-
-    def raw(self, v: bytes) -> _Writer:
-        self.out += v
-        return self
-
-
-class _Reader:
-    def __init__(self, buffer: bytes) -> None:
-        self.buffer = buffer
-        self.position = 0
-
-    def _unpack(self, fmt: str, size: int) -> int:
-        if self.position + size > len(self.buffer):
-            raise KafkaException("Error reading group metadata record: buffer underflow")
-        (value,) = struct.unpack_from(fmt, self.buffer, self.position)
-        self.position += size
-        return value
-
-    def int16(self) -> int:
-        return self._unpack(">h", 2)
-
-    def int32(self) -> int:
-        return self._unpack(">i", 4)
-
-    def int64(self) -> int:
-        return self._unpack(">q", 8)
-
-    def _take(self, n: int) -> bytes:
-        if n < 0 or self.position + n > len(self.buffer):
-            raise KafkaException("Error reading group metadata record: buffer underflow")
-        data = self.buffer[self.position:self.position + n]
-        self.position += n
-        return bytes(data)
-
-    def string(self) -> str:
-        length = self.int16()
-        if length < 0:
-            raise KafkaException("Error reading group metadata record: non-nullable string is null")
-        return self._take(length).decode("utf-8")
-
-    def nullable_string(self) -> str | None:
-        length = self.int16()
-        return None if length < 0 else self._take(length).decode("utf-8")
-
-    def bytes_(self) -> bytes:
-        return self._take(self.int32())
-
-
 def offset_commit_key(group: str, topic_partition: TopicPartition) -> bytes:
-    w = _Writer().int16(CURRENT_OFFSET_KEY_SCHEMA_VERSION)
+    w = TypeWriter().int16(CURRENT_OFFSET_KEY_SCHEMA_VERSION)
     return bytes(w.string(group).string(topic_partition[0]).int32(topic_partition[1]).out)
 
 
 def group_metadata_key(group: str) -> bytes:
-    return bytes(_Writer().int16(CURRENT_GROUP_KEY_SCHEMA_VERSION).string(group).out)
+    return bytes(TypeWriter().int16(CURRENT_GROUP_KEY_SCHEMA_VERSION).string(group).out)
 
 
 def offset_commit_value(offset_and_metadata: OffsetAndMetadata) -> bytes:
-    w = _Writer().int16(CURRENT_OFFSET_VALUE_SCHEMA_VERSION).int64(offset_and_metadata.offset)
+    w = TypeWriter().int16(CURRENT_OFFSET_VALUE_SCHEMA_VERSION).int64(offset_and_metadata.offset)
     w.string(offset_and_metadata.metadata or "")
     return bytes(w.int64(offset_and_metadata.commit_timestamp).int64(offset_and_metadata.expire_timestamp).out)
 
 
 def group_metadata_value(group_metadata: GroupMetadata, assignment: dict[str, bytes], version: int = 0) -> bytes:
-    w = _Writer().int16(version)
+    w = TypeWriter().int16(version)
     w.string(group_metadata.protocol_type or "").int32(group_metadata.generation_id)
     w.nullable_string(group_metadata.protocol_or_null).nullable_string(group_metadata.leader_or_null)
     members = group_metadata.all_member_metadata()
@@ -711,7 +724,7 @@ def group_metadata_value(group_metadata: GroupMetadata, assignment: dict[str, by
 
 
 def read_message_key(buffer: bytes) -> OffsetKey | GroupMetadataKey:
-    r = _Reader(buffer)
+    r = TypeReader(buffer, "group metadata record")
     version = r.int16()
     if version <= CURRENT_OFFSET_KEY_SCHEMA_VERSION and version >= 0:
         group, topic, partition = r.string(), r.string(), r.int32()
@@ -724,7 +737,7 @@ def read_message_key(buffer: bytes) -> OffsetKey | GroupMetadataKey:
 def read_offset_message_value(buffer: bytes | None) -> OffsetAndMetadata | None:
     if buffer is None:  # tombstone
         return None
-    r = _Reader(buffer)
+    r = TypeReader(buffer, "group metadata record")
     version = r.int16()
     if version == 0:
         offset, metadata, timestamp = r.int64(), r.string(), r.int64()
@@ -738,7 +751,7 @@ def read_offset_message_value(buffer: bytes | None) -> OffsetAndMetadata | None:
 def read_group_message_value(group_id: str, buffer: bytes | None) -> GroupMetadata | None:
     if buffer is None:  # tombstone
         return None
-    r = _Reader(buffer)
+    r = TypeReader(buffer, "group metadata record")
     version = r.int16()
     if version not in (0, 1):
         raise KafkaException(f"Unknown group metadata version {version}")

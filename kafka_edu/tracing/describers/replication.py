@@ -11,6 +11,7 @@ from opentelemetry import trace
 from kafka_edu.tracing.attributes import Scope, end, on_event, start, when
 
 OFFSETS_TOPIC = "__consumer_offsets"
+TRANSACTION_STATE_TOPIC = "__transaction_state"
 
 
 def _partitions(topic_partitions: Any) -> list[str]:
@@ -21,9 +22,10 @@ def controller_of(request: Any) -> dict[str, Any]:
     return {"kafka.controller.id": request.controller_id, "kafka.controller.epoch": request.controller_epoch}
 
 
-# -- who made this broker lead, follow or delete an offsets partition ------------------------------------------------
+# -- who made this broker lead, follow or delete an offsets (or transaction state) partition -------------------------
 # The group coordinator loads or unloads the partition's groups later, on a scheduler thread, in a trace of its own
-# that links to that span (groups.py). Recorded as makeLeaders, makeFollowers or stopReplicas starts: the span that is
+# that links to that span (groups.py); the transaction coordinator its transactional ids (transactions.py).
+# Recorded as makeLeaders, makeFollowers or stopReplicas starts: the span that is
 # running then is the one that called them (ReplicaManager.becomeLeaderOrFollower, KafkaApis.handleStopReplicaRequest).
 
 _changed_by: dict[tuple[str, int], Any] = {}
@@ -33,7 +35,7 @@ def _record_change(topic_partitions: Any) -> None:
     context = trace.get_current_span().get_span_context()
     if context.is_valid:
         for tp in topic_partitions:
-            if tp.topic == OFFSETS_TOPIC:
+            if tp.topic in (OFFSETS_TOPIC, TRANSACTION_STATE_TOPIC):
                 _changed_by[(tp.topic, tp.partition)] = context
 
 
