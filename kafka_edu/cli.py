@@ -344,6 +344,12 @@ def reassign_partitions(options: argparse.Namespace) -> int:
         return 1
 
 
+def acls(args: list[str]) -> int:
+    """kafka-acls.sh (Kafka 1.0.2's options): ACLs added, removed or listed through the authorizer, in ZooKeeper."""
+    from kafka_edu.admin.acl_command import main
+    return main(args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="kafka-edu", description="An instrumented Python port of the Kafka broker.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -356,6 +362,8 @@ def build_parser() -> argparse.ArgumentParser:
                                    "--cluster-id ID | random-uuid | info --config F", add_help=False)
     sub.add_parser("dump-log", help="print log segments and snapshots (kafka-dump-log.sh): "
                                     "[--cluster-metadata-decoder] FILE...", add_help=False)
+    sub.add_parser("acls", add_help=False, help="add, remove or list ACLs (kafka-acls.sh): --add|--remove|--list "
+                                                "--allow-principal User:alice --operation Read --topic T ...")
     zk = sub.add_parser("zookeeper-start", help="run a real ZooKeeper 3.8 in the foreground")
     zk.add_argument("--data-dir", default="/tmp/kafka-edu-zookeeper")
     zk.add_argument("--port", type=int, default=2181)
@@ -472,6 +480,8 @@ def main(argv: list[str] | None = None) -> int:
         return kafka_tool(argv[0], argv[1:])
     if argv and argv[0] == "metadata-quorum":
         return metadata_quorum(argv[1:])
+    if argv and argv[0] == "acls":
+        return acls(argv[1:])
     options = build_parser().parse_args(argv)
     try:
         if options.command == "zookeeper-start":

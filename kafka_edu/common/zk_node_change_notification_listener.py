@@ -53,7 +53,8 @@ class ZkNodeChangeNotificationListener:
         try:
             self.process_notifications(sorted(children))
         except Exception:
-            log.exception("Error processing notifications under %s", self.seq_node_root)
+            if not self.is_closed.is_set():  # a listener closing loses its session under a watch: no error
+                log.exception("Error processing notifications under %s", self.seq_node_root)
         return None
 
     def process_notifications(self, notifications: list[str]) -> None:

@@ -1132,9 +1132,14 @@ class KafkaApis:
         not_duped = [t for t in body.topics if t.name not in dupes]
         queued_for_deletion = {t.name for t in not_duped
                                if self.controller.topic_deletion_manager.is_topic_queued_up_for_deletion(t.name)}
+        unauthorized = {t.name for t in not_duped if not self.authorize(request.session, Operation.ALTER,
+                                                                         Resource(ResourceType.TOPIC, t.name))}
+        queued_for_deletion -= unauthorized
         valid = {t.name: (t.count, None if t.assignments is None else [list(a.broker_ids) for a in t.assignments])
-                 for t in not_duped if t.name not in queued_for_deletion}
+                 for t in not_duped if t.name not in queued_for_deletion and t.name not in unauthorized}
         errors = {**{name: (Errors.INVALID_REQUEST, "Duplicate topic in request.") for name in dupes},
+                  **{name: (Errors.TOPIC_AUTHORIZATION_FAILED, "The topic authorization is failed.")
+                     for name in unauthorized},
                   **{name: (Errors.INVALID_TOPIC_EXCEPTION, "The topic is queued for deletion.")
                      for name in queued_for_deletion}}
         self.admin_manager.create_partitions(millis(body.timeout), valid, body.validate_only,
@@ -1149,7 +1154,10 @@ class KafkaApis:
         for topic in body.topics:
             for partition in topic.partitions:
                 topic_partition = TopicPartition(topic.name, partition.partition_index)
-                if not self.metadata_cache.contains(topic.name):
+                if not self.authorize(request.session, Operation.DELETE, Resource(ResourceType.TOPIC, topic.name)):
+                    non_existing_topic_responses[topic_partition] = DeleteRecordsPartitionResponse(
+                        INVALID_LOW_WATERMARK, Errors.TOPIC_AUTHORIZATION_FAILED)
+                elif not self.metadata_cache.contains(topic.name):
                     non_existing_topic_responses[topic_partition] = DeleteRecordsPartitionResponse(
                         INVALID_LOW_WATERMARK, Errors.UNKNOWN_TOPIC_OR_PARTITION)
                 else:
@@ -1179,9 +1187,16 @@ class KafkaApis:
         with step("LE.apis"):
             request_info = {TopicPartition(t.topic, p.partition): p.leader_epoch
                             for t in request.body.topics for p in t.partitions}
-            # 1.0.2 authorizes ClusterAction here; this broker has no authorizer, so everyone may ask
-            last_offset_for_leader_epoch = self.replica_manager.last_offset_for_leader_epoch(request_info)
             topics: dict[str, list[dict[str, Any]]] = {}
+            if not self.authorize(request.session, Operation.CLUSTER_ACTION, CLUSTER_RESOURCE):
+                # authorizeClusterAction throws: the request's error response names every partition
+                for tp in request_info:
+                    topics.setdefault(tp.topic, []).append(dict(error_code=Errors.CLUSTER_AUTHORIZATION_FAILED,
+                                                                partition=tp.partition, end_offset=-1))
+                self.send_response(request, build(self.response_schema(request),
+                                                  topics=[dict(topic=t, partitions=p) for t, p in topics.items()]))
+                return
+            last_offset_for_leader_epoch = self.replica_manager.last_offset_for_leader_epoch(request_info)
             for tp, epoch_end_offset in last_offset_for_leader_epoch.items():
                 topics.setdefault(tp.topic, []).append(dict(error_code=epoch_end_offset.error, partition=tp.partition,
                                                             end_offset=epoch_end_offset.end_offset))
@@ -1302,9 +1317,16 @@ class KafkaApis:
                 dict(error_code=Errors.INVALID_REQUEST, error_message=message, resource_type=r.resource_type,
                      resource_name=r.resource_name) for r in body.resources]))
             return
+        # a broker's configs need AlterConfigs on the cluster, a topic's on the topic
+        authorized = [r for r in body.resources if self.authorize(
+            request.session, Operation.ALTER_CONFIGS, CLUSTER_RESOURCE if r.resource_type == BROKER_RESOURCE
+            else Resource(ResourceType.TOPIC, r.resource_name))]
         results = self.admin_manager.alter_configs(
-            [(r.resource_type, r.resource_name, {c.name: c.value for c in r.configs}) for r in body.resources],
-            body.validate_only)
+            [(r.resource_type, r.resource_name, {c.name: c.value for c in r.configs}) for r in authorized],
+            body.validate_only) + [
+            (r.resource_type, r.resource_name, Errors.CLUSTER_AUTHORIZATION_FAILED if r.resource_type ==
+             BROKER_RESOURCE else Errors.TOPIC_AUTHORIZATION_FAILED, None)
+            for r in body.resources if r not in authorized]
         self.send_response(request, build(schema, throttle_time=0, responses=[
             dict(error_code=error, error_message=message, resource_type=resource_type, resource_name=resource_name)
             for resource_type, resource_name, error, message in results]))
@@ -1315,7 +1337,9 @@ class KafkaApis:
         partition_dirs = {TopicPartition(topic.name, partition): log_dir.path
                           for log_dir in request.body.dirs for topic in log_dir.topics
                           for partition in topic.partitions}
-        response_map = self.replica_manager.alter_replica_log_dirs(partition_dirs)
+        response_map = self.replica_manager.alter_replica_log_dirs(partition_dirs) if self.authorize(
+            request.session, Operation.ALTER, CLUSTER_RESOURCE) else {
+            tp: Errors.CLUSTER_AUTHORIZATION_FAILED for tp in partition_dirs}
         by_topic: dict[str, list[dict[str, Any]]] = {}
         for topic_partition, error in sorted(response_map.items()):
             by_topic.setdefault(topic_partition.topic, []).append(dict(partition_index=topic_partition.partition,
@@ -1329,7 +1353,9 @@ class KafkaApis:
             partitions = {lg.topic_partition for lg in self.replica_manager.log_manager.all_logs()}
         else:
             partitions = {TopicPartition(t.topic, p) for t in topics for p in t.partitions}
-        log_dir_infos = self.replica_manager.describe_log_dirs(partitions)
+        # without Describe on the cluster, nothing is described
+        log_dir_infos = self.replica_manager.describe_log_dirs(partitions) if self.authorize(
+            request.session, Operation.DESCRIBE, CLUSTER_RESOURCE) else {}
         results = []
         for log_dir, info in log_dir_infos.items():
             by_topic: dict[str, list[dict[str, Any]]] = {}
