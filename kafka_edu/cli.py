@@ -78,11 +78,14 @@ def cluster(options: argparse.Namespace) -> int:
             return 0
         brokers = 3 if options.brokers is None else options.brokers
         with console.status(f"Starting ZooKeeper and {brokers} brokers..."):
-            runner = ClusterRunner.up(brokers, traces, options.zookeeper, options.override, log_dirs=options.log_dirs)
+            runner = ClusterRunner.up(brokers, traces, options.zookeeper, options.override, log_dirs=options.log_dirs,
+                                      sasl=options.sasl)
         manifest = runner.run.read_manifest()
         print_startup_summary(runner.run.path)
         console.print(f"run directory: [bold]{runner.run.path}[/]")
         console.print(f"bootstrap servers: [bold]{manifest['bootstrap_servers']}[/]")
+        if options.sasl:
+            console.print(f"SASL_PLAINTEXT bootstrap servers: [bold]{manifest['sasl_bootstrap_servers']}[/]")
         return 0
     runner = ClusterRunner.open(Path(options.run) if options.run else None, traces, changes=options.verb != "status")
     if options.verb == "status":
@@ -379,6 +382,8 @@ def build_parser() -> argparse.ArgumentParser:
     cl.add_argument("--combined", type=int, metavar="N", help="--mode kraft: N nodes that are each controller and "
                                                                "broker (process.roles=broker,controller)")
     cl.add_argument("--zookeeper", help="use this ZooKeeper instead of starting one")
+    cl.add_argument("--sasl", action="store_true", help="ZooKeeper mode: a SASL_PLAINTEXT listener on each broker "
+                                                        "too (docs/security.md: mechanisms, JAAS file by --override)")
     cl.add_argument("--log-dirs", type=int, default=1, metavar="N", help="log directories per broker, ZooKeeper mode "
                                                                       "(logs, logs-1, ...)")
     cl.add_argument("--override", action="append", default=[], metavar="k=v", help="a broker property for all")
