@@ -1,7 +1,8 @@
 """The partition leader's side of transactions on a real broker: transactional batches hold the last stable offset
 back, WriteTxnMarkers (sent here as a coordinator would) writes the COMMIT and ABORT control batches, a read_committed
 Fetch stops at the LSO and lists the aborted transactions, and real consumers in read_committed see only committed
-data. Bad markers get 1.0.2's errors; the TX.write span is in the run's trace."""
+data. Bad markers get 1.0.2's errors; the TX.write span is in the run's trace. Last, the same through the real
+coordinator with kafka-python's transactional producer, and check_trace --require TX on the run."""
 
 from __future__ import annotations
 
@@ -16,9 +17,10 @@ import pytest
 from confluent_kafka import Consumer
 from confluent_kafka import TopicPartition as ConfluentTopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
-from kafka import KafkaConsumer
+from kafka import KafkaConsumer, KafkaProducer
 from kafka import TopicPartition as KafkaPythonTopicPartition
 from kafka.record.default_records import DefaultRecordBatchBuilder
+from kafka.structs import OffsetAndMetadata
 
 from kafka_edu.cluster_runner.runner import ClusterRunner
 from kafka_edu.common.record.control_record_utils import ControlRecordType
@@ -26,6 +28,7 @@ from kafka_edu.common.record.end_transaction_marker import EndTransactionMarker
 from kafka_edu.log.compression_type import CompressionType
 from kafka_edu.log.file_records import MemoryRecords, TimestampType
 from kafka_edu.log.memory_records_builder import MemoryRecordsBuilder
+from kafka_edu.log.transaction_index import AbortedTxn, TransactionIndex
 from kafka_edu.protocol import ApiKeys, Errors
 from kafka_edu.protocol.builder import build
 from kafka_edu.tracing.query import load_run
@@ -250,5 +253,60 @@ def test_each_marker_write_is_a_tx_write_span_and_the_trace_passes_check_trace(c
     assert span.attributes["kafka.txn.aborts.indexed"] == [f"{topic}-0 producer={p} first=0 marker=1 lso=2"]
     assert span.attributes["kafka.txn.partitions.written"] == [f"{topic}-0 leo=2 lso=2 hw=2"]
     done = subprocess.run([sys.executable, str(CHECK_TRACE), str(cluster.run.path), "--require", "TX.write"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_a_kafka_python_transactional_producer_end_to_end(cluster, bootstrap, address) -> None:
+    """Through the real coordinator: the abort lands in the leader's .txnindex under the producer id InitProducerId
+    gave, read_committed consumers skip it, and the leader's TX.write is in the transaction's trace."""
+    topic = new_topic(bootstrap)
+    producer = KafkaProducer(bootstrap_servers=bootstrap, transactional_id=f"kp-{topic}")
+    try:
+        producer.init_transactions()
+        producer.begin_transaction()
+        producer.send(topic, b"kept")
+        # offsets of a (pretend) consumed input, committed with the transaction (TX.offsets)
+        producer.send_offsets_to_transaction({KafkaPythonTopicPartition(topic, 0): OffsetAndMetadata(1, "", -1)},
+                                             f"g-{topic}")
+        producer.commit_transaction()
+        producer.begin_transaction()
+        producer.send(topic, b"dropped")
+        producer.flush()
+        producer.abort_transaction()
+        producer_id = producer._transaction_manager.producer_id_and_epoch.producer_id
+    finally:
+        producer.close()
+
+    # EndTxn is answered once PrepareAbort is durable; the markers follow. kept 0, COMMIT 1, dropped 2, ABORT 3:
+    with WireConnection(address) as conn:
+        committed = wait_until(lambda: (f := fetch(conn, topic, READ_COMMITTED)).last_stable_offset == 4 and f, 30,
+                               "the ABORT marker below the high watermark")
+        assert [(t.producer_id, t.first_offset) for t in committed.aborted_transactions] == [(producer_id, 2)]
+    # the abort is in the leader's index with the LSO right after its marker
+    log_dir = cluster.run.path / "broker-0" / "logs" / f"{topic}-0"
+    index = TransactionIndex(0, log_dir / "00000000000000000000.txnindex")
+    try:
+        assert index.all_aborted_txns() == [AbortedTxn(producer_id, 2, 3, 4)]
+    finally:
+        index.close()
+    consumer = KafkaConsumer(bootstrap_servers=bootstrap, isolation_level="read_committed", enable_auto_commit=False,
+                             consumer_timeout_ms=3000)
+    try:
+        consumer.assign([KafkaPythonTopicPartition(topic, 0)])
+        consumer.seek(KafkaPythonTopicPartition(topic, 0), 0)
+        assert [m.value for m in consumer] == [b"kept"]
+    finally:
+        consumer.close()
+
+    def marker_writes() -> list[Any]:
+        return [s for s in load_run(cluster.run.path).where(step="TX.write")
+                if f"{topic}-0" in s.attributes.get("kafka.txn.partitions", ())]
+    writes = wait_until(lambda: len(marker_writes()) >= 2 and marker_writes(), 30, "both markers' TX.write spans")
+    spans = load_run(cluster.run.path)
+    for write in writes:  # each a child of the coordinator's send, in a trace that the transaction's TX.add opened
+        assert write.parent_id and spans.where(trace_id=write.trace_id, step="TX.add")
+    assert sorted(w.attributes["kafka.txn.results"][0] for w in writes) == ["ABORT", "COMMIT"]
+    done = subprocess.run([sys.executable, str(CHECK_TRACE), str(cluster.run.path), "--require", "TX"],
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
