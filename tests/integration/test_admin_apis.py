@@ -387,9 +387,10 @@ def test_alter_replica_log_dirs_places_a_replica_not_yet_created(cluster: Cluste
     client.create_topics([NewTopic("placed", 1, replica_assignment=[[0]])], request_timeout=30)["placed"].result(30)
     wait_until(lambda: (Path(logs_1) / "placed-0").is_dir(), 30, "placed-0 created in logs-1")
     assert not (Path(logs) / "placed-0").exists()
-    # 1.0.2 does not move a replica that exists: NONE, and it stays
-    result = admin.alter_replica_log_dirs({TopicPartitionReplica("placed", 0, 0): logs})
-    assert result == {TopicPartitionReplica("placed", 0, 0): NoError}
+    # 1.0.2 does not move a replica that exists: NONE, and it stays. The log directory appears a moment before
+    # LeaderAndIsr's handling registers the replica, and until then the answer is still REPLICA_NOT_AVAILABLE.
+    wait_until(lambda: admin.alter_replica_log_dirs({TopicPartitionReplica("placed", 0, 0): logs})
+               == {TopicPartitionReplica("placed", 0, 0): NoError}, 30, "NONE for the replica that exists")
     assert (Path(logs_1) / "placed-0").is_dir() and not (Path(logs) / "placed-0").exists()
     result = admin.alter_replica_log_dirs({TopicPartitionReplica("placed", 0, 0): "/no/such/dir"})
     assert result == {TopicPartitionReplica("placed", 0, 0): LogDirNotFoundError}
