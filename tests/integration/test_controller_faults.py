@@ -15,9 +15,10 @@ from typing import Any
 import pytest
 from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
-from kafka.admin import KafkaAdminClient
-from kafka.admin import NewTopic as KafkaNewTopic
 
+from kafka_edu.network.blocking_channel import BlockingChannel
+from kafka_edu.protocol.api_keys import ApiKeys
+from kafka_edu.protocol.builder import build
 from kafka_edu.tracing.query import load_run
 from tests.integration.helpers import (
     Broker,
@@ -57,13 +58,19 @@ def start_cluster(brokers: Any, controller_first: bool = False, **per_broker: di
 def create_topic(cluster: dict[int, Broker], topic: str, partitions: int = 6, replication_factor: int = 3,
                  replica_assignment: list[list[int]] | None = None, **configs: str) -> None:
     if replica_assignment:
-        # confluent-kafka's AdminClient refuses an explicit assignment (it always sends a partition count).
-        admin = KafkaAdminClient(bootstrap_servers=bootstrap(cluster).split(","))
+        # Raw, to the controller (broker 0 in the tests that assign): confluent-kafka's AdminClient always sends a
+        # partition count, and kafka-python asks a 1.0 broker for one too, which 1.0.2 refuses beside an assignment.
+        host, port = cluster[0].props["listeners"].removeprefix("PLAINTEXT://").rsplit(":", 1)
+        channel = BlockingChannel(host, int(port), 30, "controller-faults-test")
         try:
-            admin.create_topics([KafkaNewTopic(topic, replica_assignments=dict(enumerate(replica_assignment)),
-                                               topic_configs=configs)], timeout_ms=30000)
+            response = channel.send_and_receive(ApiKeys.CREATE_TOPICS, 2, build(
+                ApiKeys.CREATE_TOPICS.request_schema(2), timeout=30000, validate_only=False, topics=[dict(
+                    name=topic, num_partitions=-1, replication_factor=-1,
+                    assignments=[dict(partition_index=p, broker_ids=r) for p, r in enumerate(replica_assignment)],
+                    configs=[dict(name=k, value=v) for k, v in configs.items()])]))
         finally:
-            admin.close()
+            channel.disconnect()
+        assert [t.error_code for t in response.topics] == [0]
         return
     admin = AdminClient({"bootstrap.servers": bootstrap(cluster)})
     new_topic = NewTopic(topic, num_partitions=partitions, replication_factor=replication_factor, config=configs)
@@ -382,17 +389,19 @@ def test_unclean_leader_election_needs_the_topic_to_allow_it_and_the_old_leader_
     assert partition_state(zookeeper, unclean, 0)["isr"] == [2]
     wait_until(lambda: metadata_leaders(survivors, unclean) == {0: 2}, 15, "Metadata to name broker 2")
 
-    # The old leader comes back as a follower with 50 records beyond the new leader's log end: it truncates them,
-    # and says so in its trace.
+    # The old leader comes back as a follower with 50 records beyond the new leader's log end. Before its first
+    # fetch it asks the new leader where its epoch (0) ends there, 100, and truncates them (KIP-101: its high
+    # watermark, 150, would have kept them), and says so in its trace.
     back = brokers("b1-again", log_dirs=[leader_logs], broker_id="1", listeners=leader.props["listeners"],
                    **{"zookeeper.session.timeout.ms": SESSION_TIMEOUT_MS, **lag}).start().wait_running()
 
     def truncated() -> list[Any]:
-        return [e.attributes for s in back.spans().with_event("records.truncated") for e in s.events
-                if e.name == "records.truncated" and s.name == "ReplicaFetcherThread.handleOffsetOutOfRange"]
+        return [e.attributes for s in back.spans().where(step="LE.truncate") for e in s.events
+                if e.name == "log.truncate" and e.attributes["kafka.records.lost"] > 0]
     reports = wait_until(truncated, 30, "the old leader to report the records it truncated")
-    assert reports == [{"kafka.topic": unclean, "kafka.partition": 0, "kafka.offset.from": 150,
-                        "kafka.offset.to": 100, "kafka.records.lost": 50, "kafka.unclean": True}]
+    assert reports == [{"kafka.topic": unclean, "kafka.partition": 0, "kafka.offset": 100,
+                        "kafka.truncation.by": "leader epoch", "kafka.leader.epoch.end_offset": 100,
+                        "kafka.log_end_offset": 150, "kafka.high_watermark": 150, "kafka.records.lost": 50}]
 
     # Disabled: the last ISR member leads again with everything. Enabled: the 50 records are gone everywhere.
     cluster[1] = back

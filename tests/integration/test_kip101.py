@@ -294,9 +294,9 @@ def test_a_restarted_follower_truncates_by_leader_epoch_and_keeps_the_acknowledg
     choice, = [e.attributes for e in truncate.events if e.name == "log.truncate" and e.attributes["kafka.topic"] ==
                topic]
     assert {k: choice[k] for k in ("kafka.leader.epoch.end_offset", "kafka.log_end_offset", "kafka.high_watermark",
-                                   "kafka.offset", "kafka.truncation.by", "kafka.records.truncated")} == {
+                                   "kafka.offset", "kafka.truncation.by", "kafka.records.lost")} == {
         "kafka.leader.epoch.end_offset": 2, "kafka.log_end_offset": 2, "kafka.high_watermark": 1,
-        "kafka.offset": 2, "kafka.truncation.by": "log end offset", "kafka.records.truncated": 0}
+        "kafka.offset": 2, "kafka.truncation.by": "log end offset", "kafka.records.lost": 0}
     assert apis.end_ns < truncate.start_ns
 
     # B leads in a new epoch: its first append there starts the epoch in its cache (LE.assign).
@@ -332,7 +332,7 @@ def test_truncation_by_high_watermark_loses_the_acknowledged_record(cluster: Clu
                     if s.parent_id == request.span_id)
     choice, = [e.attributes for e in truncate.events if e.name == "log.truncate" and e.attributes["kafka.topic"] ==
                topic]
-    assert (choice["kafka.truncation.by"], choice["kafka.offset"], choice["kafka.records.truncated"]) == (
+    assert (choice["kafka.truncation.by"], choice["kafka.offset"], choice["kafka.records.lost"]) == (
         "high watermark", 1, 1)
 
 

@@ -223,6 +223,6 @@ def test_becoming_follower_of_a_leader_with_no_epochs_truncates_to_the_high_wate
     truncations = [e for s in leader.spans().where(name="ReplicaFetcherThread.maybeTruncate") for e in s.events
                    if e.name == "log.truncate" and e.attributes["kafka.topic"] == topic]
     assert {k: truncations[-1].attributes[k] for k in ("kafka.partition", "kafka.offset", "kafka.truncation.by",
-                                                      "kafka.leader.epoch.end_offset", "kafka.records.truncated")} \
+                                                      "kafka.leader.epoch.end_offset", "kafka.records.lost")} \
         == {"kafka.partition": 0, "kafka.offset": 0, "kafka.truncation.by": "high watermark",
-            "kafka.leader.epoch.end_offset": -1, "kafka.records.truncated": N}
+            "kafka.leader.epoch.end_offset": -1, "kafka.records.lost": N}

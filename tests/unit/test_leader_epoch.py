@@ -311,7 +311,7 @@ def test_the_follower_truncates_to_the_leaders_end_of_its_epoch_not_to_its_high_
     assert request.attributes["kafka.leader.epochs"] == (1, 0, 0, 0)
     assert request.attributes["kafka.leader.epoch.end_offsets"] == (3, 9, -1, -1)
     choices = {(e.attributes["kafka.partition"]): e.attributes for e in truncate.events if e.name == "log.truncate"}
-    assert {p: (a["kafka.offset"], a["kafka.truncation.by"], a["kafka.records.truncated"])
+    assert {p: (a["kafka.offset"], a["kafka.truncation.by"], a["kafka.records.lost"])
             for p, a in choices.items()} == {0: (3, "leader epoch", 2), 1: (3, "log end offset", 0),
                                             2: (1, "high watermark", 1)}
     assert choices[1]["kafka.high_watermark"] == 1 and choices[1]["kafka.leader.epoch.end_offset"] == 9

@@ -113,4 +113,4 @@ def _truncation_choice(s: Scope) -> dict[str, Any]:
     return {**_topic_partition(s["tp"]), "kafka.offset": offset, "kafka.truncation.by": by,
             "kafka.leader.epoch.end_offset": int(epoch_offset.end_offset), "kafka.log_end_offset": log_end_offset,
             "kafka.high_watermark": replica.high_watermark,
-            "kafka.records.truncated": max(0, log_end_offset - offset)}
+            "kafka.records.lost": max(0, log_end_offset - offset)}
