@@ -142,8 +142,9 @@ def test_every_request_is_one_trace_across_processor_and_handler_threads(broker)
         return (spans, roots[0]) if roots else None
     spans, root = wait_until(produce_trace, 10, "the produce request's trace")
     trace = spans.where(trace_id=root.trace_id)
+    # the topic's first append is its leader's first in epoch 0: the log records the epoch (LE.assign) as it appends
     assert trace.steps() == ["NW.processor.4", "NW.handler.1", "NW.apis.1", "NW.apis.produce", "NW.rm.append",
-                             "NW.log.append", "NW.channel.resp"]
+                             "NW.log.append", "LE.assign", "NW.channel.resp"]
     threads = {s.step or s.name: s.attributes["thread.name"] for s in trace if s is not root}
     assert threads["NW.processor.4"].startswith("kafka-network-thread-")
     assert threads["NW.handler.1"].startswith("kafka-request-handler-")
