@@ -133,7 +133,7 @@ def test_an_idle_quorum_writes_no_fetch_spans(traced: tuple[RaftCluster, Any]) -
     fetches_before = sum(1 for api, _ in leader.server.received if api == ApiKeys.FETCH)
     # the followers' long polls go on: wait for a good number of them to reach the leader
     wait_until(lambda: sum(1 for api, _ in leader.server.received if api == ApiKeys.FETCH) >= fetches_before + 6,
-               10, "six more long polls")
+               30, "six more long polls")
     idle = spans(tracing)[before:]
     assert [s.name for s in idle if "Fetch" in s.name] == []
 
