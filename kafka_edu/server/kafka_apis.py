@@ -184,20 +184,18 @@ KAFKA_1_0_2_VERSIONS: dict[ApiKeys, tuple[int, int]] = {
 # metadata from the log, and controlled shutdown goes through heartbeats. DescribeConfigs and AlterConfigs use
 # ZooKeeper in this port, so a KRaft broker does not advertise them either (yet), nor the 1.0.2 ports of
 # DeleteRecords, DescribeLogDirs and AlterReplicaLogDirs, which are not tested on a KRaft broker.
+# The ACL APIs act on SimpleAclAuthorizer's ACLs in ZooKeeper; a KRaft broker (3.9: StandardAuthorizer, ACLs in the
+# metadata log) does not serve them.
 ZK_BROKER_ONLY_APIS = frozenset({ApiKeys.ADD_PARTITIONS_TO_TXN, ApiKeys.ADD_OFFSETS_TO_TXN, ApiKeys.END_TXN,
                                  ApiKeys.TXN_OFFSET_COMMIT,  # a KRaft broker coordinates no transactions (yet)
                                  ApiKeys.LEADER_AND_ISR, ApiKeys.STOP_REPLICA, ApiKeys.UPDATE_METADATA,
                                  ApiKeys.CONTROLLED_SHUTDOWN, ApiKeys.DESCRIBE_CONFIGS, ApiKeys.ALTER_CONFIGS,
-                                 ApiKeys.DELETE_RECORDS, ApiKeys.DESCRIBE_LOG_DIRS, ApiKeys.ALTER_REPLICA_LOG_DIRS})
+                                 ApiKeys.DELETE_RECORDS, ApiKeys.DESCRIBE_LOG_DIRS, ApiKeys.ALTER_REPLICA_LOG_DIRS,
+                                 ApiKeys.DESCRIBE_ACLS, ApiKeys.CREATE_ACLS, ApiKeys.DELETE_ACLS})
 
 
 # What only a KRaft broker serves here: DescribeCluster (2.8) and DescribeTopicPartitions (3.8) came after 1.0.2.
 KRAFT_BROKER_ONLY_APIS = frozenset({ApiKeys.DESCRIBE_CLUSTER, ApiKeys.DESCRIBE_TOPIC_PARTITIONS})
-
-
-# The ACL APIs act on SimpleAclAuthorizer's ACLs in ZooKeeper; a KRaft broker (3.9: StandardAuthorizer, ACLs in the
-# metadata log) does not serve them.
-ZK_BROKER_ONLY_APIS = ZK_BROKER_ONLY_APIS | {ApiKeys.DESCRIBE_ACLS, ApiKeys.CREATE_ACLS, ApiKeys.DELETE_ACLS}
 
 
 def broker_api_version_manager(kraft: bool, advertised: str = "latest") -> DefaultApiVersionManager:
