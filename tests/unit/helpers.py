@@ -64,6 +64,11 @@ class StubReplicaManager:
                        response_callback: Callable[[dict[TopicPartition, PartitionResponse]], None]) -> None:
         assert internal_topics_allowed and not is_from_client
         self.appends.append(entries_per_partition)
+        response_callback(self.append_to_local_logs(entries_per_partition, is_from_client, required_acks))
+
+    def append_to_local_logs(self, entries_per_partition: dict[TopicPartition, bytes], is_from_client: bool,
+                             required_acks: int) -> dict[TopicPartition, PartitionResponse]:
+        """Each partition's answer: `append_error` if set, unknown if not led here, else its leader's append."""
         responses = {}
         for tp, records in entries_per_partition.items():
             partition = self.partitions.get(tp)
@@ -75,7 +80,7 @@ class StubReplicaManager:
                 info = partition.append_records_to_leader(records, is_from_client, required_acks)
                 responses[tp] = PartitionResponse(Errors.NONE, info.first_offset, info.log_append_time,
                                                   info.log_start_offset)
-        response_callback(responses)
+        return responses
 
     def close(self) -> None:
         for partition in self.partitions.values():

@@ -32,21 +32,19 @@ from kafka_edu.server.metadata_cache import NO_NODE
 from kafka_edu.server.replica_manager import PartitionResponse
 from kafka_edu.utils.kafka_scheduler import KafkaScheduler
 from tests.integration.helpers import wait_until
-from tests.unit.helpers import Reply, StubPartition
+from tests.unit.helpers import Reply, StubPartition, StubReplicaManager
 
 LISTENER = "PLAINTEXT"
 
 
-class TxnReplicaManager:
-    """append_records / get_partition over real logs; with `hold` set, acknowledgements wait for `release()`."""
+class TxnReplicaManager(StubReplicaManager):
+    """append_records / get_partition over real logs of any topic; with `hold` set, acknowledgements wait for
+    `release()`."""
 
     def __init__(self, log_dir: Path) -> None:
-        self.log_dir = log_dir
-        self.partitions: dict[TopicPartition, StubPartition] = {}
-        self.append_error: Errors | None = None
+        super().__init__(log_dir)
         self.hold = False
         self.held: list[Callable[[], None]] = []
-        self.appends: list[dict[TopicPartition, bytes]] = []
         self._lock = threading.Lock()
 
     def lead(self, topic: str, partition: int) -> StubPartition:
@@ -64,17 +62,7 @@ class TxnReplicaManager:
         assert internal_topics_allowed and not is_from_client and required_acks == -1
         with self._lock:
             self.appends.append(entries_per_partition)
-        responses = {}
-        for tp, records in entries_per_partition.items():
-            partition = self.partitions.get(tp)
-            if self.append_error is not None:
-                responses[tp] = PartitionResponse(self.append_error)
-            elif partition is None:
-                responses[tp] = PartitionResponse(Errors.UNKNOWN_TOPIC_OR_PARTITION)
-            else:
-                info = partition.append_records_to_leader(records, is_from_client, required_acks)
-                responses[tp] = PartitionResponse(Errors.NONE, info.first_offset, info.log_append_time,
-                                                  info.log_start_offset)
+        responses = self.append_to_local_logs(entries_per_partition, is_from_client, required_acks)
         if self.hold:
             with self._lock:
                 self.held.append(lambda: response_callback(responses))
