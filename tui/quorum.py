@@ -13,7 +13,6 @@ Three sources, each for what it knows best:
 
 from __future__ import annotations
 
-import json
 import os
 import time
 import uuid
@@ -23,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from kafka_edu.cluster_runner.processes import process_alive
+from kafka_edu.cluster_runner.run_directory import JsonFileWatch
 from kafka_edu.common.record.control_record_utils import ControlRecordType, ControlRecordUtils
 from kafka_edu.common.uuid import Uuid
 from kafka_edu.log.file_records import DefaultRecordBatch, FileRecords
@@ -337,7 +337,7 @@ class QuorumPoller:
         self.decoder = MetadataRecordDecoder()
         self.next_offset = 0  # records before this one have been handed over
         self.last_replication: Replication | None = None
-        self._manifest_mtime = 0.0
+        self._manifest = JsonFileWatch(self.run_dir / "manifest.json")
         self.manifest: dict[str, Any] = {}
 
     def controllers(self) -> list[dict[str, Any]]:
@@ -363,14 +363,9 @@ class QuorumPoller:
         return batch
 
     def _read_manifest(self, batch: QuorumBatch) -> None:
-        path = self.run_dir / "manifest.json"
-        try:
-            mtime = path.stat().st_mtime
-            if mtime != self._manifest_mtime:
-                self.manifest = batch.manifest = json.loads(path.read_text())
-                self._manifest_mtime = mtime
-        except (OSError, ValueError):
-            pass
+        manifest = self._manifest.read_if_changed()
+        if manifest is not None:
+            self.manifest = batch.manifest = manifest
 
     def _describe(self, batch: QuorumBatch, leader_hint: int | None) -> None:
         answered = self.last_replication.leader_id if self.last_replication is not None else None

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from kafka_edu.cluster_runner.processes import process_alive
+from kafka_edu.cluster_runner.run_directory import JsonFileWatch
 from kafka_edu.tracing.query import SpanRecord, parse_traces_line
 
 STARTS_SUFFIX = ".starts.jsonl"
@@ -87,8 +88,8 @@ class RunReader:
         self.run_dir = run_dir
         self.tails: dict[Path, FileTail] = {}
         self.manifest: dict[str, Any] = {}
-        self._manifest_mtime = 0.0
-        self._exit_mtimes: dict[Path, float] = {}
+        self._manifest = JsonFileWatch(run_dir / "manifest.json")
+        self._side_files: dict[Path, JsonFileWatch] = {}
         self._dead: set[str] | None = None
         self._problems: list[str] = []
 
@@ -110,28 +111,16 @@ class RunReader:
         return bool(self.manifest.get("stopped_at"))
 
     def _read_manifest(self, batch: ReadBatch) -> None:
-        path = self.run_dir / "manifest.json"
-        try:
-            mtime = path.stat().st_mtime
-            if mtime == self._manifest_mtime:
-                return
-            manifest = json.loads(path.read_text())
-        except (OSError, ValueError):
-            return  # absent, or replaced under us: read on the next poll
-        self._manifest_mtime = mtime
-        self.manifest = batch.manifest = manifest
+        manifest = self._manifest.read_if_changed()
+        if manifest is not None:
+            self.manifest = batch.manifest = manifest
 
     def _read_exits(self, batch: ReadBatch) -> None:
         for suffix, found in ((".exit.json", batch.exits), (".tracing.json", batch.span_stats)):
             for path in self.run_dir.glob("*" + suffix):
-                try:
-                    mtime = path.stat().st_mtime
-                    if self._exit_mtimes.get(path) == mtime:
-                        continue
-                    found[path.name.removesuffix(suffix)] = json.loads(path.read_text())
-                    self._exit_mtimes[path] = mtime
-                except (OSError, ValueError):
-                    continue
+                record = self._side_files.setdefault(path, JsonFileWatch(path)).read_if_changed()
+                if record is not None:
+                    found[path.name.removesuffix(suffix)] = record
 
     def _read_spans(self, batch: ReadBatch) -> None:
         for path in sorted(self.run_dir.glob("*.jsonl")):

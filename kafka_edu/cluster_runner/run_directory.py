@@ -27,6 +27,30 @@ class AmbiguousRunError(RuntimeError):
     """More than one run is live and the command did not say which."""
 
 
+class JsonFileWatch:
+    """A small JSON file another process rewrites (a manifest, an exit record), read again only once it changed.
+
+    A change is told by inode, nanosecond mtime and size, not by mtime alone: an atomic replace makes a new inode,
+    and two writes within one tick of the file system's coarse clock would otherwise look like one."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._version: tuple[int, int, int] | None = None
+
+    def read_if_changed(self) -> dict[str, Any] | None:
+        """The file's contents if it changed since the last read; None if not, or if absent or half-written."""
+        try:
+            st = self.path.stat()
+            version = (st.st_ino, st.st_mtime_ns, st.st_size)
+            if version == self._version:
+                return None
+            data = json.loads(self.path.read_text())
+        except (OSError, ValueError):
+            return None  # absent, or replaced under us: read on the next poll
+        self._version = version
+        return data
+
+
 class RunDirectory:
     def __init__(self, path: Path, run_id: str) -> None:
         self.path = path

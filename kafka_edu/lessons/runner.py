@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from kafka_edu.cluster_runner.processes import process_alive
+from kafka_edu.cluster_runner.run_directory import JsonFileWatch
 from kafka_edu.cluster_runner.runner import NODE_ROLES, ClusterError, ClusterRunner
 from kafka_edu.lessons.model import (
     Check,
@@ -86,22 +87,16 @@ class ProcessWatch(threading.Thread):
         self._stopped: dict[int, bool] = {}  # pid -> last seen stopped (SIGSTOP)
         self._lock = threading.Lock()
         self._stop = threading.Event()
-        self._manifest_mtime = 0.0
+        self._manifest = JsonFileWatch(runner.run.manifest_path)
         self._pids: dict[int, int | None] = {}
         self.poll()
 
     def poll(self) -> None:
-        manifest_path = self.runner.run.manifest_path
-        try:
-            mtime = manifest_path.stat().st_mtime
-            if mtime != self._manifest_mtime:
-                manifest = self.runner.run.read_manifest()
-                self._manifest_mtime = mtime
-                for entry in manifest["processes"]:
-                    if entry["role"] in NODE_ROLES:
-                        self._pids[entry["id"]] = entry.get("pid")
-        except (OSError, ValueError):
-            pass  # the manifest is being replaced: read it next time
+        manifest = self._manifest.read_if_changed()
+        if manifest is not None:
+            for entry in manifest["processes"]:
+                if entry["role"] in NODE_ROLES:
+                    self._pids[entry["id"]] = entry.get("pid")
         now = time.time_ns()
         with self._lock:
             for broker_id, pid in self._pids.items():

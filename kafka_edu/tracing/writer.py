@@ -114,6 +114,7 @@ class SpanFileWriter(SpanProcessor):
         self._ended: deque[tuple[ReadableSpan, bool]] = deque()
         self._started: deque[Span] = deque()
         self._pending: dict[int, list[ReadableSpan]] = {}  # open request traces: the spans ended so far
+        self._open: dict[int, dict[int, Span]] = {}  # open request traces: their spans not ended yet
         self._decided: OrderedDict[int, bool] = OrderedDict()
         self._lock = threading.Lock()
         self._thinning = _Thinning(self.policy)
@@ -132,7 +133,10 @@ class SpanFileWriter(SpanProcessor):
         if span.parent is None and span.name in REQUEST_PATH_ROOTS:
             with self._lock:
                 self._pending[trace_id] = []
-        elif trace_id not in self._pending:
+                self._open[trace_id] = {span.context.span_id: span}
+        elif (open_spans := self._open.get(trace_id)) is not None:
+            open_spans[span.context.span_id] = span
+        else:
             self._started.append(span)
 
     def on_end(self, span: ReadableSpan) -> None:
@@ -140,10 +144,11 @@ class SpanFileWriter(SpanProcessor):
         with self._lock:
             pending = self._pending.get(trace_id)
             if pending is not None:
+                self._open[trace_id].pop(span.context.span_id, None)
                 if span.parent is not None:
                     pending.append(span)
                     return
-                del self._pending[trace_id]
+                del self._pending[trace_id], self._open[trace_id]
                 pending.append(span)
                 keep = self._decide(span, pending)
                 self._remember(trace_id, keep)
@@ -292,9 +297,12 @@ class SpanFileWriter(SpanProcessor):
         self._stopping = True
         self._wakeup.set()
         self._thread.join(timeout=30)
-        with self._lock:  # request traces still open (a long poll at exit): written as they are
+        with self._lock:  # request traces still open (a long poll at exit): written with their open spans
+            exit_ns = time.time_ns()
             leftovers = [s for spans in self._pending.values() for s in spans]
+            leftovers += [_open_at_exit(s, exit_ns) for spans in self._open.values() for s in list(spans.values())]
             self._pending.clear()
+            self._open.clear()
         self._enqueue(leftovers, True)
         self._write_pending()
         self._maybe_write_stats(force=True)
@@ -302,6 +310,15 @@ class SpanFileWriter(SpanProcessor):
         os.close(self._main_starts)
         if self._segment_exporter is not None:
             self._segment_exporter.shutdown()
+
+
+def _open_at_exit(span: Span, exit_ns: int) -> ReadableSpan:
+    """A span its process never ended, drawn up to the exit: its ended children keep a parent to hang from."""
+    return ReadableSpan(name=span.name, context=span.context, parent=span.parent, resource=span.resource,
+                        attributes={**(span.attributes or {}), "kafka.span.open_at_exit": True},
+                        events=span.events, links=span.links, kind=span.kind, status=span.status,
+                        start_time=span.start_time, end_time=max(exit_ns, span.start_time or 0),
+                        instrumentation_scope=span.instrumentation_scope)
 
 
 def _spans_in(path: Path) -> int:

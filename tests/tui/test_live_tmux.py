@@ -6,6 +6,7 @@ a breakpoint on LogManager.startup, restart a broker, find it paused there, and 
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -17,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from kafka_edu.cluster_runner.processes import process_alive
 from kafka_edu.cluster_runner.runner import ClusterRunner
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")]
@@ -52,7 +54,20 @@ class Terminal:
             if condition(screen):
                 return screen
             time.sleep(0.2)
-        raise AssertionError(f"timed out waiting for {what}; the screen:\n{self.screen()}")
+        raise AssertionError(f"timed out waiting for {what}; the screen:\n{self.screen()}\n{self.run_state()}")
+
+    def run_state(self) -> str:
+        """What the run's manifest and the OS say of its processes: a stuck screen is told from a stuck cluster."""
+        lines = []
+        for manifest_path in self.traces.glob("*/manifest.json"):
+            manifest = json.loads(manifest_path.read_text())
+            for p in manifest["processes"]:
+                lines.append(f"{p['role']} {p['id']}: pid {p['pid']} state {p['state']} "
+                             f"alive {process_alive(p['pid'])}")
+            lines += [f"fault: {f}" for f in manifest.get("faults", [])]
+            spans = sum(1 for f in manifest_path.parent.glob("*.jsonl") for _ in f.open("rb"))
+            lines.append(f"span file lines: {spans}")
+        return "\n".join(lines)
 
     def alive(self) -> bool:
         return subprocess.run(["tmux", "has-session", "-t", self.session], capture_output=True).returncode == 0
@@ -99,9 +114,12 @@ def test_kill_9_of_the_controller_shows_a_new_controller_with_a_higher_epoch(ter
     controller, epoch = map(int, CONTROLLER.search(terminal.screen()).groups())
     select_broker(terminal, controller)  # focus starts on the Cluster pane
     terminal.press("x")
-    # the toast says the kill was taken (a refusal would say why not, and fail here with it on screen)
-    terminal.wait_for(lambda s: f"kill -9 broker {controller}" in s, f"the kill of broker {controller} to start",
-                      timeout_s=15)
+    # the toast says the kill was taken (a refusal would say why not, and fail here with it on screen),
+    # then how it ended: "done", or "failed" with the reason (a toast that is gone a few seconds later)
+    ended = terminal.wait_for(lambda s: re.search(rf"kill -9 broker {controller}: done|kill -9 broker {controller} "
+                                                  r"failed.*", s), f"the kill of broker {controller} to end",
+                              timeout_s=30)
+    assert f"kill -9 broker {controller}: done" in ended, ended
 
     def new_controller(screen: str) -> bool:
         found = CONTROLLER.search(screen)
@@ -113,22 +131,23 @@ def test_kill_9_of_the_controller_shows_a_new_controller_with_a_higher_epoch(ter
 
 
 def test_a_breakpoint_on_log_manager_startup_pauses_a_restarted_broker_until_continued(terminal: Terminal) -> None:
-    # Pick a broker's startup trace in the Traces pane (a broker's Kafka.main is a trace of its own, ended before its
-    # startup, and may be listed first), then walk its waterfall down to LC.startup.08 and break there.
-    terminal.press("Tab")  # from the Cluster pane, where focus starts, to Traces
-
+    # Find a broker's startup trace with the search (walking the live trace list with j races the traces that keep
+    # arriving), clear the search (the cursor stays on that trace), then walk its waterfall down to LC.startup.08.
     def showing_startup(screen: str) -> bool:
         found = WATERFALL.search(screen)
         return bool(found) and found.group(1) == "KafkaServer.startup"
-    for _ in range(12):
-        if showing_startup(terminal.screen()):
-            break
-        terminal.press("j")
-        try:  # a group's header row shows no new trace: then the next press moves on
-            terminal.wait_for(showing_startup, "a startup trace", timeout_s=3)
-        except AssertionError:
-            continue
-    assert showing_startup(terminal.screen())
+    needle = "kafkaserver.startup"
+    terminal.press("/")  # keys typed before the search box has focus would act on the panes (f folds, k moves)
+    terminal.wait_for(lambda s: "search traces: span name" in s, "the search box")
+    terminal.press(*needle, "Enter")
+    terminal.wait_for(lambda s: f"matching '{needle}'" in s and showing_startup(s), "a startup trace found")
+    terminal.press("/")
+    terminal.wait_for(lambda s: f"matching '{needle}'" in s and not re.search(r"Kill -9", s), "the search box again")
+    terminal.press(*["BSpace"] * len(needle))
+    terminal.wait_for(lambda s: "search traces: span name" in s, "the search emptied")
+    terminal.press("Enter")
+    terminal.wait_for(lambda s: "matching" not in s and "search traces" not in s and showing_startup(s),
+                      "the search closed, the trace kept")
     terminal.press("Tab")
     for _ in range(40):
         shown = detail_title(terminal.screen())

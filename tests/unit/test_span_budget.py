@@ -93,6 +93,28 @@ def test_the_sampling_policy_thins_a_flood_but_keeps_slow_and_failed_requests(tm
     assert "up to 10/s, then 1 in 20" in stats["policy"]
 
 
+def test_a_request_open_at_exit_is_written_whole_with_its_open_spans_marked(tmp_path):
+    tracing = setup_tracing("broker-0", "run-1", run_dir=tmp_path)
+    a_request(tracing)  # an ended request: nothing of it is marked
+    # a request still in the handler when the process shuts down: one step ended, the handler and the root open
+    root = tracing.tracer.start_span("RequestChannel.Request", context=_ROOT_CONTEXT,
+                                     attributes={"kafka.api.name": "Fetch"})
+    with trace.use_span(root, end_on_exit=False):
+        handler = tracing.tracer.start_span("KafkaApis.handle")
+        with trace.use_span(handler, end_on_exit=False), step("NW.apis.1"):
+            pass
+    tracing.shutdown()
+
+    spans = load_run(tmp_path)
+    ids = {(s.trace_id, s.span_id) for s in spans}
+    assert all((s.trace_id, s.parent_id) in ids for s in spans if s.parent_id)  # no ended span lost its parent
+    open_trace = [s for s in spans if s.trace_id == format(root.context.trace_id, "032x")]
+    marked = {s.name for s in open_trace if s.attributes.get("kafka.span.open_at_exit")}
+    assert marked == {"RequestChannel.Request", "KafkaApis.handle"} and len(open_trace) == 3
+    assert all(s.end_ns >= s.start_ns for s in open_trace)
+    assert not any(s.attributes.get("kafka.span.open_at_exit") for s in spans if s.trace_id != open_trace[0].trace_id)
+
+
 def test_policy_from_the_environment():
     policy = TracePolicy.from_environment({"KAFKA_EDU_TRACE_SAMPLING": "all", "KAFKA_EDU_TRACE_BUDGET_MB": "64"})
     assert not policy.sampling and policy.budget_bytes == 64 << 20

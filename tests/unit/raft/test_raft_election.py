@@ -29,6 +29,16 @@ def cluster(tmp_path: Path) -> Iterator[RaftCluster]:
         c.stop()
 
 
+@pytest.fixture
+def steady_cluster(tmp_path: Path) -> Iterator[RaftCluster]:
+    """Followers that wait 10 s for their leader: a loaded machine's pause starts no election mid-test."""
+    c = RaftCluster(tmp_path, **{"controller.quorum.fetch.timeout.ms": 10_000})
+    try:
+        yield c.start()
+    finally:
+        c.stop()
+
+
 def one_leader_per_epoch(cluster: RaftCluster) -> None:
     seen = leaders_by_epoch(cluster.nodes)
     assert all(len(leaders) == 1 for leaders in seen.values()), seen
@@ -123,7 +133,8 @@ def _batches(log_: object) -> list[list[str]]:
             if not b.is_control_batch]
 
 
-def test_votes_from_outside_are_refused_with_3_9s_errors(cluster: RaftCluster) -> None:
+def test_votes_from_outside_are_refused_with_3_9s_errors(steady_cluster: RaftCluster) -> None:
+    cluster = steady_cluster
     first = wait_until(cluster.stable_leader, 20, "a leader")
     first.client.resign(first.client.quorum.epoch())  # a second election, so that a stale epoch exists
     leader = wait_until(lambda: (ldr := cluster.stable_leader()) and ldr.client.quorum.epoch() >= 2 and ldr, 20,
