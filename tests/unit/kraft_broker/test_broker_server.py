@@ -11,14 +11,14 @@ import pytest
 
 from kafka_edu.common.uuid import Uuid
 from kafka_edu.metadata.broker_state import BrokerState
-from kafka_edu.server.broker_server import BrokerServer
-from kafka_edu.server.kafka_config import KafkaConfig
 from kafka_edu.network.socket_server import SocketServer
 from kafka_edu.protocol.api_keys import ApiKeys
 from kafka_edu.protocol.builder import build
 from kafka_edu.protocol.codec import UnsupportedVersionError, decode_request, encode_request
+from kafka_edu.server.broker_server import BrokerServer
 from kafka_edu.server.controller_apis import controller_api_version_manager
 from kafka_edu.server.kafka_apis import broker_api_version_manager
+from kafka_edu.server.kafka_config import KafkaConfig
 
 BROKER = {"process.roles": "broker", "node.id": "4", "controller.quorum.voters": "1@127.0.0.1:9093",
           "controller.listener.names": "CONTROLLER"}
