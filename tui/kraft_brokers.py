@@ -15,9 +15,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from kafka_edu.tracing.query import SpanRecord
+from tui.node_processes import NodeProcess, NodeView, node_id_of
 
 if TYPE_CHECKING:
     from tui.quorum import MetadataEntry
@@ -25,8 +26,6 @@ if TYPE_CHECKING:
 STATE_EVENT = "broker.state.change"
 FENCE_SPANS = ("ReplicationControlManager.maybeFenceOneStaleBroker",
                "QuorumController.rescheduleMaybeFenceStaleBrokers")
-# What a broker whose process is gone is called, by the manifest's last word on it.
-GONE_STATES = {"killed": "killed", "NotRunning": "stopped"}
 # The fencing a broker's own state implies: RECOVERY is reached once registered (a new registration is fenced),
 # RUNNING once a heartbeat answer said the controller unfenced it.
 FENCED_IN_STATE = {"RECOVERY": True, "RUNNING": False}
@@ -44,25 +43,18 @@ class BrokerChange:
 
 
 @dataclass
-class BrokerProcess:
+class BrokerProcess(NodeProcess):
     """One OS process of a broker (a restart appends a new process to the same span files)."""
 
-    pid: int
-    first_ns: int
-    last_ns: int
     state: str = ""  # 3.9's BrokerState name, from its last `broker.state.change`
     state_ns: int = 0
-    end_reported: bool = False
 
 
 @dataclass
-class KRaftBrokerView:
-    node_id: int
-    pid: int | None = None
-    port: int | None = None
-    manifest_state: str = ""  # the runner's word: Starting, RUNNING, paused, resumed, killed, NotRunning
-    alive: bool = True
-    processes: dict[int, BrokerProcess] = field(default_factory=dict)
+class KRaftBrokerView(NodeView[BrokerProcess]):
+    process_role: ClassVar[str] = "broker"
+    process_type: ClassVar[type[BrokerProcess]] = BrokerProcess
+
     registered: bool = False  # the controllers know it (a registration, fenced or not)
     fenced: bool | None = None
     fenced_ns: int = -1
@@ -73,39 +65,21 @@ class KRaftBrokerView:
     in_run: bool = False  # the run's manifest or trace has it (else only the metadata records name it)
 
     @property
-    def instance(self) -> str:
-        return f"broker-{self.node_id}"
-
-    @property
-    def newest(self) -> BrokerProcess | None:
-        return max(self.processes.values(), key=lambda p: p.first_ns, default=None)
-
-    @property
     def state(self) -> str:
         """The newest process's BrokerState, as its trace tells it."""
         newest = self.newest
         return newest.state if newest is not None and newest.state else ""
 
     @property
-    def paused(self) -> bool:
-        return self.alive and self.manifest_state == "paused"
-
-    @property
     def status(self) -> str:
         """Its BrokerState while it runs; what happened to it when it does not."""
         if not self.in_run:
             return "—"  # a broker the records name and this run did not start
-        if not self.alive:
-            if self.pid is None and self.manifest_state == "Starting":
-                return "starting"  # the runner has written its entry and not yet started it
-            return GONE_STATES.get(self.manifest_state, "exited")
-        if self.paused:
-            return "paused"
-        return self.state or "starting"
+        return self.not_running_status or self.state or "starting"
 
     @property
     def running(self) -> bool:
-        return self.in_run and self.alive and not self.paused
+        return self.in_run and super().running
 
     @property
     def registration(self) -> str:
@@ -145,11 +119,10 @@ class KRaftBrokers:
     def observe_manifest(self, manifest: dict[str, Any]) -> None:
         self.live = not manifest.get("stopped_at")
         for process in manifest.get("processes", []):
-            if process.get("role") == "broker":
+            if process.get("role") == KRaftBrokerView.process_role:
                 broker = self.broker(process["id"])
                 broker.in_run = True
-                broker.pid, broker.port = process.get("pid"), process.get("port")
-                broker.manifest_state = process.get("state") or ""
+                broker.observe_entry(process)
 
     def observe_dead(self, instances: set[str]) -> None:
         """Broker processes found gone (tui.reader: the manifest's pids; every one, on a finished run)."""
@@ -160,7 +133,7 @@ class KRaftBrokers:
 
     def observe_ended(self, spans: list[SpanRecord]) -> None:
         for span in spans:
-            node_id = _broker_id(span.instance)
+            node_id = node_id_of(span.instance, KRaftBrokerView.process_role)
             if node_id is not None:
                 self._broker_span(self.broker(node_id), span)
             elif span.name in FENCE_SPANS and isinstance(span.attributes.get("kafka.broker.id"), int):
@@ -183,7 +156,7 @@ class KRaftBrokers:
 
     def _broker_span(self, broker: KRaftBrokerView, span: SpanRecord) -> None:
         broker.in_run = True
-        process = self._process(broker, span)
+        process = broker.track(span)
         attributes = span.attributes
         epoch = attributes.get("kafka.broker.epoch")
         if span.name in ("BrokerServer.startup", "BrokerLifecycleManager.sendBrokerHeartbeat") and \
@@ -266,26 +239,11 @@ class KRaftBrokers:
         if at >= broker.epoch_ns:
             broker.epoch, broker.epoch_ns = epoch, at
 
-    def _process(self, broker: KRaftBrokerView, span: SpanRecord) -> BrokerProcess | None:
-        pid = span.resource.get("process.pid")
-        if not pid:
-            return None
-        process = broker.processes.get(pid)
-        if process is None:
-            process = broker.processes[pid] = BrokerProcess(pid, span.start_ns, span.end_ns)
-        process.first_ns = min(process.first_ns, span.start_ns)
-        process.last_ns = max(process.last_ns, span.end_ns)
-        return process
-
     def _refresh(self) -> None:
         """A process that is not its broker's newest ended (a restart took its place), and on a live run a broker found
         gone ended now: the Log pane says so, once, with the state it was in."""
         for broker in self.brokers.values():
-            newest = broker.newest
-            for process in broker.processes.values():
-                if process.end_reported or (process is newest and (broker.alive or not self.live)):
-                    continue
-                process.end_reported = True
+            for process, newest in broker.ended(self.live):
                 was = f" in {process.state}" if process.state else ""
                 who = f"broker {broker.node_id} (pid {process.pid})"
                 if process.state == "SHUTTING_DOWN":
@@ -295,15 +253,9 @@ class KRaftBrokers:
                 elif broker.manifest_state == "killed":
                     text, level = f"{who} killed{was}: the controller fences it once its session times out", "warning"
                 else:
-                    text, level = f"{who} {GONE_STATES.get(broker.manifest_state, 'exited')}{was}", "info"
+                    text, level = f"{who} {broker.gone_as}{was}", "info"
                 self._log(process.last_ns, broker.instance, text, level)
 
     def _log(self, time_ns: int, instance: str, text: str, level: str) -> None:
         if self.log is not None:
             self.log(time_ns, instance, text, level)
-
-
-def _broker_id(instance: str) -> int | None:
-    if instance.startswith("broker-") and instance[7:].isdigit():
-        return int(instance[7:])
-    return None

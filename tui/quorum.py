@@ -19,7 +19,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from kafka_edu.cluster_runner.processes import process_alive
 from kafka_edu.cluster_runner.run_directory import JsonFileWatch
@@ -33,6 +33,7 @@ from kafka_edu.protocol.api_keys import ApiKeys
 from kafka_edu.tools.metadata_quorum_command import ControllerAdmin
 from kafka_edu.tracing.query import SpanRecord
 from tui.kraft_brokers import BrokerChange, KRaftBrokers
+from tui.node_processes import NodeProcess, NodeView, node_id_of
 
 METADATA_PARTITION_DIR = "__cluster_metadata-0"
 ROLE_EVENT = "raft.role.change"
@@ -41,8 +42,6 @@ LEADER = "Leader"
 DESCRIBE_TIMEOUT_S = 1.0  # a SIGSTOPped voter accepts the connection and never answers: give up on it soon
 MAX_RECORDS = 20_000
 _INT_MAX = 2**31 - 1
-# What a voter whose process is gone is called, by the manifest's last word on it.
-GONE_STATES = {"killed": "killed", "NotRunning": "stopped"}
 
 
 # -- the metadata log's records, one line each --------------------------------------------------------------------
@@ -418,32 +417,17 @@ class RoleChange:
 
 
 @dataclass
-class VoterProcess:
-    pid: int
-    first_ns: int
-    last_ns: int
+class VoterProcess(NodeProcess):
     change: RoleChange | None = None
-    end_reported: bool = False
     high_watermark: tuple[int, int] | None = None  # (time, offset) from its newest KR.poll span that did work
 
 
 @dataclass
-class VoterView:
-    node_id: int
-    pid: int | None = None
-    port: int | None = None
-    manifest_state: str = ""  # the runner's word: Starting, Leader, Follower, paused, resumed, killed, NotRunning
-    alive: bool = True
-    processes: dict[int, VoterProcess] = field(default_factory=dict)
+class VoterView(NodeView[VoterProcess]):
+    process_role: ClassVar[str] = "controller"
+    process_type: ClassVar[type[VoterProcess]] = VoterProcess
+
     disk_end_offset: int | None = None
-
-    @property
-    def instance(self) -> str:
-        return f"controller-{self.node_id}"
-
-    @property
-    def newest(self) -> VoterProcess | None:
-        return max(self.processes.values(), key=lambda p: p.first_ns, default=None)
 
     @property
     def change(self) -> RoleChange | None:
@@ -462,23 +446,9 @@ class VoterView:
         return change.epoch if change is not None else None
 
     @property
-    def paused(self) -> bool:
-        return self.alive and self.manifest_state == "paused"
-
-    @property
     def status(self) -> str:
         """Its role while it runs; what happened to it when it does not (a killed leader is no leader)."""
-        if not self.alive:
-            if self.pid is None and self.manifest_state == "Starting":
-                return "starting"  # the runner has written its entry and not yet started it
-            return GONE_STATES.get(self.manifest_state, "exited")
-        if self.paused:
-            return "paused"
-        return self.role if self.change is not None else "starting"
-
-    @property
-    def running(self) -> bool:
-        return self.alive and not self.paused
+        return self.not_running_status or (self.role if self.change is not None else "starting")
 
 
 @dataclass
@@ -536,10 +506,8 @@ class QuorumModel:
         self.cluster_id = manifest.get("cluster_id") or ""
         self.live = not manifest.get("stopped_at")
         for process in manifest.get("processes", []):
-            if process.get("role") == "controller":
-                voter = self.voter(process["id"])
-                voter.pid, voter.port = process.get("pid"), process.get("port")
-                voter.manifest_state = process.get("state") or ""
+            if process.get("role") == VoterView.process_role:
+                self.voter(process["id"]).observe_entry(process)
         self.brokers.observe_manifest(manifest)
         self.version += 1
 
@@ -551,11 +519,11 @@ class QuorumModel:
     def observe_ended(self, spans: list[SpanRecord]) -> None:
         self.brokers.observe_ended(spans)
         for span in spans:
-            node_id = _controller_id(span.instance)
+            node_id = node_id_of(span.instance, VoterView.process_role)
             if node_id is None:
                 continue
             voter = self.voter(node_id)
-            process = self._process(voter, span)
+            process = voter.track(span)
             high_watermark = span.attributes.get("kafka.raft.high_watermark")
             if process is not None and isinstance(high_watermark, int) and high_watermark >= 0 and (
                     process.high_watermark is None or process.high_watermark[0] <= span.end_ns):
@@ -640,26 +608,11 @@ class QuorumModel:
 
     # -- rules ------------------------------------------------------------------------------------------------------
 
-    def _process(self, voter: VoterView, span: SpanRecord) -> VoterProcess | None:
-        pid = span.resource.get("process.pid")
-        if not pid:
-            return None
-        process = voter.processes.get(pid)
-        if process is None:
-            process = voter.processes[pid] = VoterProcess(pid, span.start_ns, span.end_ns)
-        process.first_ns = min(process.first_ns, span.start_ns)
-        process.last_ns = max(process.last_ns, span.end_ns)
-        return process
-
     def _refresh(self) -> None:
         """A process that is not its voter's newest ended (a restart took its place), and on a live run a voter found
         gone ended now: the Log pane says so, once. A finished run's last processes were stopped with it."""
         for voter in self.voters.values():
-            newest = voter.newest
-            for process in voter.processes.values():
-                if process.end_reported or (process is newest and (voter.alive or not self.live)):
-                    continue
-                process.end_reported = True
+            for process, newest in voter.ended(self.live):
                 was = f" as {process.change.role} in epoch {process.change.epoch}" if process.change else ""
                 who = f"controller {voter.node_id} (pid {process.pid})"
                 if process is not newest:
@@ -667,7 +620,7 @@ class QuorumModel:
                 elif voter.manifest_state == "killed":
                     text, level = f"{who} killed{was}", "warning"
                 else:
-                    text, level = f"{who} {GONE_STATES.get(voter.manifest_state, 'exited')}{was}", "info"
+                    text, level = f"{who} {voter.gone_as}{was}", "info"
                 self._log(process.last_ns, voter.instance, text, level)
         self.version += 1
 
@@ -695,12 +648,6 @@ def _role_text(node_id: int, change: RoleChange, attributes: dict[str, Any]) -> 
     if change.role == LEADER:
         text = "★ " + text
     return text
-
-
-def _controller_id(instance: str) -> int | None:
-    if instance.startswith("controller-") and instance[11:].isdigit():
-        return int(instance[11:])
-    return None
 
 
 def is_kraft(manifest: dict[str, Any]) -> bool:
