@@ -7,9 +7,7 @@ broker 6 is paused (SIGSTOP) and not fenced yet."""
 
 from __future__ import annotations
 
-import asyncio
 import json
-import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -27,14 +25,14 @@ from kafka_edu.metadata.records.register_broker_record import RegisterBrokerReco
 from kafka_edu.metadata.records.remove_topic_record import RemoveTopicRecord
 from kafka_edu.metadata.records.topic_record import TopicRecord
 from kafka_edu.tracing.query import SpanEvent, SpanRecord, read_span_file
+from tests.tui import fake_kraft
+from tests.tui.fake_kraft import MS, T0, leader_change, quorum_log, record_value, role_span, run, span_line, write_log
 from tests.tui.helpers import row_texts, screen_lines, wait_for
-from tests.tui.test_quorum import MS, T0, _leader_change, _value, quorum_log, role_span, span_line, write_log
 from tui import quorum, reader
 from tui.app import KafkaEduApp
 from tui.kraft_brokers import BrokerChange, KRaftBrokers
-from tui.quorum import MetadataEntry, MetadataLogTail, QuorumModel, QuorumPoller, ReplicaProgress, Replication
+from tui.quorum import MetadataEntry, MetadataLogTail, QuorumModel, QuorumPoller, Replication
 from tui.widgets.dialogs import CreateTopicScreen
-from tui.widgets.rows import RowsView
 
 T0_MS = T0 // MS
 PIDS = {1: 4101, 2: 4102, 3: 4103, 4: 4204, 5: 4205, 6: 4206}
@@ -51,11 +49,11 @@ def metadata_log() -> list[Any]:
 
     def data(epoch: int, message: Any, version: int = 0) -> None:
         offset = len(batches)
-        batches.append(with_records(offset, T0_MS + offset * 1000, epoch, [_value(message, version)]))
+        batches.append(with_records(offset, T0_MS + offset * 1000, epoch, [record_value(message, version)]))
 
     def control(epoch: int, leader: int) -> None:
         offset = len(batches)
-        batches.append(with_leader_change_message(offset, T0_MS + offset * 1000, epoch, _leader_change(leader)))
+        batches.append(with_leader_change_message(offset, T0_MS + offset * 1000, epoch, leader_change(leader)))
 
     control(1, 1)                                                                          # 0
     data(1, FeatureLevelRecord(name="metadata.version", feature_level=21))                # 1
@@ -114,13 +112,8 @@ def fabricate(run_dir: Path, *, brokers: bool = True) -> Path:
     processes = [{"role": "controller" if n <= 3 else "broker", "id": n, "pid": PIDS[n], "port": 19090 + n,
                   "config": str(run_dir / f"node-{n}.properties"), "log": str(run_dir / f"node-{n}.log"),
                   "state": states[n]} for n in PIDS if n <= 3 or brokers]
-    manifest = {"run_id": run_dir.name, "mode": "kraft", "run_dir": str(run_dir), "started_at": "2026-11-22T08:04:08Z",
-                "stopped_at": None, "zookeeper_connect": None,
-                "bootstrap_servers": ",".join(f"127.0.0.1:{19090 + n}" for n in (4, 5, 6)) if brokers else "",
-                "processes": processes, "overrides": [], "dropped_spans": {}, "cluster_id": "MkU3OEVBNTcwNTJENDM2Qg",
-                "controller_quorum_voters": "1@127.0.0.1:19091,2@127.0.0.1:19092,3@127.0.0.1:19093",
-                "bootstrap_controllers": "127.0.0.1:19091,127.0.0.1:19092,127.0.0.1:19093"}
-    (run_dir / "manifest.json").write_text(json.dumps(manifest, indent=2))
+    bootstrap_servers = ",".join(f"127.0.0.1:{19090 + n}" for n in (4, 5, 6)) if brokers else ""
+    fake_kraft.write_manifest(run_dir, processes, bootstrap_servers=bootstrap_servers)
     controllers = {
         1: [role_span("controller-1", PIDS[1], 0, [("Unattached", "Candidate", 1, None),
                                                    ("Candidate", "Leader", 1, None)], 1, 1)],
@@ -153,20 +146,9 @@ def fabricate(run_dir: Path, *, brokers: bool = True) -> Path:
     return run_dir
 
 
-def log_end(run_dir: Path, node: int) -> int:
-    tail = MetadataLogTail(quorum_log(run_dir, node))
-    tail.read(full=False)
-    return tail.end_offset
-
-
 def fake_describe(run_dir: Path, at: float = T0 / 1e9 + 30) -> Callable[[list[str]], Replication]:
-    ends = {n: log_end(run_dir, n) for n in (1, 2, 3)}
-
-    def describe(_addresses: list[str]) -> Replication:
-        fetched = int(at * 1000) - 200
-        voters = {n: ReplicaProgress(end, fetched if n != 1 else fetched - 16_000, fetched) for n, end in ends.items()}
-        return Replication(2, 2, ends[2], voters, at)
-    return describe
+    """Leader 2 has everything committed; controller 1 was killed 16 s before."""
+    return fake_kraft.describe_by_leader_2(run_dir, at, high_watermark_of=2, voter_1_behind_ms=16_000)
 
 
 @pytest.fixture
@@ -264,23 +246,13 @@ def test_the_newest_fact_wins_and_a_broker_only_the_records_name_is_not_a_proces
 
 # -- the pane in the app ----------------------------------------------------------------------------------------
 
-def run(scenario: Callable[[], Any]) -> None:
-    asyncio.run(scenario())
-
-
 async def _settled(app: KafkaEduApp, pilot: Any) -> None:
-    def settled() -> bool:
-        log = app.log_pane
+    def brokers_loaded() -> bool:
         brokers = app.quorum.brokers.brokers
-        return bool(app.loaded.is_set() and app.quorum.replication is not None and app.quorum.records
-                    and len(brokers) == 3 and brokers[5].registration == "fenced" and not brokers[5].alive
-                    and all(v.change is not None for v in app.quorum.voters.values())
-                    and len(app.quorum_pane.rows) == 6
-                    and len(log.rows) == len(app.model.log) and log.cursor == len(log.rows) - 1
-                    and log.scroll_y == log.max_scroll_y)
+        return (len(brokers) == 3 and brokers[5].registration == "fenced" and not brokers[5].alive
+                and len(app.quorum_pane.rows) == 6)
 
-    await wait_for(pilot, settled, what="the quorum and the brokers to load")
-    await pilot.pause(0.2)
+    await fake_kraft.quorum_settled(app, pilot, brokers_loaded, "the quorum and the brokers to load")
 
 
 def test_the_brokers_are_listed_under_the_voters(kraft_run: Path) -> None:
@@ -301,17 +273,8 @@ def test_the_brokers_are_listed_under_the_voters(kraft_run: Path) -> None:
 
 
 def test_the_fault_keys_act_on_the_broker_under_the_cursor_and_say_why_not(kraft_run: Path) -> None:
-    calls: list[tuple[str, tuple[Any, ...]]] = []
-
-    class Control:
-        def __getattr__(self, verb: str) -> Callable[..., None]:
-            return lambda *args: calls.append((verb, args))
-
     async def scenario() -> None:
-        app = KafkaEduApp(kraft_run, watch=True)
-        async with app.run_test(size=(160, 45)) as pilot:
-            await _settled(app, pilot)
-            app.control = Control()  # type: ignore[assignment]
+        async with fake_kraft.with_recording_control(kraft_run, (160, 45), _settled) as (app, pilot, calls):
             app.quorum_pane.focus()
             await pilot.press("j", "j", "j")  # b4
             assert app.quorum_pane.selected_node == 4 and app.quorum_pane.selected_voter is None
@@ -336,17 +299,10 @@ def test_the_fault_keys_act_on_the_broker_under_the_cursor_and_say_why_not(kraft
 
 
 def test_c_and_P_go_through_the_brokers(kraft_run: Path) -> None:
-    calls: list[tuple[str, tuple[Any, ...]]] = []
-
-    class Control:
-        def __getattr__(self, verb: str) -> Callable[..., Any]:
-            return lambda *args: calls.append((verb, args)) or (1000 if verb == "produce_burst" else None)
+    answers = {"produce_burst": 1000}  # the messages the burst had acknowledged
 
     async def scenario() -> None:
-        app = KafkaEduApp(kraft_run, watch=True)
-        async with app.run_test(size=(160, 45)) as pilot:
-            await _settled(app, pilot)
-            app.control = Control()  # type: ignore[assignment]
+        async with fake_kraft.with_recording_control(kraft_run, (160, 45), _settled, answers) as (app, pilot, calls):
             app.refresh_bindings()
             await pilot.press("c")
             await wait_for(pilot, lambda: isinstance(app.screen, CreateTopicScreen), what="the create-topic dialog")
@@ -390,8 +346,8 @@ def test_records_remove_a_deleted_topic_from_the_topics_P_produces_to() -> None:
 
 
 def test_the_decoder_names_the_topic_of_a_removal(tmp_path: Path) -> None:
-    batches = [with_records(0, T0_MS, 1, [_value(TopicRecord(name="gone", topic_id=TOPIC_ID))]),
-               with_records(1, T0_MS, 1, [_value(RemoveTopicRecord(topic_id=TOPIC_ID))])]
+    batches = [with_records(0, T0_MS, 1, [record_value(TopicRecord(name="gone", topic_id=TOPIC_ID))]),
+               with_records(1, T0_MS, 1, [record_value(RemoveTopicRecord(topic_id=TOPIC_ID))])]
     write_log(tmp_path / "log", batches)
     tail = MetadataLogTail(tmp_path / "log")
     decoder = quorum.MetadataRecordDecoder()
@@ -401,31 +357,13 @@ def test_the_decoder_names_the_topic_of_a_removal(tmp_path: Path) -> None:
 
 # -- snapshots (look at the PNG before accepting one) -----------------------------------------------------------
 
-@pytest.fixture
-def utc(monkeypatch: pytest.MonkeyPatch) -> Any:
-    monkeypatch.setenv("TZ", "UTC")
-    time.tzset()
-    yield
-    monkeypatch.undo()
-    time.tzset()
-
-
 @pytest.mark.parametrize("size", [(160, 45), (80, 24)])
-def test_snapshot_of_the_quorum_and_its_brokers(kraft_run: Path, utc: Any, size: tuple[int, int]) -> None:
-    from tests.tui.test_snapshots import snapshot
-
+def test_snapshot_of_the_quorum_and_its_brokers(kraft_run: Path, size: tuple[int, int]) -> None:
     async def steps(app: KafkaEduApp, pilot: Any) -> None:
         await _settled(app, pilot)
         app.quorum_pane.focus()
         await pilot.press("j", "j", "j", "j")  # b5, the killed one
-        for pane in app.query(RowsView):  # scrollbar thumbs where their panes are (see test_quorum's snapshot)
-            if pane.show_vertical_scrollbar:
-                pane.vertical_scrollbar.position = pane.scroll_y
-                pane.vertical_scrollbar.refresh()
-        before, deadline = "", time.monotonic() + 10
-        while (after := app.export_screenshot()) != before and time.monotonic() < deadline:
-            before = after
-            await pilot.pause(0.3)
+        await fake_kraft.still_screen(app, pilot)
         assert any("b5" in line for line in screen_lines(app))
 
-    snapshot(kraft_run, f"kraft_brokers_{size[0]}x{size[1]}", size, steps)
+    fake_kraft.utc_snapshot(kraft_run, f"kraft_brokers_{size[0]}x{size[1]}", size, steps)

@@ -4,7 +4,6 @@ with DescribeQuorum answered by a stand-in."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import subprocess
@@ -15,83 +14,26 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from kio.schema.leader_change_message.v0.data import LeaderChangeMessage, Voter
 
 from kafka_edu.log.file_records import FileRecords
 from kafka_edu.log.memory_records_builder import with_leader_change_message, with_records
-from kafka_edu.metadata.metadata_record_serde import MetadataRecordSerde
 from kafka_edu.metadata.records.feature_level_record import FeatureLevelRecord
 from kafka_edu.metadata.records.no_op_record import NoOpRecord
 from kafka_edu.metadata.records.partition_change_record import PartitionChangeRecord
 from kafka_edu.metadata.records.partition_record import PartitionRecord
 from kafka_edu.metadata.records.register_broker_record import RegisterBrokerRecord
 from kafka_edu.metadata.records.topic_record import TopicRecord
-from kafka_edu.server.common.api_message_and_version import ApiMessageAndVersion
+from tests.tui import fake_kraft
+from tests.tui.fake_kraft import MS, T0, leader_change, log_end, quorum_log, role_span, run, span_line, write_log
 from tests.tui.helpers import row_texts, wait_for
 from tui import quorum
 from tui.app import KafkaEduApp
-from tui.quorum import (
-    MetadataLogTail,
-    QuorumModel,
-    QuorumPoller,
-    ReplicaProgress,
-    Replication,
-)
-from tui.widgets.rows import RowsView
+from tui.quorum import QuorumModel, QuorumPoller, ReplicaProgress, Replication
 
-T0 = 1_795_334_652_000_000_000  # span times (ns), as in the samples: 2026-11-22
-MS = 1_000_000
 TOPIC_ID = uuid.UUID("6f1c1d2e-3b4a-4c5d-8e9f-0a1b2c3d4e5f")
 
 
 # -- a fabricated KRaft run -------------------------------------------------------------------------------------
-
-def _attr(key: str, value: Any) -> dict[str, Any]:
-    if isinstance(value, bool):
-        return {"key": key, "value": {"boolValue": value}}
-    if isinstance(value, int):
-        return {"key": key, "value": {"intValue": str(value)}}
-    if isinstance(value, float):
-        return {"key": key, "value": {"doubleValue": value}}
-    return {"key": key, "value": {"stringValue": str(value)}}
-
-
-def span_line(instance: str, pid: int, name: str, start_ns: int, end_ns: int,
-              events: list[tuple[int, str, dict[str, Any]]] = (), step: str | None = None,
-              trace: int = 1, span: int = 1, attributes: dict[str, Any] | None = None) -> str:
-    """One OTLP/JSON TracesData line, as the exporter writes it."""
-    attributes = [_attr("kafka.step", step)] * bool(step) + [_attr(k, v) for k, v in (attributes or {}).items()]
-    doc = {"resourceSpans": [{"resource": {"attributes": [
-        _attr("service.instance.id", instance), _attr("service.name", "kafka-edu"), _attr("kafka.mode", "kraft"),
-        _attr("process.pid", pid)]},
-        "scopeSpans": [{"scope": {"name": "kafka_edu"}, "spans": [{
-            "traceId": f"{trace:032x}", "spanId": f"{span:016x}", "parentSpanId": "", "name": name, "kind": 1,
-            "startTimeUnixNano": str(start_ns), "endTimeUnixNano": str(end_ns), "attributes": attributes,
-            "events": [{"timeUnixNano": str(t), "name": n, "attributes": [_attr(k, v) for k, v in a.items()]}
-                       for t, n, a in events]}]}]}]}
-    return json.dumps(doc, separators=(",", ":")) + "\n"
-
-
-def role_span(instance: str, pid: int, at_ms: int, changes: list[tuple[str, str, int, int | None]],
-              trace: int, span: int) -> str:
-    """A KafkaRaftClient.poll span holding `raft.role.change` events (from, to, epoch, leader), 1 ms apart."""
-    events = []
-    for i, (old, new, epoch, leader) in enumerate(changes):
-        attributes: dict[str, Any] = {"kafka.raft.role.from": old, "kafka.raft.role.to": new, "kafka.raft.epoch": epoch,
-                                      "kafka.raft.leader.id": -1 if leader is None else leader, "kafka.step": "KR.role"}
-        events.append((T0 + (at_ms + i) * MS, "raft.role.change", attributes))
-    return span_line(instance, pid, "KafkaRaftClient.poll", T0 + at_ms * MS, T0 + (at_ms + len(changes) + 1) * MS,
-                     events, step="KR.poll", trace=trace, span=span)
-
-
-def _value(message: Any, version: int = 0) -> bytes:
-    return MetadataRecordSerde().write(ApiMessageAndVersion(message, version))
-
-
-def _leader_change(leader: int) -> LeaderChangeMessage:
-    voters = tuple(Voter(voter_id=i) for i in (1, 2, 3))
-    return LeaderChangeMessage(version=0, leader_id=leader, voters=voters, granting_voters=voters)
-
 
 def metadata_log(epoch_one_noops: int = 4, epoch_two_noops: int = 9) -> list[Any]:
     """The quorum's log: epoch 1 led by 1 (bootstrap, a broker, a topic, NoOps), then epoch 2 led by 2."""
@@ -105,12 +47,13 @@ def metadata_log(epoch_one_noops: int = 4, epoch_two_noops: int = 9) -> list[Any
 
     def data(epoch: int, *messages: tuple[Any, int]) -> None:
         nonlocal offset
-        batches.append(with_records(offset, 1_795_334_652_000 + offset, epoch, [_value(m, v) for m, v in messages]))
+        values = [fake_kraft.record_value(m, v) for m, v in messages]
+        batches.append(with_records(offset, 1_795_334_652_000 + offset, epoch, values))
         offset += len(messages)
 
     def control(epoch: int, leader: int) -> None:
         nonlocal offset
-        batches.append(with_leader_change_message(offset, 1_795_334_652_000 + offset, epoch, _leader_change(leader)))
+        batches.append(with_leader_change_message(offset, 1_795_334_652_000 + offset, epoch, leader_change(leader)))
         offset += 1
 
     control(1, 1)
@@ -125,16 +68,6 @@ def metadata_log(epoch_one_noops: int = 4, epoch_two_noops: int = 9) -> list[Any
         data(2, (NoOpRecord(), 0))
     data(2, (PartitionChangeRecord(partition_id=0, topic_id=TOPIC_ID, isr=(4,), leader=4), 0))
     return batches
-
-
-def write_log(log_dir: Path, batches: list[Any]) -> None:
-    log_dir.mkdir(parents=True, exist_ok=True)
-    records = FileRecords.open(log_dir / "00000000000000000000.log")
-    try:
-        for batch in batches:
-            records.append(batch)
-    finally:
-        os.close(records.fd)
 
 
 def dead_pid() -> int:
@@ -153,13 +86,7 @@ def fabricate_run(run_dir: Path, *, live: bool) -> Path:
                   "config": str(run_dir / f"controller-{n}.properties"), "log": str(run_dir / f"controller-{n}.log"),
                   "state": state if live else "NotRunning"}  # `cluster down` leaves every process NotRunning
                  for n, state in ((1, "killed"), (2, "Leader"), (3, "Follower"))]
-    manifest = {"run_id": run_dir.name, "mode": "kraft", "run_dir": str(run_dir),
-                "started_at": "2026-11-22T08:04:08Z", "stopped_at": None if live else "2026-11-22T08:05:00Z",
-                "zookeeper_connect": None, "bootstrap_servers": "", "processes": processes, "overrides": [],
-                "dropped_spans": {}, "cluster_id": "MkU3OEVBNTcwNTJENDM2Qg",
-                "controller_quorum_voters": "1@127.0.0.1:19091,2@127.0.0.1:19092,3@127.0.0.1:19093",
-                "bootstrap_controllers": "127.0.0.1:19091,127.0.0.1:19092,127.0.0.1:19093"}
-    (run_dir / "manifest.json").write_text(json.dumps(manifest, indent=2))
+    fake_kraft.write_manifest(run_dir, processes, stopped_at=None if live else "2026-11-22T08:05:00Z")
     lines = {
         1: [role_span("controller-1", pids[1], 0, [("Unattached", "Unattached", 0, None)], 1, 1),
             role_span("controller-1", pids[1], 100, [("Unattached", "Candidate", 1, None),
@@ -196,25 +123,10 @@ class DefaultBatch:
         return self.batch.partition_leader_epoch
 
 
-def quorum_log(run_dir: Path, node: int) -> Path:
-    return run_dir / f"controller-{node}" / "logs" / "__cluster_metadata-0"
-
-
-def log_end(run_dir: Path, node: int) -> int:
-    tail = MetadataLogTail(quorum_log(run_dir, node))
-    tail.read(full=False)
-    return tail.end_offset
-
-
 def fake_describe(run_dir: Path, at: float = 1_795_334_660.0) -> Callable[[list[str]], Replication]:
-    """DescribeQuorum as leader 2 would answer on the fabricated run: voter 1's offset frozen where it was killed."""
-    ends = {n: log_end(run_dir, n) for n in (1, 2, 3)}
-
-    def describe(addresses: list[str]) -> Replication:
-        fetched = int(at * 1000) - 200
-        voters = {n: ReplicaProgress(end, fetched if n != 1 else fetched - 60_000, fetched) for n, end in ends.items()}
-        return Replication(2, 2, ends[3], voters, at)
-    return describe
+    """DescribeQuorum as leader 2 would answer on the fabricated run: voter 1's offset frozen where it was killed, the
+    high watermark where voter 3 (one batch behind) has fetched to."""
+    return fake_kraft.describe_by_leader_2(run_dir, at, high_watermark_of=3, voter_1_behind_ms=60_000)
 
 
 # -- the model on its own ---------------------------------------------------------------------------------------
@@ -260,7 +172,7 @@ def test_a_record_arrives_once_the_high_watermark_passes_it_and_noops_keep_foldi
     write_log_more = FileRecords.open(quorum_log(run_dir, 2) / "00000000000000000000.log")
     try:
         for i in range(3):
-            write_log_more.append(with_records(end + i, 0, 2, [_value(NoOpRecord())]))
+            write_log_more.append(with_records(end + i, 0, 2, [fake_kraft.record_value(NoOpRecord())]))
     finally:
         os.close(write_log_more.fd)
     answer = Replication(2, 2, end + 3, answer.voters, answer.at)
@@ -279,7 +191,7 @@ def test_a_new_leaders_log_takes_over_where_the_records_stopped_without_repeatin
     end = log_end(run_dir, 3)
     segment = FileRecords.open(quorum_log(run_dir, 3) / "00000000000000000000.log")
     try:  # voter 3 wins epoch 3 and writes its LeaderChange after what it had
-        segment.append(with_leader_change_message(end, 0, 3, _leader_change(3)))
+        segment.append(with_leader_change_message(end, 0, 3, leader_change(3)))
     finally:
         os.close(segment.fd)
     answer = Replication(3, 3, end + 1, answer.voters, answer.at)
@@ -365,10 +277,6 @@ def test_describe_quorum_failing_keeps_the_last_answer_marked_last_known(tmp_pat
 
 # -- the pane in the app ----------------------------------------------------------------------------------------
 
-def run(scenario: Callable[[], Any]) -> None:
-    asyncio.run(scenario())
-
-
 @pytest.fixture
 def live_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     run_dir = fabricate_run(tmp_path / "run", live=True)
@@ -377,17 +285,11 @@ def live_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 async def _settled(app: KafkaEduApp, pilot: Any) -> None:
-    def settled() -> bool:
-        log = app.log_pane
-        return bool(app.loaded.is_set() and app.quorum.records and app.quorum.voters
-                    and all(v.change is not None for v in app.quorum.voters.values())
-                    and app.quorum.replication is not None
-                    and any("killed as Leader" in entry.text for entry in app.model.log)  # the quorum's Log lines
-                    and len(log.rows) == len(app.model.log) and log.cursor == len(log.rows) - 1
-                    and log.scroll_y == log.max_scroll_y)
+    def killed_leader_logged() -> bool:  # the quorum's own Log lines have arrived
+        return any("killed as Leader" in entry.text for entry in app.model.log)
 
-    await wait_for(pilot, settled, what="the quorum to load and the Log pane to follow it")
-    await pilot.pause(0.2)
+    await fake_kraft.quorum_settled(app, pilot, killed_leader_logged,
+                                    "the quorum to load and the Log pane to follow it")
 
 
 def test_the_quorum_pane_replaces_the_cluster_pane_on_a_kraft_run(live_run: Path) -> None:
@@ -421,17 +323,8 @@ def test_the_quorum_pane_replaces_the_cluster_pane_on_a_kraft_run(live_run: Path
 
 
 def test_the_fault_keys_act_on_the_controller_under_the_cursor(live_run: Path) -> None:
-    calls: list[tuple[str, tuple[Any, ...]]] = []
-
-    class Control:
-        def __getattr__(self, verb: str) -> Callable[..., None]:
-            return lambda *args: calls.append((verb, args))
-
     async def scenario() -> None:
-        app = KafkaEduApp(live_run, watch=True)
-        async with app.run_test(size=(120, 40)) as pilot:
-            await _settled(app, pilot)
-            app.control = Control()  # type: ignore[assignment]
+        async with fake_kraft.with_recording_control(live_run, (120, 40), _settled) as (app, pilot, calls):
             app.quorum_pane.focus()
             await pilot.press("j", "x")  # c2, the leader
             await wait_for(pilot, lambda: calls, what="the kill")
@@ -446,34 +339,13 @@ def test_the_fault_keys_act_on_the_controller_under_the_cursor(live_run: Path) -
 
 # -- snapshots (tests/tui/test_snapshots.py's comparison; look at the PNG before accepting one) ------------------
 
-@pytest.fixture
-def utc(monkeypatch: pytest.MonkeyPatch) -> Any:
-    monkeypatch.setenv("TZ", "UTC")
-    time.tzset()
-    yield
-    monkeypatch.undo()
-    time.tzset()
-
-
 @pytest.mark.parametrize("size", [(120, 40), (80, 24)])
-def test_snapshot_of_a_quorum_whose_old_leader_was_killed(live_run: Path, utc: Any, size: tuple[int, int]) -> None:
-    from tests.tui.test_snapshots import snapshot
-
+def test_snapshot_of_a_quorum_whose_old_leader_was_killed(live_run: Path, size: tuple[int, int]) -> None:
     async def steps(app: KafkaEduApp, pilot: Any) -> None:
         await _settled(app, pilot)
-        # A RowsView that scrolls before its scrollbar is shown can leave the bar's thumb where it was (at the top)
-        # until the next scroll, depending on timing: put each thumb where its pane is, so the picture does not depend
-        # on timing; then wait until two screens a frame apart are the same.
-        for pane in app.query(RowsView):
-            if pane.show_vertical_scrollbar:
-                pane.vertical_scrollbar.position = pane.scroll_y
-                pane.vertical_scrollbar.refresh()
-        before, deadline = "", time.monotonic() + 10
-        while (after := app.export_screenshot()) != before and time.monotonic() < deadline:
-            before = after
-            await pilot.pause(0.3)
+        await fake_kraft.still_screen(app, pilot)
 
-    snapshot(live_run, f"quorum_killed_leader_{size[0]}x{size[1]}", size, steps)
+    fake_kraft.utc_snapshot(live_run, f"quorum_killed_leader_{size[0]}x{size[1]}", size, steps)
 
 
 def test_enter_on_a_record_shows_the_trace_that_wrote_it(live_run: Path) -> None:
