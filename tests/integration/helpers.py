@@ -1,7 +1,8 @@
 """Our own test code, not a Kafka port: the helpers integration tests share (conftest.py's fixtures build on them).
 
 A real ZooKeeper and real `kafka-edu server-start` processes, waiting on conditions, the controller as ZooKeeper
-names it, and a three-broker cluster with a replicated topic that real clients produce to and consume from.
+names it, and a three-broker cluster with a replicated topic that real clients produce to and consume from; for a
+cluster the runner started (ClusterRunner), a client of its ZooKeeper and raw requests to its brokers.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +26,10 @@ from kazoo.exceptions import NoNodeError
 
 from kafka_edu.cluster_runner.processes import stop_process
 from kafka_edu.cluster_runner.run_directory import RUN_DIR_ENV, RUN_ID_ENV
+from kafka_edu.cluster_runner.runner import ClusterRunner
+from kafka_edu.network.blocking_channel import BlockingChannel
+from kafka_edu.protocol.api_keys import ApiKeys
+from kafka_edu.protocol.builder import build
 from kafka_edu.server.broker_metadata_checkpoint import load_props
 from kafka_edu.tracing.query import Spans, load_run
 from kafka_edu.zk.zookeeper_server import ZooKeeperServer
@@ -216,3 +222,32 @@ def metadata_controller_id(broker: Broker) -> int:
     """The controller a real client is told about in a Metadata answer."""
     admin = AdminClient({"bootstrap.servers": broker.props["listeners"].removeprefix("PLAINTEXT://")})
     return admin.list_topics(timeout=10).controller_id
+
+
+# -- a cluster the runner started ---------------------------------------------------------------------------------
+
+@contextmanager
+def zookeeper_client(runner: ClusterRunner) -> Iterator[KazooClient]:
+    """A started client of the run's ZooKeeper (the manifest names it), stopped and closed on leaving."""
+    client = KazooClient(hosts=runner.run.read_manifest()["zookeeper_connect"])
+    client.start(timeout=30)
+    try:
+        yield client
+    finally:
+        client.stop()
+        client.close()
+
+
+def broker_port(runner: ClusterRunner, broker_id: int) -> int:
+    return int(runner.broker_entry(broker_id)["port"])
+
+
+def send_request(runner: ClusterRunner, broker_id: int, client_id: str, api: ApiKeys, version: int,
+                 **body: Any) -> Any:
+    """One request built from `body`'s fields, on its own connection to the broker: raw, for the error codes and
+    messages a client library would turn into exceptions or retries."""
+    channel = BlockingChannel("127.0.0.1", broker_port(runner, broker_id), 30, client_id)
+    try:
+        return channel.send_and_receive(api, version, build(api.request_schema(version), **body))
+    finally:
+        channel.disconnect()

@@ -33,12 +33,10 @@ from kazoo.client import KazooClient
 
 from kafka_edu import cli
 from kafka_edu.cluster_runner.runner import ClusterRunner
-from kafka_edu.network.blocking_channel import BlockingChannel
 from kafka_edu.protocol.api_keys import ApiKeys
-from kafka_edu.protocol.builder import build
 from kafka_edu.protocol.errors import Errors
 from kafka_edu.security.scram.scram_credential_utils import credential_from_string
-from tests.integration.helpers import wait_until
+from tests.integration.helpers import send_request, wait_until, zookeeper_client
 
 TOPIC_RESOURCE, BROKER_RESOURCE = 2, 4
 
@@ -69,18 +67,8 @@ def admin(bootstrap: str) -> Iterator[KafkaAdminClient]:
 
 @pytest.fixture(scope="module")
 def zk(cluster: ClusterRunner) -> Iterator[KazooClient]:
-    client = KazooClient(hosts=cluster.run.read_manifest()["zookeeper_connect"])
-    client.start(timeout=30)
-    try:
+    with zookeeper_client(cluster) as client:
         yield client
-    finally:
-        client.stop()
-        client.close()
-
-
-def broker_port(cluster: ClusterRunner, broker_id: int) -> int:
-    return next(p["port"] for p in cluster.run.read_manifest()["processes"]
-                if p["role"] == "broker" and p["id"] == broker_id)
 
 
 def log_dirs_of(cluster: ClusterRunner, broker_id: int) -> list[str]:
@@ -88,11 +76,7 @@ def log_dirs_of(cluster: ClusterRunner, broker_id: int) -> list[str]:
 
 
 def send(cluster: ClusterRunner, broker_id: int, api: ApiKeys, version: int, **body: Any) -> Any:
-    channel = BlockingChannel("127.0.0.1", broker_port(cluster, broker_id), 30, "admin-apis-test")
-    try:
-        return channel.send_and_receive(api, version, build(api.request_schema(version), **body))
-    finally:
-        channel.disconnect()
+    return send_request(cluster, broker_id, "admin-apis-test", api, version, **body)
 
 
 def controller_id(zk: KazooClient) -> int:

@@ -32,13 +32,12 @@ from kafka import TopicPartition as KTopicPartition
 from kazoo.client import KazooClient
 
 from kafka_edu.cluster_runner.runner import ClusterRunner
-from kafka_edu.network.blocking_channel import BlockingChannel
 from kafka_edu.protocol.api_keys import ApiKeys
 from kafka_edu.protocol.builder import build
 from kafka_edu.protocol.codec import encode_request
 from kafka_edu.protocol.errors import Errors
 from kafka_edu.tracing.query import Spans, load_run
-from tests.integration.helpers import REPO, wait_until
+from tests.integration.helpers import REPO, broker_port, send_request, wait_until, zookeeper_client
 from tests.integration.kafka_wire import WireConnection
 from tui.control import ClusterControl
 
@@ -65,23 +64,14 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ClusterRunner]
 
 @pytest.fixture(scope="module")
 def zk(cluster: ClusterRunner) -> Iterator[KazooClient]:
-    client = KazooClient(hosts=cluster.run.read_manifest()["zookeeper_connect"])
-    client.start(timeout=30)
-    try:
+    with zookeeper_client(cluster) as client:
         yield client
-    finally:
-        client.stop()
-        client.close()
 
 
 # -- the cluster, as the test sees it -----------------------------------------------------------------------------
 
-def port(cluster: ClusterRunner, broker_id: int) -> int:
-    return int(cluster.entry(broker_id)["port"])
-
-
 def bootstrap(cluster: ClusterRunner, broker_id: int) -> str:
-    return f"127.0.0.1:{port(cluster, broker_id)}"
+    return f"127.0.0.1:{broker_port(cluster, broker_id)}"
 
 
 def controller_id(zk: KazooClient) -> int | None:
@@ -165,11 +155,7 @@ def checkpointed_high_watermark(cluster: ClusterRunner, broker_id: int, topic: s
 
 
 def send(cluster: ClusterRunner, broker_id: int, api: ApiKeys, version: int, **body: Any) -> Any:
-    channel = BlockingChannel("127.0.0.1", port(cluster, broker_id), 30, "kip101-test")
-    try:
-        return channel.send_and_receive(api, version, build(api.request_schema(version), **body))
-    finally:
-        channel.disconnect()
+    return send_request(cluster, broker_id, "kip101-test", api, version, **body)
 
 
 def offsets_for_leader_epoch(cluster: ClusterRunner, broker_id: int, epochs: dict[tuple[str, int], int]
@@ -258,7 +244,7 @@ def test_offsets_for_leader_epoch_answers_only_from_a_leader(cluster: ClusterRun
     assert offsets_for_leader_epoch(cluster, b, {tp: 0}) == {tp: (Errors.NOT_LEADER_OR_FOLLOWER, -1)}  # a follower
 
     # a version 1.0.2 does not have: the connection is closed; the broker serves on
-    with WireConnection(("127.0.0.1", port(cluster, a))) as connection:
+    with WireConnection(("127.0.0.1", broker_port(cluster, a))) as connection:
         body = build(ApiKeys.OFFSET_FOR_LEADER_EPOCH.request_schema(1), topics=[])
         connection.send_frame(encode_request(ApiKeys.OFFSET_FOR_LEADER_EPOCH, 1, 1, "kip101-test", body))
         assert connection.is_closed_by_peer(10)
