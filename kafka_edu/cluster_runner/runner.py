@@ -13,6 +13,9 @@ from typing import Any
 
 from kafka_edu.cluster_runner.processes import free_port, process_alive, signal_process, stop_process, wait_exit
 from kafka_edu.cluster_runner.run_directory import DEFAULT_TRACES_DIR, RunDirectory, now_iso
+from kafka_edu.network.blocking_channel import BlockingChannel
+from kafka_edu.protocol.api_keys import ApiKeys
+from kafka_edu.protocol.builder import build
 from kafka_edu.server.broker_metadata_checkpoint import load_props
 from kafka_edu.tracing.query import read_span_file_from
 from kafka_edu.zk.zookeeper_server import ZooKeeperServer, is_ok
@@ -78,6 +81,7 @@ class ClusterRunner:
                     runner.start(node_id)
                 for node_id in broker_ids:
                     runner.wait_for_state(node_id, "RUNNING", timeout_s)
+                runner.wait_for_brokers_to_see_each_other(timeout_s)
                 return runner
             if zookeeper_connect is None:
                 runner.start_zookeeper()
@@ -85,6 +89,7 @@ class ClusterRunner:
                 runner.add_broker(broker_id)
             for broker_id in range(brokers):
                 runner.wait_for_state(broker_id, "RunningAsBroker", timeout_s)
+            runner.wait_for_brokers_to_see_each_other(timeout_s)
         except BaseException:
             runner.down()
             raise
@@ -415,6 +420,23 @@ class ClusterRunner:
             time.sleep(0.1)
         raise ClusterError(f"broker {broker_id} did not reach {state} within {timeout_s} s; see {entry['log']}")
 
+    def wait_for_brokers_to_see_each_other(self, timeout_s: float) -> None:
+        """Until every broker's Metadata answer lists every broker, so that `up` returns a cluster a client can use.
+        A KRaft broker is RUNNING once the controller's heartbeat answer unfences it, and the record that unfences it
+        and its peers reaches its metadata cache a little later; a 1.0.2 broker is RunningAsBroker before the
+        controller's UpdateMetadata names the others. A client asking in between finds no broker to send
+        CreateTopics to (librdkafka's admin then waits out its whole timeout)."""
+        addresses = [a for a in bootstrap_servers(self.run.read_manifest()["processes"]).split(",") if a]
+        deadline = time.monotonic() + timeout_s
+        waiting = list(addresses)
+        while waiting:
+            waiting = [a for a in waiting if _brokers_listed(a) != len(addresses)]
+            if waiting and time.monotonic() > deadline:
+                raise ClusterError(f"brokers at {', '.join(waiting)} did not list all {len(addresses)} brokers "
+                                   f"within {timeout_s} s")
+            if waiting:
+                time.sleep(0.1)
+
     # -- the whole cluster ----------------------------------------------------------------------------------------
 
     def status(self) -> dict[str, Any]:
@@ -456,6 +478,19 @@ class ClusterRunner:
         manifest["span_files"] = {name: record["span_files"] for name, record in exits.items()
                                   if "span_files" in record}
         self.run.write_manifest(manifest)
+
+
+def _brokers_listed(address: str) -> int:
+    """How many brokers a Metadata request (v1, no topics) to the broker at `address` lists; -1 if it answers none."""
+    host, _, port = address.rpartition(":")
+    channel = BlockingChannel(host, int(port), 5.0, "kafka-edu-cluster-runner")
+    try:
+        response = channel.send_and_receive(ApiKeys.METADATA, 1, build(ApiKeys.METADATA.request_schema(1), topics=[]))
+        return len(response.brokers)
+    except OSError:
+        return -1
+    finally:
+        channel.disconnect()
 
 
 def bootstrap_servers(processes: list[dict[str, Any]]) -> str:
