@@ -70,13 +70,15 @@ class ClusterRunner:
         run.write_manifest(manifest)
         try:
             if mode == "kraft":
-                runner.start_quorum(controllers, timeout_s, combined=combined)
+                runner.start_quorum(controllers, timeout_s, combined=combined, wait=False)
+                # broker node ids follow the controllers' (1..N): node ids are one space on a KRaft cluster
+                broker_ids = range(controllers + 1, controllers + 1 + brokers)
+                # formatted while the controllers start and elect a leader; started together once there is one
+                runner.add_kraft_brokers(list(broker_ids), start=False)
+                runner.wait_for_quorum(timeout_s)
                 if combined:
                     for node_id in range(1, controllers + 1):
                         runner.wait_for_state(node_id, "RUNNING", timeout_s)
-                # broker node ids follow the controllers' (1..N): node ids are one space on a KRaft cluster
-                broker_ids = range(controllers + 1, controllers + 1 + brokers)
-                runner.add_kraft_brokers(list(broker_ids), start=False)  # formatted first: they come up together
                 for node_id in broker_ids:
                     runner.start(node_id)
                 for node_id in broker_ids:
@@ -152,10 +154,10 @@ class ClusterRunner:
 
     # -- a KRaft controller quorum ------------------------------------------------------------------------------
 
-    def start_quorum(self, controllers: int, timeout_s: float, combined: bool = False) -> None:
+    def start_quorum(self, controllers: int, timeout_s: float, combined: bool = False, wait: bool = True) -> None:
         """Controllers 1..N as an operator sets them up: one properties file each naming every voter, one cluster id
         for all, each log dir formatted by `kafka-edu storage format`, then the processes; up once they agree on a
-        leader. Combined nodes also serve clients, on a second port (`broker_port`)."""
+        leader (with `wait`). Combined nodes also serve clients, on a second port (`broker_port`)."""
         ports = {node_id: free_port() for node_id in range(1, controllers + 1)}
         broker_ports = {node_id: free_port() for node_id in ports} if combined else {}
         voters = ",".join(f"{node_id}@127.0.0.1:{port}" for node_id, port in ports.items())
@@ -180,7 +182,8 @@ class ClusterRunner:
         self.run.write_manifest(manifest)
         for node_id in ports:
             self.start(node_id)
-        self.wait_for_quorum(timeout_s)
+        if wait:
+            self.wait_for_quorum(timeout_s)
 
     def format_storage(self, configs: list[Path], cluster_id: str) -> None:
         """`kafka-edu storage format` for each node, as an operator runs it on each machine: at once (each is a

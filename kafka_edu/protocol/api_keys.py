@@ -12,6 +12,9 @@ from kio.index import load_request_schema, load_response_schema
 from kio.schema.index import api_key_map, schema_name_map
 
 
+_UNKNOWN: Any = object()
+
+
 class ApiKeys(enum.IntEnum):
     """One member per API; the value is the wire api key. `supported` is what the broker advertises."""
 
@@ -19,8 +22,8 @@ class ApiKeys(enum.IntEnum):
     api_name: str
     oldest_version: int
     latest_version: int
-    first_flexible_version: int | None
     supported: tuple[int, int]
+    _first_flexible: int | None
 
     def __new__(cls, api_key: int, api_name: str) -> ApiKeys:
         member = int.__new__(cls, api_key)
@@ -29,9 +32,8 @@ class ApiKeys(enum.IntEnum):
         member.api_name = api_name
         versions = sorted(schema_name_map[api_key_map[api_key]])
         member.oldest_version, member.latest_version = versions[0], versions[-1]
-        flexible = [v for v in versions if load_request_schema(api_key, v).__flexible__]
-        member.first_flexible_version = flexible[0] if flexible else None
         member.supported = (versions[0], versions[-1])
+        member._first_flexible = _UNKNOWN  # found on first use: loading every schema here cost each process ~1 s
         return member
 
     PRODUCE = 0, "Produce"
@@ -115,6 +117,12 @@ class ApiKeys(enum.IntEnum):
     def is_supported(self, version: int) -> bool:
         return self.supported[0] <= version <= self.supported[1]
 
+    @property
+    def first_flexible_version(self) -> int | None:
+        if self._first_flexible is _UNKNOWN:
+            self._first_flexible = _first_flexible_version(self.id, self.oldest_version, self.latest_version)
+        return self._first_flexible
+
     def is_flexible(self, version: int) -> bool:
         return self.first_flexible_version is not None and version >= self.first_flexible_version
 
@@ -135,6 +143,20 @@ class ApiKeys(enum.IntEnum):
 
     def response_schema(self, version: int) -> type[Any]:
         return _response_schema(self.id, version)
+
+
+def _first_flexible_version(api_key: int, oldest: int, latest: int) -> int | None:
+    """A version once flexible stays flexible in every later one: bisect, loading a few schemas, not all."""
+    if not _request_schema(api_key, latest).__flexible__:
+        return None
+    lo, hi = oldest, latest  # hi is flexible
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if _request_schema(api_key, mid).__flexible__:
+            hi = mid
+        else:
+            lo = mid + 1
+    return hi
 
 
 @functools.cache
