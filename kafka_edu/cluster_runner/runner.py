@@ -429,16 +429,20 @@ class ClusterRunner:
         and its peers reaches its metadata cache a little later; a 1.0.2 broker is RunningAsBroker before the
         controller's UpdateMetadata names the others. A client asking in between finds no broker to send
         CreateTopics to (librdkafka's admin then waits out its whole timeout)."""
-        addresses = [a for a in bootstrap_servers(self.run.read_manifest()["processes"]).split(",") if a]
         deadline = time.monotonic() + timeout_s
-        waiting = list(addresses)
-        while waiting:
-            waiting = [a for a in waiting if _brokers_listed(a) != len(addresses)]
-            if waiting and time.monotonic() > deadline:
-                raise ClusterError(f"brokers at {', '.join(waiting)} did not list all {len(addresses)} brokers "
-                                   f"within {timeout_s} s")
-            if waiting:
-                time.sleep(0.1)
+        while True:
+            # only the brokers still running as started: one killed or paused meanwhile (a learner breaking the
+            # cluster in the TUI as it comes up) is no longer up's to wait for
+            running = [p for p in self.run.read_manifest()["processes"] if p["role"] == "broker" or p.get("combined")]
+            running = [p for p in running if process_alive(p["pid"]) and p.get("state") not in ("paused", "killed")]
+            addresses = [a for a in bootstrap_servers(running).split(",") if a]
+            waiting = [a for a in addresses if _brokers_listed(a) < len(addresses)]
+            if not waiting:
+                return
+            if time.monotonic() > deadline:
+                raise ClusterError(f"brokers at {', '.join(waiting)} did not list all {len(addresses)} running "
+                                   f"brokers within {timeout_s} s")
+            time.sleep(0.1)
 
     # -- the whole cluster ----------------------------------------------------------------------------------------
 
