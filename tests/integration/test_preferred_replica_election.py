@@ -115,8 +115,11 @@ def test_the_auto_rebalance_task_moves_leadership_back_on_its_own(brokers, zooke
     kill_restart_and_catch_up(cluster, zookeeper, victim)
     wait_until(lambda: leaders(zookeeper) == {p: p % 3 for p in range(PARTITIONS)}, 30,
                "the auto-rebalance task to restore the preferred leaders")
-    spans = controller_broker(cluster, zookeeper).spans()
+    # the rebalance's spans reach the span file a moment after its ZooKeeper writes, which the wait above saw
+    controller = controller_broker(cluster, zookeeper)
+    rebalance = wait_until(lambda: controller.spans().where(
+        step="CT.event", kafka__controller__event="AutoPreferredReplicaLeaderElection"), 10, "the rebalance's spans")
+    assert rebalance.last().attributes["kafka.controller.state"] == "AutoLeaderBalance"
+    spans = controller.spans()
     assert spans.where(step="CT.failover.14").last().attributes["kafka.auto_leader_rebalance"] is True
-    rebalance = spans.where(step="CT.event", kafka__controller__event="AutoPreferredReplicaLeaderElection")
-    assert rebalance and rebalance.last().attributes["kafka.controller.state"] == "AutoLeaderBalance"
     assert spans.where(name="KafkaController.checkAndTriggerAutoLeaderRebalance")

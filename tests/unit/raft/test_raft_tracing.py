@@ -129,11 +129,17 @@ def test_an_idle_quorum_writes_no_fetch_spans(traced: tuple[RaftCluster, Any]) -
     leader = wait_until(cluster.stable_leader, 20, "a leader")
     wait_until(lambda: all(n.client.high_watermark() == leader.client.high_watermark() for n in cluster.nodes), 10,
                "followers caught up")
+    def fetches() -> int:
+        return sum(1 for api, _ in leader.server.received if api == ApiKeys.FETCH)
+
+    # A follower sends its next fetch only once it has handled the last answer: after two more rounds, the answer
+    # that brought it the high watermark (handled under a span still open when the wait above saw it) is behind us.
+    caught_up = fetches()
+    wait_until(lambda: fetches() >= caught_up + 4, 30, "two more rounds of long polls")
     before = len(spans(tracing))
-    fetches_before = sum(1 for api, _ in leader.server.received if api == ApiKeys.FETCH)
+    fetches_before = fetches()
     # the followers' long polls go on: wait for a good number of them to reach the leader
-    wait_until(lambda: sum(1 for api, _ in leader.server.received if api == ApiKeys.FETCH) >= fetches_before + 6,
-               30, "six more long polls")
+    wait_until(lambda: fetches() >= fetches_before + 6, 30, "six more long polls")
     idle = spans(tracing)[before:]
     assert [s.name for s in idle if "Fetch" in s.name] == []
 
