@@ -11,7 +11,6 @@ from typing import Any
 from kio.index import load_request_schema, load_response_schema
 from kio.schema.index import api_key_map, schema_name_map
 
-
 _UNKNOWN: Any = object()
 
 
