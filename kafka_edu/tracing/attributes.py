@@ -19,6 +19,7 @@ spans that are recorded.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -117,6 +118,23 @@ def when(*keys: str) -> Callable[[Describe], Describe]:
 
 def parent(*keys: str) -> Callable[[Describe], Describe]:
     return _register("parent", *keys)
+
+
+def safe(default: Any) -> Callable[[Describe], Describe]:
+    """For `when` and `parent` describers, which run outside the marker's guard: one that fails gives `default` (or
+    what `default()` returns) rather than failing the traced thread; run strictly (tests), a describer that no
+    longer matches the code still fails loudly."""
+    def wrap(describe: Describe) -> Describe:
+        @functools.wraps(describe)
+        def guarded(s: Scope) -> Any:
+            try:
+                return describe(s)
+            except Exception as e:
+                if STRICT and isinstance(e, (KeyError, AttributeError, TypeError, NameError)):
+                    raise
+                return default() if callable(default) else default
+        return guarded
+    return wrap
 
 
 def on_event(*names: str) -> Callable[[Describe], Describe]:

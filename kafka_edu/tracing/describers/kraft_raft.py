@@ -25,10 +25,8 @@ that called it, so a server's startup holds no role change and an election begun
 
 from __future__ import annotations
 
-import functools
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -53,22 +51,6 @@ def _remember(table: OrderedDict, key: Any, value: Any) -> None:
         table[key] = value
         while len(table) > _MEMORY:
             table.popitem(last=False)
-
-
-def _safe(default: Any) -> Callable[[Callable[[Scope], Any]], Callable[[Scope], Any]]:
-    """`when` and `parent` describers run outside the marker's guard: one that fails must not fail the raft thread
-    (in tests, a describer that no longer matches the code still fails loudly)."""
-    def wrap(describe: Callable[[Scope], Any]) -> Callable[[Scope], Any]:
-        @functools.wraps(describe)
-        def safe(s: Scope) -> Any:
-            try:
-                return describe(s)
-            except Exception as e:
-                if _attributes.STRICT and isinstance(e, (KeyError, AttributeError, TypeError, NameError)):
-                    raise
-                return default
-        return safe
-    return wrap
 
 
 def _work(name: str) -> None:
@@ -148,7 +130,7 @@ def _poll_did_work(s: Scope) -> dict[str, Any] | None:
 # -- the role phases -----------------------------------------------------------------------------------------------
 
 @when("KafkaRaftClient.pollLeader")
-@_safe(False)
+@_attributes.safe(False)
 def _leader_has_work(s: Scope) -> bool:
     client, now = s["self"], s["current_time_ms"]
     state = client.quorum.leader_state_or_throw()
@@ -187,7 +169,7 @@ def _leader_done(s: Scope) -> dict[str, Any]:
 
 
 @when("KafkaRaftClient.pollCandidate")
-@_safe(False)
+@_attributes.safe(False)
 def _candidate_has_work(s: Scope) -> bool:
     client, now = s["self"], s["current_time_ms"]
     state = client.quorum.candidate_state_or_throw()
@@ -211,7 +193,7 @@ def _candidate_work(s: Scope) -> dict[str, Any]:
 
 
 @when("KafkaRaftClient.pollFollower")
-@_safe(False)
+@_attributes.safe(False)
 def _follower_times_out(s: Scope) -> bool:
     client, now = s["self"], s["current_time_ms"]
     state = client.quorum.follower_state_or_throw()
@@ -228,7 +210,7 @@ def _follower_work(s: Scope) -> dict[str, Any]:
 
 
 @when("KafkaRaftClient.pollUnattached")
-@_safe(False)
+@_attributes.safe(False)
 def _unattached_times_out(s: Scope) -> bool:
     client, now = s["self"], s["current_time_ms"]
     state = client.quorum.unattached_state_or_throw()
@@ -247,7 +229,7 @@ def _unattached_work(s: Scope) -> dict[str, Any]:
 
 
 @when("KafkaRaftClient.pollResigned")
-@_safe(False)
+@_attributes.safe(False)
 def _resigned_has_work(s: Scope) -> bool:
     client, now = s["self"], s["current_time_ms"]
     state = client.quorum.resigned_state_or_throw()
@@ -313,7 +295,7 @@ def _write_election_state(s: Scope) -> dict[str, Any]:
 # -- Vote ------------------------------------------------------------------------------------------------------------
 
 @when("KafkaRaftClient.maybeSendVoteRequests")
-@_safe(False)
+@_attributes.safe(False)
 def _votes_to_send(s: Scope) -> bool:
     """A round that asks a voter for the first time in this epoch (retries to an unreachable voter, every
     retry.backoff.ms, are not traced)."""
@@ -333,7 +315,7 @@ def _votes_to_send(s: Scope) -> bool:
 
 
 @parent("KafkaRaftClient.maybeSendVoteRequests")
-@_safe(None)
+@_attributes.safe(None)
 def _vote_round_election(s: Scope) -> Any:
     return _election(s["self"], s["state"].epoch())
 
@@ -349,7 +331,7 @@ def _vote_round(s: Scope) -> dict[str, Any]:
 
 
 @parent("KafkaRaftClient.handleVoteRequest")
-@_safe(None)
+@_attributes.safe(None)
 def _vote_request_sender(s: Scope) -> Any:
     return _remote_parent(s["request_metadata"])
 
@@ -423,14 +405,14 @@ def _vote_reason(client: Any, request: Any, error: Any, granted: bool) -> str:
 
 
 @when("KafkaRaftClient.handleVoteResponse")
-@_safe(False)
+@_attributes.safe(False)
 def _vote_response_arrived(s: Scope) -> bool:
     """Not the wire failures of the retries to an unreachable voter: those responses say nothing."""
     return int(s["response_metadata"].data.error_code) == 0
 
 
 @parent("KafkaRaftClient.handleVoteResponse")
-@_safe(None)
+@_attributes.safe(None)
 def _vote_response_election(s: Scope) -> Any:
     client = s["self"]
     return _election(client, client.quorum.epoch())
@@ -472,14 +454,14 @@ def _vote_tally(s: Scope) -> dict[str, Any]:
 # -- BeginQuorumEpoch and EndQuorumEpoch -----------------------------------------------------------------------------
 
 @when("KafkaRaftClient.maybeSendBeginQuorumEpochRequests")
-@_safe(False)
+@_attributes.safe(False)
 def _begin_quorum_epoch_due(s: Scope) -> bool:
     state, now = s["state"], s["current_time_ms"]
     return state.time_until_begin_quorum_epoch_timer_expires(now) == 0 and bool(state.non_acknowledging_voters())
 
 
 @parent("KafkaRaftClient.maybeSendBeginQuorumEpochRequests")
-@_safe(None)
+@_attributes.safe(None)
 def _begin_quorum_epoch_election(s: Scope) -> Any:
     return _election(s["self"], s["state"].epoch())
 
@@ -494,7 +476,7 @@ def _begin_quorum_epoch_round(s: Scope) -> dict[str, Any]:
 
 @parent("KafkaRaftClient.handleBeginQuorumEpochRequest",
         "KafkaRaftClient.handleEndQuorumEpochRequest")
-@_safe(None)
+@_attributes.safe(None)
 def _leader_request_sender(s: Scope) -> Any:
     return _remote_parent(s["request_metadata"])
 
@@ -533,7 +515,7 @@ def _leader_request_answer(s: Scope) -> dict[str, Any]:
 # -- Fetch -----------------------------------------------------------------------------------------------------------
 
 @when("KafkaRaftClient.maybeSendFetchOrFetchSnapshot")
-@_safe(False)
+@_attributes.safe(False)
 def _fetch_says_something_new(s: Scope) -> bool:
     client, state = s["self"], s["state"]
     if state.fetching_snapshot() is not None:
@@ -566,7 +548,7 @@ def _fetch_sent(s: Scope) -> dict[str, Any]:
 
 
 @parent("KafkaRaftClient.handleFetchRequest")
-@_safe(None)
+@_attributes.safe(None)
 def _fetch_request_sender(s: Scope) -> Any:
     return _remote_parent(s["request_metadata"])
 
@@ -626,7 +608,7 @@ def _high_watermark_computation(leader: Any) -> dict[str, Any]:
 
 
 @when("KafkaRaftClient.handleFetchResponse")
-@_safe(False)
+@_attributes.safe(False)
 def _fetch_response_says_something(s: Scope) -> bool:
     """The answer to a traced send, or one that changes something here. A fetch that failed on the wire (a dead
     leader, retried every retry.backoff.ms) is traced only when its send was."""
@@ -682,7 +664,7 @@ def _fetch_response_done(s: Scope) -> dict[str, Any]:
 
 
 @parent("KafkaRaftClient.handleFetchSnapshotRequest")
-@_safe(None)
+@_attributes.safe(None)
 def _fetch_snapshot_sender(s: Scope) -> Any:
     return _remote_parent(s["request_metadata"])
 
@@ -774,7 +756,7 @@ def _truncated(s: Scope) -> dict[str, Any]:
 # -- listeners -------------------------------------------------------------------------------------------------------
 
 @when("KafkaRaftClient.pollListeners")
-@_safe(False)
+@_attributes.safe(False)
 def _listeners_have_work(s: Scope) -> bool:
     client = s["self"]
     if client._pending_registrations:

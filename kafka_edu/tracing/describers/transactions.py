@@ -7,7 +7,6 @@ appends, the last stable offset it moves to, and the aborted-transaction index).
 
 from __future__ import annotations
 
-import functools
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -92,22 +91,6 @@ def _close_anchor(transactional_id: str) -> None:
         entry = _anchors.get(transactional_id)
         if entry is not None:
             entry.open = False
-
-
-def _safe(default: Any) -> Callable[[Callable[[Scope], Any]], Callable[[Scope], Any]]:
-    """`when` and `parent` describers run outside the marker's guard: one that fails must not fail the coordinator
-    (in tests, a describer that no longer matches the code still fails loudly)."""
-    def wrap(describe: Callable[[Scope], Any]) -> Callable[[Scope], Any]:
-        @functools.wraps(describe)
-        def safe(s: Scope) -> Any:
-            try:
-                return describe(s)
-            except Exception as e:
-                if _attributes.STRICT and isinstance(e, (KeyError, AttributeError, TypeError, NameError)):
-                    raise
-                return default() if callable(default) else default
-        return safe
-    return wrap
 
 
 def _as_usual() -> Span:
@@ -195,7 +178,7 @@ def _valid_add(s: Scope, metadata: Any) -> bool:
 
 
 @parent("TX.add")
-@_safe(_as_usual)
+@_attributes.safe(_as_usual)
 def _add_parent(s: Scope) -> Span:
     metadata = _metadata(s, s["transactional_id"])
     if not _valid_add(s, metadata):
@@ -234,7 +217,7 @@ def _ends_transaction(s: Scope, metadata: Any) -> bool:
 
 
 @parent("TX.end")
-@_safe(_as_usual)
+@_attributes.safe(_as_usual)
 def _end_parent(s: Scope) -> Span:
     metadata = _metadata(s, s["transactional_id"])
     if not _ends_transaction(s, metadata):
@@ -273,7 +256,7 @@ def _ended(s: Scope) -> dict[str, Any]:
 # TX.markers: queue the markers for each partition's leader
 
 @parent("TX.markers")
-@_safe(_as_usual)
+@_attributes.safe(_as_usual)
 def _markers_parent(s: Scope) -> Span:
     return _under(_anchor(s["transactional_id"], s["txn_metadata"].producer_id))
 
@@ -299,7 +282,7 @@ def _markers_anchor(s: Scope) -> dict[str, Any]:
 
 
 @parent("InterBrokerSendThread.doWork#send")
-@_safe(_as_usual)
+@_attributes.safe(_as_usual)
 def _send_parent(s: Scope) -> Span:
     markers = s["request"].markers
     first = markers[0] if markers else None
@@ -343,7 +326,7 @@ def _completes(s: Scope) -> bool:
 
 
 @parent("TX.complete")
-@_safe(_as_usual)
+@_attributes.safe(_as_usual)
 def _complete_parent(s: Scope) -> Span:
     return _under(_anchor(s["transactional_id"], s["new_metadata"].producer_id, closed_too=True))
 
@@ -363,7 +346,7 @@ def _complete(s: Scope) -> dict[str, Any]:
 # TX.expire: one timed-out transaction, aborted (the block's locals are abortTimedOutTransactions')
 
 @parent("TX.expire")
-@_safe(_as_usual)
+@_attributes.safe(_as_usual)
 def _expire_parent(s: Scope) -> Span:
     txn = s["txn_id_and_pid_epoch"]
     context = _anchor(txn.transactional_id, txn.producer_id)
@@ -383,7 +366,7 @@ def _expire(s: Scope) -> dict[str, Any]:
 # TX.offsets: the group coordinator's TxnOffsetCommit
 
 @parent("TX.offsets")
-@_safe(_as_usual)
+@_attributes.safe(_as_usual)
 def _offsets_parent(s: Scope) -> Span:
     with _anchor_lock:
         anchor = _anchors_by_producer.get(s["producer_id"])
@@ -403,7 +386,7 @@ def _offsets(s: Scope) -> dict[str, Any]:
 # TX.state: each adopted transition, in a short trace of its own
 
 @parent("TransactionMetadata.completeTransitionTo")
-@_safe(_as_usual)
+@_attributes.safe(_as_usual)
 def _transition_parent(s: Scope) -> Span:
     return own_trace()
 
