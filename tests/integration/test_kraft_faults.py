@@ -321,8 +321,9 @@ def test_a_killed_broker_is_fenced_after_its_session_and_its_leaderships_move(cl
                        brokerEpoch=registration["brokerEpoch"], fenced=1)
     [(fence_offset, _, _)] = wait_until(fenced, SESSION_TIMEOUT_MS / 1000 + 30, "broker 5 fenced")
 
-    # ... by the deferred fencing event (KR.fence), at most a heartbeat interval sooner than a session after the
-    # kill, whose one batch also takes broker 5 out of every ISR and gives its leaderships to broker 4.
+    # ... by the deferred fencing event (KR.fence), a whole session after the controller last heard from it by its own
+    # clock (a busy broker's last heartbeat may leave late, so the kill is no clock for it), whose one batch also
+    # takes broker 5 out of every ISR and gives its leaderships to broker 4.
     def fencing(run: Spans) -> list[Any]:
         return [s for s in run.where(name="QuorumController.rescheduleMaybeFenceStaleBrokers",
                                      instance=f"controller-{leader}") if s.attributes.get("kafka.broker.id") == 5]
@@ -330,7 +331,7 @@ def test_a_killed_broker_is_fenced_after_its_session_and_its_leaderships_move(cl
                                                                "maybeFenceReplicas"), "the fencing event's spans")
     [fence] = fencing(spans)
     assert fence.attributes["kafka.broker.silent.ms"] >= SESSION_TIMEOUT_MS
-    assert fence.start_ns - killed_at_ns >= (SESSION_TIMEOUT_MS - HEARTBEAT_INTERVAL_MS) * 1_000_000
+    assert fence.start_ns > killed_at_ns
     [batch] = writes(spans, leader, "BrokerRegistrationChangeRecord", "maybeFenceReplicas")
     first, last = batch.attributes["kafka.raft.offset.first"], batch.attributes["kafka.raft.offset.last"]
     assert first < fence_offset <= last
