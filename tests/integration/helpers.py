@@ -242,12 +242,18 @@ def broker_port(runner: ClusterRunner, broker_id: int) -> int:
     return int(runner.broker_entry(broker_id)["port"])
 
 
-def send_request(runner: ClusterRunner, broker_id: int, client_id: str, api: ApiKeys, version: int,
-                 **body: Any) -> Any:
-    """One request built from `body`'s fields, on its own connection to the broker: raw, for the error codes and
-    messages a client library would turn into exceptions or retries."""
-    channel = BlockingChannel("127.0.0.1", broker_port(runner, broker_id), 30, client_id)
+def request_to(port: int, api: ApiKeys, version: int, *, client_id: str = "kafka-edu-test", timeout_s: float = 30,
+               **body: Any) -> Any:
+    """One request built from `body`'s fields, on its own connection to 127.0.0.1:`port` (a broker or a
+    controller): raw, for the error codes and messages a client library would turn into exceptions or retries."""
+    channel = BlockingChannel("127.0.0.1", port, timeout_s, client_id)
     try:
         return channel.send_and_receive(api, version, build(api.request_schema(version), **body))
     finally:
         channel.disconnect()
+
+
+def send_request(runner: ClusterRunner, broker_id: int, client_id: str, api: ApiKeys, version: int,
+                 **body: Any) -> Any:
+    """`request_to` the broker with this id in a runner's cluster."""
+    return request_to(broker_port(runner, broker_id), api, version, client_id=client_id, **body)

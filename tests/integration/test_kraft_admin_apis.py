@@ -14,11 +14,9 @@ from kafka.admin import KafkaAdminClient, NewPartitions, NewTopic
 from kafka.errors import InvalidPartitionsError
 
 from kafka_edu.cluster_runner.runner import ClusterRunner
-from kafka_edu.network.blocking_channel import BlockingChannel
 from kafka_edu.protocol.api_keys import ApiKeys
-from kafka_edu.protocol.builder import build
 from kafka_edu.protocol.errors import Errors
-from tests.integration.helpers import wait_until
+from tests.integration.helpers import request_to, wait_until
 
 
 @pytest.fixture(scope="module")
@@ -34,13 +32,8 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ClusterRunner]
 
 def describe_topic_partitions(port: int, topics: list[str], limit: int, cursor: dict[str, Any] | None = None
                               ) -> Any:
-    channel = BlockingChannel("127.0.0.1", port, 30, "kafka-edu-test")
-    try:
-        return channel.send_and_receive(ApiKeys.DESCRIBE_TOPIC_PARTITIONS, 0, build(
-            ApiKeys.DESCRIBE_TOPIC_PARTITIONS.request_schema(0), topics=[dict(name=t) for t in topics],
-            response_partition_limit=limit, cursor=cursor))
-    finally:
-        channel.disconnect()
+    return request_to(port, ApiKeys.DESCRIBE_TOPIC_PARTITIONS, 0, topics=[dict(name=t) for t in topics],
+                      response_partition_limit=limit, cursor=cursor)
 
 
 def test_create_partitions_goes_to_the_controller_and_refuses_a_decrease(cluster: ClusterRunner) -> None:

@@ -19,12 +19,10 @@ from typing import Any
 import pytest
 
 from kafka_edu.cluster_runner.runner import ClusterRunner
-from kafka_edu.network.blocking_channel import BlockingChannel
 from kafka_edu.protocol.api_keys import ApiKeys
-from kafka_edu.protocol.builder import build
 from kafka_edu.protocol.errors import Errors
 from kafka_edu.tracing.query import Spans, load_run
-from tests.integration.helpers import REPO, wait_until
+from tests.integration.helpers import REPO, request_to, wait_until
 
 # Short enough to see a fencing within seconds, with three heartbeats of slack so a busy machine fences no one.
 SESSION_TIMEOUT_MS = 4000
@@ -67,13 +65,8 @@ def state_changes(spans: Spans, instance: str) -> list[tuple[str, str]]:
 
 
 def api_versions(port: int) -> Any:
-    channel = BlockingChannel("127.0.0.1", port, 15, "kafka-edu-test")
-    try:
-        return channel.send_and_receive(ApiKeys.API_VERSIONS, 3, build(ApiKeys.API_VERSIONS.request_schema(3),
-                                                                       client_software_name="kafka-edu-test",
-                                                                       client_software_version="1"))
-    finally:
-        channel.disconnect()
+    return request_to(port, ApiKeys.API_VERSIONS, 3, timeout_s=15, client_software_name="kafka-edu-test",
+                      client_software_version="1")
 
 
 def test_two_brokers_register_run_and_follow_a_new_active_controller(cluster: ClusterRunner) -> None:

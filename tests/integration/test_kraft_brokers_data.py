@@ -13,11 +13,9 @@ from typing import Any
 import pytest
 
 from kafka_edu.cluster_runner.runner import ClusterRunner
-from kafka_edu.network.blocking_channel import BlockingChannel
 from kafka_edu.protocol.api_keys import ApiKeys
-from kafka_edu.protocol.builder import build
 from kafka_edu.protocol.errors import Errors
-from tests.integration.helpers import wait_until
+from tests.integration.helpers import request_to, wait_until
 from tests.integration.test_kraft_brokers import metadata_records, of_type
 
 OVERRIDES = ["broker.session.timeout.ms=4000", "broker.heartbeat.interval.ms=1000",
@@ -34,16 +32,8 @@ def cluster(tmp_path: Path) -> Iterator[ClusterRunner]:
         runner.down()
 
 
-def request(port: int, api: ApiKeys, version: int, **values: Any) -> Any:
-    channel = BlockingChannel("127.0.0.1", port, 30, "kafka-edu-test")
-    try:
-        return channel.send_and_receive(api, version, build(api.request_schema(version), **values))
-    finally:
-        channel.disconnect()
-
-
 def topic_metadata(port: int, topic: str) -> Any:
-    response = request(port, ApiKeys.METADATA, 9, topics=[dict(name=topic)], allow_auto_topic_creation=False,
+    response = request_to(port, ApiKeys.METADATA, 9, topics=[dict(name=topic)], allow_auto_topic_creation=False,
                        include_cluster_authorized_operations=False, include_topic_authorized_operations=False)
     [found] = response.topics
     return found
@@ -55,7 +45,7 @@ def test_a_topic_created_through_a_broker_is_served_once_committed(cluster: Clus
     bootstrap = runner.run.read_manifest()["bootstrap_servers"]
 
     # ApiVersions on a KRaft broker: no controller-to-broker RPCs, and the data plane is there.
-    advertised = {k.api_key for k in request(ports[4], ApiKeys.API_VERSIONS, 3, client_software_name="t",
+    advertised = {k.api_key for k in request_to(ports[4], ApiKeys.API_VERSIONS, 3, client_software_name="t",
                                              client_software_version="1").api_keys}
     assert {ApiKeys.PRODUCE, ApiKeys.FETCH, ApiKeys.METADATA, ApiKeys.CREATE_TOPICS, ApiKeys.JOIN_GROUP} <= advertised
     assert not advertised & {ApiKeys.LEADER_AND_ISR, ApiKeys.UPDATE_METADATA, ApiKeys.STOP_REPLICA,
@@ -63,10 +53,10 @@ def test_a_topic_created_through_a_broker_is_served_once_committed(cluster: Clus
     assert topic_metadata(ports[5], "orders").error_code == Errors.UNKNOWN_TOPIC_OR_PARTITION
 
     # CreateTopics through broker 4 (v4: below the controller's oldest, re-built on the way), answered after commit.
-    created = request(ports[4], ApiKeys.CREATE_TOPICS, 4, timeout=30000, validate_only=False, topics=[
+    created = request_to(ports[4], ApiKeys.CREATE_TOPICS, 4, timeout=30000, validate_only=False, topics=[
         dict(name="orders", num_partitions=3, replication_factor=2, assignments=[], configs=[])])
     assert [(t.name, t.error_code) for t in created.topics] == [("orders", Errors.NONE)]
-    again = request(ports[5], ApiKeys.CREATE_TOPICS, 4, timeout=30000, validate_only=False, topics=[
+    again = request_to(ports[5], ApiKeys.CREATE_TOPICS, 4, timeout=30000, validate_only=False, topics=[
         dict(name="orders", num_partitions=3, replication_factor=2, assignments=[], configs=[])])
     assert [t.error_code for t in again.topics] == [Errors.TOPIC_ALREADY_EXISTS]
 

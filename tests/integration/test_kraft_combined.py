@@ -17,11 +17,10 @@ from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
 from kafka_edu.cluster_runner.runner import ClusterRunner
-from kafka_edu.network.blocking_channel import BlockingChannel
 from kafka_edu.protocol.api_keys import ApiKeys
 from kafka_edu.protocol.builder import build
 from kafka_edu.protocol.codec import encode_request
-from tests.integration.helpers import wait_until
+from tests.integration.helpers import request_to, wait_until
 
 TOPIC = "ledger"
 OVERRIDES = ["broker.session.timeout.ms=4000", "broker.heartbeat.interval.ms=1000", "min.insync.replicas=2",
@@ -39,12 +38,7 @@ def cluster(tmp_path: Path) -> Iterator[ClusterRunner]:
 
 
 def api_keys_on(port: int) -> set[int]:
-    channel = BlockingChannel("127.0.0.1", port, 30, "kafka-edu-test")
-    try:
-        response = channel.send_and_receive(ApiKeys.API_VERSIONS, 3, build(
-            ApiKeys.API_VERSIONS.request_schema(3), client_software_name="t", client_software_version="1"))
-    finally:
-        channel.disconnect()
+    response = request_to(port, ApiKeys.API_VERSIONS, 3, client_software_name="t", client_software_version="1")
     return {k.api_key for k in response.api_keys}
 
 

@@ -22,12 +22,10 @@ import pytest
 
 from kafka_edu.cluster_runner.processes import free_port
 from kafka_edu.cluster_runner.runner import ClusterRunner
-from kafka_edu.network.blocking_channel import BlockingChannel
 from kafka_edu.protocol.api_keys import ApiKeys
-from kafka_edu.protocol.builder import build
 from kafka_edu.protocol.errors import Errors
 from kafka_edu.tracing.query import load_run
-from tests.integration.helpers import REPO, wait_until
+from tests.integration.helpers import REPO, request_to, wait_until
 
 CHECK_TRACE = REPO.parent / "shared" / "acceptance" / "check_trace.py"
 FETCH_TIMEOUT_MS = 2000  # 3.9's defaults: the election timeout 1000 ms, its backoff up to 1000 ms
@@ -47,11 +45,7 @@ def quorum(tmp_path: Path) -> Iterator[ClusterRunner]:
 
 
 def send(runner: ClusterRunner, node_id: int, api: ApiKeys, version: int, **fields: Any) -> Any:
-    channel = BlockingChannel("127.0.0.1", runner.entry(node_id)["port"], 15, "kafka-edu-test")
-    try:
-        return channel.send_and_receive(api, version, build(api.request_schema(version), **fields))
-    finally:
-        channel.disconnect()
+    return request_to(runner.entry(node_id)["port"], api, version, timeout_s=15, **fields)
 
 
 def register_broker(runner: ClusterRunner, leader: int, broker_id: int, cluster_id: str) -> int:

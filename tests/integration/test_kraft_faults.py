@@ -28,12 +28,10 @@ import pytest
 
 from kafka_edu.cluster_runner.processes import process_alive
 from kafka_edu.cluster_runner.runner import ClusterRunner
-from kafka_edu.network.blocking_channel import BlockingChannel
 from kafka_edu.protocol.api_keys import ApiKeys
-from kafka_edu.protocol.builder import build
 from kafka_edu.protocol.errors import Errors
 from kafka_edu.tracing.query import Spans, read_span_file_from
-from tests.integration.helpers import wait_until
+from tests.integration.helpers import request_to, wait_until
 from tests.integration.test_kraft_brokers import metadata_records, of_type
 
 SESSION_TIMEOUT_MS = 4000
@@ -112,17 +110,9 @@ def records_from(runner: ClusterRunner, controller: int, offset: int) -> Records
 
 # -- talking to a broker -------------------------------------------------------------------------------------------
 
-def call(port: int, api: ApiKeys, version: int, timeout_s: float = 30, **values: Any) -> Any:
-    channel = BlockingChannel("127.0.0.1", port, timeout_s, "kafka-edu-test")
-    try:
-        return channel.send_and_receive(api, version, build(api.request_schema(version), **values))
-    finally:
-        channel.disconnect()
-
-
 def partitions(port: int, topic: str) -> dict[int, tuple[int, tuple[int, ...]]] | None:
     """{partition: (leader, isr)} as this broker's Metadata answers it, or None while it does not know the topic."""
-    [found] = call(port, ApiKeys.METADATA, 9, topics=[dict(name=topic)], allow_auto_topic_creation=False,
+    [found] = request_to(port, ApiKeys.METADATA, 9, topics=[dict(name=topic)], allow_auto_topic_creation=False,
                    include_cluster_authorized_operations=False, include_topic_authorized_operations=False).topics
     if found.error_code != Errors.NONE:
         return None
@@ -131,7 +121,7 @@ def partitions(port: int, topic: str) -> dict[int, tuple[int, tuple[int, ...]]] 
 
 
 def create_topic(port: int, topic: str, timeout_s: float = 30) -> Any:
-    response = call(port, ApiKeys.CREATE_TOPICS, 4, timeout_s=timeout_s, timeout=int(timeout_s * 1000),
+    response = request_to(port, ApiKeys.CREATE_TOPICS, 4, timeout_s=timeout_s, timeout=int(timeout_s * 1000),
                     validate_only=False, topics=[dict(name=topic, num_partitions=PARTITIONS, replication_factor=2,
                                                       assignments=[], configs=[])])
     [result] = response.topics
