@@ -363,8 +363,8 @@ def old_leader_rejoined(ev: Evidence) -> Result:
         path = " → ".join(f"{c.role_to} ({c.epoch})" for c in changes) or "none yet"
         return Result.failed(expected=f"controller {old} following the leader of an epoch above {old_epoch}",
                              seen=f"its roles since it started (epoch in brackets): {path}",
-                             hint="It hears of the new leader from BeginQuorumEpoch or a Fetch answer; press Enter "
-                                  "again.")
+                             hint="It hears of the new leader from the leader's BeginQuorumEpoch or from the answers "
+                                  "to its own EndQuorumEpoch; press Enter again.")
     joined = following[-1]
     first = changes[0]
     path = " → ".join(f"**{c.role_to}** in epoch {c.epoch}" for c in changes)
@@ -415,10 +415,10 @@ requests, handled in `handleBeginQuorumEpochRequest`, tell it who leads now.
         answer=came_back_as,
         why="""
 A leader's authority lasts only while a majority follows it, and a restarted process cannot know whether they still
-do: the others may have elected someone in a later epoch (they did). So 3.9 starts a former leader as Resigned. It
-learns the current epoch from the leader's BeginQuorumEpoch, sent to voters that have not acknowledged the epoch, or
-from a Fetch answer, and follows. Had it found no leader before its election timeout, it would have stood as a
-candidate instead.
+do: the others may have elected someone in a later epoch (they did). So 3.9 starts a former leader as Resigned,
+sending EndQuorumEpoch for its old epoch. It learns the current epoch and leader from the answers, which name them,
+or from the leader's BeginQuorumEpoch, sent to every voter each half fetch timeout, and follows. Had it heard of no
+leader before its election timeout, it would have stood as a candidate instead.
 """),
     action=controller("start", "old_leader"),
     check=old_leader_rejoined,

@@ -1220,16 +1220,16 @@ class KafkaRaftClient(RaftClient[T], Generic[T]):
             self._transition_to_candidate(current_time_ms)
             backoff_ms = 0
         else:
-            backoff_ms = self._maybe_send_fetch_to_best_node(state, current_time_ms)
+            # 3.9's voters fetch from their leader only: a new leader announces itself with BeginQuorumEpoch
+            # (fetching from the other voters when the leader fails came after 3.9, with KAFKA-17030)
+            backoff_ms = self.maybe_send_fetch_or_fetch_snapshot(state, current_time_ms)
         return min(backoff_ms, state.remaining_fetch_time_ms(current_time_ms))
 
     def _poll_follower_as_observer(self, state: FollowerState, current_time_ms: int) -> int:
         if state.has_fetch_timeout_expired(current_time_ms):
             return self._maybe_send_fetch_to_any_bootstrap(current_time_ms)
-        return self._maybe_send_fetch_to_best_node(state, current_time_ms)
-
-    def _maybe_send_fetch_to_best_node(self, state: FollowerState, current_time_ms: int) -> int:
-        # a leader that fails or times out is bypassed: a Fetch to another voter finds out about a new leader
+        # an observer gets no BeginQuorumEpoch: when its leader fails or times out, a Fetch to a voter finds out
+        # about a new one
         leader_node = state.leader_node(self.channel.listener_name())
         if self.request_manager.has_request_timed_out(leader_node, current_time_ms):
             self.request_manager.reset(leader_node)
@@ -1260,7 +1260,7 @@ class KafkaRaftClient(RaftClient[T], Generic[T]):
         state = self.quorum.unattached_state_or_throw()
         if self.quorum.is_voter():
             return self._poll_unattached_as_voter(state, current_time_ms)
-        return self._poll_unattached_common(state, current_time_ms)
+        return self._poll_unattached_as_observer(state, current_time_ms)
 
     def _poll_unattached_as_voter(self, state: UnattachedState, current_time_ms: int) -> int:
         shutdown = self._shutdown
@@ -1270,9 +1270,10 @@ class KafkaRaftClient(RaftClient[T], Generic[T]):
         if state.has_election_timeout_expired(current_time_ms):
             self._transition_to_candidate(current_time_ms)
             return 0
-        return self._poll_unattached_common(state, current_time_ms)
+        # 3.9's Unattached voter waits: the leader's BeginQuorumEpoch, or its own candidacy at the timeout
+        return state.remaining_election_time_ms(current_time_ms)
 
-    def _poll_unattached_common(self, state: UnattachedState, current_time_ms: int) -> int:
+    def _poll_unattached_as_observer(self, state: UnattachedState, current_time_ms: int) -> int:
         # any voter may know the leader: a Fetch finds out
         fetch_backoff_ms = self._maybe_send_fetch_to_any_bootstrap(current_time_ms)
         return min(fetch_backoff_ms, state.remaining_election_time_ms(current_time_ms))
