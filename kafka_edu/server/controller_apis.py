@@ -158,15 +158,24 @@ class ControllerApis:
 
     def _answer(self, request: Request, future: Future[Any], to_response: Callable[[Any], Any],
                 error_response: Callable[[Errors, str], Any]) -> Future[Any]:
-        """Send the response when the controller's future completes: at commit for a write."""
+        """Send the response when the controller's future completes: at commit for a write. A failed operation
+        (NOT_CONTROLLER on a voter that is not active, say) is answered with its error code, as 3.9's handlers do;
+        the future returned fails only if no answer could be sent, and then the connection closes."""
+        answered: Future[Any] = Future()
+
         def respond(done: Future[Any]) -> None:
-            exception = done.exception()
-            if exception is None:
-                self.send_response(request, to_response(done.result()))
+            try:
+                exception = done.exception()
+                if exception is None:
+                    self.send_response(request, to_response(done.result()))
+                else:
+                    self.send_response(request, error_response(Errors.for_exception(exception), str(exception)))
+            except Exception as e:
+                answered.set_exception(e)
             else:
-                self.send_response(request, error_response(Errors.for_exception(exception), str(exception)))
+                answered.set_result(None)
         future.add_done_callback(respond)
-        return future
+        return answered
 
     def handle_create_topics(self, request: Request) -> Future[Any]:
         data = request.body

@@ -22,7 +22,9 @@ import pytest
 
 from kafka_edu.cluster_runner.processes import free_port
 from kafka_edu.cluster_runner.runner import ClusterRunner
+from kafka_edu.network.blocking_channel import BlockingChannel
 from kafka_edu.protocol.api_keys import ApiKeys
+from kafka_edu.protocol.builder import build
 from kafka_edu.protocol.errors import Errors
 from kafka_edu.tracing.query import load_run
 from tests.integration.helpers import REPO, request_to, wait_until
@@ -48,12 +50,19 @@ def send(runner: ClusterRunner, node_id: int, api: ApiKeys, version: int, **fiel
     return request_to(runner.entry(node_id)["port"], api, version, timeout_s=15, **fields)
 
 
+def broker_registration(runner: ClusterRunner, node_id: int, broker_id: int, cluster_id: str) -> Any:
+    return send(runner, node_id, ApiKeys.BROKER_REGISTRATION, 4, broker_id=broker_id, cluster_id=cluster_id,
+                incarnation_id=uuid.uuid4(), rack=None, is_migrating_zk_broker=False, log_dirs=[uuid.uuid4()],
+                previous_broker_epoch=-1,
+                listeners=[{"name": "PLAINTEXT", "host": "127.0.0.1", "port": 19092, "security_protocol": 0}],
+                features=[{"name": "metadata.version", "min_supported_version": 1, "max_supported_version": 21}])
+
+
 def register_broker(runner: ClusterRunner, leader: int, broker_id: int, cluster_id: str) -> int:
-    response = send(runner, leader, ApiKeys.BROKER_REGISTRATION, 4, broker_id=broker_id, cluster_id=cluster_id,
-                    incarnation_id=uuid.uuid4(), rack=None, is_migrating_zk_broker=False, log_dirs=[uuid.uuid4()],
-                    previous_broker_epoch=-1,
-                    listeners=[{"name": "PLAINTEXT", "host": "127.0.0.1", "port": 19092, "security_protocol": 0}],
-                    features=[{"name": "metadata.version", "min_supported_version": 1, "max_supported_version": 21}])
+    """The broker epoch, once the Raft leader's QuorumController has become active (until then it answers
+    NOT_CONTROLLER, and a broker tries again, as this does)."""
+    response = wait_until(lambda: (r := broker_registration(runner, leader, broker_id, cluster_id)).error_code
+                          != Errors.NOT_CONTROLLER and r, 30, f"controller {leader} to be active")
     assert response.error_code == Errors.NONE, response
     return response.broker_epoch
 
@@ -93,6 +102,22 @@ def test_three_controllers_commit_fail_over_and_keep_every_committed_record(quor
     manifest = runner.run.read_manifest()
     leader = runner.wait_for_quorum(30)
     epoch = runner.entry(leader)["epoch"]
+
+    # A voter that is not the active controller answers NOT_CONTROLLER, and keeps the connection open for more.
+    follower = next(p["id"] for p in manifest["processes"] if p["role"] == "controller" and p["id"] != leader)
+    channel = BlockingChannel("127.0.0.1", runner.entry(follower)["port"], 15, "kafka-edu-test")
+    try:
+        for api, version, fields in [
+                (ApiKeys.BROKER_REGISTRATION, 4, dict(
+                    broker_id=9, cluster_id=manifest["cluster_id"], incarnation_id=uuid.uuid4(), rack=None,
+                    is_migrating_zk_broker=False, log_dirs=[uuid.uuid4()], previous_broker_epoch=-1, listeners=[],
+                    features=[])),
+                (ApiKeys.BROKER_HEARTBEAT, 1, dict(broker_id=9, broker_epoch=0, current_metadata_offset=0,
+                                                   want_fence=False, want_shut_down=False, offline_log_dirs=[]))]:
+            answer = channel.send_and_receive(api, version, build(api.request_schema(version), **fields))
+            assert answer.error_code == Errors.NOT_CONTROLLER, (api, answer)
+    finally:
+        channel.disconnect()
 
     # A broker registers (RegisterBrokerRecord, fenced) and is unfenced once its heartbeat says it has caught up
     # with its own registration; then a topic can be placed on it. Each answer comes after the commit.
