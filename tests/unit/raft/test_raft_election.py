@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from kafka_edu.cluster_runner.processes import free_port
 from kafka_edu.log.log import TopicPartition
 from kafka_edu.protocol.api_keys import ApiKeys
 from kafka_edu.protocol.errors import Errors
@@ -15,7 +16,7 @@ from kafka_edu.raft import raft_util
 from kafka_edu.raft.file_quorum_state_store import QuorumStateReadError
 from kafka_edu.raft.replica_key import ReplicaKey
 from tests.integration.helpers import wait_until
-from tests.unit.raft.raft_cluster import CLUSTER_ID, RaftCluster, RaftNode, leaders_by_epoch, send_raw
+from tests.unit.raft.raft_cluster import CLUSTER_ID, RaftCluster, RaftNode, RaftTestServer, leaders_by_epoch, send_raw
 
 METADATA = TopicPartition("__cluster_metadata", 0)
 
@@ -211,3 +212,22 @@ def test_a_single_voter_elects_itself_and_commits_alone(tmp_path: Path) -> None:
         wait_until(lambda: node.listener.records() == ["solo"], 10, "the record committed by the quorum of one")
     finally:
         cluster.stop()
+
+
+def test_an_unattached_voter_sends_no_fetch_and_stands_at_its_election_timeout(tmp_path: Path) -> None:
+    """3.9's Unattached voter waits for a leader's BeginQuorumEpoch or its own election timeout; it does not look
+    for a leader with Fetch requests to the other voters (that is KAFKA-17030, Kafka 4.0). Voters 1 and 2 here are
+    sockets that record what reaches them and answer nothing."""
+    ports = [free_port() for _ in range(3)]
+    voters = ",".join(f"{i}@127.0.0.1:{port}" for i, port in enumerate(ports))
+    peers = [RaftTestServer(port, lambda: None) for port in ports[1:]]
+    node = RaftNode(0, voters, ports[0], tmp_path / "node-0", **{"controller.quorum.election.timeout.ms": 1000})
+    try:
+        node.start()
+        wait_until(lambda: all(p.received for p in peers), 30, "the voter to reach both peers")
+        assert [p.received[0][0] for p in peers] == [ApiKeys.VOTE, ApiKeys.VOTE], [p.received for p in peers]
+        assert node.role() == "Candidate"
+    finally:
+        node.stop()
+        for peer in peers:
+            peer.close()
