@@ -68,10 +68,10 @@ if __package__ in (None, ""):  # run as a script: make the `benchmarks` director
 
 from benchmarks import controller_failover as zk  # noqa: E402
 from kafka_edu.cluster_runner.runner import ClusterRunner  # noqa: E402
-from kafka_edu.network.blocking_channel import BlockingChannel  # noqa: E402
-from kafka_edu.protocol.api_keys import ApiKeys  # noqa: E402
-from kafka_edu.protocol.builder import build  # noqa: E402
 from kafka_edu.tracing.query import SpanRecord, Spans, parse_traces_line  # noqa: E402
+from kafka_edu.v1_0_2.core.network.blocking_channel import BlockingChannel  # noqa: E402
+from kafka_edu.v3_9.clients.common.protocol.api_keys import ApiKeys  # noqa: E402
+from kafka_edu.v3_9.clients.common.protocol.builder import build  # noqa: E402
 
 console = Console() if sys.stdout.isatty() else Console(width=200)  # a log file gets whole tables
 TOPIC = zk.TOPIC

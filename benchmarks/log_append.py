@@ -19,12 +19,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from kafka_edu.log.compression_type import CompressionType
-from kafka_edu.log.default_record import DefaultRecord
-from kafka_edu.log.file_records import DefaultRecordBatch, TimestampType
-from kafka_edu.log.log import Log
-from kafka_edu.log.log_config import LogConfig
-from kafka_edu.log.memory_records_builder import MemoryRecordsBuilder
+from kafka_edu.v1_0_2.clients.common.record.compression_type import CompressionType
+from kafka_edu.v1_0_2.clients.common.record.default_record import DefaultRecord
+from kafka_edu.v1_0_2.clients.common.record.file_records import DefaultRecordBatch, TimestampType
+from kafka_edu.v1_0_2.clients.common.record.memory_records_builder import MemoryRecordsBuilder
+from kafka_edu.v1_0_2.core.log.log import Log
+from kafka_edu.v1_0_2.core.log.log_config import LogConfig
 
 BATCH_BYTES = 1_000_000  # librdkafka's default batch.size
 FETCH_BYTES = 1 << 20  # a consumer's max.partition.fetch.bytes

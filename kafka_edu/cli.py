@@ -18,7 +18,7 @@ console = Console()
 
 def server_start(args: list[str]) -> int:
     """kafka-server-start.sh: `kafka-edu server-start config/server.properties [--override k=v ...]`."""
-    from kafka_edu.kafka import main
+    from kafka_edu.v1_0_2.core.kafka import main
     if not args or args[0] in ("-h", "--help"):
         console.print("USAGE: kafka-edu server-start server.properties [--override property=value]*")
         return 1
@@ -28,14 +28,14 @@ def server_start(args: list[str]) -> int:
 def kafka_tool(name: str, args: list[str]) -> int:
     """kafka-storage.sh and kafka-dump-log.sh (Kafka 3.9): each parses its own arguments, as the scripts do."""
     if name == "storage":
-        from kafka_edu.tools import storage_tool
+        from kafka_edu.v3_9.core.tools import storage_tool
         return storage_tool.main(args)
-    from kafka_edu.tools import dump_log_segments
+    from kafka_edu.v3_9.core.tools import dump_log_segments
     return dump_log_segments.main(args)
 
 
 def zookeeper_start(options: argparse.Namespace) -> int:
-    from kafka_edu.zk.zookeeper_server import ZooKeeperServer
+    from kafka_edu.zookeeper.zookeeper_server import ZooKeeperServer
     server = ZooKeeperServer(Path(options.data_dir), options.port)
     stopped = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -113,7 +113,7 @@ def cluster(options: argparse.Namespace) -> int:
 def metadata_quorum(args: list[str]) -> int:
     """kafka-metadata-quorum.sh; with no --bootstrap-controller, the newest KRaft run's controllers."""
     from kafka_edu.cluster_runner.run_directory import RunDirectory
-    from kafka_edu.tools.metadata_quorum_command import main as metadata_quorum_main
+    from kafka_edu.v3_9.tools.tools.metadata_quorum_command import main as metadata_quorum_main
     if not {"--bootstrap-controller", "--bootstrap-server"} & {a.split("=", 1)[0] for a in args}:
         try:
             manifest = RunDirectory.newest(Path("traces")).read_manifest()
@@ -202,7 +202,7 @@ def _bootstrap_servers(options: argparse.Namespace, changes: bool = False) -> st
 
 def consumer_groups(options: argparse.Namespace) -> int:
     """kafka-consumer-groups.sh: `--list`, or `--describe GROUP`; the bootstrap defaults to the run's brokers."""
-    from kafka_edu.admin.consumer_group_command import run
+    from kafka_edu.v1_0_2.core.admin.consumer_group_command import run
     bootstrap = _bootstrap_servers(options)
     if bootstrap is None:
         return 2
@@ -214,7 +214,7 @@ def consumer_groups(options: argparse.Namespace) -> int:
 def topics(options: argparse.Namespace) -> int:
     """kafka-topics.sh: `--create TOPIC --partitions P --replication-factor R`, `--describe [TOPIC]`, `--delete`,
     `--alter --topic T --partitions N [--replica-assignment 0:1,1:2]`."""
-    from kafka_edu.admin.topic_command import run
+    from kafka_edu.v1_0_2.core.admin.topic_command import run
     action = next(a for a in ("create", "delete", "list", "describe", "alter") if getattr(options, a))
     if action in ("create", "delete", "alter") and not options.topic:
         console.print(f"--{action} needs --topic")
@@ -234,7 +234,7 @@ def topics(options: argparse.Namespace) -> int:
 def configs(options: argparse.Namespace) -> int:
     """kafka-configs.sh: `--entity-type T (--entity-name N | --entity-default) --describe | --alter --add-config
     k=v,k2=[a,b] --delete-config k3`, written to ZooKeeper as 1.0.2's tool does."""
-    from kafka_edu.admin.config_command import run
+    from kafka_edu.v1_0_2.core.admin.config_command import run
     zookeeper_connect = _zookeeper_connect(options)
     if zookeeper_connect is None:
         return 2
@@ -250,7 +250,7 @@ def configs(options: argparse.Namespace) -> int:
 
 def delete_records(options: argparse.Namespace) -> int:
     """kafka-delete-records.sh: `--offset-json-file F`; the bootstrap defaults to the run's brokers."""
-    from kafka_edu.admin.delete_records_command import execute
+    from kafka_edu.v1_0_2.core.admin.delete_records_command import execute
     bootstrap = _bootstrap_servers(options, changes=True)
     if bootstrap is None:
         return 2
@@ -263,7 +263,7 @@ def delete_records(options: argparse.Namespace) -> int:
 
 def log_dirs(options: argparse.Namespace) -> int:
     """kafka-log-dirs.sh: `--describe [--broker-list 1,2] [--topic-list t1,t2]`."""
-    from kafka_edu.admin.log_dirs_command import describe
+    from kafka_edu.v1_0_2.core.admin.log_dirs_command import describe
     bootstrap = _bootstrap_servers(options)
     if bootstrap is None:
         return 2
@@ -313,7 +313,7 @@ def _error_line(prefix: str, e: BaseException) -> None:
 
 def preferred_replica_election(options: argparse.Namespace) -> int:
     """kafka-preferred-replica-election.sh: `[--path-to-json-file F]`, all partitions by default."""
-    from kafka_edu.admin.preferred_replica_leader_election_command import run
+    from kafka_edu.v1_0_2.core.admin.preferred_replica_leader_election_command import run
     zookeeper_connect = _zookeeper_connect(options)
     if zookeeper_connect is None:
         return 2
@@ -330,7 +330,7 @@ def reassign_partitions(options: argparse.Namespace) -> int:
     --topics-to-move-json-file F --broker-list 1,2,3`."""
     from rich.markup import escape
 
-    from kafka_edu.admin.reassign_partitions_command import run, validate_and_parse_args
+    from kafka_edu.v1_0_2.core.admin.reassign_partitions_command import run, validate_and_parse_args
     usage_error = validate_and_parse_args(options)
     if usage_error is not None:
         console.print(f"[red]{escape(usage_error)}[/]", soft_wrap=True)
@@ -349,7 +349,7 @@ def reassign_partitions(options: argparse.Namespace) -> int:
 
 def acls(args: list[str]) -> int:
     """kafka-acls.sh (Kafka 1.0.2's options): ACLs added, removed or listed through the authorizer, in ZooKeeper."""
-    from kafka_edu.admin.acl_command import main
+    from kafka_edu.v1_0_2.core.admin.acl_command import main
     return main(args)
 
 

@@ -39,7 +39,8 @@ fixed order, and then waits on a latch until something calls `shutdown`. This le
 life, twice over: a clean stop and restart, then a `kill -9` and restart, and finally a restart that comes too soon.
 
 The source is `core/src/main/scala/kafka/Kafka.scala` and `core/src/main/scala/kafka/server/KafkaServer.scala`
-(Kafka 1.0.2); the port is `kafka_edu/kafka.py` and `kafka_edu/server/kafka_server.py`, one `step(...)` per FIDELITY
+(Kafka 1.0.2); the port is `kafka_edu/v1_0_2/core/kafka.py` and `kafka_edu/v1_0_2/core/server/kafka_server.py`,
+one `step(...)` per FIDELITY
 row. Seed 000 describes the same class from an older Kafka; where they differ, the lesson says so.
 """
 

@@ -42,7 +42,7 @@ ZooKeeper and tells the other brokers. In this lesson you watch the election hap
 minutes step by step, kill it, and then stop another broker cleanly to compare the two.
 
 The source is `core/src/main/scala/kafka/controller/KafkaController.scala` (Kafka 1.0.2); the port is
-`kafka_edu/controller/kafka_controller.py`, and every step below names the span to look for.
+`kafka_edu/v1_0_2/core/controller/kafka_controller.py`, and every step below names the span to look for.
 """
 
 SETUP = """

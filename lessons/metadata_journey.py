@@ -30,8 +30,8 @@ them.
 The sources are `core/src/main/scala/kafka/server/ControllerApis.scala`,
 `metadata/src/main/java/org/apache/kafka/controller/QuorumController.java` and
 `server-common/src/main/java/org/apache/kafka/queue/KafkaEventQueue.java` (Kafka 3.9); the ports are
-`kafka_edu/server/controller_apis.py`, `kafka_edu/metadata/controller/quorum_controller.py` and
-`kafka_edu/queue/kafka_event_queue.py`.
+`kafka_edu/v3_9/core/server/controller_apis.py`, `kafka_edu/v3_9/metadata/controller/quorum_controller.py` and
+`kafka_edu/v3_9/server_common/queue/kafka_event_queue.py`.
 """
 
 SETUP = """

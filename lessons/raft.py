@@ -38,7 +38,8 @@ one is the active controller; the others replicate its log and stand by.
 This lesson starts three controllers and reads their traces: the first election, how the log is copied and when a
 record counts as committed, a `kill -9` of the leader, the old leader coming back, and a voter that sleeps through
 its own timeout. The source is `raft/src/main/java/org/apache/kafka/raft/KafkaRaftClient.java` (Kafka 3.9); the port
-is `kafka_edu/raft/kafka_raft_client.py`, and every step names the spans to look for (`kafka-edu tui --run` shows
+is `kafka_edu/v3_9/raft/raft/kafka_raft_client.py`, and every step names the spans to look for
+(`kafka-edu tui --run` shows
 the roles live in its Quorum pane).
 """
 

@@ -36,8 +36,8 @@ lesson you write with `acks=all`, freeze a follower, watch the leader take it ou
 because too few replicas are left, and let the follower back in.
 
 The source is `core/src/main/scala/kafka/cluster/Partition.scala`, `kafka/server/ReplicaManager.scala` and
-`ReplicaFetcherThread.scala` (Kafka 1.0.2); the port is `kafka_edu/cluster/partition.py`,
-`kafka_edu/server/replica_manager.py` and `replica_fetcher_thread.py`.
+`ReplicaFetcherThread.scala` (Kafka 1.0.2); the port is `kafka_edu/v1_0_2/core/cluster/partition.py`,
+`kafka_edu/v1_0_2/core/server/replica_manager.py` and `replica_fetcher_thread.py`.
 """
 
 SETUP = f"""

@@ -32,7 +32,8 @@ traces, with the numbers Kafka itself keeps about every request.
 
 The source is `core/src/main/scala/kafka/network/SocketServer.scala`, `RequestChannel.scala`,
 `kafka/server/KafkaRequestHandler.scala` and `KafkaApis.scala` (Kafka 1.0.2); the port is
-`kafka_edu/network/socket_server.py` and `request_channel.py`, `kafka_edu/server/kafka_request_handler.py` and
+`kafka_edu/v1_0_2/core/network/socket_server.py` and `request_channel.py`,
+`kafka_edu/v1_0_2/core/server/kafka_request_handler.py` and
 `kafka_apis.py`. Seed 003 reads Kafka 0.10.0.1; the design it describes is 1.0.2's too, and the lesson says where
 the two differ.
 """

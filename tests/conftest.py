@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest  # noqa: E402
 
 from kafka_edu.cluster_runner.processes import free_port  # noqa: E402
-from kafka_edu.zk.zookeeper_server import ZooKeeperServer  # noqa: E402
+from kafka_edu.zookeeper.zookeeper_server import ZooKeeperServer  # noqa: E402
 from tests.integration.helpers import Broker, ZooKeeper  # noqa: E402
 
 

@@ -9,14 +9,14 @@ from pathlib import Path
 import pytest
 
 from kafka_edu import cli
-from kafka_edu.admin.preferred_replica_leader_election_command import (
+from kafka_edu.v1_0_2.clients.common.errors import AdminCommandFailedException, AdminOperationException
+from kafka_edu.v1_0_2.core.admin.preferred_replica_leader_election_command import (
     parse_preferred_replica_election_data,
     run,
     write_preferred_replica_election_data,
 )
-from kafka_edu.common.errors import AdminCommandFailedException, AdminOperationException
-from kafka_edu.log.log import TopicPartition
-from kafka_edu.utils.zk_utils import PREFERRED_REPLICA_LEADER_ELECTION_PATH, ZkUtils
+from kafka_edu.v1_0_2.core.log.log import TopicPartition
+from kafka_edu.v1_0_2.core.utils.zk_utils import PREFERRED_REPLICA_LEADER_ELECTION_PATH, ZkUtils
 
 ELECTION = PREFERRED_REPLICA_LEADER_ELECTION_PATH
 

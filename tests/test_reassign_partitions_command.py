@@ -9,15 +9,15 @@ from pathlib import Path
 import pytest
 
 from kafka_edu import cli
-from kafka_edu.admin.reassign_partitions_command import (
+from kafka_edu.v1_0_2.clients.common.errors import AdminCommandFailedException, KafkaException
+from kafka_edu.v1_0_2.core.admin.reassign_partitions_command import (
     ReassignmentStatus,
     execute_assignment,
     generate_assignment,
     verify_assignment,
 )
-from kafka_edu.common.errors import AdminCommandFailedException, KafkaException
-from kafka_edu.log.log import TopicPartition
-from kafka_edu.utils.zk_utils import (
+from kafka_edu.v1_0_2.core.log.log import TopicPartition
+from kafka_edu.v1_0_2.core.utils.zk_utils import (
     REASSIGN_PARTITIONS_PATH,
     ZkUtils,
     format_as_reassignment_json,

@@ -19,7 +19,6 @@ from typing import Any
 
 from confluent_kafka import Producer
 
-from kafka_edu.admin.topic_command import TopicService
 from kafka_edu.cluster_runner.processes import process_alive, signal_process
 from kafka_edu.cluster_runner.runner import NOT_RUNNING, ClusterError, ClusterRunner
 from kafka_edu.tracing.breakpoints import (
@@ -32,6 +31,7 @@ from kafka_edu.tracing.breakpoints import (
     write_json_atomically,
 )
 from kafka_edu.tracing.steps import STEPS
+from kafka_edu.v1_0_2.core.admin.topic_command import TopicService
 
 STOP_TIMEOUT_S = 60.0  # as `cluster stop`: SIGKILL after this long, not counting time paused at a breakpoint
 PRODUCE_TIMEOUT_S = 30.0

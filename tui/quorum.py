@@ -23,15 +23,15 @@ from typing import Any, ClassVar
 
 from kafka_edu.cluster_runner.processes import process_alive
 from kafka_edu.cluster_runner.run_directory import JsonFileWatch
-from kafka_edu.common.record.control_record_utils import ControlRecordType, ControlRecordUtils
-from kafka_edu.common.uuid import Uuid
-from kafka_edu.log.file_records import DefaultRecordBatch, FileRecords
-from kafka_edu.metadata.metadata_record_serde import MetadataRecordSerde
-from kafka_edu.metadata.records.metadata_record_type import MetadataRecordType
-from kafka_edu.network.blocking_channel import BlockingChannel
-from kafka_edu.protocol.api_keys import ApiKeys
-from kafka_edu.tools.metadata_quorum_command import ControllerAdmin
 from kafka_edu.tracing.query import SpanRecord
+from kafka_edu.v1_0_2.clients.common.record.file_records import DefaultRecordBatch, FileRecords
+from kafka_edu.v1_0_2.core.network.blocking_channel import BlockingChannel
+from kafka_edu.v3_9.clients.common.protocol.api_keys import ApiKeys
+from kafka_edu.v3_9.clients.common.record.control_record_utils import ControlRecordType, ControlRecordUtils
+from kafka_edu.v3_9.clients.common.uuid import Uuid
+from kafka_edu.v3_9.metadata.common.metadata.metadata_record_type import MetadataRecordType
+from kafka_edu.v3_9.metadata.metadata.metadata_record_serde import MetadataRecordSerde
+from kafka_edu.v3_9.tools.tools.metadata_quorum_command import ControllerAdmin
 from tui.kraft_brokers import BrokerChange, KRaftBrokers
 from tui.node_processes import NodeProcess, NodeView, node_id_of
 

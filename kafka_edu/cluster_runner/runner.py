@@ -13,12 +13,12 @@ from typing import Any
 
 from kafka_edu.cluster_runner.processes import free_port, process_alive, signal_process, stop_process, wait_exit
 from kafka_edu.cluster_runner.run_directory import DEFAULT_TRACES_DIR, RunDirectory, now_iso
-from kafka_edu.network.blocking_channel import BlockingChannel
-from kafka_edu.protocol.api_keys import ApiKeys
-from kafka_edu.protocol.builder import build
-from kafka_edu.server.broker_metadata_checkpoint import load_props
 from kafka_edu.tracing.query import read_span_file_from
-from kafka_edu.zk.zookeeper_server import ZooKeeperServer, is_ok
+from kafka_edu.v1_0_2.core.network.blocking_channel import BlockingChannel
+from kafka_edu.v1_0_2.core.server.broker_metadata_checkpoint import load_props
+from kafka_edu.v3_9.clients.common.protocol.api_keys import ApiKeys
+from kafka_edu.v3_9.clients.common.protocol.builder import build
+from kafka_edu.zookeeper.zookeeper_server import ZooKeeperServer, is_ok
 
 BASE_CONFIG = Path(__file__).resolve().parents[2] / "config" / "server.properties"
 KRAFT_CONTROLLER_CONFIG = Path(__file__).resolve().parents[2] / "config" / "kraft" / "controller.properties"

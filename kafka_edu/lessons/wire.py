@@ -8,9 +8,9 @@ import struct
 import time
 from typing import Any
 
-from kafka_edu.protocol import ApiKeys
-from kafka_edu.protocol.builder import build
-from kafka_edu.protocol.codec import encode_request
+from kafka_edu.v3_9.clients.common.protocol import ApiKeys
+from kafka_edu.v3_9.clients.common.protocol.builder import build
+from kafka_edu.v3_9.clients.common.protocol.codec import encode_request
 
 FETCH_VERSION = 6
 API_VERSIONS_VERSION = 1

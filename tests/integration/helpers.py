@@ -27,12 +27,12 @@ from kazoo.exceptions import NoNodeError
 from kafka_edu.cluster_runner.processes import stop_process
 from kafka_edu.cluster_runner.run_directory import RUN_DIR_ENV, RUN_ID_ENV
 from kafka_edu.cluster_runner.runner import ClusterRunner
-from kafka_edu.network.blocking_channel import BlockingChannel
-from kafka_edu.protocol.api_keys import ApiKeys
-from kafka_edu.protocol.builder import build
-from kafka_edu.server.broker_metadata_checkpoint import load_props
 from kafka_edu.tracing.query import Spans, load_run
-from kafka_edu.zk.zookeeper_server import ZooKeeperServer
+from kafka_edu.v1_0_2.core.network.blocking_channel import BlockingChannel
+from kafka_edu.v1_0_2.core.server.broker_metadata_checkpoint import load_props
+from kafka_edu.v3_9.clients.common.protocol.api_keys import ApiKeys
+from kafka_edu.v3_9.clients.common.protocol.builder import build
+from kafka_edu.zookeeper.zookeeper_server import ZooKeeperServer
 
 REPO = Path(__file__).resolve().parents[2]
 # The controller tests' brokers: a short ZooKeeper session, so that a dead broker is noticed within seconds.

@@ -1,6 +1,7 @@
 """A tiny raw-socket Kafka client for tests: one size-prefixed frame out, one response (or a closed connection) back.
 
-Built on kafka_edu.protocol.codec. Every wait is a socket timeout: a test never sleeps to synchronise with the broker.
+Built on kafka_edu.v3_9.clients.common.protocol.codec. Every wait is a socket timeout: a test never sleeps to
+synchronise with the broker.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ import socket
 import struct
 from typing import Any
 
-from kafka_edu.protocol.codec import DecodedResponse, decode_response, encode_request
+from kafka_edu.v3_9.clients.common.protocol.codec import DecodedResponse, decode_response, encode_request
 
 DEFAULT_TIMEOUT_S = 10.0
 _SIZE = struct.Struct(">i")

@@ -33,9 +33,9 @@ from kazoo.client import KazooClient
 
 from kafka_edu import cli
 from kafka_edu.cluster_runner.runner import ClusterRunner
-from kafka_edu.protocol.api_keys import ApiKeys
-from kafka_edu.protocol.errors import Errors
-from kafka_edu.security.scram.scram_credential_utils import credential_from_string
+from kafka_edu.v1_0_2.clients.common.security.scram.scram_credential_utils import credential_from_string
+from kafka_edu.v3_9.clients.common.protocol.api_keys import ApiKeys
+from kafka_edu.v3_9.clients.common.protocol.errors import Errors
 from tests.integration.helpers import send_request, wait_until, zookeeper_client
 
 TOPIC_RESOURCE, BROKER_RESOURCE = 2, 4

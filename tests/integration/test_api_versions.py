@@ -7,9 +7,9 @@ from __future__ import annotations
 from kafka import KafkaAdminClient
 from kafka_wire import WireConnection, address_of
 
-from kafka_edu.protocol import ApiKeys, Errors
-from kafka_edu.protocol.builder import build
-from kafka_edu.server.kafka_apis import KAFKA_1_0_2_VERSIONS, SUPPORTED_VERSIONS
+from kafka_edu.v1_0_2.core.server.kafka_apis import KAFKA_1_0_2_VERSIONS, SUPPORTED_VERSIONS
+from kafka_edu.v3_9.clients.common.protocol import ApiKeys, Errors
+from kafka_edu.v3_9.clients.common.protocol.builder import build
 
 
 def advertised(conn: WireConnection, version: int = 0) -> tuple[Errors, dict[int, tuple[int, int]]]:

@@ -6,9 +6,9 @@ import json
 import os
 import signal
 
-from kafka_edu.log.file_records import build_batch
-from kafka_edu.log.log import Log
-from kafka_edu.log.log_config import LogConfig
+from kafka_edu.v1_0_2.clients.common.record.file_records import build_batch
+from kafka_edu.v1_0_2.core.log.log import Log
+from kafka_edu.v1_0_2.core.log.log_config import LogConfig
 from tests.integration.helpers import meta_broker_id, wait_until
 
 # CT.startup.1 is KafkaController.startup itself, inside LC.startup.12; the Startup event runs in its own trace.

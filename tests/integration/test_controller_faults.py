@@ -16,10 +16,10 @@ import pytest
 from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
-from kafka_edu.network.blocking_channel import BlockingChannel
-from kafka_edu.protocol.api_keys import ApiKeys
-from kafka_edu.protocol.builder import build
 from kafka_edu.tracing.query import load_run
+from kafka_edu.v1_0_2.core.network.blocking_channel import BlockingChannel
+from kafka_edu.v3_9.clients.common.protocol.api_keys import ApiKeys
+from kafka_edu.v3_9.clients.common.protocol.builder import build
 from tests.integration.helpers import (
     Broker,
     ZooKeeper,

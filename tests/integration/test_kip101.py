@@ -32,11 +32,11 @@ from kafka import TopicPartition as KTopicPartition
 from kazoo.client import KazooClient
 
 from kafka_edu.cluster_runner.runner import ClusterRunner
-from kafka_edu.protocol.api_keys import ApiKeys
-from kafka_edu.protocol.builder import build
-from kafka_edu.protocol.codec import encode_request
-from kafka_edu.protocol.errors import Errors
 from kafka_edu.tracing.query import Spans, load_run
+from kafka_edu.v3_9.clients.common.protocol.api_keys import ApiKeys
+from kafka_edu.v3_9.clients.common.protocol.builder import build
+from kafka_edu.v3_9.clients.common.protocol.codec import encode_request
+from kafka_edu.v3_9.clients.common.protocol.errors import Errors
 from tests.integration.helpers import REPO, broker_port, send_request, wait_until, zookeeper_client
 from tests.integration.kafka_wire import WireConnection
 from tui.control import ClusterControl

@@ -19,9 +19,9 @@ from typing import Any
 import pytest
 
 from kafka_edu.cluster_runner.runner import ClusterRunner
-from kafka_edu.protocol.api_keys import ApiKeys
-from kafka_edu.protocol.errors import Errors
 from kafka_edu.tracing.query import Spans, load_run
+from kafka_edu.v3_9.clients.common.protocol.api_keys import ApiKeys
+from kafka_edu.v3_9.clients.common.protocol.errors import Errors
 from tests.integration.helpers import REPO, request_to, wait_until
 
 # Short enough to see a fencing within seconds, with three heartbeats of slack so a busy machine fences no one.

@@ -17,9 +17,9 @@ from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
 from kafka_edu.cluster_runner.runner import ClusterRunner
-from kafka_edu.protocol.api_keys import ApiKeys
-from kafka_edu.protocol.builder import build
-from kafka_edu.protocol.codec import encode_request
+from kafka_edu.v3_9.clients.common.protocol.api_keys import ApiKeys
+from kafka_edu.v3_9.clients.common.protocol.builder import build
+from kafka_edu.v3_9.clients.common.protocol.codec import encode_request
 from tests.integration.helpers import request_to, wait_until
 
 TOPIC = "ledger"

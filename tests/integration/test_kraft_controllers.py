@@ -22,11 +22,11 @@ import pytest
 
 from kafka_edu.cluster_runner.processes import free_port
 from kafka_edu.cluster_runner.runner import ClusterRunner
-from kafka_edu.network.blocking_channel import BlockingChannel
-from kafka_edu.protocol.api_keys import ApiKeys
-from kafka_edu.protocol.builder import build
-from kafka_edu.protocol.errors import Errors
 from kafka_edu.tracing.query import load_run
+from kafka_edu.v1_0_2.core.network.blocking_channel import BlockingChannel
+from kafka_edu.v3_9.clients.common.protocol.api_keys import ApiKeys
+from kafka_edu.v3_9.clients.common.protocol.builder import build
+from kafka_edu.v3_9.clients.common.protocol.errors import Errors
 from tests.integration.helpers import REPO, request_to, wait_until
 
 CHECK_TRACE = REPO.parent / "shared" / "acceptance" / "check_trace.py"

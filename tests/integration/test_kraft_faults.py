@@ -28,9 +28,9 @@ import pytest
 
 from kafka_edu.cluster_runner.processes import process_alive
 from kafka_edu.cluster_runner.runner import ClusterRunner
-from kafka_edu.protocol.api_keys import ApiKeys
-from kafka_edu.protocol.errors import Errors
 from kafka_edu.tracing.query import Spans, read_span_file_from
+from kafka_edu.v3_9.clients.common.protocol.api_keys import ApiKeys
+from kafka_edu.v3_9.clients.common.protocol.errors import Errors
 from tests.integration.helpers import request_to, wait_until
 from tests.integration.test_kraft_brokers import metadata_records, of_type
 

@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 
 from kafka_edu.cluster_runner.runner import ClusterRunner
-from kafka_edu.log.file_records import FileRecords
-from kafka_edu.protocol.errors import Errors
-from kafka_edu.snapshot.snapshots import Snapshots
 from kafka_edu.tracing.query import load_run
+from kafka_edu.v1_0_2.clients.common.record.file_records import FileRecords
+from kafka_edu.v3_9.clients.common.protocol.errors import Errors
+from kafka_edu.v3_9.raft.snapshot.snapshots import Snapshots
 from tests.integration.helpers import REPO, wait_until
 from tests.integration.test_kraft_controllers import create_topic, heartbeat, register_broker
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from kafka_edu.admin.preferred_replica_leader_election_command import write_preferred_replica_election_data
-from kafka_edu.log.log import TopicPartition
 from kafka_edu.tracing.query import load_run
-from kafka_edu.utils.zk_utils import ZkUtils
+from kafka_edu.v1_0_2.core.admin.preferred_replica_leader_election_command import write_preferred_replica_election_data
+from kafka_edu.v1_0_2.core.log.log import TopicPartition
+from kafka_edu.v1_0_2.core.utils.zk_utils import ZkUtils
 from tests.integration.helpers import PARTITIONS, Broker, ZooKeeper, consume_all, produce, wait_until
 from tests.integration.helpers import start_cluster as leadership_cluster
 

@@ -141,9 +141,9 @@ def _attr(span: dict[str, Any], key: str) -> Any:
 # -- the voter process --------------------------------------------------------------------------------------------
 
 def _node_main(node_id: int, voters: str, port: int, log_dir: Path, run_dir: Path) -> None:
-    from kafka_edu.raft.errors import NotLeaderException
     from kafka_edu.tracing import setup_tracing
-    from kafka_edu.utils.kafka_logging import configure_logging
+    from kafka_edu.v1_0_2.core.utils.kafka_logging import configure_logging
+    from kafka_edu.v3_9.raft.raft.errors import NotLeaderException
     from tests.unit.raft.raft_cluster import RaftNode
 
     configure_logging()

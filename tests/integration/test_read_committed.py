@@ -23,15 +23,15 @@ from kafka.record.default_records import DefaultRecordBatchBuilder
 from kafka.structs import OffsetAndMetadata
 
 from kafka_edu.cluster_runner.runner import ClusterRunner
-from kafka_edu.common.record.control_record_utils import ControlRecordType
-from kafka_edu.common.record.end_transaction_marker import EndTransactionMarker
-from kafka_edu.log.compression_type import CompressionType
-from kafka_edu.log.file_records import MemoryRecords, TimestampType
-from kafka_edu.log.memory_records_builder import MemoryRecordsBuilder
-from kafka_edu.log.transaction_index import AbortedTxn, TransactionIndex
-from kafka_edu.protocol import ApiKeys, Errors
-from kafka_edu.protocol.builder import build
 from kafka_edu.tracing.query import load_run
+from kafka_edu.v1_0_2.clients.common.record.compression_type import CompressionType
+from kafka_edu.v1_0_2.clients.common.record.end_transaction_marker import EndTransactionMarker
+from kafka_edu.v1_0_2.clients.common.record.file_records import MemoryRecords, TimestampType
+from kafka_edu.v1_0_2.clients.common.record.memory_records_builder import MemoryRecordsBuilder
+from kafka_edu.v1_0_2.core.log.transaction_index import AbortedTxn, TransactionIndex
+from kafka_edu.v3_9.clients.common.protocol import ApiKeys, Errors
+from kafka_edu.v3_9.clients.common.protocol.builder import build
+from kafka_edu.v3_9.clients.common.record.control_record_utils import ControlRecordType
 from tests.integration.helpers import REPO, wait_until
 from tests.integration.kafka_wire import WireConnection
 

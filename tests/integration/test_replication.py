@@ -14,11 +14,11 @@ import pytest
 from confluent_kafka import KafkaError, Producer
 from kafka_wire import WireConnection, address_of
 
-from kafka_edu.log.file_records import MemoryRecords
-from kafka_edu.protocol.api_keys import ApiKeys
-from kafka_edu.protocol.builder import build
-from kafka_edu.protocol.codec import encode_request
-from kafka_edu.protocol.errors import Errors
+from kafka_edu.v1_0_2.clients.common.record.file_records import MemoryRecords
+from kafka_edu.v3_9.clients.common.protocol.api_keys import ApiKeys
+from kafka_edu.v3_9.clients.common.protocol.builder import build
+from kafka_edu.v3_9.clients.common.protocol.codec import encode_request
+from kafka_edu.v3_9.clients.common.protocol.errors import Errors
 from tests.integration.helpers import wait_until
 
 LEADER, FOLLOWER = 1, 2

@@ -5,10 +5,14 @@ from __future__ import annotations
 
 import json
 
-from kafka_edu.api.leader_and_isr import LeaderAndIsr
-from kafka_edu.controller.controller_context import LeaderIsrAndControllerEpoch
-from kafka_edu.utils.replication_utils import get_leader_isr_and_epoch_for_partition, update_leader_and_isr
-from kafka_edu.utils.zk_utils import ZkUtils, get_topic_partition_leader_and_isr_path, leader_and_isr_zk_data
+from kafka_edu.v1_0_2.core.api.leader_and_isr import LeaderAndIsr
+from kafka_edu.v1_0_2.core.controller.controller_context import LeaderIsrAndControllerEpoch
+from kafka_edu.v1_0_2.core.utils.replication_utils import get_leader_isr_and_epoch_for_partition, update_leader_and_isr
+from kafka_edu.v1_0_2.core.utils.zk_utils import (
+    ZkUtils,
+    get_topic_partition_leader_and_isr_path,
+    leader_and_isr_zk_data,
+)
 from tests.integration.helpers import ZooKeeper
 
 TOPIC = "my-topic-test"

@@ -26,10 +26,10 @@ from kio.serial._introspect import (
     is_optional,
 )
 
-from kafka_edu.log.file_records import build_batch
-from kafka_edu.protocol import ApiKeys, Errors, decode_request, decode_response, encode_request
-from kafka_edu.protocol.builder import build
-from kafka_edu.server.kafka_apis import broker_api_version_manager
+from kafka_edu.v1_0_2.clients.common.record.file_records import build_batch
+from kafka_edu.v1_0_2.core.server.kafka_apis import broker_api_version_manager
+from kafka_edu.v3_9.clients.common.protocol import ApiKeys, Errors, decode_request, decode_response, encode_request
+from kafka_edu.v3_9.clients.common.protocol.builder import build
 from tests.integration.helpers import wait_until
 
 MAX_REQUEST_BYTES = 65536

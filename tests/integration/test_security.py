@@ -32,12 +32,12 @@ from kafka_wire import WireConnection
 from kazoo.client import KazooClient
 
 from kafka_edu import cli
-from kafka_edu.admin import acl_command
 from kafka_edu.cluster_runner.runner import ClusterRunner
-from kafka_edu.protocol.api_keys import ApiKeys
-from kafka_edu.protocol.builder import build
-from kafka_edu.protocol.errors import Errors
 from kafka_edu.tracing.query import load_run
+from kafka_edu.v1_0_2.core.admin import acl_command
+from kafka_edu.v3_9.clients.common.protocol.api_keys import ApiKeys
+from kafka_edu.v3_9.clients.common.protocol.builder import build
+from kafka_edu.v3_9.clients.common.protocol.errors import Errors
 from tests.integration.helpers import wait_until
 
 JAAS = """KafkaServer {

@@ -183,7 +183,7 @@ class _Parsed(Exception):
 
 @pytest.mark.parametrize("lesson", LESSONS, ids=lambda lesson: lesson.name)
 def test_each_kafka_edu_command_a_lesson_prints_is_one_the_cli_accepts(lesson, monkeypatch):
-    from kafka_edu.tools import metadata_quorum_command
+    from kafka_edu.v3_9.tools.tools import metadata_quorum_command
     parser = build_parser()
 
     def connect(bootstrap: str) -> None:

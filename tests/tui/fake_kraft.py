@@ -1,7 +1,8 @@
 """Our own test code, not a Kafka port: what the Quorum pane's tests (test_quorum, test_kraft_brokers) share.
 
 A KRaft run fabricated on disk (the manifest, OTLP/JSON span lines as the exporter writes them, metadata log segments
-written with kafka_edu.log), DescribeQuorum answered by a stand-in, and the app driven on such a run: waiting for the
+written with kafka_edu.v1_0_2.core.log), DescribeQuorum answered by a stand-in, and the app driven on such a run:
+waiting for the
 quorum to load, a stand-in for the cluster control that records what the keys ask of it, and a snapshot taken once
 the screen is still.
 """
@@ -20,9 +21,9 @@ from typing import Any
 from kio.schema.leader_change_message.v0.data import LeaderChangeMessage, Voter
 from textual.pilot import Pilot
 
-from kafka_edu.log.file_records import FileRecords
-from kafka_edu.metadata.metadata_record_serde import MetadataRecordSerde
-from kafka_edu.server.common.api_message_and_version import ApiMessageAndVersion
+from kafka_edu.v1_0_2.clients.common.record.file_records import FileRecords
+from kafka_edu.v3_9.metadata.metadata.metadata_record_serde import MetadataRecordSerde
+from kafka_edu.v3_9.server_common.server.common.api_message_and_version import ApiMessageAndVersion
 from tests.tui.helpers import wait_for
 from tests.tui.test_snapshots import snapshot
 from tui.app import KafkaEduApp

@@ -15,16 +15,16 @@ from typing import Any
 
 import pytest
 
-from kafka_edu.log.memory_records_builder import with_leader_change_message, with_records
-from kafka_edu.metadata.records.broker_registration_change_record import BrokerRegistrationChangeRecord
-from kafka_edu.metadata.records.feature_level_record import FeatureLevelRecord
-from kafka_edu.metadata.records.no_op_record import NoOpRecord
-from kafka_edu.metadata.records.partition_change_record import PartitionChangeRecord
-from kafka_edu.metadata.records.partition_record import PartitionRecord
-from kafka_edu.metadata.records.register_broker_record import RegisterBrokerRecord
-from kafka_edu.metadata.records.remove_topic_record import RemoveTopicRecord
-from kafka_edu.metadata.records.topic_record import TopicRecord
 from kafka_edu.tracing.query import SpanEvent, SpanRecord, read_span_file
+from kafka_edu.v1_0_2.clients.common.record.memory_records_builder import with_leader_change_message, with_records
+from kafka_edu.v3_9.metadata.common.metadata.broker_registration_change_record import BrokerRegistrationChangeRecord
+from kafka_edu.v3_9.metadata.common.metadata.feature_level_record import FeatureLevelRecord
+from kafka_edu.v3_9.metadata.common.metadata.no_op_record import NoOpRecord
+from kafka_edu.v3_9.metadata.common.metadata.partition_change_record import PartitionChangeRecord
+from kafka_edu.v3_9.metadata.common.metadata.partition_record import PartitionRecord
+from kafka_edu.v3_9.metadata.common.metadata.register_broker_record import RegisterBrokerRecord
+from kafka_edu.v3_9.metadata.common.metadata.remove_topic_record import RemoveTopicRecord
+from kafka_edu.v3_9.metadata.common.metadata.topic_record import TopicRecord
 from tests.tui import fake_kraft
 from tests.tui.fake_kraft import MS, T0, leader_change, quorum_log, record_value, role_span, run, span_line, write_log
 from tests.tui.helpers import row_texts, screen_lines, wait_for

@@ -1,5 +1,6 @@
 """Our own test code, not a Kafka port: the TUI's quorum pane and metadata-log pane on a KRaft run fabricated here (a
-manifest, controller span files with `raft.role.change` events, metadata log segments written with kafka_edu.log),
+manifest, controller span files with `raft.role.change` events, metadata log segments written with
+kafka_edu.v1_0_2.core.log),
 with DescribeQuorum answered by a stand-in."""
 
 from __future__ import annotations
@@ -15,14 +16,14 @@ from typing import Any
 
 import pytest
 
-from kafka_edu.log.file_records import FileRecords
-from kafka_edu.log.memory_records_builder import with_leader_change_message, with_records
-from kafka_edu.metadata.records.feature_level_record import FeatureLevelRecord
-from kafka_edu.metadata.records.no_op_record import NoOpRecord
-from kafka_edu.metadata.records.partition_change_record import PartitionChangeRecord
-from kafka_edu.metadata.records.partition_record import PartitionRecord
-from kafka_edu.metadata.records.register_broker_record import RegisterBrokerRecord
-from kafka_edu.metadata.records.topic_record import TopicRecord
+from kafka_edu.v1_0_2.clients.common.record.file_records import FileRecords
+from kafka_edu.v1_0_2.clients.common.record.memory_records_builder import with_leader_change_message, with_records
+from kafka_edu.v3_9.metadata.common.metadata.feature_level_record import FeatureLevelRecord
+from kafka_edu.v3_9.metadata.common.metadata.no_op_record import NoOpRecord
+from kafka_edu.v3_9.metadata.common.metadata.partition_change_record import PartitionChangeRecord
+from kafka_edu.v3_9.metadata.common.metadata.partition_record import PartitionRecord
+from kafka_edu.v3_9.metadata.common.metadata.register_broker_record import RegisterBrokerRecord
+from kafka_edu.v3_9.metadata.common.metadata.topic_record import TopicRecord
 from tests.tui import fake_kraft
 from tests.tui.fake_kraft import MS, T0, leader_change, log_end, quorum_log, role_span, run, span_line, write_log
 from tests.tui.helpers import row_texts, wait_for

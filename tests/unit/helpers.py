@@ -10,12 +10,12 @@ from types import SimpleNamespace
 
 import pytest
 
-from kafka_edu.coordinator.group.group_metadata_manager import GROUP_METADATA_TOPIC_NAME
-from kafka_edu.log.file_records import MemoryRecords
-from kafka_edu.log.log import Log, TopicPartition
-from kafka_edu.log.log_config import LogConfig
-from kafka_edu.protocol.errors import Errors
-from kafka_edu.server.replica_manager import PartitionResponse
+from kafka_edu.v1_0_2.clients.common.record.file_records import MemoryRecords
+from kafka_edu.v1_0_2.core.coordinator.group.group_metadata_manager import GROUP_METADATA_TOPIC_NAME
+from kafka_edu.v1_0_2.core.log.log import Log, TopicPartition
+from kafka_edu.v1_0_2.core.log.log_config import LogConfig
+from kafka_edu.v1_0_2.core.server.replica_manager import PartitionResponse
+from kafka_edu.v3_9.clients.common.protocol.errors import Errors
 
 
 class StubPartition:

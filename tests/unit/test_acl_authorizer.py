@@ -11,19 +11,19 @@ from typing import Any
 
 import pytest
 
-from kafka_edu.common.errors import ZkNodeExistsException, ZkNoNodeException
-from kafka_edu.protocol.errors import Errors
-from kafka_edu.security import acl_apis
-from kafka_edu.security.acl.acl_operation import AclOperation, AclPermissionType
-from kafka_edu.security.acl.acl_operation import ResourceType as JResourceType
-from kafka_edu.security.auth import simple_acl_authorizer
-from kafka_edu.security.auth.acl import Acl
-from kafka_edu.security.auth.kafka_principal import KafkaPrincipal
-from kafka_edu.security.auth.operation import Operation
-from kafka_edu.security.auth.permission_type import PermissionType
-from kafka_edu.security.auth.resource import CLUSTER_RESOURCE, Resource
-from kafka_edu.security.auth.resource_type import ResourceType
-from kafka_edu.security.auth.simple_acl_authorizer import SimpleAclAuthorizer
+from kafka_edu.v1_0_2.clients.common.acl.acl_operation import AclOperation, AclPermissionType
+from kafka_edu.v1_0_2.clients.common.acl.acl_operation import ResourceType as JResourceType
+from kafka_edu.v1_0_2.clients.common.errors import ZkNodeExistsException, ZkNoNodeException
+from kafka_edu.v1_0_2.clients.common.security.auth.kafka_principal import KafkaPrincipal
+from kafka_edu.v1_0_2.core.security.auth import simple_acl_authorizer
+from kafka_edu.v1_0_2.core.security.auth.acl import Acl
+from kafka_edu.v1_0_2.core.security.auth.operation import Operation
+from kafka_edu.v1_0_2.core.security.auth.permission_type import PermissionType
+from kafka_edu.v1_0_2.core.security.auth.resource import CLUSTER_RESOURCE, Resource
+from kafka_edu.v1_0_2.core.security.auth.resource_type import ResourceType
+from kafka_edu.v1_0_2.core.security.auth.simple_acl_authorizer import SimpleAclAuthorizer
+from kafka_edu.v1_0_2.core.server import acl_apis
+from kafka_edu.v3_9.clients.common.protocol.errors import Errors
 
 ALICE = KafkaPrincipal("User", "alice")
 BOB = KafkaPrincipal("User", "bob")

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from kafka_edu.admin import acl_command
-from kafka_edu.security.auth.acl import Acl
-from kafka_edu.security.auth.kafka_principal import KafkaPrincipal
-from kafka_edu.security.auth.operation import Operation
-from kafka_edu.security.auth.permission_type import PermissionType
-from kafka_edu.security.auth.resource import CLUSTER_RESOURCE, Resource
-from kafka_edu.security.auth.resource_type import ResourceType
-from kafka_edu.security.auth.simple_acl_authorizer import SimpleAclAuthorizer
+from kafka_edu.v1_0_2.clients.common.security.auth.kafka_principal import KafkaPrincipal
+from kafka_edu.v1_0_2.core.admin import acl_command
+from kafka_edu.v1_0_2.core.security.auth.acl import Acl
+from kafka_edu.v1_0_2.core.security.auth.operation import Operation
+from kafka_edu.v1_0_2.core.security.auth.permission_type import PermissionType
+from kafka_edu.v1_0_2.core.security.auth.resource import CLUSTER_RESOURCE, Resource
+from kafka_edu.v1_0_2.core.security.auth.resource_type import ResourceType
+from kafka_edu.v1_0_2.core.security.auth.simple_acl_authorizer import SimpleAclAuthorizer
 from tests.unit.test_acl_authorizer import zookeeper  # noqa: F401  (a fixture)
 
 pytestmark = pytest.mark.usefixtures("zookeeper")

@@ -11,27 +11,27 @@ from typing import Any
 
 import pytest
 
-from kafka_edu.common.config_def import ConfigException
-from kafka_edu.common.errors import (
+from kafka_edu.v1_0_2.clients.common.config.config_def import ConfigException
+from kafka_edu.v1_0_2.clients.common.errors import (
     BrokerNotAvailableException,
     InvalidConfigurationException,
     InvalidPartitionsException,
     InvalidReplicaAssignmentException,
     LogDirNotFoundException,
 )
-from kafka_edu.log.log import TopicPartition
-from kafka_edu.log.log_config import LogConfig
-from kafka_edu.log.log_manager import LogManager
-from kafka_edu.protocol.errors import Errors
-from kafka_edu.server.admin_manager import TOPIC_RESOURCE, AdminManager, add_partitions
-from kafka_edu.server.broker_states import BrokerState
-from kafka_edu.server.delayed_delete_records import (
+from kafka_edu.v1_0_2.core.log.log import TopicPartition
+from kafka_edu.v1_0_2.core.log.log_config import LogConfig
+from kafka_edu.v1_0_2.core.log.log_manager import LogManager
+from kafka_edu.v1_0_2.core.server.admin_manager import TOPIC_RESOURCE, AdminManager, add_partitions
+from kafka_edu.v1_0_2.core.server.broker_states import BrokerState
+from kafka_edu.v1_0_2.core.server.delayed_delete_records import (
     DelayedDeleteRecords,
     DeleteRecordsPartitionResponse,
     DeleteRecordsPartitionStatus,
 )
-from kafka_edu.server.log_dir_failure_channel import LogDirFailureChannel
-from kafka_edu.server.replica_manager import ReplicaManager
+from kafka_edu.v1_0_2.core.server.log_dir_failure_channel import LogDirFailureChannel
+from kafka_edu.v1_0_2.core.server.replica_manager import ReplicaManager
+from kafka_edu.v3_9.clients.common.protocol.errors import Errors
 
 
 class FakeKazoo:

@@ -17,12 +17,19 @@ from kio.schema.types import BrokerId, TopicName
 from kio.serial import entity_writer
 from kio.static.primitive import i16, i32, i64
 
-from kafka_edu.common.errors import IllegalArgumentException, InvalidRecordException
-from kafka_edu.common.record.control_record_utils import ControlRecordType, ControlRecordUtils
-from kafka_edu.common.record.end_transaction_marker import CURRENT_END_TXN_SCHEMA_RECORD_SIZE, EndTransactionMarker
-from kafka_edu.log.compression_type import CompressionType
-from kafka_edu.log.file_records import RECORD_BATCH_OVERHEAD, FileRecords, MemoryRecords, TimestampType
-from kafka_edu.log.memory_records_builder import (
+from kafka_edu.v1_0_2.clients.common.errors import IllegalArgumentException, InvalidRecordException
+from kafka_edu.v1_0_2.clients.common.record.compression_type import CompressionType
+from kafka_edu.v1_0_2.clients.common.record.end_transaction_marker import (
+    CURRENT_END_TXN_SCHEMA_RECORD_SIZE,
+    EndTransactionMarker,
+)
+from kafka_edu.v1_0_2.clients.common.record.file_records import (
+    RECORD_BATCH_OVERHEAD,
+    FileRecords,
+    MemoryRecords,
+    TimestampType,
+)
+from kafka_edu.v1_0_2.clients.common.record.memory_records_builder import (
     MemoryRecordsBuilder,
     with_end_transaction_marker,
     with_kraft_version_record,
@@ -31,8 +38,9 @@ from kafka_edu.log.memory_records_builder import (
     with_snapshot_footer_record,
     with_snapshot_header_record,
 )
-from kafka_edu.metadata.metadata_record_serde import MetadataRecordSerde
-from kafka_edu.metadata.records import ApiMessageAndVersion, NoOpRecord, TopicRecord
+from kafka_edu.v3_9.clients.common.record.control_record_utils import ControlRecordType, ControlRecordUtils
+from kafka_edu.v3_9.metadata.common.metadata import ApiMessageAndVersion, NoOpRecord, TopicRecord
+from kafka_edu.v3_9.metadata.metadata.metadata_record_serde import MetadataRecordSerde
 
 NOW = 1_730_000_000_000
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
-from kafka_edu.controller.controller_event_manager import ControllerEvent, ControllerEventManager
-from kafka_edu.controller.controller_state import ControllerState
 from kafka_edu.tracing import setup_tracing, span
+from kafka_edu.v1_0_2.core.controller.controller_event_manager import ControllerEvent, ControllerEventManager
+from kafka_edu.v1_0_2.core.controller.controller_state import ControllerState
 from tests.integration.helpers import wait_until
 
 

@@ -14,17 +14,21 @@ from pathlib import Path
 from kio.schema.leader_change_message.v0.data import LeaderChangeMessage, Voter
 from kio.static.primitive import i16, i32
 
-from kafka_edu.common.record.control_record_utils import ControlRecordType
-from kafka_edu.common.uuid import Uuid
-from kafka_edu.log.compression_type import CompressionType
-from kafka_edu.log.file_records import DefaultRecordBatch, TimestampType
-from kafka_edu.log.memory_records_builder import MemoryRecordsBuilder, with_leader_change_message, with_records
-from kafka_edu.metadata.metadata_record_serde import MetadataRecordSerde
-from kafka_edu.metadata.records import ApiMessageAndVersion, NoOpRecord, PartitionRecord, TopicRecord
-from kafka_edu.raft.offset_and_epoch import OffsetAndEpoch
-from kafka_edu.snapshot.file_raw_snapshot_writer import FileRawSnapshotWriter
-from kafka_edu.snapshot.records_snapshot_writer import RecordsSnapshotWriter
-from kafka_edu.tools import dump_log_segments, storage_tool
+from kafka_edu.v1_0_2.clients.common.record.compression_type import CompressionType
+from kafka_edu.v1_0_2.clients.common.record.file_records import DefaultRecordBatch, TimestampType
+from kafka_edu.v1_0_2.clients.common.record.memory_records_builder import (
+    MemoryRecordsBuilder,
+    with_leader_change_message,
+    with_records,
+)
+from kafka_edu.v3_9.clients.common.record.control_record_utils import ControlRecordType
+from kafka_edu.v3_9.clients.common.uuid import Uuid
+from kafka_edu.v3_9.core.tools import dump_log_segments, storage_tool
+from kafka_edu.v3_9.metadata.common.metadata import ApiMessageAndVersion, NoOpRecord, PartitionRecord, TopicRecord
+from kafka_edu.v3_9.metadata.metadata.metadata_record_serde import MetadataRecordSerde
+from kafka_edu.v3_9.raft.raft.offset_and_epoch import OffsetAndEpoch
+from kafka_edu.v3_9.raft.snapshot.file_raw_snapshot_writer import FileRawSnapshotWriter
+from kafka_edu.v3_9.raft.snapshot.records_snapshot_writer import RecordsSnapshotWriter
 
 REPO = Path(__file__).resolve().parents[2]
 T = 1_732_000_000_000

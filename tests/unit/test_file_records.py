@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from kafka_edu.log import file_records
-from kafka_edu.log.file_records import FileRecords, MemoryRecords, build_batch, write_fully
+from kafka_edu.v1_0_2.clients.common.record import file_records
+from kafka_edu.v1_0_2.clients.common.record.file_records import FileRecords, MemoryRecords, build_batch, write_fully
 
 
 def test_append_writes_the_batches_after_what_is_there(tmp_path: Path) -> None:

@@ -12,21 +12,21 @@ from pathlib import Path
 
 import pytest
 
-from kafka_edu.common.errors import IllegalStateException
-from kafka_edu.coordinator.group.group_coordinator import GroupConfig, GroupCoordinator, JoinGroupResult
-from kafka_edu.coordinator.group.group_metadata import AwaitingSync, GroupMetadata, PreparingRebalance
-from kafka_edu.coordinator.group.group_metadata_manager import (
+from kafka_edu.tracing import setup_tracing
+from kafka_edu.v1_0_2.clients.common.errors import IllegalStateException
+from kafka_edu.v1_0_2.core.coordinator.group.group_coordinator import GroupConfig, GroupCoordinator, JoinGroupResult
+from kafka_edu.v1_0_2.core.coordinator.group.group_metadata import AwaitingSync, GroupMetadata, PreparingRebalance
+from kafka_edu.v1_0_2.core.coordinator.group.group_metadata_manager import (
     GroupMetadataKey,
     GroupMetadataManager,
     OffsetKey,
     read_message_key,
 )
-from kafka_edu.coordinator.group.offset_and_metadata import OffsetAndMetadata
-from kafka_edu.coordinator.group.offset_config import OffsetConfig
-from kafka_edu.log.log import TopicPartition
-from kafka_edu.protocol.errors import Errors
-from kafka_edu.server.delayed_operation import DelayedOperationPurgatory
-from kafka_edu.tracing import setup_tracing
+from kafka_edu.v1_0_2.core.coordinator.group.offset_and_metadata import OffsetAndMetadata
+from kafka_edu.v1_0_2.core.coordinator.group.offset_config import OffsetConfig
+from kafka_edu.v1_0_2.core.log.log import TopicPartition
+from kafka_edu.v1_0_2.core.server.delayed_operation import DelayedOperationPurgatory
+from kafka_edu.v3_9.clients.common.protocol.errors import Errors
 from tests.integration.helpers import wait_until
 from tests.unit.helpers import Reply, StubReplicaManager, records_in
 

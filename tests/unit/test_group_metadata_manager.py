@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from kafka_edu.coordinator.group.group_metadata import Dead, Empty, GroupMetadata, Stable
-from kafka_edu.coordinator.group.group_metadata_manager import (
+from kafka_edu.v1_0_2.core.coordinator.group.group_metadata import Dead, Empty, GroupMetadata, Stable
+from kafka_edu.v1_0_2.core.coordinator.group.group_metadata_manager import (
     GroupMetadataKey,
     GroupMetadataManager,
     GroupTopicPartition,
@@ -27,11 +27,11 @@ from kafka_edu.coordinator.group.group_metadata_manager import (
     read_offset_message_value,
     utils_abs,
 )
-from kafka_edu.coordinator.group.member_metadata import MemberMetadata
-from kafka_edu.coordinator.group.offset_and_metadata import OffsetAndMetadata
-from kafka_edu.coordinator.group.offset_config import OffsetConfig
-from kafka_edu.log.log import TopicPartition
-from kafka_edu.protocol.errors import Errors
+from kafka_edu.v1_0_2.core.coordinator.group.member_metadata import MemberMetadata
+from kafka_edu.v1_0_2.core.coordinator.group.offset_and_metadata import OffsetAndMetadata
+from kafka_edu.v1_0_2.core.coordinator.group.offset_config import OffsetConfig
+from kafka_edu.v1_0_2.core.log.log import TopicPartition
+from kafka_edu.v3_9.clients.common.protocol.errors import Errors
 from tests.integration.helpers import wait_until
 from tests.unit.helpers import Reply, StubPartition, StubReplicaManager, records_in
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from kafka_edu.server.kafka_config import (
+from kafka_edu.v1_0_2.core.server.kafka_config import (
     ConfigException,
     EndPoint,
     IllegalArgumentException,

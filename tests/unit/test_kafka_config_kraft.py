@@ -7,15 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from kafka_edu.raft.quorum_config import QuorumConfig
-from kafka_edu.server.broker_metadata_checkpoint import load_props
-from kafka_edu.server.kafka_config import (
+from kafka_edu.v1_0_2.core.server.broker_metadata_checkpoint import load_props
+from kafka_edu.v1_0_2.core.server.kafka_config import (
     ConfigException,
     EndPoint,
     IllegalArgumentException,
     KafkaConfig,
     ProcessRole,
 )
+from kafka_edu.v3_9.raft.raft.quorum_config import QuorumConfig
 
 CONFIG_DIR = Path(__file__).resolve().parents[2] / "config" / "kraft"
 

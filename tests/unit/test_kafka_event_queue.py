@@ -9,16 +9,16 @@ from concurrent.futures import Future
 
 import pytest
 
-from kafka_edu.common.errors import RejectedExecutionException, TimeoutException
-from kafka_edu.queue.event_queue import (
+from kafka_edu.tracing import provider, setup_tracing
+from kafka_edu.v1_0_2.clients.common.errors import RejectedExecutionException, TimeoutException
+from kafka_edu.v3_9.server_common.queue.event_queue import (
     DeadlineFunction,
     EarliestDeadlineFunction,
     Event,
     LatestDeadlineFunction,
     NoDeadlineFunction,
 )
-from kafka_edu.queue.kafka_event_queue import SYSTEM_TIME, KafkaEventQueue
-from kafka_edu.tracing import provider, setup_tracing
+from kafka_edu.v3_9.server_common.queue.kafka_event_queue import SYSTEM_TIME, KafkaEventQueue
 
 WAIT_S = 10
 SECOND_NS = 1_000_000_000

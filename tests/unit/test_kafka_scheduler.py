@@ -6,8 +6,8 @@ import threading
 
 import pytest
 
-from kafka_edu.common.errors import IllegalStateException
-from kafka_edu.utils.kafka_scheduler import KafkaScheduler
+from kafka_edu.v1_0_2.clients.common.errors import IllegalStateException
+from kafka_edu.v1_0_2.core.utils.kafka_scheduler import KafkaScheduler
 
 
 def test_periodic_and_one_shot_tasks_run_on_named_threads():

@@ -15,13 +15,13 @@ from typing import Any
 import pytest
 from opentelemetry import trace
 
-from kafka_edu.metadata.controller.controller_request_context import ANONYMOUS_CONTEXT
-from kafka_edu.queue.event_queue import Event
-from kafka_edu.queue.kafka_event_queue import SYSTEM_TIME, KafkaEventQueue
-from kafka_edu.raft.leader_and_epoch import LeaderAndEpoch
-from kafka_edu.raft.raft_client import RaftClient
 from kafka_edu.tracing import provider, setup_tracing
 from kafka_edu.tracing.requests import UNSAMPLED
+from kafka_edu.v3_9.metadata.controller.controller_request_context import ANONYMOUS_CONTEXT
+from kafka_edu.v3_9.raft.raft.leader_and_epoch import LeaderAndEpoch
+from kafka_edu.v3_9.raft.raft.raft_client import RaftClient
+from kafka_edu.v3_9.server_common.queue.event_queue import Event
+from kafka_edu.v3_9.server_common.queue.kafka_event_queue import SYSTEM_TIME, KafkaEventQueue
 from tests.integration.helpers import wait_until
 from tests.unit.controller_kraft.test_kraft_quorum_controller import (
     Cluster,

@@ -10,24 +10,24 @@ from typing import Any
 
 import pytest
 
-from kafka_edu.cluster.partition import Replica
-from kafka_edu.common.errors import KafkaStorageException
-from kafka_edu.common.requests.epoch_end_offset import UNDEFINED_EPOCH_OFFSET, EpochEndOffset
-from kafka_edu.log.file_records import MemoryRecords
-from kafka_edu.log.log import Log, TopicPartition
-from kafka_edu.log.log_config import LogConfig
-from kafka_edu.log.memory_records_builder import with_records
-from kafka_edu.protocol.api_keys import ApiKeys
-from kafka_edu.protocol.builder import build
-from kafka_edu.protocol.errors import Errors
-from kafka_edu.server.abstract_fetcher_thread import BrokerEndPoint, PartitionFetchState
-from kafka_edu.server.checkpoints.leader_epoch_checkpoint_file import LeaderEpochCheckpointFile, new_file
-from kafka_edu.server.checkpoints.offset_checkpoint_file import OffsetCheckpointFile
-from kafka_edu.server.epoch.leader_epoch_file_cache import UNDEFINED_EPOCH, EpochEntry, LeaderEpochFileCache
-from kafka_edu.server.kafka_config import KafkaConfig
-from kafka_edu.server.log_dir_failure_channel import LogDirFailureChannel
-from kafka_edu.server.replica_fetcher_thread import ReplicaFetcherThread
 from kafka_edu.tracing import setup_tracing
+from kafka_edu.v1_0_2.clients.common.errors import KafkaStorageException
+from kafka_edu.v1_0_2.clients.common.record.file_records import MemoryRecords
+from kafka_edu.v1_0_2.clients.common.record.memory_records_builder import with_records
+from kafka_edu.v1_0_2.clients.common.requests.epoch_end_offset import UNDEFINED_EPOCH_OFFSET, EpochEndOffset
+from kafka_edu.v1_0_2.core.cluster.partition import Replica
+from kafka_edu.v1_0_2.core.log.log import Log, TopicPartition
+from kafka_edu.v1_0_2.core.log.log_config import LogConfig
+from kafka_edu.v1_0_2.core.server.abstract_fetcher_thread import BrokerEndPoint, PartitionFetchState
+from kafka_edu.v1_0_2.core.server.checkpoints.leader_epoch_checkpoint_file import LeaderEpochCheckpointFile, new_file
+from kafka_edu.v1_0_2.core.server.checkpoints.offset_checkpoint_file import OffsetCheckpointFile
+from kafka_edu.v1_0_2.core.server.epoch.leader_epoch_file_cache import UNDEFINED_EPOCH, EpochEntry, LeaderEpochFileCache
+from kafka_edu.v1_0_2.core.server.kafka_config import KafkaConfig
+from kafka_edu.v1_0_2.core.server.log_dir_failure_channel import LogDirFailureChannel
+from kafka_edu.v1_0_2.core.server.replica_fetcher_thread import ReplicaFetcherThread
+from kafka_edu.v3_9.clients.common.protocol.api_keys import ApiKeys
+from kafka_edu.v3_9.clients.common.protocol.builder import build
+from kafka_edu.v3_9.clients.common.protocol.errors import Errors
 from tests.unit.image.records import ORDERS, change_leader, feature_level, partition, register_broker, topic, unfence
 from tests.unit.kraft_broker_data.local_broker import LocalBroker
 

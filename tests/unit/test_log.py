@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from kio.records.readers import read_batch
 
-from kafka_edu.common.errors import KafkaException
-from kafka_edu.log.file_records import build_batch
-from kafka_edu.log.log import (
+from kafka_edu.v1_0_2.clients.common.errors import KafkaException
+from kafka_edu.v1_0_2.clients.common.record.file_records import build_batch
+from kafka_edu.v1_0_2.core.log.log import (
     Log,
     OffsetOutOfRangeException,
     OffsetsOutOfOrderException,
@@ -18,7 +18,7 @@ from kafka_edu.log.log import (
     TopicPartition,
     UnexpectedAppendOffsetException,
 )
-from kafka_edu.log.log_config import ConfigException, LogConfig
+from kafka_edu.v1_0_2.core.log.log_config import ConfigException, LogConfig
 
 
 @pytest.fixture

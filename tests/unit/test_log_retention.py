@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from kafka_edu.log.file_records import build_batch
-from kafka_edu.log.log import Log, OffsetOutOfRangeException
-from kafka_edu.log.log_config import LogConfig
+from kafka_edu.v1_0_2.clients.common.record.file_records import build_batch
+from kafka_edu.v1_0_2.core.log.log import Log, OffsetOutOfRangeException
+from kafka_edu.v1_0_2.core.log.log_config import LogConfig
 
 T0 = 1_700_000_000_000
 MINUTE = 60_000

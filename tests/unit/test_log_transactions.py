@@ -8,23 +8,26 @@ from pathlib import Path
 import pytest
 from kafka.record.default_records import DefaultRecordBatchBuilder
 
-from kafka_edu.common.errors import (
+from kafka_edu.v1_0_2.clients.common.errors import (
     InvalidRecordException,
     InvalidTxnStateException,
     ProducerFencedException,
     TransactionCoordinatorFencedException,
 )
-from kafka_edu.common.record.control_record_utils import ControlRecordType
-from kafka_edu.common.record.end_transaction_marker import EndTransactionMarker
-from kafka_edu.common.requests.fetch_response import AbortedTransaction
-from kafka_edu.common.requests.isolation_level import IsolationLevel
-from kafka_edu.log.compression_type import CompressionType
-from kafka_edu.log.file_records import MemoryRecords, TimestampType
-from kafka_edu.log.log import Log
-from kafka_edu.log.log_config import LogConfig
-from kafka_edu.log.memory_records_builder import MemoryRecordsBuilder, with_end_transaction_marker
-from kafka_edu.log.transaction_index import AbortedTxn
-from kafka_edu.protocol.errors import Errors
+from kafka_edu.v1_0_2.clients.common.record.compression_type import CompressionType
+from kafka_edu.v1_0_2.clients.common.record.end_transaction_marker import EndTransactionMarker
+from kafka_edu.v1_0_2.clients.common.record.file_records import MemoryRecords, TimestampType
+from kafka_edu.v1_0_2.clients.common.record.memory_records_builder import (
+    MemoryRecordsBuilder,
+    with_end_transaction_marker,
+)
+from kafka_edu.v1_0_2.clients.common.requests.fetch_response import AbortedTransaction
+from kafka_edu.v1_0_2.clients.common.requests.isolation_level import IsolationLevel
+from kafka_edu.v1_0_2.core.log.log import Log
+from kafka_edu.v1_0_2.core.log.log_config import LogConfig
+from kafka_edu.v1_0_2.core.log.transaction_index import AbortedTxn
+from kafka_edu.v3_9.clients.common.protocol.errors import Errors
+from kafka_edu.v3_9.clients.common.record.control_record_utils import ControlRecordType
 
 NOW = 1_700_000_000_000
 READ_COMMITTED = IsolationLevel.READ_COMMITTED

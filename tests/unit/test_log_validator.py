@@ -19,17 +19,16 @@ from kafka.record.default_records import DefaultRecordBatch as KpBatch
 from kafka.record.default_records import DefaultRecordBatchBuilder
 from kafka.record.legacy_records import LegacyRecordBatchBuilder
 
-from kafka_edu.common.errors import (
+from kafka_edu.v1_0_2.clients.common.errors import (
     CorruptRecordException,
     InvalidRecordException,
     InvalidTimestampException,
     RecordTooLargeException,
     UnsupportedForMessageFormatException,
 )
-from kafka_edu.log import log_validator
-from kafka_edu.log.compression_type import CompressionType
-from kafka_edu.log.default_record import DefaultRecord
-from kafka_edu.log.file_records import (
+from kafka_edu.v1_0_2.clients.common.record.compression_type import CompressionType
+from kafka_edu.v1_0_2.clients.common.record.default_record import DefaultRecord
+from kafka_edu.v1_0_2.clients.common.record.file_records import (
     ATTRIBUTES_OFFSET,
     CRC_OFFSET,
     RECORDS_COUNT_OFFSET,
@@ -38,9 +37,10 @@ from kafka_edu.log.file_records import (
     TimestampType,
     build_batch,
 )
-from kafka_edu.log.log import Log
-from kafka_edu.log.log_config import LogConfig
-from kafka_edu.protocol.errors import Errors
+from kafka_edu.v1_0_2.core.log import log_validator
+from kafka_edu.v1_0_2.core.log.log import Log
+from kafka_edu.v1_0_2.core.log.log_config import LogConfig
+from kafka_edu.v3_9.clients.common.protocol.errors import Errors
 
 NOW = 1_700_000_000_000
 CODECS = {"gzip": 1, "snappy": 2, "snappy-raw": 2, "lz4": 3, "zstd": 4}

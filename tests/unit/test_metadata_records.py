@@ -9,9 +9,8 @@ import pytest
 from kio.schema.types import BrokerId, TopicName
 from kio.static.primitive import i8, i16, i32, i64, u16
 
-from kafka_edu.common.errors import UnsupportedVersionException
-from kafka_edu.metadata.metadata_record_serde import MetadataParseException, MetadataRecordSerde
-from kafka_edu.metadata.records import (
+from kafka_edu.v1_0_2.clients.common.errors import UnsupportedVersionException
+from kafka_edu.v3_9.metadata.common.metadata import (
     AbortTransactionRecord,
     ApiMessageAndVersion,
     BeginTransactionRecord,
@@ -33,6 +32,7 @@ from kafka_edu.metadata.records import (
     UnfenceBrokerRecord,
     UnregisterBrokerRecord,
 )
+from kafka_edu.v3_9.metadata.metadata.metadata_record_serde import MetadataParseException, MetadataRecordSerde
 
 SERDE = MetadataRecordSerde.INSTANCE
 TOPIC_ID = uuid.UUID("0123456789abcdef0123456789abcdef")

@@ -7,14 +7,14 @@ from pathlib import Path
 import pytest
 from kafka.record.default_records import DefaultRecordBatchBuilder
 
-from kafka_edu.common.errors import (
+from kafka_edu.v1_0_2.clients.common.errors import (
     OutOfOrderSequenceException,
     ProducerFencedException,
     UnknownProducerIdException,
 )
-from kafka_edu.log.log import Log
-from kafka_edu.log.log_config import LogConfig
-from kafka_edu.log.producer_state_manager import (
+from kafka_edu.v1_0_2.core.log.log import Log
+from kafka_edu.v1_0_2.core.log.log_config import LogConfig
+from kafka_edu.v1_0_2.core.log.producer_state_manager import (
     CorruptSnapshotException,
     ProducerIdEntry,
     read_snapshot,

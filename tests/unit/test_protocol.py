@@ -1,4 +1,5 @@
-"""Tests for kafka_edu.protocol: ApiKeys, Errors and the request/response codec, checked against kafka-python."""
+"""Tests for kafka_edu.v3_9.clients.common.protocol: ApiKeys, Errors and the request/response codec, checked against
+kafka-python."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ from kio.schema.metadata.v12.request import MetadataRequestTopic as TopicV12
 from kio.schema.produce.v9.request import PartitionProduceData, ProduceRequest, TopicProduceData
 from kio.static.primitive import Records, i32Timedelta
 
-from kafka_edu.protocol import (
+from kafka_edu.v3_9.clients.common.protocol import (
     TRACEPARENT_TAG,
     ApiKeys,
     Errors,

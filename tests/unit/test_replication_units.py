@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import json
 
-from kafka_edu.api.leader_and_isr import LeaderAndIsr
-from kafka_edu.cluster.partition import Replica
-from kafka_edu.log.log import TopicPartition
-from kafka_edu.server.abstract_fetcher_manager import AbstractFetcherManager, java_string_hash
-from kafka_edu.server.metadata_cache import Broker, MetadataCache, PartitionState, UpdateMetadataRequest
-from kafka_edu.server.replica_manager import LogReadResult
-from kafka_edu.utils.replication_utils import generate_isr_change_json
-from kafka_edu.utils.zk_utils import leader_and_isr_zk_data
+from kafka_edu.v1_0_2.core.api.leader_and_isr import LeaderAndIsr
+from kafka_edu.v1_0_2.core.cluster.partition import Replica
+from kafka_edu.v1_0_2.core.log.log import TopicPartition
+from kafka_edu.v1_0_2.core.server.abstract_fetcher_manager import AbstractFetcherManager, java_string_hash
+from kafka_edu.v1_0_2.core.server.metadata_cache import Broker, MetadataCache, PartitionState, UpdateMetadataRequest
+from kafka_edu.v1_0_2.core.server.replica_manager import LogReadResult
+from kafka_edu.v1_0_2.core.utils.replication_utils import generate_isr_change_json
+from kafka_edu.v1_0_2.core.utils.zk_utils import leader_and_isr_zk_data
 
 
 def test_fetcher_id_uses_java_string_hash() -> None:

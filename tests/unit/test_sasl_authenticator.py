@@ -11,20 +11,20 @@ from typing import Any
 
 import pytest
 
-from kafka_edu.common.errors import KafkaException
-from kafka_edu.common.network.sasl_channel_builder import server_channel_builder
-from kafka_edu.common.network.selector import Selector
-from kafka_edu.protocol.api_keys import ApiKeys
-from kafka_edu.protocol.builder import build
-from kafka_edu.protocol.codec import decode_response, encode_request
-from kafka_edu.protocol.errors import Errors
-from kafka_edu.security.auth.kafka_principal import KafkaPrincipal
-from kafka_edu.security.credential_provider import CredentialProvider
-from kafka_edu.security.scram import scram_credential_utils
-from kafka_edu.security.scram.scram_formatter import ScramFormatter
-from kafka_edu.security.scram.scram_mechanism import ScramMechanism
-from kafka_edu.server.kafka_apis import broker_api_version_manager
-from kafka_edu.server.kafka_config import KafkaConfig
+from kafka_edu.v1_0_2.clients.common.errors import KafkaException
+from kafka_edu.v1_0_2.clients.common.network.sasl_channel_builder import server_channel_builder
+from kafka_edu.v1_0_2.clients.common.network.selector import Selector
+from kafka_edu.v1_0_2.clients.common.security.auth.kafka_principal import KafkaPrincipal
+from kafka_edu.v1_0_2.clients.common.security.scram import scram_credential_utils
+from kafka_edu.v1_0_2.clients.common.security.scram.scram_formatter import ScramFormatter
+from kafka_edu.v1_0_2.clients.common.security.scram.scram_mechanism import ScramMechanism
+from kafka_edu.v1_0_2.core.security.credential_provider import CredentialProvider
+from kafka_edu.v1_0_2.core.server.kafka_apis import broker_api_version_manager
+from kafka_edu.v1_0_2.core.server.kafka_config import KafkaConfig
+from kafka_edu.v3_9.clients.common.protocol.api_keys import ApiKeys
+from kafka_edu.v3_9.clients.common.protocol.builder import build
+from kafka_edu.v3_9.clients.common.protocol.codec import decode_response, encode_request
+from kafka_edu.v3_9.clients.common.protocol.errors import Errors
 from tests.unit.test_sasl_scram import ScramClient
 
 JAAS = """KafkaServer {

@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from kafka_edu.common.errors import IllegalArgumentException, KafkaException, SaslAuthenticationException, SaslException
-from kafka_edu.security.jaas_context import JaasContext, parse_jaas_config
-from kafka_edu.security.plain.plain_sasl_server import PlainSaslServer
+from kafka_edu.v1_0_2.clients.common.errors import (
+    IllegalArgumentException,
+    KafkaException,
+    SaslAuthenticationException,
+    SaslException,
+)
+from kafka_edu.v1_0_2.clients.common.security.jaas_context import JaasContext, parse_jaas_config
+from kafka_edu.v1_0_2.clients.common.security.plain.plain_sasl_server import PlainSaslServer
 
 JAAS = """
 // the broker's logins

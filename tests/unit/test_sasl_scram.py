@@ -7,20 +7,28 @@ import base64
 
 import pytest
 
-from kafka_edu.common.errors import (
+from kafka_edu.v1_0_2.clients.common.errors import (
     IllegalArgumentException,
     IllegalSaslStateException,
     SaslAuthenticationException,
     SaslException,
 )
-from kafka_edu.security.authenticator.credential_cache import CredentialCache
-from kafka_edu.security.credential_provider import CredentialProvider
-from kafka_edu.security.scram import scram_credential_utils
-from kafka_edu.security.scram.scram_credential import ScramCredential
-from kafka_edu.security.scram.scram_formatter import ScramFormatter
-from kafka_edu.security.scram.scram_mechanism import ScramMechanism
-from kafka_edu.security.scram.scram_messages import ClientFinalMessage, ClientFirstMessage, ServerFirstMessage
-from kafka_edu.security.scram.scram_sasl_server import ScramSaslServer, ScramServerCallbackHandler, State
+from kafka_edu.v1_0_2.clients.common.security.authenticator.credential_cache import CredentialCache
+from kafka_edu.v1_0_2.clients.common.security.scram import scram_credential_utils
+from kafka_edu.v1_0_2.clients.common.security.scram.scram_credential import ScramCredential
+from kafka_edu.v1_0_2.clients.common.security.scram.scram_formatter import ScramFormatter
+from kafka_edu.v1_0_2.clients.common.security.scram.scram_mechanism import ScramMechanism
+from kafka_edu.v1_0_2.clients.common.security.scram.scram_messages import (
+    ClientFinalMessage,
+    ClientFirstMessage,
+    ServerFirstMessage,
+)
+from kafka_edu.v1_0_2.clients.common.security.scram.scram_sasl_server import (
+    ScramSaslServer,
+    ScramServerCallbackHandler,
+    State,
+)
+from kafka_edu.v1_0_2.core.security.credential_provider import CredentialProvider
 
 # RFC 7677, section 3: user "user", password "pencil"
 RFC_SALT = base64.b64decode("W22ZaJ0SNY7soEsUEjb6gQ==")

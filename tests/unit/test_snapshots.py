@@ -11,18 +11,22 @@ import pytest
 from kio.schema.types import TopicName
 from kio.static.primitive import i16
 
-from kafka_edu.common.errors import IllegalStateException, InvalidRecordException, RecordBatchTooLargeException
-from kafka_edu.common.record.control_record_utils import ControlRecordType, ControlRecordUtils
-from kafka_edu.log.file_records import FileRecords
-from kafka_edu.log.memory_records_builder import with_records
-from kafka_edu.metadata.metadata_record_serde import MetadataRecordSerde
-from kafka_edu.metadata.records import ApiMessageAndVersion, FeatureLevelRecord, TopicRecord
-from kafka_edu.raft.offset_and_epoch import OffsetAndEpoch
-from kafka_edu.snapshot.file_raw_snapshot_reader import FileRawSnapshotReader
-from kafka_edu.snapshot.file_raw_snapshot_writer import FileRawSnapshotWriter
-from kafka_edu.snapshot.records_snapshot_reader import RecordsSnapshotReader
-from kafka_edu.snapshot.records_snapshot_writer import RecordsSnapshotWriter
-from kafka_edu.snapshot.snapshots import Snapshots
+from kafka_edu.v1_0_2.clients.common.errors import (
+    IllegalStateException,
+    InvalidRecordException,
+    RecordBatchTooLargeException,
+)
+from kafka_edu.v1_0_2.clients.common.record.file_records import FileRecords
+from kafka_edu.v1_0_2.clients.common.record.memory_records_builder import with_records
+from kafka_edu.v3_9.clients.common.record.control_record_utils import ControlRecordType, ControlRecordUtils
+from kafka_edu.v3_9.metadata.common.metadata import ApiMessageAndVersion, FeatureLevelRecord, TopicRecord
+from kafka_edu.v3_9.metadata.metadata.metadata_record_serde import MetadataRecordSerde
+from kafka_edu.v3_9.raft.raft.offset_and_epoch import OffsetAndEpoch
+from kafka_edu.v3_9.raft.snapshot.file_raw_snapshot_reader import FileRawSnapshotReader
+from kafka_edu.v3_9.raft.snapshot.file_raw_snapshot_writer import FileRawSnapshotWriter
+from kafka_edu.v3_9.raft.snapshot.records_snapshot_reader import RecordsSnapshotReader
+from kafka_edu.v3_9.raft.snapshot.records_snapshot_writer import RecordsSnapshotWriter
+from kafka_edu.v3_9.raft.snapshot.snapshots import Snapshots
 
 SERDE = MetadataRecordSerde.INSTANCE
 SNAPSHOT_ID = OffsetAndEpoch(100, 3)

@@ -16,23 +16,23 @@ from pathlib import Path
 import pytest
 from kio.records.readers import read_batch
 
-from kafka_edu.common.uuid import RESERVED, Uuid
-from kafka_edu.log.file_records import FileRecords
-from kafka_edu.metadata.bootstrap.bootstrap_directory import BootstrapDirectory
-from kafka_edu.metadata.metadata_record_serde import MetadataRecordSerde
-from kafka_edu.metadata.properties.meta_properties import (
+from kafka_edu.tracing import provider
+from kafka_edu.v1_0_2.clients.common.record.file_records import FileRecords
+from kafka_edu.v3_9.clients.common.uuid import RESERVED, Uuid
+from kafka_edu.v3_9.core.tools import storage_tool
+from kafka_edu.v3_9.metadata.common.metadata import FeatureLevelRecord
+from kafka_edu.v3_9.metadata.metadata.bootstrap.bootstrap_directory import BootstrapDirectory
+from kafka_edu.v3_9.metadata.metadata.metadata_record_serde import MetadataRecordSerde
+from kafka_edu.v3_9.metadata.metadata.properties.meta_properties import (
     MetaProperties,
     MetaPropertiesEnsemble,
     VerificationFlag,
     read_properties_file,
     write_properties_file,
 )
-from kafka_edu.metadata.records import FeatureLevelRecord
-from kafka_edu.snapshot.file_raw_snapshot_reader import FileRawSnapshotReader
-from kafka_edu.snapshot.records_snapshot_reader import RecordsSnapshotReader
-from kafka_edu.snapshot.snapshots import Snapshots
-from kafka_edu.tools import storage_tool
-from kafka_edu.tracing import provider
+from kafka_edu.v3_9.raft.snapshot.file_raw_snapshot_reader import FileRawSnapshotReader
+from kafka_edu.v3_9.raft.snapshot.records_snapshot_reader import RecordsSnapshotReader
+from kafka_edu.v3_9.raft.snapshot.snapshots import Snapshots
 
 REPO = Path(__file__).resolve().parents[2]
 CLUSTER_ID = "b3dGE68sQQKzfk80C_aLZw"

@@ -180,7 +180,7 @@ def test_every_instrumented_symbol_names_a_method_of_the_port_and_is_wrapped_onc
 
 def test_an_instrumented_method_is_traced_under_its_kafka_name():
     from kafka_edu.tracing import setup_tracing
-    from kafka_edu.utils.zk_utils import ZkUtils
+    from kafka_edu.v1_0_2.core.utils.zk_utils import ZkUtils
 
     tracing = setup_tracing("broker-0", "run-1")
     try:
@@ -205,8 +205,9 @@ MARKER = re.compile(r"\b(step|span|event|set_attributes|open_span|end_span|activ
                     r"remote_span_context|current_span_context|link_to_writer)\(")
 
 
-@pytest.mark.parametrize("module", ["kafka_edu/controller/kafka_controller.py", "kafka_edu/network/socket_server.py",
-                                    "kafka_edu/server/kafka_server.py"])
+@pytest.mark.parametrize("module", ["kafka_edu/v1_0_2/core/controller/kafka_controller.py",
+                                    "kafka_edu/v1_0_2/core/network/socket_server.py",
+                                    "kafka_edu/v1_0_2/core/server/kafka_server.py"])
 def test_a_module_carries_at_most_one_tracing_call_per_step(module: str):
     source = (REPO / module).read_text()
     lines = [line for line in source.splitlines() if MARKER.search(line)]

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from kafka_edu.coordinator.transaction import transaction_log
-from kafka_edu.coordinator.transaction.transaction_metadata import (
+from kafka_edu.v1_0_2.clients.common.record.file_records import MemoryRecords
+from kafka_edu.v1_0_2.core.coordinator.transaction import transaction_log
+from kafka_edu.v1_0_2.core.coordinator.transaction.transaction_metadata import (
     CompleteAbort,
     CompleteCommit,
     Empty,
@@ -17,10 +18,9 @@ from kafka_edu.coordinator.transaction.transaction_metadata import (
     PrepareAbort,
     PrepareCommit,
 )
-from kafka_edu.coordinator.transaction.transaction_state_manager import TRANSACTION_STATE_TOPIC_NAME
-from kafka_edu.log.file_records import MemoryRecords
-from kafka_edu.log.log import TopicPartition
-from kafka_edu.protocol.errors import Errors
+from kafka_edu.v1_0_2.core.coordinator.transaction.transaction_state_manager import TRANSACTION_STATE_TOPIC_NAME
+from kafka_edu.v1_0_2.core.log.log import TopicPartition
+from kafka_edu.v3_9.clients.common.protocol.errors import Errors
 from tests.integration.helpers import wait_until
 from tests.unit.transaction_harness import Harness, TxnReplicaManager
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from kafka_edu.common.errors import IllegalArgumentException, KafkaException
-from kafka_edu.common.requests.fetch_response import AbortedTransaction
-from kafka_edu.log.transaction_index import AbortedTxn, TransactionIndex, TxnIndexSearchResult
+from kafka_edu.v1_0_2.clients.common.errors import IllegalArgumentException, KafkaException
+from kafka_edu.v1_0_2.clients.common.requests.fetch_response import AbortedTransaction
+from kafka_edu.v1_0_2.core.log.transaction_index import AbortedTxn, TransactionIndex, TxnIndexSearchResult
 
 
 @pytest.fixture

@@ -7,9 +7,9 @@ import struct
 
 import pytest
 
-from kafka_edu.common.errors import IllegalStateException, KafkaException
-from kafka_edu.coordinator.transaction import transaction_log
-from kafka_edu.coordinator.transaction.transaction_metadata import (
+from kafka_edu.v1_0_2.clients.common.errors import IllegalStateException, KafkaException
+from kafka_edu.v1_0_2.core.coordinator.transaction import transaction_log
+from kafka_edu.v1_0_2.core.coordinator.transaction.transaction_metadata import (
     CompleteAbort,
     CompleteCommit,
     Dead,
@@ -23,7 +23,7 @@ from kafka_edu.coordinator.transaction.transaction_metadata import (
     byte_to_state,
     is_valid_transition,
 )
-from kafka_edu.log.log import TopicPartition
+from kafka_edu.v1_0_2.core.log.log import TopicPartition
 
 
 def test_key_is_version_0_and_the_transactional_id():

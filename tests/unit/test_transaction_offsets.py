@@ -9,18 +9,18 @@ from pathlib import Path
 
 import pytest
 
-from kafka_edu.common.record.control_record_utils import ControlRecordType
-from kafka_edu.common.record.end_transaction_marker import EndTransactionMarker
-from kafka_edu.common.requests.transaction_result import TransactionResult
-from kafka_edu.coordinator.group.group_coordinator import GroupConfig, GroupCoordinator
-from kafka_edu.coordinator.group.group_metadata_manager import GroupMetadataManager
-from kafka_edu.coordinator.group.offset_and_metadata import OffsetAndMetadata
-from kafka_edu.coordinator.group.offset_config import OffsetConfig
-from kafka_edu.log.file_records import MemoryRecords
-from kafka_edu.log.log import TopicPartition
-from kafka_edu.log.memory_records_builder import with_end_transaction_marker
-from kafka_edu.protocol.errors import Errors
-from kafka_edu.server.delayed_operation import DelayedOperationPurgatory
+from kafka_edu.v1_0_2.clients.common.record.end_transaction_marker import EndTransactionMarker
+from kafka_edu.v1_0_2.clients.common.record.file_records import MemoryRecords
+from kafka_edu.v1_0_2.clients.common.record.memory_records_builder import with_end_transaction_marker
+from kafka_edu.v1_0_2.clients.common.requests.transaction_result import TransactionResult
+from kafka_edu.v1_0_2.core.coordinator.group.group_coordinator import GroupConfig, GroupCoordinator
+from kafka_edu.v1_0_2.core.coordinator.group.group_metadata_manager import GroupMetadataManager
+from kafka_edu.v1_0_2.core.coordinator.group.offset_and_metadata import OffsetAndMetadata
+from kafka_edu.v1_0_2.core.coordinator.group.offset_config import OffsetConfig
+from kafka_edu.v1_0_2.core.log.log import TopicPartition
+from kafka_edu.v1_0_2.core.server.delayed_operation import DelayedOperationPurgatory
+from kafka_edu.v3_9.clients.common.protocol.errors import Errors
+from kafka_edu.v3_9.clients.common.record.control_record_utils import ControlRecordType
 from tests.integration.helpers import wait_until
 from tests.unit.helpers import Reply, StubReplicaManager
 

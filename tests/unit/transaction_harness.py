@@ -13,24 +13,29 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from kafka_edu.common.requests.transaction_result import TransactionResult
-from kafka_edu.coordinator.transaction.transaction_coordinator import InitProducerIdResult, TransactionCoordinator
-from kafka_edu.coordinator.transaction.transaction_marker_channel_manager import TransactionMarkerChannelManager
-from kafka_edu.coordinator.transaction.transaction_state_manager import (
+from kafka_edu.v1_0_2.clients.common.requests.transaction_result import TransactionResult
+from kafka_edu.v1_0_2.core.coordinator.transaction.transaction_coordinator import (
+    InitProducerIdResult,
+    TransactionCoordinator,
+)
+from kafka_edu.v1_0_2.core.coordinator.transaction.transaction_marker_channel_manager import (
+    TransactionMarkerChannelManager,
+)
+from kafka_edu.v1_0_2.core.coordinator.transaction.transaction_state_manager import (
     TRANSACTION_STATE_TOPIC_NAME,
     TransactionConfig,
     TransactionStateManager,
 )
-from kafka_edu.log.log import Log, TopicPartition
-from kafka_edu.log.log_config import LogConfig
-from kafka_edu.protocol.api_keys import ApiKeys
-from kafka_edu.protocol.builder import build
-from kafka_edu.protocol.errors import Errors
-from kafka_edu.raft.voter_set import Node
-from kafka_edu.server.delayed_operation import DelayedOperationPurgatory
-from kafka_edu.server.metadata_cache import NO_NODE
-from kafka_edu.server.replica_manager import PartitionResponse
-from kafka_edu.utils.kafka_scheduler import KafkaScheduler
+from kafka_edu.v1_0_2.core.log.log import Log, TopicPartition
+from kafka_edu.v1_0_2.core.log.log_config import LogConfig
+from kafka_edu.v1_0_2.core.server.delayed_operation import DelayedOperationPurgatory
+from kafka_edu.v1_0_2.core.server.metadata_cache import NO_NODE
+from kafka_edu.v1_0_2.core.server.replica_manager import PartitionResponse
+from kafka_edu.v1_0_2.core.utils.kafka_scheduler import KafkaScheduler
+from kafka_edu.v3_9.clients.common.protocol.api_keys import ApiKeys
+from kafka_edu.v3_9.clients.common.protocol.builder import build
+from kafka_edu.v3_9.clients.common.protocol.errors import Errors
+from kafka_edu.v3_9.raft.raft.voter_set import Node
 from tests.integration.helpers import wait_until
 from tests.unit.helpers import Reply, StubPartition, StubReplicaManager
 

@@ -19,10 +19,10 @@ from pathlib import Path
 
 from confluent_kafka import Producer
 
-from kafka_edu.admin.topic_command import TopicService
 from kafka_edu.cluster_runner.runner import ClusterRunner
 from kafka_edu.tracing.provider import TRACING_ENV
 from kafka_edu.tracing.query import load_run
+from kafka_edu.v1_0_2.core.admin.topic_command import TopicService
 
 SAMPLES = Path(__file__).resolve().parent
 KEPT = ("*.jsonl", "*.exit.json", "manifest.json")

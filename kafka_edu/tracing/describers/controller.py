@@ -92,7 +92,7 @@ def _leader_and_isr_response(event: Any) -> dict[str, Any]:
 
 
 def _log_dir_event_notification(event: Any) -> dict[str, Any]:
-    from kafka_edu.utils.log_dir_utils import get_broker_id_from_log_dir_event
+    from kafka_edu.v1_0_2.core.utils.log_dir_utils import get_broker_id_from_log_dir_event
     zk_utils = event.controller.zk_utils
     brokers = [b for x in event.sequence_numbers
                if (b := _quietly(lambda x=x: get_broker_id_from_log_dir_event(zk_utils, x), None)) is not None]
@@ -111,7 +111,7 @@ def _partition_reassignment(event: Any) -> dict[str, Any]:
 
 
 def _partition_reassignment_isr_change(event: Any) -> dict[str, Any]:
-    from kafka_edu.controller.controller_context import get_partition_leader_and_isr_for_topics
+    from kafka_edu.v1_0_2.core.controller.controller_context import get_partition_leader_and_isr_for_topics
     c, tp = event.controller, event.topic_partition
     if not c.is_active or tp not in c.controller_context.partitions_being_reassigned:
         return {}
@@ -123,7 +123,7 @@ def _partition_reassignment_isr_change(event: Any) -> dict[str, Any]:
 
 
 def _isr_change_notification(event: Any) -> dict[str, Any]:
-    from kafka_edu.log.log import TopicPartition
+    from kafka_edu.v1_0_2.core.log.log import TopicPartition
     if not event.controller.is_active:
         return {}
     partitions = set()
@@ -139,7 +139,7 @@ def _isr_change_notifications(event: Any) -> list[Any]:
     """The JSON of the event's `/isr_change_notification/isr_change_<seq>` znodes, read before the event deletes
     them."""
     if _ISR_CHANGES not in event.__dict__:
-        from kafka_edu.utils.zk_utils import ISR_CHANGE_NOTIFICATION_PATH
+        from kafka_edu.v1_0_2.core.utils.zk_utils import ISR_CHANGE_NOTIFICATION_PATH
         zk_utils = event.controller.zk_utils
         notifications = [_zk_json(zk_utils, f"{ISR_CHANGE_NOTIFICATION_PATH}/{x}") for x in event.sequence_numbers]
         event.__dict__[_ISR_CHANGES] = [n for n in notifications if n is not None]
@@ -195,7 +195,7 @@ def _epoch(s: Scope) -> dict[str, Any]:
 
 @start("CT.failover.03")
 def _log_dir_events(s: Scope) -> dict[str, Any]:
-    from kafka_edu.utils.zk_utils import LOG_DIR_EVENT_NOTIFICATION_PATH
+    from kafka_edu.v1_0_2.core.utils.zk_utils import LOG_DIR_EVENT_NOTIFICATION_PATH
     zk_utils = s["self"].zk_utils
     return {"kafka.zk.deleted": _quietly(lambda: zk_utils.get_children(LOG_DIR_EVENT_NOTIFICATION_PATH), [])}
 
@@ -242,7 +242,7 @@ def _resigned_epoch(s: Scope) -> dict[str, Any]:
 @links("CT.broker")
 def _registrations(s: Scope) -> list[SpanContext]:
     """Each new broker's registration, in its startup trace."""
-    from kafka_edu.utils.zk_utils import BROKER_IDS_PATH
+    from kafka_edu.v1_0_2.core.utils.zk_utils import BROKER_IDS_PATH
     c = s["c"]
     known = c.controller_context.live_or_shutting_down_broker_ids
     return _writers(c.zk_utils, [f"{BROKER_IDS_PATH}/{b}" for b in sorted(int(b) for b in s["self"].current_broker_list)
@@ -270,7 +270,7 @@ def _dead_brokers(s: Scope) -> dict[str, Any]:
 @links("CT.topic")
 def _assignments(s: Scope) -> list[SpanContext]:
     """The CreateTopics request (or tool) that wrote each new topic's assignment."""
-    from kafka_edu.utils.zk_utils import BROKER_TOPICS_PATH
+    from kafka_edu.v1_0_2.core.utils.zk_utils import BROKER_TOPICS_PATH
     c = s["c"]
     return _writers(c.zk_utils, [f"{BROKER_TOPICS_PATH}/{topic}"
                                  for topic in sorted(s["self"].topics - c.controller_context.all_topics)])
@@ -383,7 +383,7 @@ def _partition_state_changes(s: Scope) -> dict[str, Any]:
 @start("PartitionStateMachine.triggerOnlinePartitionStateChange")
 def _offline_and_new(s: Scope) -> dict[str, Any]:
     """The partitions that will get a leader: New or Offline, and not being deleted."""
-    from kafka_edu.controller.partition_state_machine import PartitionState
+    from kafka_edu.v1_0_2.core.controller.partition_state_machine import PartitionState
     psm = s["self"]
     deletion = psm.controller.topic_deletion_manager
     return {"kafka.partitions": sum(1 for tp, state in psm.partition_state.items()

@@ -56,7 +56,7 @@ def _next_generation(s: Scope) -> dict[str, Any]:
 
 
 def _is_dead(group: Any) -> bool:
-    from kafka_edu.coordinator.group.group_metadata import Dead
+    from kafka_edu.v1_0_2.core.coordinator.group.group_metadata import Dead
     return group.is_(Dead)
 
 
@@ -78,7 +78,7 @@ def _state_change(s: Scope) -> dict[str, Any]:
 
 @start("GroupMetadataManager.storeOffsets")
 def _store_offsets(s: Scope) -> dict[str, Any]:
-    from kafka_edu.log.log import TopicPartition
+    from kafka_edu.v1_0_2.core.log.log import TopicPartition
     return {"kafka.group.id": s["group"].group_id, "kafka.member.id": s["consumer_id"],
             "kafka.partitions": [str(TopicPartition(*tp)) for tp in s["offset_metadata"]]}
 

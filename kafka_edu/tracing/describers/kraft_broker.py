@@ -160,7 +160,7 @@ def _send(s: Scope) -> dict[str, Any]:
 
 @end("InterBrokerSendThread.sendRequests")
 def _sent(s: Scope) -> dict[str, Any]:
-    from kafka_edu.server.node_to_controller_channel_manager import error_counts
+    from kafka_edu.v3_9.core.server.node_to_controller_channel_manager import error_counts
     response = s["result"]
     if response is None:
         return {}

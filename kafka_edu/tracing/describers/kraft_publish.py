@@ -75,7 +75,7 @@ def _published(s: Scope) -> dict[str, Any]:
 
 @start(_APPLY_DELTA)
 def _apply_delta(s: Scope) -> dict[str, Any]:
-    from kafka_edu.image.local_replica_changes import local_changes  # not at import: tracing loads first
+    from kafka_edu.v3_9.metadata.image.local_replica_changes import local_changes  # not at import: tracing loads first
 
     replica_manager, delta = s["self"], s["delta"]
     changes = local_changes(delta, replica_manager.config.node_id)  # what apply_delta works out, read again

@@ -361,7 +361,7 @@ def _vote_answer(s: Scope) -> dict[str, Any]:
     attributes = _node(client)
     if response is None:
         return attributes
-    from kafka_edu.protocol.errors import Errors
+    from kafka_edu.v3_9.clients.common.protocol.errors import Errors
     error = Errors.for_code(response.error_code)
     granted = False
     if error is Errors.NONE and response.topics:
@@ -375,8 +375,8 @@ def _vote_answer(s: Scope) -> dict[str, Any]:
 
 def _vote_reason(client: Any, request: Any, error: Any, granted: bool) -> str:
     """Why this replica answered as it did: read from its state after the answer, which is what decided it."""
-    from kafka_edu.protocol.errors import Errors
-    from kafka_edu.raft.offset_and_epoch import OffsetAndEpoch
+    from kafka_edu.v3_9.clients.common.protocol.errors import Errors
+    from kafka_edu.v3_9.raft.raft.offset_and_epoch import OffsetAndEpoch
     if error is Errors.FENCED_LEADER_EPOCH:
         return f"candidate's epoch is stale: ours is {client.quorum.epoch()}"
     if error is not Errors.NONE:
@@ -505,7 +505,7 @@ def _leader_request_answer(s: Scope) -> dict[str, Any]:
     request = s["request_metadata"].data
     if hasattr(request.topics[0].partitions[0] if request.topics else None, "preferred_candidates") \
             and client.quorum.is_follower():
-        from kafka_edu.raft import raft_util
+        from kafka_edu.v3_9.raft.raft import raft_util
         preferred = raft_util.preferred_candidates(request.topics[0].partitions[0])
         attributes["kafka.raft.preferred_successors"] = [k.id for k in preferred]
         attributes["kafka.raft.fetch_timeout_override_ms"] = client._end_epoch_election_backoff(preferred)
@@ -556,7 +556,7 @@ def _fetch_request_sender(s: Scope) -> Any:
 @start("KafkaRaftClient.handleFetchRequest")
 def _fetch_request(s: Scope) -> dict[str, Any]:
     _work("handleFetchRequest")
-    from kafka_edu.raft import raft_util
+    from kafka_edu.v3_9.raft.raft import raft_util
     request = s["request_metadata"].data
     attributes = {**_node(s["self"]), "kafka.api.version": s["request_metadata"].api_version,
                   "kafka.raft.fetch.replica_id": raft_util.fetch_replica_id(request)}

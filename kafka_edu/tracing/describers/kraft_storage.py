@@ -18,7 +18,7 @@ _FORMATTED_BEFORE = "_kafka_edu_formatted_before"  # set on the Formatter when d
 
 
 def _meta_properties(directory: str) -> dict[str, str] | None:
-    from kafka_edu.metadata.properties.meta_properties import META_PROPERTIES_NAME, read_properties_file
+    from kafka_edu.v3_9.metadata.metadata.properties.meta_properties import META_PROPERTIES_NAME, read_properties_file
     try:
         return read_properties_file(os.path.join(directory, META_PROPERTIES_NAME))
     except OSError:

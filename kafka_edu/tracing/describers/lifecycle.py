@@ -143,5 +143,5 @@ def _controlled_shutdown_result(s: Scope) -> dict[str, Any]:
 
 
 def _error_name(code: int) -> str:
-    from kafka_edu.protocol.errors import Errors
+    from kafka_edu.v3_9.clients.common.protocol.errors import Errors
     return Errors(code).name

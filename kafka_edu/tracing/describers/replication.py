@@ -166,7 +166,7 @@ def _isr_change(s: Scope) -> dict[str, Any]:
 @when("AbstractFetcherThread.processFetchRequest")
 def _fetched_something(s: Scope) -> bool:
     """A fetch that brought nothing is not worth a trace; one that moved data or failed is."""
-    from kafka_edu.protocol.errors import Errors
+    from kafka_edu.v3_9.clients.common.protocol.errors import Errors
     return bool(s["partitions_with_error"]) or any(len(data.records or b"") > 0 or data.error != Errors.NONE
                                                    for _, data in s["response_data"])
 
@@ -222,11 +222,11 @@ def _logs_loaded(s: Scope) -> dict[str, Any]:
 
 @start("ZkUtils.setupCommonPaths")
 def _common_paths(s: Scope) -> dict[str, Any]:
-    from kafka_edu.utils.zk_utils import PERSISTENT_ZK_PATHS
+    from kafka_edu.v1_0_2.core.utils.zk_utils import PERSISTENT_ZK_PATHS
     return {"kafka.zk.paths": list(PERSISTENT_ZK_PATHS)}
 
 
 @start("ZkUtils.getBrokerSequenceId")
 def _broker_sequence_id(s: Scope) -> dict[str, Any]:
-    from kafka_edu.utils.zk_utils import BROKER_SEQUENCE_ID_PATH
+    from kafka_edu.v1_0_2.core.utils.zk_utils import BROKER_SEQUENCE_ID_PATH
     return {"kafka.zk.path": BROKER_SEQUENCE_ID_PATH}

@@ -17,7 +17,7 @@ _accepted: dict[int, Any] = {}
 
 def request_attributes(request: Any) -> dict[str, Any]:
     """What the root span of a client request says about it (RequestChannel.Request)."""
-    from kafka_edu.protocol.api_keys import ApiKeys
+    from kafka_edu.v3_9.clients.common.protocol.api_keys import ApiKeys
     attributes = {
         "kafka.api.key": request.api_key, "kafka.api.name": ApiKeys.for_key(request.api_key).api_name,
         "kafka.api.version": request.api_version, "kafka.correlation_id": request.correlation_id,
@@ -156,7 +156,7 @@ def _response_action(s: Scope) -> dict[str, Any]:
 
 @start("NW.apis.1")
 def _api(s: Scope) -> dict[str, Any]:
-    from kafka_edu.protocol.api_keys import ApiKeys
+    from kafka_edu.v3_9.clients.common.protocol.api_keys import ApiKeys
     request = s["request"]
     return {"kafka.api.key": request.api_key, "kafka.api.name": ApiKeys.for_key(request.api_key).api_name,
             "kafka.api.version": request.api_version}
@@ -165,7 +165,7 @@ def _api(s: Scope) -> dict[str, Any]:
 @end("NW.apis.1")
 def _api_outcome(s: Scope) -> dict[str, Any]:
     """What some handlers learn about their request: the group it names, the coordinator or producer id answered."""
-    from kafka_edu.protocol.api_keys import ApiKeys
+    from kafka_edu.v3_9.clients.common.protocol.api_keys import ApiKeys
     apis, request = s["self"], s["request"]
     api, body = request.api_key, request.body
     if body is None:

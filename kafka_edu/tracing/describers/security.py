@@ -125,7 +125,7 @@ def _acl_changed(s: Scope) -> dict[str, Any]:
 
 @end(_ACL_CHANGED)
 def _acls_now(s: Scope) -> dict[str, Any]:
-    from kafka_edu.security.auth.resource import Resource
+    from kafka_edu.v1_0_2.core.security.auth.resource import Resource
     try:
         resource = Resource.from_string(s["notification_message"])
     except Exception:

@@ -138,7 +138,9 @@ def _names(topic_partitions: Any) -> list[str]:
 
 
 def _txn_states() -> Any:
-    from kafka_edu.coordinator.transaction import transaction_metadata  # the port imports this module's package
+    from kafka_edu.v1_0_2.core.coordinator.transaction import (
+        transaction_metadata,  # the port imports this module's package
+    )
     return transaction_metadata
 
 
@@ -309,7 +311,7 @@ def _sent(s: Scope) -> dict[str, Any]:
     response = s["result"]
     if response is None or response.disconnected:
         return {"kafka.disconnected": True}
-    from kafka_edu.coordinator.transaction.transaction_marker_request_completion_handler import (
+    from kafka_edu.v1_0_2.core.coordinator.transaction.transaction_marker_request_completion_handler import (
         write_txn_markers_errors,
     )
     return {"kafka.txn.partition.errors": [f"{tp}={error.name}" for errors in
@@ -451,7 +453,7 @@ def _marker_sender(s: Scope) -> Any:
 
 
 def _marker_partitions(markers: Any) -> list[Any]:
-    from kafka_edu.log.log import TopicPartition
+    from kafka_edu.v1_0_2.core.log.log import TopicPartition
     return [TopicPartition(topic.name, partition) for marker in markers for topic in marker.topics
             for partition in topic.partition_indexes]
 

@@ -7,11 +7,11 @@ import threading
 from concurrent.futures import Future
 from typing import Any
 
-from kafka_edu.raft.batch import Batch
-from kafka_edu.raft.batch_reader import BatchReader
-from kafka_edu.raft.errors import NotLeaderException
-from kafka_edu.raft.leader_and_epoch import LeaderAndEpoch
-from kafka_edu.raft.raft_client import RaftClient
+from kafka_edu.v3_9.raft.raft.batch import Batch
+from kafka_edu.v3_9.raft.raft.batch_reader import BatchReader
+from kafka_edu.v3_9.raft.raft.errors import NotLeaderException
+from kafka_edu.v3_9.raft.raft.leader_and_epoch import LeaderAndEpoch
+from kafka_edu.v3_9.raft.raft.raft_client import RaftClient
 
 
 class ListBatchReader(BatchReader):

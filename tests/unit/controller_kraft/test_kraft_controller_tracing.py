@@ -7,8 +7,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from kafka_edu.metadata.controller.controller_request_context import ANONYMOUS_CONTEXT
 from kafka_edu.tracing import provider, setup_tracing
+from kafka_edu.v3_9.metadata.controller.controller_request_context import ANONYMOUS_CONTEXT
 from tests.integration.helpers import wait_until
 from tests.unit.controller_kraft.test_kraft_quorum_controller import (
     TIMEOUT,

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from kafka_edu.common.errors import IllegalArgumentException, NotControllerException
-from kafka_edu.deferred.deferred_event import DeferredEvent
-from kafka_edu.deferred.deferred_event_queue import DeferredEventQueue
+from kafka_edu.v1_0_2.clients.common.errors import IllegalArgumentException, NotControllerException
+from kafka_edu.v3_9.server_common.deferred.deferred_event import DeferredEvent
+from kafka_edu.v3_9.server_common.deferred.deferred_event_queue import DeferredEventQueue
 
 
 class Recorder(DeferredEvent):

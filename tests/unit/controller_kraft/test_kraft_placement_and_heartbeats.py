@@ -11,11 +11,11 @@ from types import SimpleNamespace
 
 import pytest
 
-from kafka_edu.common.errors import InvalidReplicationFactorException
-from kafka_edu.metadata.controller.broker_control_state import BrokerControlState
-from kafka_edu.metadata.controller.broker_heartbeat_manager import BrokerHeartbeatManager
-from kafka_edu.metadata.placement.replica_placer import ClusterDescriber, PlacementSpec, UsableBroker
-from kafka_edu.metadata.placement.striped_replica_placer import StripedReplicaPlacer
+from kafka_edu.v1_0_2.clients.common.errors import InvalidReplicationFactorException
+from kafka_edu.v3_9.metadata.controller.broker_control_state import BrokerControlState
+from kafka_edu.v3_9.metadata.controller.broker_heartbeat_manager import BrokerHeartbeatManager
+from kafka_edu.v3_9.metadata.metadata.placement.replica_placer import ClusterDescriber, PlacementSpec, UsableBroker
+from kafka_edu.v3_9.metadata.metadata.placement.striped_replica_placer import StripedReplicaPlacer
 
 
 class Cluster(ClusterDescriber):

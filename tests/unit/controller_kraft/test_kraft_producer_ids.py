@@ -12,18 +12,18 @@ import pytest
 from kio.schema.allocate_producer_ids.v0.request import AllocateProducerIdsRequest
 from kio.static.primitive import i32, i64
 
-from kafka_edu.common.errors import CoordinatorLoadInProgressException
-from kafka_edu.coordinator.transaction.rpc_producer_id_manager import RPCProducerIdManager
-from kafka_edu.image.metadata_delta import MetadataDelta
-from kafka_edu.image.metadata_image import MetadataImage
-from kafka_edu.image.metadata_provenance import MetadataProvenance
-from kafka_edu.image.writer.image_writer_options import ImageWriterOptions
-from kafka_edu.image.writer.record_list_writer import RecordListWriter
-from kafka_edu.metadata.controller.controller_exceptions import StaleBrokerEpochException
-from kafka_edu.metadata.controller.controller_request_context import ANONYMOUS_CONTEXT
-from kafka_edu.metadata.records import ProducerIdsRecord
-from kafka_edu.protocol.errors import Errors
-from kafka_edu.server.common.metadata_version import MetadataVersion
+from kafka_edu.v1_0_2.clients.common.errors import CoordinatorLoadInProgressException
+from kafka_edu.v3_9.clients.common.protocol.errors import Errors
+from kafka_edu.v3_9.core.coordinator.transaction.rpc_producer_id_manager import RPCProducerIdManager
+from kafka_edu.v3_9.metadata.common.metadata import ProducerIdsRecord
+from kafka_edu.v3_9.metadata.controller.controller_exceptions import StaleBrokerEpochException
+from kafka_edu.v3_9.metadata.controller.controller_request_context import ANONYMOUS_CONTEXT
+from kafka_edu.v3_9.metadata.image.metadata_delta import MetadataDelta
+from kafka_edu.v3_9.metadata.image.metadata_image import MetadataImage
+from kafka_edu.v3_9.metadata.image.metadata_provenance import MetadataProvenance
+from kafka_edu.v3_9.metadata.image.writer.image_writer_options import ImageWriterOptions
+from kafka_edu.v3_9.metadata.image.writer.record_list_writer import RecordListWriter
+from kafka_edu.v3_9.server_common.server.common.metadata_version import MetadataVersion
 from tests.integration.helpers import wait_until
 from tests.unit.controller_kraft.test_kraft_quorum_controller import (
     TIMEOUT,

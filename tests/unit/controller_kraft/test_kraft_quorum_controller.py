@@ -14,12 +14,12 @@ from kio.schema.broker_registration.v4 import request as br
 from kio.schema.create_topics.v7 import request as ct
 from kio.static.primitive import i16, i32, i64
 
-from kafka_edu.common.errors import NotControllerException, PolicyViolationException
-from kafka_edu.metadata.bootstrap.bootstrap_directory import BootstrapMetadata
-from kafka_edu.metadata.controller.controller_request_context import ANONYMOUS_CONTEXT
-from kafka_edu.metadata.controller.quorum_controller import FaultHandler, QuorumController
-from kafka_edu.protocol.errors import Errors
-from kafka_edu.server.common.metadata_version import MetadataVersion
+from kafka_edu.v1_0_2.clients.common.errors import NotControllerException, PolicyViolationException
+from kafka_edu.v3_9.clients.common.protocol.errors import Errors
+from kafka_edu.v3_9.metadata.controller.controller_request_context import ANONYMOUS_CONTEXT
+from kafka_edu.v3_9.metadata.controller.quorum_controller import FaultHandler, QuorumController
+from kafka_edu.v3_9.metadata.metadata.bootstrap.bootstrap_directory import BootstrapMetadata
+from kafka_edu.v3_9.server_common.server.common.metadata_version import MetadataVersion
 from tests.integration.helpers import wait_until
 from tests.unit.controller_kraft.kraft_local_log_manager import LocalLogManager, SharedLogData
 
@@ -444,9 +444,9 @@ class SnapshotReaderForTests:
 
 
 def test_a_standby_loads_a_snapshot_in_place_of_what_it_had(clusters: list[Cluster]) -> None:
-    from kafka_edu.metadata.records import ApiMessageAndVersion, TopicRecord
-    from kafka_edu.raft.batch import Batch
-    from kafka_edu.raft.offset_and_epoch import OffsetAndEpoch
+    from kafka_edu.v3_9.metadata.common.metadata import ApiMessageAndVersion, TopicRecord
+    from kafka_edu.v3_9.raft.raft.batch import Batch
+    from kafka_edu.v3_9.raft.raft.offset_and_epoch import OffsetAndEpoch
 
     source = Cluster()
     clusters.append(source)
@@ -469,7 +469,7 @@ def test_a_standby_loads_a_snapshot_in_place_of_what_it_had(clusters: list[Clust
 
 
 def test_every_record_the_controller_writes_goes_through_the_metadata_record_serde(clusters: list[Cluster]) -> None:
-    from kafka_edu.metadata.metadata_record_serde import MetadataRecordSerde
+    from kafka_edu.v3_9.metadata.metadata.metadata_record_serde import MetadataRecordSerde
 
     cluster = Cluster(session_timeout_ms=300)
     clusters.append(cluster)

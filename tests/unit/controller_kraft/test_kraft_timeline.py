@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from kafka_edu.timeline.snapshot_registry import SnapshotRegistry
-from kafka_edu.timeline.timeline_hash_map import TimelineHashMap
-from kafka_edu.timeline.timeline_hash_set import TimelineHashSet
-from kafka_edu.timeline.timeline_integer import TimelineInteger
-from kafka_edu.timeline.timeline_long import TimelineLong
-from kafka_edu.timeline.timeline_object import TimelineObject
+from kafka_edu.v3_9.server_common.timeline.snapshot_registry import SnapshotRegistry
+from kafka_edu.v3_9.server_common.timeline.timeline_hash_map import TimelineHashMap
+from kafka_edu.v3_9.server_common.timeline.timeline_hash_set import TimelineHashSet
+from kafka_edu.v3_9.server_common.timeline.timeline_integer import TimelineInteger
+from kafka_edu.v3_9.server_common.timeline.timeline_long import TimelineLong
+from kafka_edu.v3_9.server_common.timeline.timeline_object import TimelineObject
 
 
 def test_map_reads_each_snapshot_while_the_present_changes() -> None:

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import uuid
 
-from kafka_edu.metadata.controller.configuration_control_manager import ConfigResourceType
-from kafka_edu.metadata.records import (
+from kafka_edu.v3_9.metadata.common.metadata import (
     ApiMessageAndVersion,
     BrokerEndpoint,
     BrokerFeature,
@@ -19,6 +18,7 @@ from kafka_edu.metadata.records import (
     RemoveTopicRecord,
     TopicRecord,
 )
+from kafka_edu.v3_9.metadata.controller.configuration_control_manager import ConfigResourceType
 
 ORDERS = uuid.UUID(int=0xA1)
 PAYMENTS = uuid.UUID(int=0xB2)

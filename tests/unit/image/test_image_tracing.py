@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from kafka_edu.image.loader.metadata_loader import MetadataLoader
-from kafka_edu.image.publisher.snapshot_emitter import SnapshotEmitter
-from kafka_edu.image.publisher.snapshot_generator import SnapshotGenerator
-from kafka_edu.raft.offset_and_epoch import OffsetAndEpoch
 from kafka_edu.tracing import provider, setup_tracing
+from kafka_edu.v3_9.metadata.image.loader.metadata_loader import MetadataLoader
+from kafka_edu.v3_9.metadata.image.publisher.snapshot_emitter import SnapshotEmitter
+from kafka_edu.v3_9.metadata.image.publisher.snapshot_generator import SnapshotGenerator
+from kafka_edu.v3_9.raft.raft.offset_and_epoch import OffsetAndEpoch
 from tests.integration.helpers import wait_until
 from tests.unit.image.records import ORDERS, PAYMENTS, feature_level, no_op, partition, register_broker, topic
 from tests.unit.image.test_metadata_loader import ListSnapshotReader, Log

@@ -7,22 +7,22 @@ from pathlib import Path
 
 import pytest
 
-from kafka_edu.common.errors import IllegalStateException
-from kafka_edu.image.metadata_delta import MetadataDelta
-from kafka_edu.image.metadata_image import MetadataImage
-from kafka_edu.image.metadata_provenance import MetadataProvenance
-from kafka_edu.image.writer.image_writer_options import ImageWriterOptions, UnwritableMetadataException
-from kafka_edu.image.writer.raft_snapshot_writer import RaftSnapshotWriter
-from kafka_edu.image.writer.record_list_writer import RecordListWriter
-from kafka_edu.metadata.controller.configuration_control_manager import ConfigResourceType
-from kafka_edu.metadata.metadata_record_serde import MetadataRecordSerde
-from kafka_edu.metadata.records import BrokerRegistrationChangeRecord, FenceBrokerRecord
-from kafka_edu.raft.offset_and_epoch import OffsetAndEpoch
-from kafka_edu.server.common.metadata_version import MetadataVersion
-from kafka_edu.snapshot.file_raw_snapshot_reader import FileRawSnapshotReader
-from kafka_edu.snapshot.file_raw_snapshot_writer import FileRawSnapshotWriter
-from kafka_edu.snapshot.records_snapshot_reader import RecordsSnapshotReader
-from kafka_edu.snapshot.records_snapshot_writer import RecordsSnapshotWriter
+from kafka_edu.v1_0_2.clients.common.errors import IllegalStateException
+from kafka_edu.v3_9.metadata.common.metadata import BrokerRegistrationChangeRecord, FenceBrokerRecord
+from kafka_edu.v3_9.metadata.controller.configuration_control_manager import ConfigResourceType
+from kafka_edu.v3_9.metadata.image.metadata_delta import MetadataDelta
+from kafka_edu.v3_9.metadata.image.metadata_image import MetadataImage
+from kafka_edu.v3_9.metadata.image.metadata_provenance import MetadataProvenance
+from kafka_edu.v3_9.metadata.image.writer.image_writer_options import ImageWriterOptions, UnwritableMetadataException
+from kafka_edu.v3_9.metadata.image.writer.raft_snapshot_writer import RaftSnapshotWriter
+from kafka_edu.v3_9.metadata.image.writer.record_list_writer import RecordListWriter
+from kafka_edu.v3_9.metadata.metadata.metadata_record_serde import MetadataRecordSerde
+from kafka_edu.v3_9.raft.raft.offset_and_epoch import OffsetAndEpoch
+from kafka_edu.v3_9.raft.snapshot.file_raw_snapshot_reader import FileRawSnapshotReader
+from kafka_edu.v3_9.raft.snapshot.file_raw_snapshot_writer import FileRawSnapshotWriter
+from kafka_edu.v3_9.raft.snapshot.records_snapshot_reader import RecordsSnapshotReader
+from kafka_edu.v3_9.raft.snapshot.records_snapshot_writer import RecordsSnapshotWriter
+from kafka_edu.v3_9.server_common.server.common.metadata_version import MetadataVersion
 from tests.unit.image.records import (
     ORDERS,
     PAYMENTS,

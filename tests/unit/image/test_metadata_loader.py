@@ -9,22 +9,22 @@ from collections.abc import Iterator
 
 import pytest
 
-from kafka_edu.image.loader.loader_manifest import LoaderManifestType
-from kafka_edu.image.loader.metadata_loader import MetadataLoader
-from kafka_edu.image.metadata_provenance import MetadataProvenance
-from kafka_edu.image.publisher.metadata_publisher import MetadataPublisher
-from kafka_edu.metadata.records import (
+from kafka_edu.v3_9.metadata.common.metadata import (
     AbortTransactionRecord,
     ApiMessageAndVersion,
     BeginTransactionRecord,
     EndTransactionRecord,
 )
-from kafka_edu.raft.batch import Batch
-from kafka_edu.raft.batch_reader import CloseListener
-from kafka_edu.raft.internals.memory_batch_reader import MemoryBatchReader
-from kafka_edu.raft.leader_and_epoch import LeaderAndEpoch
-from kafka_edu.raft.offset_and_epoch import OffsetAndEpoch
-from kafka_edu.snapshot.snapshot_reader import SnapshotReader
+from kafka_edu.v3_9.metadata.image.loader.loader_manifest import LoaderManifestType
+from kafka_edu.v3_9.metadata.image.loader.metadata_loader import MetadataLoader
+from kafka_edu.v3_9.metadata.image.metadata_provenance import MetadataProvenance
+from kafka_edu.v3_9.metadata.image.publisher.metadata_publisher import MetadataPublisher
+from kafka_edu.v3_9.raft.raft.batch import Batch
+from kafka_edu.v3_9.raft.raft.batch_reader import CloseListener
+from kafka_edu.v3_9.raft.raft.internals.memory_batch_reader import MemoryBatchReader
+from kafka_edu.v3_9.raft.raft.leader_and_epoch import LeaderAndEpoch
+from kafka_edu.v3_9.raft.raft.offset_and_epoch import OffsetAndEpoch
+from kafka_edu.v3_9.raft.snapshot.snapshot_reader import SnapshotReader
 from tests.integration.helpers import wait_until
 from tests.unit.image.records import (
     ORDERS,

@@ -9,21 +9,21 @@ from pathlib import Path
 
 import pytest
 
-from kafka_edu.image.loader.log_delta_manifest import LogDeltaManifest
-from kafka_edu.image.loader.snapshot_manifest import SnapshotManifest
-from kafka_edu.image.metadata_delta import MetadataDelta
-from kafka_edu.image.metadata_image import MetadataImage
-from kafka_edu.image.metadata_provenance import MetadataProvenance
-from kafka_edu.image.publisher.snapshot_emitter import SnapshotEmitter
-from kafka_edu.image.publisher.snapshot_generator import SnapshotGenerator
-from kafka_edu.metadata.metadata_record_serde import MetadataRecordSerde
-from kafka_edu.raft.leader_and_epoch import LeaderAndEpoch
-from kafka_edu.raft.offset_and_epoch import OffsetAndEpoch
-from kafka_edu.snapshot.file_raw_snapshot_reader import FileRawSnapshotReader
-from kafka_edu.snapshot.file_raw_snapshot_writer import FileRawSnapshotWriter
-from kafka_edu.snapshot.records_snapshot_reader import RecordsSnapshotReader
-from kafka_edu.snapshot.records_snapshot_writer import RecordsSnapshotWriter
-from kafka_edu.snapshot.snapshots import Snapshots
+from kafka_edu.v3_9.metadata.image.loader.log_delta_manifest import LogDeltaManifest
+from kafka_edu.v3_9.metadata.image.loader.snapshot_manifest import SnapshotManifest
+from kafka_edu.v3_9.metadata.image.metadata_delta import MetadataDelta
+from kafka_edu.v3_9.metadata.image.metadata_image import MetadataImage
+from kafka_edu.v3_9.metadata.image.metadata_provenance import MetadataProvenance
+from kafka_edu.v3_9.metadata.image.publisher.snapshot_emitter import SnapshotEmitter
+from kafka_edu.v3_9.metadata.image.publisher.snapshot_generator import SnapshotGenerator
+from kafka_edu.v3_9.metadata.metadata.metadata_record_serde import MetadataRecordSerde
+from kafka_edu.v3_9.raft.raft.leader_and_epoch import LeaderAndEpoch
+from kafka_edu.v3_9.raft.raft.offset_and_epoch import OffsetAndEpoch
+from kafka_edu.v3_9.raft.snapshot.file_raw_snapshot_reader import FileRawSnapshotReader
+from kafka_edu.v3_9.raft.snapshot.file_raw_snapshot_writer import FileRawSnapshotWriter
+from kafka_edu.v3_9.raft.snapshot.records_snapshot_reader import RecordsSnapshotReader
+from kafka_edu.v3_9.raft.snapshot.records_snapshot_writer import RecordsSnapshotWriter
+from kafka_edu.v3_9.raft.snapshot.snapshots import Snapshots
 from tests.integration.helpers import wait_until
 from tests.unit.image.records import cluster_records
 

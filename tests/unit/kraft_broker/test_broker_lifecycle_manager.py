@@ -12,15 +12,15 @@ from typing import Any
 
 import pytest
 
-from kafka_edu.common.uuid import Uuid
-from kafka_edu.metadata.broker_state import BrokerState
-from kafka_edu.protocol.api_keys import ApiKeys
-from kafka_edu.protocol.builder import build
-from kafka_edu.protocol.errors import Errors
-from kafka_edu.server.broker_lifecycle_manager import BrokerLifecycleManager
-from kafka_edu.server.kafka_config import KafkaConfig
-from kafka_edu.server.node_to_controller_channel_manager import ClientResponse
 from kafka_edu.tracing import provider, setup_tracing
+from kafka_edu.v1_0_2.core.server.kafka_config import KafkaConfig
+from kafka_edu.v3_9.clients.common.protocol.api_keys import ApiKeys
+from kafka_edu.v3_9.clients.common.protocol.builder import build
+from kafka_edu.v3_9.clients.common.protocol.errors import Errors
+from kafka_edu.v3_9.clients.common.uuid import Uuid
+from kafka_edu.v3_9.core.server.broker_lifecycle_manager import BrokerLifecycleManager
+from kafka_edu.v3_9.core.server.node_to_controller_channel_manager import ClientResponse
+from kafka_edu.v3_9.metadata.metadata.broker_state import BrokerState
 
 WAIT_S = 10
 MS = 1_000_000

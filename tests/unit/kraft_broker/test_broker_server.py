@@ -9,16 +9,16 @@ from types import SimpleNamespace
 
 import pytest
 
-from kafka_edu.common.uuid import Uuid
-from kafka_edu.metadata.broker_state import BrokerState
-from kafka_edu.network.socket_server import SocketServer
-from kafka_edu.protocol.api_keys import ApiKeys
-from kafka_edu.protocol.builder import build
-from kafka_edu.protocol.codec import UnsupportedVersionError, decode_request, encode_request
-from kafka_edu.server.broker_server import BrokerServer
-from kafka_edu.server.controller_apis import controller_api_version_manager
-from kafka_edu.server.kafka_apis import broker_api_version_manager
-from kafka_edu.server.kafka_config import KafkaConfig
+from kafka_edu.v1_0_2.core.network.socket_server import SocketServer
+from kafka_edu.v1_0_2.core.server.kafka_apis import broker_api_version_manager
+from kafka_edu.v1_0_2.core.server.kafka_config import KafkaConfig
+from kafka_edu.v3_9.clients.common.protocol.api_keys import ApiKeys
+from kafka_edu.v3_9.clients.common.protocol.builder import build
+from kafka_edu.v3_9.clients.common.protocol.codec import UnsupportedVersionError, decode_request, encode_request
+from kafka_edu.v3_9.clients.common.uuid import Uuid
+from kafka_edu.v3_9.core.server.broker_server import BrokerServer
+from kafka_edu.v3_9.core.server.controller_apis import controller_api_version_manager
+from kafka_edu.v3_9.metadata.metadata.broker_state import BrokerState
 
 BROKER = {"process.roles": "broker", "node.id": "4", "controller.quorum.voters": "1@127.0.0.1:9093",
           "controller.listener.names": "CONTROLLER"}

@@ -8,13 +8,15 @@ from types import SimpleNamespace
 
 import pytest
 
-from kafka_edu.common.errors import InvalidRequestException
-from kafka_edu.image.metadata_delta import MetadataDelta
-from kafka_edu.image.metadata_image import MetadataImage
-from kafka_edu.image.metadata_provenance import MetadataProvenance
-from kafka_edu.protocol.errors import Errors
-from kafka_edu.server.handlers.describe_topic_partitions_request_handler import DescribeTopicPartitionsRequestHandler
-from kafka_edu.server.metadata.kraft_metadata_cache import KRaftMetadataCache
+from kafka_edu.v1_0_2.clients.common.errors import InvalidRequestException
+from kafka_edu.v3_9.clients.common.protocol.errors import Errors
+from kafka_edu.v3_9.core.server.handlers.describe_topic_partitions_request_handler import (
+    DescribeTopicPartitionsRequestHandler,
+)
+from kafka_edu.v3_9.core.server.metadata.kraft_metadata_cache import KRaftMetadataCache
+from kafka_edu.v3_9.metadata.image.metadata_delta import MetadataDelta
+from kafka_edu.v3_9.metadata.image.metadata_image import MetadataImage
+from kafka_edu.v3_9.metadata.image.metadata_provenance import MetadataProvenance
 from tests.unit.image.records import feature_level, partition, register_broker, topic, unfence
 
 A, B = uuid.UUID(int=0xA), uuid.UUID(int=0xB)

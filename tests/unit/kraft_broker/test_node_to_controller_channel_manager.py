@@ -13,15 +13,13 @@ from typing import Any
 
 import pytest
 
-from kafka_edu.common.errors import IllegalStateException
-from kafka_edu.common.exponential_backoff import ExponentialBackoff
-from kafka_edu.protocol.api_keys import ApiKeys
-from kafka_edu.protocol.builder import build
-from kafka_edu.protocol.errors import Errors
-from kafka_edu.raft.leader_and_epoch import LeaderAndEpoch
-from kafka_edu.raft.voter_set import Node
-from kafka_edu.server.kafka_config import KafkaConfig
-from kafka_edu.server.node_to_controller_channel_manager import (
+from kafka_edu.v1_0_2.clients.common.errors import IllegalStateException
+from kafka_edu.v1_0_2.core.server.kafka_config import KafkaConfig
+from kafka_edu.v3_9.clients.common.protocol.api_keys import ApiKeys
+from kafka_edu.v3_9.clients.common.protocol.builder import build
+from kafka_edu.v3_9.clients.common.protocol.errors import Errors
+from kafka_edu.v3_9.clients.common.utils.exponential_backoff import ExponentialBackoff
+from kafka_edu.v3_9.core.server.node_to_controller_channel_manager import (
     ClientResponse,
     ControllerInformation,
     ControllerRequest,
@@ -29,6 +27,8 @@ from kafka_edu.server.node_to_controller_channel_manager import (
     RaftControllerNodeProvider,
     error_counts,
 )
+from kafka_edu.v3_9.raft.raft.leader_and_epoch import LeaderAndEpoch
+from kafka_edu.v3_9.raft.raft.voter_set import Node
 
 WAIT_S = 10
 VOTERS = {1: Node(1, "127.0.0.1", 9091), 2: Node(2, "127.0.0.1", 9092), 3: Node(3, "127.0.0.1", 9093)}

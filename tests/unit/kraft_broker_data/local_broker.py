@@ -7,24 +7,24 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from kafka_edu.coordinator.group.group_coordinator import GroupCoordinator
-from kafka_edu.image.loader.snapshot_manifest import SnapshotManifest
-from kafka_edu.image.metadata_delta import MetadataDelta
-from kafka_edu.image.metadata_image import MetadataImage
-from kafka_edu.image.metadata_provenance import MetadataProvenance
-from kafka_edu.log.log_config import LogConfig
-from kafka_edu.log.log_manager import LogManager
-from kafka_edu.server.alter_partition_manager import AlterPartitionManager
-from kafka_edu.server.broker_states import BrokerState
-from kafka_edu.server.broker_topic_stats import BrokerTopicStats
-from kafka_edu.server.kafka_config import KafkaConfig
-from kafka_edu.server.kafka_server import copy_kafka_config_to_log
-from kafka_edu.server.log_dir_failure_channel import LogDirFailureChannel
-from kafka_edu.server.metadata.broker_metadata_publisher import BrokerMetadataPublisher
-from kafka_edu.server.metadata.kraft_metadata_cache import KRaftMetadataCache
-from kafka_edu.server.replica_manager_kraft import KRaftReplicaManager
-from kafka_edu.utils.concurrent import AtomicBoolean
-from kafka_edu.utils.kafka_scheduler import KafkaScheduler
+from kafka_edu.v1_0_2.core.coordinator.group.group_coordinator import GroupCoordinator
+from kafka_edu.v1_0_2.core.log.log_config import LogConfig
+from kafka_edu.v1_0_2.core.log.log_manager import LogManager
+from kafka_edu.v1_0_2.core.server.broker_states import BrokerState
+from kafka_edu.v1_0_2.core.server.broker_topic_stats import BrokerTopicStats
+from kafka_edu.v1_0_2.core.server.kafka_config import KafkaConfig
+from kafka_edu.v1_0_2.core.server.kafka_server import copy_kafka_config_to_log
+from kafka_edu.v1_0_2.core.server.log_dir_failure_channel import LogDirFailureChannel
+from kafka_edu.v1_0_2.core.utils.concurrent import AtomicBoolean
+from kafka_edu.v1_0_2.core.utils.kafka_scheduler import KafkaScheduler
+from kafka_edu.v3_9.core.server.alter_partition_manager import AlterPartitionManager
+from kafka_edu.v3_9.core.server.metadata.broker_metadata_publisher import BrokerMetadataPublisher
+from kafka_edu.v3_9.core.server.metadata.kraft_metadata_cache import KRaftMetadataCache
+from kafka_edu.v3_9.core.server.replica_manager import KRaftReplicaManager
+from kafka_edu.v3_9.metadata.image.loader.snapshot_manifest import SnapshotManifest
+from kafka_edu.v3_9.metadata.image.metadata_delta import MetadataDelta
+from kafka_edu.v3_9.metadata.image.metadata_image import MetadataImage
+from kafka_edu.v3_9.metadata.image.metadata_provenance import MetadataProvenance
 
 
 def broker_config(node_id: int, log_dir: Path, **overrides: str) -> KafkaConfig:

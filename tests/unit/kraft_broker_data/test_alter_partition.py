@@ -17,17 +17,17 @@ import pytest
 from kio.schema.alter_partition.v3 import response as apr
 from kio.static.primitive import i32, i32Timedelta
 
-from kafka_edu.api.leader_and_isr import LeaderAndIsr
-from kafka_edu.image.loader.metadata_loader import MetadataLoader
-from kafka_edu.log.log import TopicPartition
-from kafka_edu.metadata.controller.controller_request_context import ANONYMOUS_CONTEXT
-from kafka_edu.metadata.records import ApiMessageAndVersion, BrokerRegistrationChangeRecord
-from kafka_edu.protocol.api_keys import ApiKeys
-from kafka_edu.protocol.codec import encode_request
-from kafka_edu.protocol.errors import Errors
-from kafka_edu.server.alter_partition_manager import AlterPartitionManager, TopicIdPartition, error_of
-from kafka_edu.server.replica_manager import LogReadResult
-from kafka_edu.utils.kafka_scheduler import KafkaScheduler
+from kafka_edu.v1_0_2.core.api.leader_and_isr import LeaderAndIsr
+from kafka_edu.v1_0_2.core.log.log import TopicPartition
+from kafka_edu.v1_0_2.core.server.replica_manager import LogReadResult
+from kafka_edu.v1_0_2.core.utils.kafka_scheduler import KafkaScheduler
+from kafka_edu.v3_9.clients.common.protocol.api_keys import ApiKeys
+from kafka_edu.v3_9.clients.common.protocol.codec import encode_request
+from kafka_edu.v3_9.clients.common.protocol.errors import Errors
+from kafka_edu.v3_9.core.server.alter_partition_manager import AlterPartitionManager, TopicIdPartition, error_of
+from kafka_edu.v3_9.metadata.common.metadata import ApiMessageAndVersion, BrokerRegistrationChangeRecord
+from kafka_edu.v3_9.metadata.controller.controller_request_context import ANONYMOUS_CONTEXT
+from kafka_edu.v3_9.metadata.image.loader.metadata_loader import MetadataLoader
 from tests.integration.helpers import wait_until
 from tests.unit.controller_kraft.kraft_local_log_manager import LocalLogManager
 from tests.unit.controller_kraft.test_kraft_quorum_controller import (

@@ -11,15 +11,15 @@ from pathlib import Path
 
 import pytest
 
-from kafka_edu.log.log import TopicPartition
-from kafka_edu.metadata.records import (
+from kafka_edu.v1_0_2.core.log.log import TopicPartition
+from kafka_edu.v1_0_2.core.server.abstract_fetcher_thread import BrokerEndPoint
+from kafka_edu.v1_0_2.core.server.replica_manager import LogReadResult
+from kafka_edu.v3_9.metadata.common.metadata import (
     ApiMessageAndVersion,
     BrokerEndpoint,
     PartitionChangeRecord,
     RegisterBrokerRecord,
 )
-from kafka_edu.server.abstract_fetcher_thread import BrokerEndPoint
-from kafka_edu.server.replica_manager import LogReadResult
 from tests.unit.image.records import (
     DIRECTORY,
     ORDERS,

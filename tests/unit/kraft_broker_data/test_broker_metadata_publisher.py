@@ -11,13 +11,13 @@ from typing import Any
 
 import pytest
 
-from kafka_edu.common.errors import TimeoutException
-from kafka_edu.image.loader.metadata_loader import MetadataLoader
-from kafka_edu.log.log import TopicPartition
-from kafka_edu.metadata.records import ApiMessageAndVersion, PartitionChangeRecord
-from kafka_edu.raft.batch import Batch
-from kafka_edu.raft.batch_reader import CloseListener
-from kafka_edu.raft.internals.memory_batch_reader import MemoryBatchReader
+from kafka_edu.v1_0_2.clients.common.errors import TimeoutException
+from kafka_edu.v1_0_2.core.log.log import TopicPartition
+from kafka_edu.v3_9.metadata.common.metadata import ApiMessageAndVersion, PartitionChangeRecord
+from kafka_edu.v3_9.metadata.image.loader.metadata_loader import MetadataLoader
+from kafka_edu.v3_9.raft.raft.batch import Batch
+from kafka_edu.v3_9.raft.raft.batch_reader import CloseListener
+from kafka_edu.v3_9.raft.raft.internals.memory_batch_reader import MemoryBatchReader
 from tests.integration.helpers import wait_until
 from tests.unit.image.records import (
     ORDERS,

@@ -5,17 +5,21 @@ from __future__ import annotations
 
 import uuid
 
-from kafka_edu.image.metadata_delta import MetadataDelta
-from kafka_edu.image.metadata_image import MetadataImage
-from kafka_edu.image.metadata_provenance import MetadataProvenance
-from kafka_edu.log.log import TopicPartition
-from kafka_edu.metadata.records import ApiMessageAndVersion, BrokerRegistrationChangeRecord, PartitionRecord
-from kafka_edu.protocol.errors import Errors
-from kafka_edu.raft.voter_set import Node
-from kafka_edu.server.kafka_apis import KafkaApis
-from kafka_edu.server.metadata.kraft_metadata_cache import NO_NODE, ZERO_UUID, KRaftMetadataCache
-from kafka_edu.server.metadata_cache import Broker
-from kafka_edu.server.replica_manager_kraft import to_leader_and_isr_partition_state
+from kafka_edu.v1_0_2.core.log.log import TopicPartition
+from kafka_edu.v1_0_2.core.server.kafka_apis import KafkaApis
+from kafka_edu.v1_0_2.core.server.metadata_cache import Broker
+from kafka_edu.v3_9.clients.common.protocol.errors import Errors
+from kafka_edu.v3_9.core.server.metadata.kraft_metadata_cache import NO_NODE, ZERO_UUID, KRaftMetadataCache
+from kafka_edu.v3_9.core.server.replica_manager import to_leader_and_isr_partition_state
+from kafka_edu.v3_9.metadata.common.metadata import (
+    ApiMessageAndVersion,
+    BrokerRegistrationChangeRecord,
+    PartitionRecord,
+)
+from kafka_edu.v3_9.metadata.image.metadata_delta import MetadataDelta
+from kafka_edu.v3_9.metadata.image.metadata_image import MetadataImage
+from kafka_edu.v3_9.metadata.image.metadata_provenance import MetadataProvenance
+from kafka_edu.v3_9.raft.raft.voter_set import Node
 from tests.unit.image.records import (
     ORDERS,
     PAYMENTS,

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from kafka_edu.image.loader.metadata_loader import MetadataLoader
-from kafka_edu.log.log import TopicPartition
 from kafka_edu.tracing import provider, setup_tracing
+from kafka_edu.v1_0_2.core.log.log import TopicPartition
+from kafka_edu.v3_9.metadata.image.loader.metadata_loader import MetadataLoader
 from tests.integration.helpers import wait_until
 from tests.unit.image.records import ORDERS, feature_level, no_op, partition, register_broker, remove_topic, topic
 from tests.unit.image.records import unfence as unfenced

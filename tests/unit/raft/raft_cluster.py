@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from kafka_edu.cluster_runner.processes import free_port
-from kafka_edu.protocol.codec import encode_response
-from kafka_edu.raft.leader_and_epoch import LeaderAndEpoch
-from kafka_edu.raft.raft_client import RaftClient
-from kafka_edu.raft.raft_manager import KafkaRaftManager
+from kafka_edu.v3_9.clients.common.protocol.codec import encode_response
+from kafka_edu.v3_9.core.raft.raft_manager import KafkaRaftManager
+from kafka_edu.v3_9.raft.raft.leader_and_epoch import LeaderAndEpoch
+from kafka_edu.v3_9.raft.raft.raft_client import RaftClient
 
 _SIZE = struct.Struct(">i")
 CLUSTER_ID = "MkU3OEVBNTcwNTJENDM2Qk"
@@ -159,7 +159,7 @@ class RaftTestServer:
 def decode_raft_request(frame: bytes) -> Any:
     """decode_request, at any version kio has: the CONTROLLER listener serves Fetch v17 even when the ZooKeeper
     broker's KafkaApis (imported by tracing's instrumentation) has narrowed what ApiKeys advertises to (4, 12)."""
-    from kafka_edu.protocol import codec
+    from kafka_edu.v3_9.clients.common.protocol import codec
     try:
         return codec.decode_request(frame)
     except codec.UnsupportedVersionError as e:
@@ -233,8 +233,8 @@ class RaftNode:
         """Stop as a crash would: cut off, then the raft thread ends at once, with no graceful resignation."""
         if self.manager is None:
             return
-        from kafka_edu.raft.internals.completable_future import CompletableFuture
-        from kafka_edu.raft.kafka_raft_client import _GracefulShutdown
+        from kafka_edu.v3_9.raft.raft.internals.completable_future import CompletableFuture
+        from kafka_edu.v3_9.raft.raft.kafka_raft_client import _GracefulShutdown
         self.isolate()
         self.manager.client_driver.initiate_shutdown()
         finished: CompletableFuture = CompletableFuture()
@@ -297,7 +297,7 @@ class RaftCluster:
 def send_raw(port: int, api: Any, version: int, body: Any, correlation_id: int = 7,
              traceparent: str | None = None) -> Any:
     """One request from outside the quorum, answered on a fresh connection."""
-    from kafka_edu.protocol.codec import decode_response, encode_request
+    from kafka_edu.v3_9.clients.common.protocol.codec import decode_response, encode_request
     payload = encode_request(api, version, correlation_id, "test-client", body, traceparent=traceparent)
     with socket.create_connection(("127.0.0.1", port), timeout=5) as conn:
         conn.sendall(_SIZE.pack(len(payload)) + payload)

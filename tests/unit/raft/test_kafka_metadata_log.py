@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kafka_edu.common.uuid import METADATA_TOPIC_ID
-from kafka_edu.log.memory_records_builder import with_records
-from kafka_edu.raft.isolation import Isolation
-from kafka_edu.raft.kafka_metadata_log import METADATA_PARTITION, KafkaMetadataLog, MetadataLogConfig
-from kafka_edu.raft.log_offset_metadata import LogOffsetMetadata
-from kafka_edu.raft.offset_and_epoch import OffsetAndEpoch
-from kafka_edu.raft.valid_offset_and_epoch import Kind
-from kafka_edu.server.epoch.leader_epoch_file_cache import EpochEntry
+from kafka_edu.v1_0_2.clients.common.record.memory_records_builder import with_records
+from kafka_edu.v1_0_2.core.server.epoch.leader_epoch_file_cache import EpochEntry
+from kafka_edu.v3_9.clients.common.uuid import METADATA_TOPIC_ID
+from kafka_edu.v3_9.core.raft.kafka_metadata_log import METADATA_PARTITION, KafkaMetadataLog, MetadataLogConfig
+from kafka_edu.v3_9.raft.raft.isolation import Isolation
+from kafka_edu.v3_9.raft.raft.log_offset_metadata import LogOffsetMetadata
+from kafka_edu.v3_9.raft.raft.offset_and_epoch import OffsetAndEpoch
+from kafka_edu.v3_9.raft.raft.valid_offset_and_epoch import Kind
 
 
 def open_log(tmp_path: Path) -> KafkaMetadataLog:

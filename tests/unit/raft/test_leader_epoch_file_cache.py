@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from kafka_edu.server.checkpoints.leader_epoch_checkpoint_file import LeaderEpochCheckpointFile, new_file
-from kafka_edu.server.epoch.leader_epoch_file_cache import (
+from kafka_edu.v1_0_2.core.server.checkpoints.leader_epoch_checkpoint_file import LeaderEpochCheckpointFile, new_file
+from kafka_edu.v1_0_2.core.server.epoch.leader_epoch_file_cache import (
     UNDEFINED_EPOCH,
     UNDEFINED_EPOCH_OFFSET,
     EpochEntry,

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from kafka_edu.raft.election_state import ElectionState
-from kafka_edu.raft.endpoints import Endpoints
-from kafka_edu.raft.file_quorum_state_store import FileQuorumStateStore
-from kafka_edu.raft.offset_and_epoch import OffsetAndEpoch
-from kafka_edu.raft.quorum_state import QuorumState
-from kafka_edu.raft.replica_key import ReplicaKey
-from kafka_edu.raft.voter_set import VoterSet
+from kafka_edu.v3_9.raft.raft.election_state import ElectionState
+from kafka_edu.v3_9.raft.raft.endpoints import Endpoints
+from kafka_edu.v3_9.raft.raft.file_quorum_state_store import FileQuorumStateStore
+from kafka_edu.v3_9.raft.raft.offset_and_epoch import OffsetAndEpoch
+from kafka_edu.v3_9.raft.raft.quorum_state import QuorumState
+from kafka_edu.v3_9.raft.raft.replica_key import ReplicaKey
+from kafka_edu.v3_9.raft.raft.voter_set import VoterSet
 
 VOTERS = VoterSet.from_inet_socket_addresses("CONTROLLER", {1: ("127.0.0.1", 9001), 2: ("127.0.0.1", 9002),
                                                             3: ("127.0.0.1", 9003)})

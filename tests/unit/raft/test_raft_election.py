@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 
 from kafka_edu.cluster_runner.processes import free_port
-from kafka_edu.log.log import TopicPartition
-from kafka_edu.protocol.api_keys import ApiKeys
-from kafka_edu.protocol.errors import Errors
-from kafka_edu.raft import raft_util
-from kafka_edu.raft.file_quorum_state_store import QuorumStateReadError
-from kafka_edu.raft.replica_key import ReplicaKey
+from kafka_edu.v1_0_2.core.log.log import TopicPartition
+from kafka_edu.v3_9.clients.common.protocol.api_keys import ApiKeys
+from kafka_edu.v3_9.clients.common.protocol.errors import Errors
+from kafka_edu.v3_9.raft.raft import raft_util
+from kafka_edu.v3_9.raft.raft.file_quorum_state_store import QuorumStateReadError
+from kafka_edu.v3_9.raft.raft.replica_key import ReplicaKey
 from tests.integration.helpers import wait_until
 from tests.unit.raft.raft_cluster import CLUSTER_ID, RaftCluster, RaftNode, RaftTestServer, leaders_by_epoch, send_raw
 
@@ -127,8 +127,8 @@ def test_a_follower_with_a_diverging_log_truncates_it(cluster: RaftCluster) -> N
 
 
 def _batches(log_: object) -> list[list[str]]:
-    from kafka_edu.log.file_records import MemoryRecords
-    from kafka_edu.raft.isolation import Isolation
+    from kafka_edu.v1_0_2.clients.common.record.file_records import MemoryRecords
+    from kafka_edu.v3_9.raft.raft.isolation import Isolation
     records = log_.read(0, Isolation.UNCOMMITTED).records
     return [[bytes(r.value).decode(errors="replace") for r in b.records()] for b in MemoryRecords(records).batches()
             if not b.is_control_batch]

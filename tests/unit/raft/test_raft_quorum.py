@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from kafka_edu.log.log import TopicPartition
-from kafka_edu.protocol.api_keys import ApiKeys
-from kafka_edu.protocol.builder import build
-from kafka_edu.protocol.errors import Errors
-from kafka_edu.raft.leader_and_epoch import LeaderAndEpoch
+from kafka_edu.v1_0_2.core.log.log import TopicPartition
+from kafka_edu.v3_9.clients.common.protocol.api_keys import ApiKeys
+from kafka_edu.v3_9.clients.common.protocol.builder import build
+from kafka_edu.v3_9.clients.common.protocol.errors import Errors
+from kafka_edu.v3_9.raft.raft.leader_and_epoch import LeaderAndEpoch
 from tests.integration.helpers import wait_until
 from tests.unit.raft.raft_cluster import RaftCluster, RaftNode, RecordingListener, send_raw
 
@@ -96,7 +96,7 @@ def test_an_observer_follows_the_leader_without_voting(cluster: RaftCluster, tmp
 
 
 def test_prepared_appends_wait_for_schedule_and_only_a_leader_appends(cluster: RaftCluster) -> None:
-    from kafka_edu.raft.errors import NotLeaderException
+    from kafka_edu.v3_9.raft.raft.errors import NotLeaderException
     leader = wait_until(cluster.stable_leader, 20, "a leader")
     epoch = leader.client.quorum.epoch()
     follower = next(n for n in cluster.nodes if n is not leader)

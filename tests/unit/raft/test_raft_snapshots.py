@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from kafka_edu.raft.offset_and_epoch import OffsetAndEpoch
+from kafka_edu.v3_9.raft.raft.offset_and_epoch import OffsetAndEpoch
 from tests.integration.helpers import wait_until
 from tests.unit.raft.raft_cluster import RaftCluster, RaftNode
 

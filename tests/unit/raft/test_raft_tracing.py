@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
-from kafka_edu.log.log import TopicPartition
-from kafka_edu.protocol.api_keys import ApiKeys
-from kafka_edu.raft import raft_util
-from kafka_edu.raft.replica_key import ReplicaKey
 from kafka_edu.tracing import setup_tracing
+from kafka_edu.v1_0_2.core.log.log import TopicPartition
+from kafka_edu.v3_9.clients.common.protocol.api_keys import ApiKeys
+from kafka_edu.v3_9.raft.raft import raft_util
+from kafka_edu.v3_9.raft.raft.replica_key import ReplicaKey
 from tests.integration.helpers import wait_until
 from tests.unit.raft.raft_cluster import CLUSTER_ID, RaftCluster, send_raw
 

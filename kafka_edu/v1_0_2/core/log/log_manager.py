@@ -1,0 +1,330 @@
+"""Port of core/src/main/scala/kafka/log/LogManager.scala (Kafka 1.0.2)."""
+
+from __future__ import annotations
+
+import fcntl
+import logging
+import os
+import shutil
+import threading
+import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from kafka_edu.v1_0_2.clients.common.errors import KafkaException, KafkaStorageException, LogDirNotFoundException
+from kafka_edu.v1_0_2.core.log.log import Log
+from kafka_edu.v1_0_2.core.log.log_config import LogConfig
+from kafka_edu.v1_0_2.core.server.broker_states import BrokerState, BrokerStates
+from kafka_edu.v1_0_2.core.server.checkpoints.offset_checkpoint_file import OffsetCheckpointFile
+from kafka_edu.v1_0_2.core.server.log_dir_failure_channel import LogDirFailureChannel
+from kafka_edu.v1_0_2.core.utils.kafka_scheduler import KafkaScheduler
+
+log = logging.getLogger("kafka.log.LogManager")
+
+RECOVERY_POINT_CHECKPOINT_FILE = "recovery-point-offset-checkpoint"
+LOG_START_OFFSET_CHECKPOINT_FILE = "log-start-offset-checkpoint"
+LOCK_FILE = ".lock"
+INITIAL_TASK_DELAY_MS = 30 * 1000
+METADATA_PARTITION_DIR = "__cluster_metadata-0"  # the KRaft metadata log (3.9: a topic-partition the LogManager skips)
+
+
+class FileLock:
+    """kafka.utils.FileLock: an exclusive OS lock on `<dir>/.lock`, held for the broker's life."""
+
+    def __init__(self, file: Path) -> None:
+        self.file = file
+        self._fd = os.open(file, os.O_RDWR | os.O_CREAT, 0o644)
+
+    def try_lock(self) -> bool:
+        try:
+            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            return False
+
+    def destroy(self) -> None:
+        if self._fd >= 0:
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+            os.close(self._fd)
+            self._fd = -1
+
+
+class LogManager:
+    """Owns every partition log on this broker: loads (and recovers) them at startup, flushes, retains, closes."""
+
+    def __init__(self, log_dirs: Sequence[Path], initial_offline_dirs: Sequence[Path],
+                 topic_configs: dict[str, LogConfig], default_config: LogConfig, io_threads: int,
+                 flush_check_ms: int, flush_recovery_offset_checkpoint_ms: int, flush_start_offset_checkpoint_ms: int,
+                 retention_check_ms: int, scheduler: KafkaScheduler, broker_state: BrokerState,
+                 log_dir_failure_channel: LogDirFailureChannel) -> None:
+        self.log_dirs = [Path(d).absolute() for d in log_dirs]
+        self.topic_configs = topic_configs
+        self.default_config = default_config
+        self.io_threads = io_threads
+        self.flush_check_ms = flush_check_ms
+        self.flush_recovery_offset_checkpoint_ms = flush_recovery_offset_checkpoint_ms
+        self.flush_start_offset_checkpoint_ms = flush_start_offset_checkpoint_ms
+        self.retention_check_ms = retention_check_ms
+        self.scheduler = scheduler
+        self.broker_state = broker_state
+        self.log_dir_failure_channel = log_dir_failure_channel
+        self.logs: dict[tuple[str, int], Log] = {}
+        # AlterReplicaLogDirs for a replica not created yet: the directory its log is to be created in
+        self.preferred_log_dirs: dict[tuple[str, int], Path] = {}
+        self._log_creation_or_deletion_lock = threading.RLock()
+        self._live_log_dirs = self.create_and_validate_log_dirs(self.log_dirs, [Path(d).absolute()
+                                                                                for d in initial_offline_dirs])
+        self.dir_locks = self.lock_log_dirs(self.live_log_dirs)
+        self.recovery_point_checkpoints = {
+            d: OffsetCheckpointFile(d / RECOVERY_POINT_CHECKPOINT_FILE, log_dir_failure_channel)
+            for d in self.live_log_dirs}
+        self.log_start_offset_checkpoints = {
+            d: OffsetCheckpointFile(d / LOG_START_OFFSET_CHECKPOINT_FILE, log_dir_failure_channel)
+            for d in self.live_log_dirs}
+        self.load_logs()
+
+    @property
+    def live_log_dirs(self) -> list[Path]:
+        return list(self._live_log_dirs)
+
+    def is_log_dir_online(self, log_dir: str | Path) -> bool:
+        """Whether a directory of `log.dirs` is usable; one that is not in `log.dirs` is LOG_DIR_NOT_FOUND."""
+        path = Path(log_dir).absolute()
+        if path not in self.log_dirs:
+            raise LogDirNotFoundException(f"Log dir {log_dir} is not found in the config.")
+        return path in self._live_log_dirs
+
+    def create_and_validate_log_dirs(self, dirs: list[Path], initial_offline_dirs: list[Path]) -> list[Path]:
+        if len({d.resolve() for d in dirs}) < len(dirs):
+            raise KafkaException("Duplicate log directory found: " + ", ".join(map(str, dirs)))
+        live_log_dirs = []
+        for d in dirs:
+            if d in initial_offline_dirs:
+                continue
+            try:
+                if not d.exists():
+                    log.info("Log directory '%s' not found, creating it.", d)
+                    d.mkdir(parents=True)
+                if not d.is_dir() or not os.access(d, os.R_OK):
+                    raise OSError(f"{d} is not a readable log directory.")
+                live_log_dirs.append(d)
+            except OSError as e:
+                log.error("Failed to create or validate data directory %s: %s", d, e)
+        if not live_log_dirs:
+            # Kafka halts the JVM here; the broker cannot serve without a single usable directory.
+            raise KafkaException("Shutdown broker because none of the specified log dirs from "
+                                 + ", ".join(map(str, dirs)) + " can be created or validated")
+        return live_log_dirs
+
+    def lock_log_dirs(self, dirs: list[Path]) -> list[FileLock]:
+        locks = []
+        for d in dirs:
+            try:
+                lock = FileLock(d / LOCK_FILE)
+                if not lock.try_lock():
+                    for held in locks:
+                        held.destroy()
+                    raise KafkaException(f"Failed to acquire lock on file .lock in {d}. A Kafka instance in another "
+                                         "process or thread is using this directory.")
+                locks.append(lock)
+            except OSError as e:
+                self.log_dir_failure_channel.maybe_add_offline_log_dir(str(d), f"Disk error while locking directory "
+                                                                              f"{d}", e)
+        return locks
+
+    def load_log(self, log_dir: Path, recovery_points: dict[tuple[str, int], int],
+                 log_start_offsets: dict[tuple[str, int], int]) -> None:
+        topic_partition = Log.parse_topic_partition_name(log_dir)
+        config = self.topic_configs.get(topic_partition[0], self.default_config)
+        current = Log(log_dir, config, log_start_offset=log_start_offsets.get(topic_partition, 0),
+                      recovery_point=recovery_points.get(topic_partition, 0), scheduler=self.scheduler,
+                      log_dir_failure_channel=self.log_dir_failure_channel)
+        if log_dir.name.endswith(Log.DeleteDirSuffix):
+            # A deletion interrupted by a restart: finish it, the partition is gone.
+            current.close()
+            shutil.rmtree(log_dir, ignore_errors=True)
+            return
+        previous = self.logs.setdefault(topic_partition, current)
+        if previous is not current:
+            raise ValueError(f"Duplicate log directories found: {current.dir}, {previous.dir}!")
+
+    def load_logs(self) -> None:
+        log.info("Loading logs.")
+        start = time.monotonic()
+        jobs: dict[Path, list] = {}
+        pools = []
+        offline_dirs: list[tuple[Path, OSError]] = []
+        for d in self.live_log_dirs:
+            try:
+                pool = ThreadPoolExecutor(self.io_threads, thread_name_prefix="log-recovery")
+                pools.append(pool)
+                clean_shutdown_file = d / Log.CleanShutdownFile
+                if clean_shutdown_file.exists():
+                    log.debug("Found clean shutdown file. Skipping recovery for all logs in %s", d)
+                else:
+                    # The recovery itself happens inside each Log as it loads.
+                    self.broker_state.new_state(BrokerStates.RecoveringFromUncleanShutdown)
+                recovery_points = self._read_checkpoint(self.recovery_point_checkpoints[d], "recovery-point")
+                log_start_offsets = self._read_checkpoint(self.log_start_offset_checkpoints[d], "log-start")
+                # 3.9 skips the KRaft metadata partition: the Raft client owns that log, not the LogManager
+                log_dirs = sorted(p for p in d.iterdir() if p.is_dir() and p.name != METADATA_PARTITION_DIR)
+                jobs[clean_shutdown_file] = [pool.submit(self.load_log, p, recovery_points, log_start_offsets)
+                                             for p in log_dirs]
+            except OSError as e:
+                offline_dirs.append((d, e))
+                log.error("Error while loading log dir %s: %s", d, e)
+        try:
+            for clean_shutdown_file, dir_jobs in jobs.items():
+                for job in dir_jobs:
+                    job.result()
+                try:
+                    clean_shutdown_file.unlink(missing_ok=True)
+                except OSError as e:
+                    offline_dirs.append((clean_shutdown_file.parent, e))
+            for d, e in offline_dirs:
+                self.log_dir_failure_channel.maybe_add_offline_log_dir(str(d), f"Error while loading log dir {d}",
+                                                                       e)
+        finally:
+            for pool in pools:
+                pool.shutdown()
+        log.info("Logs loading complete in %d ms.", (time.monotonic() - start) * 1000)
+
+    @staticmethod
+    def _read_checkpoint(checkpoint: OffsetCheckpointFile, what: str) -> dict[tuple[str, int], int]:
+        try:
+            return checkpoint.read()
+        except (OSError, ValueError) as e:
+            log.warning("Error occurred while reading %s checkpoint file %s, resetting to 0: %s", what,
+                        checkpoint.file, e)
+            return {}
+
+    def startup(self) -> None:
+        """Start the background tasks that flush, checkpoint and apply retention."""
+        log.info("Starting log cleanup with a period of %d ms.", self.retention_check_ms)
+        self.scheduler.schedule("kafka-log-retention", self.cleanup_logs, INITIAL_TASK_DELAY_MS,
+                                self.retention_check_ms)
+        log.info("Starting log flusher with a default period of %d ms.", self.flush_check_ms)
+        self.scheduler.schedule("kafka-log-flusher", self.flush_dirty_logs, INITIAL_TASK_DELAY_MS, self.flush_check_ms)
+        self.scheduler.schedule("kafka-recovery-point-checkpoint", self.checkpoint_log_recovery_offsets,
+                                INITIAL_TASK_DELAY_MS, self.flush_recovery_offset_checkpoint_ms)
+        self.scheduler.schedule("kafka-log-start-offset-checkpoint", self.checkpoint_log_start_offsets,
+                                INITIAL_TASK_DELAY_MS, self.flush_start_offset_checkpoint_ms)
+
+    def shutdown(self) -> None:
+        log.info("Shutting down.")
+        pools = []
+        jobs: dict[Path, list] = {}
+        for d in self.live_log_dirs:
+            pool = ThreadPoolExecutor(self.io_threads, thread_name_prefix="log-closing")
+            pools.append(pool)
+            jobs[d] = [pool.submit(self._flush_and_close, lg) for lg in self.logs_by_dir().get(d, [])]
+        try:
+            for d, dir_jobs in jobs.items():
+                for job in dir_jobs:
+                    job.result()
+                self.checkpoint_log_recovery_offsets_in_dir(d)
+                self.checkpoint_log_start_offsets_in_dir(d)
+                # The marker tells the next startup that every log here was flushed and closed.
+                try:
+                    (d / Log.CleanShutdownFile).touch(exist_ok=False)
+                except OSError as e:
+                    log.warning("Failed to write clean shutdown marker in %s: %s", d, e)
+        finally:
+            for pool in pools:
+                pool.shutdown()
+            for lock in self.dir_locks:
+                lock.destroy()
+        log.info("Shutdown complete.")
+
+    def get_log(self, topic_partition: tuple[str, int]) -> Log | None:
+        return self.logs.get(topic_partition)
+
+    def get_or_create_log(self, topic_partition: tuple[str, int], config: LogConfig, is_new: bool = False) -> Log:
+        """The partition's log, created in the live log dir holding the fewest partitions when it has none."""
+        with self._log_creation_or_deletion_lock:
+            existing = self.logs.get(topic_partition)
+            if existing is not None:
+                return existing
+            preferred_log_dir = self.preferred_log_dirs.get(topic_partition)
+            log_dir = preferred_log_dir if preferred_log_dir is not None else self.next_log_dir()
+            if not self.is_log_dir_online(log_dir):
+                raise KafkaStorageException(f"Can not create log for {topic_partition} because log directory "
+                                            f"{log_dir} is offline")
+            topic, partition = topic_partition
+            current = Log(log_dir / f"{topic}-{partition}", config, scheduler=self.scheduler,
+                          log_dir_failure_channel=self.log_dir_failure_channel)
+            self.logs[topic_partition] = current
+            log.info("Created log for partition %s-%d in %s", topic, partition, log_dir)
+            # the preference is spent once the log exists
+            self.preferred_log_dirs.pop(topic_partition, None)
+            return current
+
+    def update_preferred_log_dir(self, topic_partition: tuple[str, int], log_dir: str | Path) -> None:
+        self.preferred_log_dirs[topic_partition] = Path(log_dir).absolute()
+
+    def all_logs(self) -> list[Log]:
+        return list(self.logs.values())
+
+    def next_log_dir(self) -> Path:
+        if len(self._live_log_dirs) == 1:
+            return self._live_log_dirs[0]
+        counts = {d: 0 for d in self._live_log_dirs}
+        for lg in self.logs.values():
+            parent = Path(lg.dir).parent.absolute()
+            if parent in counts:
+                counts[parent] += 1
+        return min(counts, key=lambda d: counts[d])
+
+    def async_delete(self, topic_partition: tuple[str, int]) -> None:
+        """Take the log out of service, rename its directory `<tp>.<uuid>-delete`, and delete it in the background."""
+        with self._log_creation_or_deletion_lock:
+            removed = self.logs.pop(topic_partition, None)
+        if removed is None:
+            return
+        removed.close()
+        renamed = Path(removed.dir).with_name(Log.log_delete_dir_name(Path(removed.dir).name))
+        Path(removed.dir).rename(renamed)
+        removed.dir = renamed
+        log.info("Log for partition %s is renamed to %s and is scheduled for deletion", topic_partition, renamed)
+        self.scheduler.schedule("kafka-delete-logs", lambda: shutil.rmtree(renamed, ignore_errors=True),
+                                self.default_config.file_delete_delay_ms)
+
+    @staticmethod
+    def _flush_and_close(lg: Log) -> None:
+        lg.flush()
+        lg.close()
+
+    def logs_by_dir(self) -> dict[Path, list[Log]]:
+        by_dir: dict[Path, list[Log]] = {}
+        for lg in self.logs.values():
+            by_dir.setdefault(Path(lg.dir).parent.absolute(), []).append(lg)
+        return by_dir
+
+    def checkpoint_log_recovery_offsets(self) -> None:
+        for d in self.live_log_dirs:
+            self.checkpoint_log_recovery_offsets_in_dir(d)
+
+    def checkpoint_log_recovery_offsets_in_dir(self, d: Path) -> None:
+        logs = self.logs_by_dir().get(d, [])
+        self.recovery_point_checkpoints[d].write({lg.topic_partition: lg.recovery_point for lg in logs})
+
+    def checkpoint_log_start_offsets(self) -> None:
+        for d in self.live_log_dirs:
+            self.checkpoint_log_start_offsets_in_dir(d)
+
+    def checkpoint_log_start_offsets_in_dir(self, d: Path) -> None:
+        logs = self.logs_by_dir().get(d, [])
+        self.log_start_offset_checkpoints[d].write({lg.topic_partition: lg.log_start_offset for lg in logs})
+
+    def flush_dirty_logs(self) -> None:
+        now_ms = time.time() * 1000
+        for lg in list(self.logs.values()):
+            if now_ms - lg.last_flush_time >= lg.config.flush_ms:
+                lg.flush()
+
+    def cleanup_logs(self) -> None:
+        total = 0
+        for lg in list(self.logs.values()):
+            total += lg.delete_old_segments()
+        log.debug("Log cleanup completed. %d files deleted", total)

@@ -1,0 +1,48 @@
+"""Port of core/src/main/scala/kafka/server/ApiVersionManager.scala (Kafka 3.9).
+
+Which APIs, at which versions, a listener serves: its network threads close a connection that sends anything else,
+and its ApiVersions answer lists exactly this. Each SocketServer has its own, so a process serving two kinds of
+listener (a combined KRaft node: the controller's listener and the broker's) answers each as its kind.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from typing import Any
+
+from kafka_edu.v3_9.clients.common.protocol.api_keys import ApiKeys, api_version_entries
+
+
+class ListenerType(enum.Enum):
+    """ApiMessageType.ListenerType: the kinds of listener an API can be in scope for."""
+
+    ZK_BROKER = "zkBroker"
+    BROKER = "broker"
+    CONTROLLER = "controller"
+
+
+class ApiVersionManager:
+    """The APIs a listener type serves, each with the versions it accepts."""
+
+    def __init__(self, listener_type: ListenerType, enabled_apis: Mapping[ApiKeys, tuple[int, int]]) -> None:
+        self.listener_type = listener_type
+        self.enabled_apis: dict[ApiKeys, tuple[int, int]] = dict(enabled_apis)
+
+    def is_api_enabled(self, api_key: ApiKeys, api_version: int) -> bool:
+        versions = self.enabled_apis.get(api_key)
+        return versions is not None and versions[0] <= api_version <= versions[1]
+
+    def api_version_entries(self, response_version: int) -> tuple[Any, ...]:
+        """The `api_keys` of this listener's ApiVersionsResponse, in that response's version."""
+        return api_version_entries(response_version, self.enabled_apis)
+
+
+class SimpleApiVersionManager(ApiVersionManager):
+    """A fixed set: what a controller listener serves."""
+
+
+class DefaultApiVersionManager(ApiVersionManager):
+    """A broker's (3.9 also folds in the versions the active controller accepts for the APIs a broker forwards:
+    this port forwards CreateTopics and DeleteTopics re-built at a version the controller takes, so the broker's own
+    ranges stand)."""

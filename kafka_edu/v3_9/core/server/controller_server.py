@@ -1,0 +1,115 @@
+"""Port of core/src/main/scala/kafka/server/ControllerServer.scala (Kafka 3.9): a KRaft controller's components, started
+in 3.9's order."""
+
+from __future__ import annotations
+
+import enum
+import logging
+import threading
+from typing import Any
+
+from kafka_edu.tracing import step
+from kafka_edu.v1_0_2.core.network.socket_server import SocketServer
+from kafka_edu.v1_0_2.core.server.kafka_request_handler import KafkaRequestHandlerPool
+from kafka_edu.v1_0_2.core.utils.core_utils import swallow
+from kafka_edu.v3_9.core.server.controller_apis import ControllerApis, controller_api_version_manager
+from kafka_edu.v3_9.core.server.shared_server import SharedServer
+from kafka_edu.v3_9.metadata.controller.quorum_controller import QuorumController
+from kafka_edu.v3_9.metadata.metadata.bootstrap.bootstrap_directory import BootstrapMetadata
+
+log = logging.getLogger("kafka.server.ControllerServer")
+
+
+class ProcessStatus(enum.Enum):
+    SHUTDOWN = "SHUTDOWN"
+    STARTING = "STARTING"
+    STARTED = "STARTED"
+    SHUTTING_DOWN = "SHUTTING_DOWN"
+
+
+class ControllerServer:
+    """The CONTROLLER listener's SocketServer, the QuorumController on the shared Raft client, ControllerApis and
+    its handler threads."""
+
+    def __init__(self, shared_server: SharedServer, bootstrap_metadata: BootstrapMetadata) -> None:
+        self.shared_server = shared_server
+        self.config = shared_server.shared_server_config
+        self.bootstrap_metadata = bootstrap_metadata
+        self.lock = threading.Lock()
+        self.status = ProcessStatus.SHUTDOWN
+        self.shutdown_latch = threading.Event()
+        self.socket_server: SocketServer | None = None
+        self.controller: Any = None
+        self.controller_apis: ControllerApis | None = None
+        self.controller_apis_handler_pool: KafkaRequestHandlerPool | None = None
+
+    def maybe_change_status(self, from_status: ProcessStatus, to_status: ProcessStatus) -> bool:
+        with self.lock:
+            if self.status != from_status:
+                return False
+            self.status = to_status
+            if to_status == ProcessStatus.SHUTDOWN:
+                self.shutdown_latch.set()
+            return True
+
+    @step("KR.controller")
+    def startup(self) -> None:
+        if not self.maybe_change_status(ProcessStatus.SHUTDOWN, ProcessStatus.STARTING):
+            return
+        try:
+            log.info("Starting controller")
+            self.api_version_manager = controller_api_version_manager()
+            # Bound first, processing later: the Raft client reaches the other voters as soon as it starts.
+            self.socket_server = SocketServer(self.config, self.api_version_manager)
+            self.socket_server.startup(startup_processors=False)
+            self.shared_server.start_for_controller()
+            raft_manager = self.shared_server.raft_manager
+            assert raft_manager is not None
+            self.controller = (QuorumController.Builder(self.config.node_id, self.shared_server.cluster_id())
+                               .set_raft_client(raft_manager.client)
+                               .set_thread_name_prefix(f"quorum-controller-{self.config.node_id}-")
+                               .set_default_replication_factor(self.config.default_replication_factor)
+                               .set_default_num_partitions(self.config.num_partitions)
+                               .set_session_timeout_ns(self.config.broker_session_timeout_ms * 1_000_000)
+                               .set_max_idle_interval_ns(self.config.metadata_max_idle_interval_ns)
+                               .set_bootstrap_metadata(self.bootstrap_metadata)
+                               .build())
+            self.controller_apis = ControllerApis(self.socket_server.request_channel, self.controller, raft_manager,
+                                                  self.config, self.shared_server.cluster_id(),
+                                                  self.api_version_manager)
+            self.controller_apis_handler_pool = KafkaRequestHandlerPool(
+                self.config.node_id, self.socket_server.request_channel, self.controller_apis,
+                self.config.num_io_threads)
+            self.socket_server.start_processors()
+            self.maybe_change_status(ProcessStatus.STARTING, ProcessStatus.STARTED)
+        except BaseException:
+            self.maybe_change_status(ProcessStatus.STARTING, ProcessStatus.STARTED)
+            log.exception("Fatal error during controller startup. Prepare to shutdown")
+            self.shutdown()
+            raise
+
+    def shutdown(self) -> None:
+        if not self.maybe_change_status(ProcessStatus.STARTED, ProcessStatus.SHUTTING_DOWN):
+            return
+        log.info("shutting down")
+        self.shared_server.ensure_not_raft_leader()
+        if self.socket_server is not None:
+            with swallow(log):
+                self.socket_server.stop_processing_requests()
+        if self.controller is not None:
+            self.controller.begin_shutdown()
+        if self.socket_server is not None:
+            with swallow(log):
+                self.socket_server.shutdown()
+        if self.controller_apis_handler_pool is not None:
+            with swallow(log):
+                self.controller_apis_handler_pool.shutdown()
+        if self.controller is not None:
+            self.controller.close()
+        self.shared_server.stop_for_controller()
+        self.maybe_change_status(ProcessStatus.SHUTTING_DOWN, ProcessStatus.SHUTDOWN)
+
+    def await_shutdown(self) -> None:
+        # Bounded waits: Python runs a signal handler only between them (see KafkaServer.await_shutdown).
+        while not self.shutdown_latch.wait(1.0):
+            pass
