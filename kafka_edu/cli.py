@@ -17,19 +17,20 @@ console = Console()
 
 
 def server_start(args: list[str]) -> int:
-    """kafka-server-start.sh: `kafka-edu server-start config/server.properties [--override k=v ...]`."""
-    from kafka_edu.v1_0_2.core.kafka import main
+    """kafka-server-start.sh: `kafka-edu server-start config/server.properties [--override k=v ...]`, Kafka.main in
+    a traced process of its run (the runner's, or a new one)."""
+    from kafka_edu.cluster_runner.traced_process import server_start as traced_server_start
     if not args or args[0] in ("-h", "--help"):
         console.print("USAGE: kafka-edu server-start server.properties [--override property=value]*")
         return 1
-    return main(args)
+    return traced_server_start(args)
 
 
 def kafka_tool(name: str, args: list[str]) -> int:
     """kafka-storage.sh and kafka-dump-log.sh (Kafka 3.9): each parses its own arguments, as the scripts do."""
     if name == "storage":
-        from kafka_edu.v3_9.core.tools import storage_tool
-        return storage_tool.main(args)
+        from kafka_edu.cluster_runner.traced_process import storage
+        return storage(args)
     from kafka_edu.v3_9.core.tools import dump_log_segments
     return dump_log_segments.main(args)
 
@@ -348,9 +349,46 @@ def reassign_partitions(options: argparse.Namespace) -> int:
 
 
 def acls(args: list[str]) -> int:
-    """kafka-acls.sh (Kafka 1.0.2's options): ACLs added, removed or listed through the authorizer, in ZooKeeper."""
-    from kafka_edu.v1_0_2.core.admin.acl_command import main
-    return main(args)
+    """kafka-acls.sh (Kafka 1.0.2's options): ACLs added, removed or listed through the authorizer, in ZooKeeper.
+    Without zookeeper.connect in --authorizer-properties, the ZooKeeper of --run DIR or of the newest run."""
+    import traceback
+
+    from kafka_edu.v1_0_2.core.admin import acl_command
+    parser = acl_command.options_parser()
+    properties = next(action for action in parser._actions if action.dest == "authorizer_properties")
+    properties.help += " (default: the run's ZooKeeper)"
+    parser.add_argument("--run", help="the run whose ZooKeeper to use (default: the newest)")
+    parser.add_argument("--traces", default="traces")
+    opts = parser.parse_args(args)  # --help and unknown options; the tool parses the rest again
+    ours = argparse.ArgumentParser(add_help=False)
+    ours.add_argument("--run")
+    ours.add_argument("--traces")
+    tool_args = ours.parse_known_args(args)[1]
+    tool_usage = acl_command.options_parser().format_usage()
+
+    def out(line: str) -> None:  # after a usage error, the usage names --run and --traces too
+        print(parser.format_usage() if line == tool_usage else line)
+
+    try:  # the tool's own usage errors come first, as when it read the run itself
+        acl_command.check_args(opts)
+        props = acl_command.authorizer_properties(opts)
+    except acl_command.UsageError:
+        return acl_command.main(tool_args, out)
+    if "zookeeper.connect" in props:
+        return acl_command.main(tool_args, out)
+    try:
+        manifest = _run_manifest(opts, changes=True)
+    except Exception as e:  # no run, or several live ones: as the tool reports an error
+        print(f"Error while executing ACL command: {e}")
+        print("".join(traceback.format_exception(e)))
+        return 1
+    if manifest.get("mode") == "kraft" or not manifest.get("zookeeper_connect"):
+        print(f"Run {manifest.get('run_id', '?')} has no ZooKeeper to keep ACLs in: give --authorizer-properties "
+              f"zookeeper.connect=HOST:PORT")
+        print(parser.format_usage())
+        return 1
+    return acl_command.main(["--authorizer-properties", f"zookeeper.connect={manifest['zookeeper_connect']}",
+                             *tool_args], out)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -31,7 +31,9 @@ class RunDir:
     finished: bool
 
     def span_files(self) -> list[Path]:
-        return sorted(p for p in self.path.glob("*.jsonl") if not p.name.endswith(".starts.jsonl"))
+        """Span files, plain or gzipped as the lessons record them (Spark reads `.gz` by its name); not span starts."""
+        files = [*self.path.glob("*.jsonl"), *self.path.glob("*.jsonl.gz")]
+        return sorted(p for p in files if not p.name.endswith((".starts.jsonl", ".starts.jsonl.gz")))
 
 
 @dataclass
@@ -98,7 +100,7 @@ def discover_runs(traces: Path) -> tuple[list[RunDir], list[str]]:
     """
     if not traces.is_dir():
         raise MiningError(f"trace directory {traces} does not exist", exit_code=2)
-    candidates = {p.parent for pattern in ("*.jsonl", "manifest.json") for p in traces.rglob(pattern)}
+    candidates = {p.parent for pattern in ("*.jsonl", "*.jsonl.gz", "manifest.json") for p in traces.rglob(pattern)}
     runs: dict[str, RunDir] = {}
     notes = []
     for path in sorted(candidates):
@@ -236,7 +238,7 @@ def read_json(spark: SparkSession, runs: list[RunDir]) -> tuple[DataFrame, DataF
     """(usable spans, every classified row) of the runs' span files; runs without span files give nothing."""
     parts = [_classified(spark, run) for run in runs if run.span_files()]
     if not parts:
-        raise MiningError("no span files (*.jsonl) in the chosen runs", exit_code=2)
+        raise MiningError("no span files (*.jsonl, *.jsonl.gz) in the chosen runs", exit_code=2)
     classified = parts[0]
     for part in parts[1:]:
         classified = classified.unionByName(part)

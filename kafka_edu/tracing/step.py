@@ -1,16 +1,21 @@
-"""`step`, `span` and `event`: the markers ported code carries, and the only way it reaches OpenTelemetry.
+"""`step`, `span`, `event` and `note`: the markers ported code carries, and the only way it reaches OpenTelemetry.
 
     @step("CT.failover.01")                 # the step is the whole method
     def read_controller_epoch_from_zookeeper(self) -> None: ...
 
-    with step("LC.startup.04"):             # the step is a block inside a method
+    with step("LC.startup.04", self):       # the step is a block inside a method
         self.zk_utils = self.init_zk()
 
+    with step("CT.broker", self, broker_ids=cur_broker_ids):   # a value only a local holds is handed over
+        ...
+        note(new_broker_ids=new_broker_ids)  # one the block computes, for the span's end
+
 A marker names a row of the table in `steps.py`: the span's name, Kafka origin and FIDELITY id come from there. Its
-domain attributes, links and (on the request path) its parent come from the describers in `attributes.py`, which
-read the method's arguments and result, or the block's local variables, so nothing about tracing has to stand
-between Kafka's statements. A marker costs one check when the process does not trace, and nothing more for a
-request whose trace is not sampled.
+domain attributes, links and (on the request path) its parent come from the describers in `attributes.py`. A
+describer reads a *scope*: for a decorated method, its arguments by name and its `result`; for a block or an event,
+the object handed first (as `self`) and the values handed by name. Tracing never reads a method's local variables:
+renaming a local in Kafka-shaped code cannot change a span. A marker costs one check when the process does not
+trace, and nothing more for a request whose trace is not sampled.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from types import CodeType, FrameType, TracebackType
+from types import CodeType, TracebackType
 from typing import Any, TypeVar
 
 from opentelemetry import context as otel_context
@@ -103,8 +108,7 @@ class _Open:
         self.token = token
 
 
-def _begin(m: _Marker, code: CodeType, line: int, scope: Callable[[], Mapping[str, Any]],
-           legacy: tuple[dict[str, Any] | None, list[SpanContext] | None] | None = None) -> _Open | None:
+def _begin(m: _Marker, code: CodeType, line: int, scope: Callable[[], Mapping[str, Any]]) -> _Open | None:
     """Start the marker's span, or return None where nothing is to be traced."""
     tracing = provider.current_tracing()
     if tracing is None:
@@ -134,14 +138,10 @@ def _begin(m: _Marker, code: CodeType, line: int, scope: Callable[[], Mapping[st
     attrs["thread.name"] = threading.current_thread().name
     if m.start is not None:
         attrs.update(_described(m.start, scope))
-    if legacy is not None and legacy[0]:
-        attrs.update(legacy[0])
     step_id = attrs.get("kafka.step")
     if breakpoints.ACTIVE and step_id:  # blocks before the span opens: the span shows the step's own time
         breakpoints.on_step(step_id, m.name)
     links = [Link(c) for c in _described(m.links, scope) or ()] if m.links is not None else None
-    if legacy is not None and legacy[1]:
-        links = (links or []) + [Link(c) for c in legacy[1]]
     span_ = tracing.tracer.start_span(m.name, context=context, attributes=attrs, links=links,
                                       record_exception=False, set_status_on_exception=False)
     return _Open(span_, otel_context.attach(trace.set_span_in_context(span_)))
@@ -176,33 +176,58 @@ def _described(describer: Callable[[Mapping[str, Any]], Any], scope: Callable[[]
         return {"kafka.describe.error": f"{type(e).__name__}: {e}"}
 
 
-def _frame_scope(frame: FrameType) -> Callable[[], Mapping[str, Any]]:
-    return lambda: frame.f_locals
+_NO_OWNER = object()
+
+class _Blocks(threading.local):
+    """The `with` markers open on this thread, innermost last: each one's scope, or None where no span opened (so a
+    `note` in a block that traces nothing goes nowhere, never into the block around it). A thread of its own: a
+    context copied to another thread does not carry it."""
+
+    def __init__(self) -> None:
+        self.scopes: list[dict[str, Any] | None] = []
+
+
+_blocks = _Blocks()
+
+
+def _scope_of(owner: Any, values: dict[str, Any]) -> dict[str, Any]:
+    if owner is not _NO_OWNER:
+        values["self"] = owner
+    return values
+
+
+def note(**values: Any) -> None:
+    """Hand the innermost open `with` marker values its end describers read: what the block computed in locals."""
+    scopes = _blocks.scopes
+    if scopes and scopes[-1] is not None:
+        scopes[-1].update(values)
 
 
 class span:
     """A span for a Kafka symbol in the table. `with span(name):` around a block, or `@span(name)` on a method."""
 
-    def __init__(self, name: str, attributes: dict[str, Any] | None = None, *, root: bool = False,
-                 links: list[SpanContext] | None = None, _step_id: str | None = None, **_legacy: Any) -> None:
-        self._m = _marker(name, _step_id, root)
+    def __init__(self, name: str, owner: Any = _NO_OWNER, /, *, root: bool = False, **values: Any) -> None:
+        self._m = _marker(name, None, root)
         self._open: _Open | None = None
-        self._frame: FrameType | None = None
-        self._legacy = (attributes, links) if attributes or links else None  # being moved into attributes.py
+        self._scope = _scope_of(owner, values)
 
     def __enter__(self) -> Span:
-        frame = self._frame = sys._getframe(1)
-        self._open = _begin(self._m, frame.f_code, frame.f_lineno, _frame_scope(frame), self._legacy)
-        return self._open.span if self._open is not None and self._open.span is not None else trace.INVALID_SPAN
+        frame = sys._getframe(1)  # where the block is, for `code.*`: its code object and line, never its locals
+        scope = self._scope
+        self._open = _begin(self._m, frame.f_code, frame.f_lineno, lambda: scope)
+        traced = self._open is not None and self._open.span is not None
+        _blocks.scopes.append(scope if traced else None)
+        return self._open.span if traced else trace.INVALID_SPAN
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
+        _blocks.scopes.pop()
         if self._open is not None:
-            _finish(self._m, self._open, exc, _frame_scope(self._frame))
-        self._frame = None
+            scope = self._scope
+            _finish(self._m, self._open, exc, lambda: scope)
 
     def __call__(self, func: F) -> F:
-        return _decorate(self._m, func, self._legacy)
+        return _decorate(self._m, func)
 
 
 class step(span):
@@ -212,22 +237,20 @@ class step(span):
     the class name and the method name in camelCase, which must be one of the row's members in the table.
     """
 
-    def __init__(self, step_id: str, attributes: dict[str, Any] | None = None, *, root: bool = False,
-                 links: list[SpanContext] | None = None, **_legacy: Any) -> None:
+    def __init__(self, step_id: str, owner: Any = _NO_OWNER, /, *, root: bool = False, **values: Any) -> None:
         row = STEPS.get(step_id) or _unknown(f"step {step_id!r}")
         self._step_id = step_id
         self._family = row.is_family
         self._root = root
         self._open = None
-        self._frame = None
-        self._legacy = (attributes, links) if attributes or links else None
+        self._scope = _scope_of(owner, values)
         if not self._family:
             self._m = _marker(_step_span_name(step_id), step_id, root)
 
     def __call__(self, func: F) -> F:
         if self._family:
             self._m = _marker(kafka_symbol(func), self._step_id, self._root)
-        return _decorate(self._m, func, self._legacy)
+        return _decorate(self._m, func)
 
 
 def kafka_symbol(func: Callable[..., Any]) -> str:
@@ -237,7 +260,7 @@ def kafka_symbol(func: Callable[..., Any]) -> str:
     return f"{owner.rsplit('.', 1)[-1]}.{head}{''.join(word.title() for word in rest)}"
 
 
-def _decorate(m: _Marker, func: F, legacy: tuple | None = None) -> F:
+def _decorate(m: _Marker, func: F) -> F:
     code = func.__code__
     names = code.co_varnames[:code.co_argcount]
     line = code.co_firstlineno
@@ -264,7 +287,7 @@ def _decorate(m: _Marker, func: F, legacy: tuple | None = None) -> F:
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        opened = _begin(m, code, line, scope_of(args, kwargs), legacy)
+        opened = _begin(m, code, line, scope_of(args, kwargs))
         if opened is None:
             return func(*args, **kwargs)
         try:
@@ -294,39 +317,33 @@ def _retro_span(tracing: provider.Tracing, m: _Marker, code: CodeType, line: int
     span_.end()
 
 
-def event(name_or_step: str | None, legacy_name: str | None = None, legacy_attrs: dict | None = None) -> None:
-    """A span event on the current span: a state change, or an event-type FIDELITY row (`event("CT.psm")`).
+def event(name_or_step: str, owner: Any = _NO_OWNER, /, **values: Any) -> None:
+    """A span event on the current span: a state change, or an event-type FIDELITY row (`event("CT.psm", self, ...)`).
 
-    Its attributes come from the event's describer in attributes.py, reading the caller's local variables. A FIDELITY
-    event whose caller runs in no recorded span (a poll that had nothing else worth a span) gets a short span of its
-    own, named after its row, when the table has that name: a step is never lost with a quiet caller.
+    Its attributes come from the event's describer in attributes.py, reading the object and values handed to it. A
+    FIDELITY event whose caller runs in no recorded span (a poll that had nothing else worth a span) gets a short span
+    of its own, named after its row, when the table has that name: a step is never lost with a quiet caller.
     """
-    frame = sys._getframe(1)
+    scope = _scope_of(owner, values)
     current = trace.get_current_span()
     if not current.is_recording():
-        row = STEPS.get(name_or_step) if name_or_step else None
-        if legacy_name is None and row is not None and row.event and row.span_name in SYMBOLS:
+        row = STEPS.get(name_or_step)
+        if row is not None and row.event and row.span_name in SYMBOLS:
+            frame = sys._getframe(1)  # where the event is, for `code.*`: never its locals
             marker = _marker(row.span_name, None, True)
-            opened = _begin(marker, frame.f_code, frame.f_lineno, _frame_scope(frame))
+            opened = _begin(marker, frame.f_code, frame.f_lineno, lambda: scope)
             if opened is not None and opened.span is not None:
                 try:
-                    _add_event(opened.span, name_or_step, None, None, frame)
+                    _add_event(opened.span, name_or_step, scope)
                 finally:
-                    _finish(marker, opened, None, _frame_scope(frame))
+                    _finish(marker, opened, None, lambda: scope)
             elif opened is not None:
                 otel_context.detach(opened.token)
         return
-    _add_event(current, name_or_step, legacy_name, legacy_attrs, frame)
+    _add_event(current, name_or_step, scope)
 
 
-def _add_event(current: Span, name_or_step: str | None, legacy_name: str | None, legacy_attrs: dict | None,
-               frame: FrameType) -> None:
-    if legacy_name is not None:  # event(step_id, name, attrs): being moved into attributes.py
-        if legacy_name not in EVENTS:
-            _unknown(f"event {legacy_name!r}")
-        step_attr = {"kafka.step": name_or_step} if name_or_step else {}
-        current.add_event(legacy_name, {**(legacy_attrs or {}), **step_attr})
-        return
+def _add_event(current: Span, name_or_step: str, scope: Mapping[str, Any]) -> None:
     row = STEPS.get(name_or_step)
     name = row.event if row is not None and row.event else name_or_step
     if name not in EVENTS:
@@ -334,7 +351,7 @@ def _add_event(current: Span, name_or_step: str | None, legacy_name: str | None,
     attrs: dict[str, Any] = {}
     describer = attributes.event_describer(name)
     if describer is not None:
-        attrs.update(_described(describer, _frame_scope(frame)) or {})
+        attrs.update(_described(describer, lambda: scope) or {})
     if EVENTS[name]:
         attrs["kafka.step"] = EVENTS[name]
     current.add_event(name, attrs)
@@ -353,53 +370,3 @@ def current_traceparent() -> str | None:
     carrier: dict[str, str] = {}
     _propagator.inject(carrier)
     return carrier.get("traceparent")
-
-
-
-
-# -- legacy helpers, being replaced by describers in attributes.py --------------------------------------------------
-
-def set_attributes(attrs: dict[str, Any]) -> None:
-    trace.get_current_span().set_attributes(attrs)
-
-
-def add_event(span_: Span | None, name: str, attrs: dict[str, Any] | None = None) -> None:
-    if span_ is not None:
-        span_.add_event(name, attrs or {})
-
-
-class activate:
-    def __init__(self, span_: Span | None) -> None:
-        self.span = span_
-        self._token = None
-
-    def __enter__(self) -> Span | None:
-        if self.span is not None:
-            self._token = otel_context.attach(trace.set_span_in_context(self.span))
-        return self.span
-
-    def __exit__(self, *exc: object) -> None:
-        if self._token is not None:
-            otel_context.detach(self._token)
-
-
-def open_span(name: str, attrs: dict[str, Any] | None = None, *, step_id: str | None = None,
-              links: list[SpanContext] | None = None, start_time_ns: int | None = None, **_legacy: Any) -> Span:
-    tracing = provider.current_tracing()
-    if tracing is None:
-        return trace.INVALID_SPAN
-    m = _marker(_step_span_name(step_id) if step_id else name, step_id, True)
-    frame = sys._getframe(1)
-    a = dict(m.static)
-    a.update({"code.function.name": frame.f_code.co_qualname,
-              "code.file.path": _repo_relative(frame.f_code.co_filename), "code.line.number": frame.f_lineno,
-              "thread.name": threading.current_thread().name, **(attrs or {})})
-    return tracing.tracer.start_span(m.name, context=_ROOT_CONTEXT, attributes=a,
-                                     links=[Link(c) for c in links or []], start_time=start_time_ns)
-
-
-def end_span(span_: Span | None, attrs: dict[str, Any] | None = None, end_time_ns: int | None = None) -> None:
-    if span_ is not None:
-        if attrs:
-            span_.set_attributes(attrs)
-        span_.end(end_time=end_time_ns)

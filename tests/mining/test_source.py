@@ -144,3 +144,24 @@ def test_compact_is_idempotent_and_incremental(spark, tmp_path: Path, loaded, py
     schema = {f.name: f.dataType.simpleString() for f in parquet.spans.schema.fields}
     assert schema["broker_id"] == "int" and schema["duration_ns"] == "bigint" and schema["controller_epoch"] == "int"
     assert schema["attributes"] == "map<string,string>"
+
+
+def test_a_lesson_recording_gzipped_is_compacted_and_mined_like_a_plain_run(spark, tmp_path: Path,
+                                                                              python_spans) -> None:
+    """The lessons record their runs as `*.jsonl.gz`: compact reads them as it reads plain span files."""
+    import gzip
+
+    from kafka_edu.mining.compact import compact
+
+    traces = tmp_path / "traces"
+    lesson = traces / "lesson-like"
+    shutil.copytree(BASELINE, lesson)
+    for plain in lesson.glob("*.jsonl"):
+        with plain.open("rb") as source, gzip.open(plain.with_name(plain.name + ".gz"), "wb") as target:
+            shutil.copyfileobj(source, target)
+        plain.unlink()
+    assert not list(lesson.glob("*.jsonl"))
+    result = compact(spark, traces, traces / "_parquet")
+    baseline_id = python_spans["mining-baseline"].first().resource["kafka.run.id"]
+    assert result.written == [baseline_id]
+    assert result.report.spans == {baseline_id: len(python_spans["mining-baseline"])}

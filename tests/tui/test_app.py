@@ -7,6 +7,7 @@ import json
 import re
 from pathlib import Path
 
+from kafka_edu.tracing.query import SpanRecord
 from tests.tui.helpers import copy_run, opened, plain, row_texts, screen_lines, wait_for
 from tui.app import KafkaEduApp
 from tui.store import ORPHANS
@@ -246,7 +247,7 @@ def test_detail_shows_the_step_its_explanation_the_origin_and_the_ported_source(
             span = waterfall.current_span
             path = span.attributes["code.file.path"]
             source = (Path(__file__).resolve().parents[2] / path).read_text().splitlines()
-            line = next(n for n, text in enumerate(source, 1) if 'step("LC.startup.08")' in text)
+            line = next(n for n, text in enumerate(source, 1) if 'step("LC.startup.08"' in text)
             assert f"{path}:{line}" in text  # where the step is in this checkout, whatever line the run recorded
             assert source[line - 1].strip() in text
     run(scenario)
@@ -275,9 +276,33 @@ def test_the_python_port_shows_the_steps_own_line_without_scrolling(produce: Pat
             assert step_at <= 1 and marker in code[step_at], shown
             assert after in code[step_at + 1], shown
 
-    run(lambda: scenario(produce, "LC.startup.08", "startup", 'with step("LC.startup.08"):',
+    run(lambda: scenario(produce, "LC.startup.08", "startup", 'with step("LC.startup.08", self):',
                          "self.log_manager = self.create_log_manager("))
     run(lambda: scenario(failover, "CT.elect", "reelect", '@step("CT.elect")', "def elect(self)"))
+
+
+def test_the_python_port_of_a_span_is_in_the_tree_of_its_kafka_version(produce: Path) -> None:
+    """A 1.0.2 span's source is shown from kafka_edu/v1_0_2/, a 3.9 span's from kafka_edu/v3_9/, at its marker."""
+    kraft = produce.parent / "mining-kraft"
+
+    async def scenario(run_dir: Path, step_id: str, tree: str, marker: str) -> None:
+        app = KafkaEduApp(run_dir, watch=False)
+        async with app.run_test(size=(160, 45)) as pilot:
+            def the_span() -> SpanRecord | None:
+                return next((s for t in app.store for s in t.spans.values() if s.step == step_id), None)
+
+            await wait_for(pilot, the_span, timeout_s=30, what=f"a span of {step_id}")
+            app.show_span(the_span())
+            await wait_for(pilot, lambda: f"Detail · {step_id}" in "\n".join(screen_lines(app)))
+            shown = detail_lines(app)
+            heading = next(text for text in shown if text.startswith("Python port "))
+            assert f"kafka_edu/{tree}/" in heading, shown
+            path, line = heading.removeprefix("Python port ").split()[0].rsplit(":", 1)
+            source = (Path(__file__).resolve().parents[2] / path).read_text().splitlines()
+            assert marker in source[int(line) - 1], (path, line)
+
+    run(lambda: scenario(produce, "LC.startup.08", "v1_0_2/core/server", 'with step("LC.startup.08"'))
+    run(lambda: scenario(kraft, "KR.server", "v3_9/core/server", '@step("KR.server")'))
 
 
 def test_the_cluster_and_log_tell_the_failover_story(failover: Path) -> None:

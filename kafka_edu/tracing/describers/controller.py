@@ -1,9 +1,9 @@
 """Describers for controller spans (FIDELITY CT; see kafka_edu/tracing/attributes.py).
 
-What a controller span says is read from the controller's own state, the event being processed, or the local
-variables of the block a `with step(...)` marks. A few attributes are about ZooKeeper data the ported code reads and
-drops (the notifications an event deletes, the znode writers a watch links to): their describers read it again, at
-the span's start, and a ZooKeeper failure there costs only the attribute or link.
+What a controller span says is read from the controller's own state, the event being processed, or the values its
+marker hands over. A few attributes are about ZooKeeper data the ported code reads and drops (the notifications an
+event deletes, the znode writers a watch links to): their describers read it again, at the span's start, and a
+ZooKeeper failure there costs only the attribute or link.
 """
 
 from __future__ import annotations
@@ -25,6 +25,10 @@ _FAILOVER = "KafkaController.onControllerFailover"
 _SEND_REQUEST = "ControllerChannelManager.sendRequest"
 _WON = "_kafka_edu_won_election"  # set on the controller by its failover span, read by the election's span
 _ISR_CHANGES = "_kafka_edu_isr_changes"  # an IsrChangeNotification's notifications, read once for both describers
+# ZkUtils.IsrChangeNotificationPath and LogDirEventNotificationPath: the notifications' parents, as Kafka lays them out
+# in ZooKeeper. The events name only the children, and their marker (CT.event) is every event's.
+ISR_CHANGE_NOTIFICATION_PATH = "/isr_change_notification"
+LOG_DIR_EVENT_NOTIFICATION_PATH = "/log_dir_event_notification"
 
 
 def _names(tps: Any) -> list[str]:
@@ -63,11 +67,19 @@ def _writers(zk_utils: Any, paths: list[str]) -> list[SpanContext]:
     return [w for path in paths if (w := _writer(_zk_json(zk_utils, path))) is not None]
 
 
+def _registration(zk_utils: Any, broker_id: int) -> Any:
+    """A broker's `/brokers/ids/<id>` JSON, as ZkUtils.getBrokerInfo reads it."""
+    try:
+        return _quietly(lambda: zk_utils.get_broker_info(broker_id), None)
+    except ValueError:
+        return None
+
+
 # -- ControllerEventManager: one trace per event ------------------------------------------------------------------
 
 @start("CT.event")
 def _event(s: Scope) -> dict[str, Any]:
-    event = s["controller_event"]
+    event = s["event"]
     attributes = {"kafka.controller.event": event.name, "kafka.controller.state": event.state.name}
     describe = _EVENT_ATTRIBUTES.get(type(event).__name__)
     if describe is not None:
@@ -81,7 +93,7 @@ def _event_causes(s: Scope) -> list[SpanContext]:
     change, the leaders' spans that wrote the notifications."""
     put_by = s["put_in"].run(trace.get_current_span).get_span_context()
     causes = [put_by] if put_by.is_valid else []
-    event = s["controller_event"]
+    event = s["event"]
     if type(event).__name__ == "IsrChangeNotification" and event.controller.is_active:
         causes += [w for notification in _isr_change_notifications(event) if (w := _writer(notification)) is not None]
     return causes
@@ -92,10 +104,15 @@ def _leader_and_isr_response(event: Any) -> dict[str, Any]:
 
 
 def _log_dir_event_notification(event: Any) -> dict[str, Any]:
-    from kafka_edu.v1_0_2.core.utils.log_dir_utils import get_broker_id_from_log_dir_event
+    """The brokers that wrote `/log_dir_event_notification/log_dir_event_<seq>` ({"version":1,"broker":id,...})."""
     zk_utils = event.controller.zk_utils
-    brokers = [b for x in event.sequence_numbers
-               if (b := _quietly(lambda x=x: get_broker_id_from_log_dir_event(zk_utils, x), None)) is not None]
+    brokers = []
+    for x in event.sequence_numbers:
+        notification = _zk_json(zk_utils, f"{LOG_DIR_EVENT_NOTIFICATION_PATH}/{x}")
+        try:
+            brokers.append(int(notification["broker"]))
+        except (ValueError, KeyError, TypeError):
+            continue  # gone, or not a notification: the event skips it too
     return {"kafka.brokers": brokers}
 
 
@@ -111,35 +128,32 @@ def _partition_reassignment(event: Any) -> dict[str, Any]:
 
 
 def _partition_reassignment_isr_change(event: Any) -> dict[str, Any]:
-    from kafka_edu.v1_0_2.core.controller.controller_context import get_partition_leader_and_isr_for_topics
     c, tp = event.controller, event.topic_partition
     if not c.is_active or tp not in c.controller_context.partitions_being_reassigned:
         return {}
-    leader_isr = _quietly(lambda: get_partition_leader_and_isr_for_topics(c.zk_utils, [tp]), {}).get(tp)
-    if leader_isr is None:
+    leader_and_isr = _quietly(lambda: c.zk_utils.get_leader_and_isr_for_partition(tp.topic, tp.partition), None)
+    if leader_and_isr is None:
         return {}
     return {"kafka.topic": tp.topic, "kafka.partition": tp.partition,
-            "kafka.replicas.caught_up": sorted(event.reassigned_replicas & set(leader_isr.leader_and_isr.isr))}
+            "kafka.replicas.caught_up": sorted(event.reassigned_replicas & set(leader_and_isr.isr))}
 
 
 def _isr_change_notification(event: Any) -> dict[str, Any]:
-    from kafka_edu.v1_0_2.core.log.log import TopicPartition
     if not event.controller.is_active:
         return {}
-    partitions = set()
+    partitions: set[tuple[str, int]] = set()
     for notification in _isr_change_notifications(event):
         try:
-            partitions |= {TopicPartition(p["topic"], int(p["partition"])) for p in notification["partitions"]}
+            partitions |= {(p["topic"], int(p["partition"])) for p in notification["partitions"]}
         except (ValueError, KeyError, TypeError):
             continue  # the event logs it as invalid and skips it
-    return {"kafka.partitions": _names(partitions)}
+    return {"kafka.partitions": [f"{topic}-{partition}" for topic, partition in sorted(partitions)]}
 
 
 def _isr_change_notifications(event: Any) -> list[Any]:
     """The JSON of the event's `/isr_change_notification/isr_change_<seq>` znodes, read before the event deletes
     them."""
     if _ISR_CHANGES not in event.__dict__:
-        from kafka_edu.v1_0_2.core.utils.zk_utils import ISR_CHANGE_NOTIFICATION_PATH
         zk_utils = event.controller.zk_utils
         notifications = [_zk_json(zk_utils, f"{ISR_CHANGE_NOTIFICATION_PATH}/{x}") for x in event.sequence_numbers]
         event.__dict__[_ISR_CHANGES] = [n for n in notifications if n is not None]
@@ -195,9 +209,8 @@ def _epoch(s: Scope) -> dict[str, Any]:
 
 @start("CT.failover.03")
 def _log_dir_events(s: Scope) -> dict[str, Any]:
-    from kafka_edu.v1_0_2.core.utils.zk_utils import LOG_DIR_EVENT_NOTIFICATION_PATH
     zk_utils = s["self"].zk_utils
-    return {"kafka.zk.deleted": _quietly(lambda: zk_utils.get_children(LOG_DIR_EVENT_NOTIFICATION_PATH), [])}
+    return {"kafka.zk.deleted": _quietly(lambda: zk_utils.get_children(s["path"]), [])}
 
 
 @end("CT.failover.05")
@@ -242,19 +255,14 @@ def _resigned_epoch(s: Scope) -> dict[str, Any]:
 @links("CT.broker")
 def _registrations(s: Scope) -> list[SpanContext]:
     """Each new broker's registration, in its startup trace."""
-    from kafka_edu.v1_0_2.core.utils.zk_utils import BROKER_IDS_PATH
-    c = s["c"]
-    known = c.controller_context.live_or_shutting_down_broker_ids
-    return _writers(c.zk_utils, [f"{BROKER_IDS_PATH}/{b}" for b in sorted(int(b) for b in s["self"].current_broker_list)
-                                 if b not in known])
+    zk_utils = s["self"].controller.zk_utils
+    return [w for b in sorted(s["new"]) if (w := _writer(_registration(zk_utils, b))) is not None]
 
 
 @end("CT.broker")
 def _broker_change(s: Scope) -> dict[str, Any]:
-    if "cur_broker_ids" not in s:  # ZooKeeper failed the read: the exception says so
-        return {}
-    return {"kafka.brokers.new": sorted(s["new_broker_ids"]), "kafka.brokers.dead": sorted(s["dead_broker_ids"]),
-            "kafka.brokers.live": sorted(s["cur_broker_ids"])}
+    return {"kafka.brokers.new": sorted(s["new"]), "kafka.brokers.dead": sorted(s["dead"]),
+            "kafka.brokers.live": sorted(s["live"])}
 
 
 @start("KafkaController.onBrokerStartup")
@@ -269,18 +277,13 @@ def _dead_brokers(s: Scope) -> dict[str, Any]:
 
 @links("CT.topic")
 def _assignments(s: Scope) -> list[SpanContext]:
-    """The CreateTopics request (or tool) that wrote each new topic's assignment."""
-    from kafka_edu.v1_0_2.core.utils.zk_utils import BROKER_TOPICS_PATH
-    c = s["c"]
-    return _writers(c.zk_utils, [f"{BROKER_TOPICS_PATH}/{topic}"
-                                 for topic in sorted(s["self"].topics - c.controller_context.all_topics)])
+    """The CreateTopics request (or tool) that wrote each new topic's assignment (under the topics path handed)."""
+    return _writers(s["self"].controller.zk_utils, [f"{s['path']}/{topic}" for topic in sorted(s["new"])])
 
 
 @end("CT.topic")
 def _topic_change(s: Scope) -> dict[str, Any]:
-    if "deleted_topics" not in s:
-        return {}
-    return {"kafka.topics.new": sorted(s["new_topics"]), "kafka.topics.deleted": sorted(s["deleted_topics"])}
+    return {"kafka.topics.new": sorted(s["new"]), "kafka.topics.deleted": sorted(s["deleted"])}
 
 
 @start("KafkaController.onNewTopicCreation")
@@ -298,7 +301,7 @@ def _new_partitions(s: Scope) -> dict[str, Any]:
 
 @start("CT.shutdown")
 def _shutting_down(s: Scope) -> dict[str, Any]:
-    event = s["self"]
+    event = s["self"]  # doControlledShutdown's ControlledShutdown event
     attributes: dict[str, Any] = {"kafka.shutdown.broker.id": event.id}
     c = event.controller
     context = c.controller_context
@@ -315,11 +318,7 @@ def _shutting_down(s: Scope) -> dict[str, Any]:
 
 @end("CT.shutdown")
 def _shutdown_result(s: Scope) -> dict[str, Any]:
-    result = s.get("result")
-    if isinstance(result, BaseException):  # the callback reports it to the broker; the span shows it too
-        trace.get_current_span().record_exception(result, attributes={
-            "exception.type": type(result).__name__, "exception.message": str(result)})
-        return {}
+    result = s["result"]  # None when it failed: the span records the exception the callback reports
     return {} if result is None else {"kafka.partitions.remaining": _names(result)}
 
 
@@ -383,12 +382,11 @@ def _partition_state_changes(s: Scope) -> dict[str, Any]:
 @start("PartitionStateMachine.triggerOnlinePartitionStateChange")
 def _offline_and_new(s: Scope) -> dict[str, Any]:
     """The partitions that will get a leader: New or Offline, and not being deleted."""
-    from kafka_edu.v1_0_2.core.controller.partition_state_machine import PartitionState
     psm = s["self"]
     deletion = psm.controller.topic_deletion_manager
     return {"kafka.partitions": sum(1 for tp, state in psm.partition_state.items()
                                     if not deletion.is_topic_queued_up_for_deletion(tp.topic)
-                                    and state in (PartitionState.OfflinePartition, PartitionState.NewPartition))}
+                                    and state.name in ("OfflinePartition", "NewPartition"))}
 
 
 @start("ReplicaStateMachine.handleStateChanges")
@@ -409,8 +407,8 @@ def _partition_state_change(s: Scope) -> dict[str, Any]:
 
 @on_event("replica.state.change")
 def _replica_state_change(s: Scope) -> dict[str, Any]:
-    tp = s["topic_partition"]  # logStateChange's own variables: the ones its log line names
-    return {"kafka.topic": tp.topic, "kafka.partition": tp.partition, "kafka.replica": s["replica_id"],
+    replica = s["replica"]  # what logStateChange's log line names
+    return {"kafka.topic": replica.topic, "kafka.partition": replica.partition, "kafka.replica": replica.replica,
             "from": s["curr_state"].name, "to": s["target_state"].name}
 
 

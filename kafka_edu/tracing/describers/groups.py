@@ -45,19 +45,14 @@ def _complete_join(s: Scope) -> dict[str, Any]:
 
 @end("GroupCoordinator.onCompleteJoin")
 def _next_generation(s: Scope) -> dict[str, Any]:
-    group = s["group"]
-    if _is_dead(group):
+    group = s["group"]  # still under the group's lock
+    if group.current_state.name == "Dead":
         return {}  # removed from this coordinator meanwhile: no next generation
     attributes = {"kafka.group.generation": group.generation_id, "kafka.group.members": len(group.members)}
-    join_result = s.get("join_result")
-    if join_result is not None:  # each JoinGroup answer names its member here: the last one answered stays
-        attributes["kafka.member.id"] = join_result.member_id
+    members = list(group.all_member_metadata())
+    if members:  # each member's JoinGroup was answered, in this order: the last one answered stays
+        attributes["kafka.member.id"] = members[-1].member_id
     return attributes
-
-
-def _is_dead(group: Any) -> bool:
-    from kafka_edu.v1_0_2.core.coordinator.group.group_metadata import Dead
-    return group.is_(Dead)
 
 
 @start("GroupCoordinator.onExpireHeartbeat")
@@ -78,14 +73,13 @@ def _state_change(s: Scope) -> dict[str, Any]:
 
 @start("GroupMetadataManager.storeOffsets")
 def _store_offsets(s: Scope) -> dict[str, Any]:
-    from kafka_edu.v1_0_2.core.log.log import TopicPartition
     return {"kafka.group.id": s["group"].group_id, "kafka.member.id": s["consumer_id"],
-            "kafka.partitions": [str(TopicPartition(*tp)) for tp in s["offset_metadata"]]}
+            "kafka.partitions": [f"{topic}-{partition}" for topic, partition in s["offset_metadata"]]}
 
 
 @start("GroupMetadataManager.loadGroupsForPartition", "GroupMetadataManager.removeGroupsForPartition")
 def _offsets_partition(s: Scope) -> dict[str, Any]:
-    return {"kafka.topic": OFFSETS_TOPIC, "kafka.partition": s["offsets_partition"]}
+    return {"kafka.topic": OFFSETS_TOPIC, "kafka.partition": s["topic_partition"].partition}
 
 
 @links("GroupMetadataManager.loadGroupsForPartition", "GroupMetadataManager.removeGroupsForPartition")
@@ -98,4 +92,6 @@ def _scheduled_by(s: Scope) -> list[Any]:
 
 @end("GroupMetadataManager.cleanupGroupMetadata")
 def _cleaned_up(s: Scope) -> dict[str, Any]:
+    if "offsets_removed" not in s:  # the cleanup failed before its count
+        return {}
     return {"kafka.offsets.removed": s["offsets_removed"]}

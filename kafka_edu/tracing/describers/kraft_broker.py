@@ -23,6 +23,7 @@ that made it; the cluster runner reads a KRaft broker's state from them.
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 import weakref
@@ -128,7 +129,7 @@ def _lifecycle_shut_down(s: Scope) -> dict[str, Any]:
 
 @on_event("broker.state.change")
 def _state_change(s: Scope) -> dict[str, Any]:
-    manager = _manager(s)
+    manager = s["self"]
     state = manager.state
     with _lock:
         previous = _last_state.get(manager, "NOT_RUNNING")
@@ -160,10 +161,23 @@ def _send(s: Scope) -> dict[str, Any]:
 
 @end("InterBrokerSendThread.sendRequests")
 def _sent(s: Scope) -> dict[str, Any]:
-    from kafka_edu.v3_9.core.server.node_to_controller_channel_manager import error_counts
     response = s["result"]
     if response is None:
         return {}
     if response.disconnected:
         return {"kafka.response.disconnected": True}
-    return {"kafka.response.errors": sorted(e.name for e in error_counts(response.response_body))}
+    return {"kafka.response.errors": sorted(_error_names(response.response_body))}
+
+
+def _error_names(message: Any) -> set[str]:
+    """The names of the error codes a response holds, at any depth: its `error_code` fields are enum members (kio's
+    ErrorCode as read from the wire, or the port's Errors)."""
+    if dataclasses.is_dataclass(message) and not isinstance(message, type):
+        names: set[str] = set()
+        for f in dataclasses.fields(message):
+            value = getattr(message, f.name)
+            names |= {value.name.upper()} if f.name == "error_code" else _error_names(value)
+        return names
+    if isinstance(message, (tuple, list)):
+        return set().union(*(_error_names(item) for item in message))
+    return set()

@@ -4,9 +4,11 @@ Joins across processes go by log offset: a write span records `kafka.raft.offset
 and a replay span the offsets it applied, on the active controller (before commit) and on each standby.
 
 KR.replay is one span per replayed *batch* (not per record): its attributes list the record types and the offsets.
+The raft listener's handleCommit iterates its reader as 3.9 does, and each committed batch it takes is a span of that
+name (`kafka.raft.batches` is 1): whether a batch is worth a span is known only once it is read.
 The NoOpRecord the active controller writes every metadata.max.idle.interval.ms gets no span of its own: the write
-event, its replay and the commit that carries only NoOps are all left untraced (`when`), so an idle cluster adds
-nothing here.
+event, its replay and a committed batch that carries only NoOps are all left untraced (`when`), so an idle cluster
+adds nothing here.
 """
 
 from __future__ import annotations
@@ -97,29 +99,25 @@ def _replay(s: Scope) -> dict[str, Any]:
 
 @when(_HANDLE_COMMIT)
 def _commit_worth_a_span(s: Scope) -> bool:
-    return any(batch.control_records or not _only_no_ops(_type_names(batch.records)) for batch in s["batches"])
+    batch = s["batch"]
+    return bool(batch.control_records) or not _only_no_ops(_type_names(batch.records))
 
 
 @start(_HANDLE_COMMIT)
 def _commit(s: Scope) -> dict[str, Any]:
-    batches = s["batches"]
-    c = s["c"]
-    attributes: dict[str, Any] = {"kafka.controller.active": c.cur_claim_epoch != -1,
-                                  "kafka.raft.batches": len(batches)}
-    if batches:
-        attributes["kafka.raft.offset.first"] = batches[0].base_offset
-        attributes["kafka.raft.offset.last"] = batches[-1].last_offset
-    return attributes
+    batch, c = s["batch"], s["self"].controller
+    return {"kafka.controller.active": c.cur_claim_epoch != -1, "kafka.raft.batches": 1,
+            "kafka.raft.offset.first": batch.base_offset, "kafka.raft.offset.last": batch.last_offset}
 
 
 @end(_HANDLE_COMMIT)
 def _committed(s: Scope) -> dict[str, Any]:
-    return {"kafka.controller.last_stable_offset": s["c"].offset_control.last_stable_offset()}
+    return {"kafka.controller.last_stable_offset": s["self"].controller.offset_control.last_stable_offset()}
 
 
 @start(_HANDLE_LEADER_CHANGE)
 def _leader_change(s: Scope) -> dict[str, Any]:
-    new_leader, c = s["new_leader"], s["c"]
+    new_leader, c = s["new_leader"], s["self"].controller
     return {"kafka.raft.leader.id": new_leader.leader_id if new_leader.leader_id is not None else -1,
             "kafka.raft.epoch": new_leader.epoch, "kafka.controller.id": c.node_id,
             "kafka.controller.active": c.cur_claim_epoch != -1}

@@ -8,11 +8,13 @@ the trace reads KR.publish -> SnapshotGenerator.publishLogDelta (why: bytes or t
 the generator's queue -> SnapshotEmitter.maybeEmit -> KR.snapshot (KafkaRaftClient.createSnapshot).
 
 Describers are registered by span name, not by KR.publish: the broker's BrokerMetadataPublisher.onMetadataUpdate
-is the same row and reads other things.
+is the same row and reads other things. The loader's handleCommit hands its span the commit's batches, read whole
+before the span opens: whether a commit is worth a span depends on them.
 """
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from kafka_edu.tracing.attributes import Scope, end, start, when
@@ -96,10 +98,10 @@ def _load_snapshot(s: Scope) -> dict[str, Any]:
 
 @end(_LOAD_SNAPSHOT)
 def _loaded_snapshot(s: Scope) -> dict[str, Any]:
-    loader, image = s["self"], s.get("image")
-    if image is None:  # failed before the new image was made
+    if sys.exc_info()[1] is not None:  # the load failed (end describers run while its exception is handled)
         return {}
-    return {**_image_summary(image), "kafka.metadata.published": not loader.catching_up}
+    loader = s["self"]  # it holds the image the snapshot made
+    return {**_image_summary(loader.image), "kafka.metadata.published": not loader.catching_up}
 
 
 # -- the snapshot generator and emitter -----------------------------------------------------------------------------

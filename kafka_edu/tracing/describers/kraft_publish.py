@@ -75,10 +75,7 @@ def _published(s: Scope) -> dict[str, Any]:
 
 @start(_APPLY_DELTA)
 def _apply_delta(s: Scope) -> dict[str, Any]:
-    from kafka_edu.v3_9.metadata.image.local_replica_changes import local_changes  # not at import: tracing loads first
-
-    replica_manager, delta = s["self"], s["delta"]
-    changes = local_changes(delta, replica_manager.config.node_id)  # what apply_delta works out, read again
+    replica_manager, changes = s["self"], s["changes"]  # the local changes apply_delta worked out
     return {"kafka.node.id": replica_manager.config.node_id,
             "kafka.metadata.image.offset": s["new_image"].offset(),
             "kafka.partitions.deleted": _names(changes.deletes), "kafka.partitions.leader": _names(changes.leaders),

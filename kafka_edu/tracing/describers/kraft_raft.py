@@ -361,32 +361,34 @@ def _vote_answer(s: Scope) -> dict[str, Any]:
     attributes = _node(client)
     if response is None:
         return attributes
-    from kafka_edu.v3_9.clients.common.protocol.errors import Errors
-    error = Errors.for_code(response.error_code)
+    error = _error_name(response.error_code)
     granted = False
-    if error is Errors.NONE and response.topics:
+    if error == "NONE" and response.topics:
         partition_response = response.topics[0].partitions[0]
-        error = Errors.for_code(partition_response.error_code)
+        error = _error_name(partition_response.error_code)
         granted = bool(partition_response.vote_granted)
-    attributes.update({"kafka.raft.vote.granted": granted, "kafka.error": error.name,
+    attributes.update({"kafka.raft.vote.granted": granted, "kafka.error": error,
                        "kafka.raft.vote.reason": _vote_reason(client, request, error, granted)})
     return attributes
 
 
-def _vote_reason(client: Any, request: Any, error: Any, granted: bool) -> str:
+def _error_name(code: Any) -> str:
+    """The name of an error code as a response the port built holds it: an Errors member (or kio's ErrorCode)."""
+    return code.name.upper()
+
+
+def _vote_reason(client: Any, request: Any, error: str, granted: bool) -> str:
     """Why this replica answered as it did: read from its state after the answer, which is what decided it."""
-    from kafka_edu.v3_9.clients.common.protocol.errors import Errors
-    from kafka_edu.v3_9.raft.raft.offset_and_epoch import OffsetAndEpoch
-    if error is Errors.FENCED_LEADER_EPOCH:
+    if error == "FENCED_LEADER_EPOCH":
         return f"candidate's epoch is stale: ours is {client.quorum.epoch()}"
-    if error is not Errors.NONE:
-        return f"refused with {error.name}"
+    if error != "NONE":
+        return f"refused with {error}"
     partition = request.topics[0].partitions[0]
     candidate = int(partition.candidate_id)
-    theirs = OffsetAndEpoch(int(partition.last_offset), int(partition.last_offset_epoch))
+    their_offset, their_epoch = int(partition.last_offset), int(partition.last_offset_epoch)
     ours = client._end_offset()
     if granted:
-        return (f"granted: candidate's log (epoch {theirs.epoch}, offset {theirs.offset}) is at least ours "
+        return (f"granted: candidate's log (epoch {their_epoch}, offset {their_offset}) is at least ours "
                 f"(epoch {ours.epoch}, offset {ours.offset})")
     quorum = client.quorum
     voted = quorum.voted_key()
@@ -400,7 +402,7 @@ def _vote_reason(client: Any, request: Any, error: Any, granted: bool) -> str:
         return f"resigned leader of epoch {quorum.epoch()}"
     if quorum.has_leader():
         return f"leader known: {quorum.leader_id_or_sentinel()} in epoch {quorum.epoch()}"
-    return (f"log behind: candidate's (epoch {theirs.epoch}, offset {theirs.offset}) < ours "
+    return (f"log behind: candidate's (epoch {their_epoch}, offset {their_offset}) < ours "
             f"(epoch {ours.epoch}, offset {ours.offset})")
 
 
@@ -503,12 +505,12 @@ def _leader_request_answer(s: Scope) -> dict[str, Any]:
     elif response is not None:
         attributes["kafka.error_code"] = int(response.error_code)
     request = s["request_metadata"].data
-    if hasattr(request.topics[0].partitions[0] if request.topics else None, "preferred_candidates") \
-            and client.quorum.is_follower():
-        from kafka_edu.v3_9.raft.raft import raft_util
-        preferred = raft_util.preferred_candidates(request.topics[0].partitions[0])
-        attributes["kafka.raft.preferred_successors"] = [k.id for k in preferred]
-        attributes["kafka.raft.fetch_timeout_override_ms"] = client._end_epoch_election_backoff(preferred)
+    partition = request.topics[0].partitions[0] if request.topics else None
+    if hasattr(partition, "preferred_candidates") and client.quorum.is_follower():  # an EndQuorumEpoch (v1)
+        attributes["kafka.raft.preferred_successors"] = [int(c.candidate_id) for c in partition.preferred_candidates]
+        # the fetch timeout the follower now has: the election backoff its place among the successors gave it
+        state = client.quorum.follower_state_or_throw()
+        attributes["kafka.raft.fetch_timeout_override_ms"] = state.remaining_fetch_time_ms(s["current_time_ms"])
     return attributes
 
 
@@ -556,10 +558,11 @@ def _fetch_request_sender(s: Scope) -> Any:
 @start("KafkaRaftClient.handleFetchRequest")
 def _fetch_request(s: Scope) -> dict[str, Any]:
     _work("handleFetchRequest")
-    from kafka_edu.v3_9.raft.raft import raft_util
     request = s["request_metadata"].data
+    replica_state = getattr(request, "replica_state", None)  # v15+; older versions carry replica_id at the top
+    replica_id = replica_state.replica_id if replica_state is not None else getattr(request, "replica_id", -1)
     attributes = {**_node(s["self"]), "kafka.api.version": s["request_metadata"].api_version,
-                  "kafka.raft.fetch.replica_id": raft_util.fetch_replica_id(request)}
+                  "kafka.raft.fetch.replica_id": int(replica_id)}
     try:
         partition = request.topics[0].partitions[0]
         attributes.update({"kafka.raft.fetch.offset": int(partition.fetch_offset),

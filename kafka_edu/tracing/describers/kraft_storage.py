@@ -2,27 +2,17 @@
 
 KR.storage is `kafka-storage format`: StorageTool.runFormatCommand (the cluster id and node id it was given) and
 Formatter.doFormat (which directories it found formatted, the directory.id it gave each one it formatted, and what
-it refused). The directories' state is read again from their meta.properties files: the ported code keeps it in
-locals the describers do not see. The row has two spans, so the describers go by span name.
+it refused). doFormat hands its span the MetaPropertiesEnsemble it loaded (the directories as they were) and the
+Copier it writes the new meta.properties with, once it has them. The row has two spans, so the describers go by span
+name.
 """
 
 from __future__ import annotations
 
-import os
 import sys
 from typing import Any
 
 from kafka_edu.tracing.attributes import Scope, end, start
-
-_FORMATTED_BEFORE = "_kafka_edu_formatted_before"  # set on the Formatter when doFormat starts, read when it ends
-
-
-def _meta_properties(directory: str) -> dict[str, str] | None:
-    from kafka_edu.v3_9.metadata.metadata.properties.meta_properties import META_PROPERTIES_NAME, read_properties_file
-    try:
-        return read_properties_file(os.path.join(directory, META_PROPERTIES_NAME))
-    except OSError:
-        return None
 
 
 def _refusal() -> dict[str, Any]:
@@ -48,32 +38,29 @@ def _format_command_refused(s: Scope) -> dict[str, Any]:
 
 
 @start("Formatter.doFormat")
-def _directories_before(s: Scope) -> dict[str, Any]:
+def _format(s: Scope) -> dict[str, Any]:
     formatter = s["self"]
-    directories = sorted(formatter.directories)
-    formatted_before = [d for d in directories if _meta_properties(d) is not None]
-    setattr(formatter, _FORMATTED_BEFORE, formatted_before)
     return {"kafka.cluster.id": formatter.cluster_id, "kafka.node.id": formatter.node_id,
-            "kafka.storage.directories": directories,
+            "kafka.storage.directories": sorted(formatter.directories),
             "kafka.storage.metadata_log_dir": formatter.metadata_log_directory or "",
             "kafka.metadata.version": str(s["bootstrap_metadata"].metadata_version()),
-            "kafka.storage.ignore_formatted": formatter.ignore_formatted,
-            "kafka.storage.formatted_before": formatted_before}
+            "kafka.storage.ignore_formatted": formatter.ignore_formatted}
 
 
 @end("Formatter.doFormat")
 def _directory_ids(s: Scope) -> dict[str, Any]:
-    formatter = s["self"]
-    formatted_before = getattr(formatter, _FORMATTED_BEFORE, [])
-    written = {}
-    for directory in sorted(formatter.directories):
-        props = _meta_properties(directory)
-        if directory not in formatted_before and props is not None:
-            written[directory] = props.get("directory.id", "")
-    attributes: dict[str, Any] = {
-        "kafka.storage.formatted": list(written),
-        "kafka.storage.directory_ids": [f"{d}={directory_id}" for d, directory_id in written.items()]}
-    if formatter.ignore_formatted and formatted_before:
-        attributes["kafka.storage.skipped"] = formatted_before
+    formatter, ensemble, copier = s["self"], s.get("ensemble"), s.get("copier")
+    attributes: dict[str, Any] = {}
+    if ensemble is not None:  # not refused before the directories were read
+        formatted_before = sorted(ensemble.log_dir_props())
+        # what the copier holds for a directory that had no meta.properties: written, unless the write was refused
+        written = {directory: props.directory_id for directory, props in sorted(copier.log_dir_props().items())
+                   if directory not in ensemble.log_dir_props()}
+        attributes.update({
+            "kafka.storage.formatted_before": formatted_before,
+            "kafka.storage.formatted": list(written),
+            "kafka.storage.directory_ids": [f"{d}={directory_id}" for d, directory_id in written.items()]})
+        if formatter.ignore_formatted and formatted_before:
+            attributes["kafka.storage.skipped"] = formatted_before
     attributes.update(_refusal())
     return attributes

@@ -71,7 +71,7 @@ def _epochs_asked(s: Scope) -> dict[str, Any]:
 
 @end("LE.apis")
 def _epochs_answered(s: Scope) -> dict[str, Any]:
-    answered = s.get("last_offset_for_leader_epoch")
+    answered = s.get("answers")
     if answered is None:
         return {}
     answers = _sorted(answered)
@@ -102,7 +102,7 @@ def _truncated(s: Scope) -> dict[str, Any]:
 def _truncation_choice(s: Scope) -> dict[str, Any]:
     """One partition's choice, recorded just before the cut: the leader's end offset for our epoch, our log end
     offset and high watermark, the offset chosen, and what chose it."""
-    replica, epoch_offset, offset = s["replica"], s["epoch_offset"], s["truncation_offset"]
+    replica, epoch_offset, offset = s["replica"], s["epoch_offset"], s["offset"]
     log_end_offset = replica.log_end_offset
     if epoch_offset.end_offset == UNDEFINED_EPOCH_OFFSET:
         by = "high watermark"
@@ -110,7 +110,7 @@ def _truncation_choice(s: Scope) -> dict[str, Any]:
         by = "log end offset"
     else:
         by = "leader epoch"
-    return {**_topic_partition(s["tp"]), "kafka.offset": offset, "kafka.truncation.by": by,
+    return {**_topic_partition(replica.topic_partition), "kafka.offset": offset, "kafka.truncation.by": by,
             "kafka.leader.epoch.end_offset": int(epoch_offset.end_offset), "kafka.log_end_offset": log_end_offset,
             "kafka.high_watermark": replica.high_watermark,
             "kafka.records.lost": max(0, log_end_offset - offset)}

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from kafka_edu.tracing.attributes import Scope, end, links, on_event, start
-from kafka_edu.tracing.provider import set_process_attribute
+from kafka_edu.tracing.provider import current_tracing, set_process_attribute
 
 # -- kafka.Kafka.main ------------------------------------------------------------------------------------------------
 
@@ -27,7 +27,9 @@ _main: list[Any] = []  # the Kafka.main span of this process, which the wait for
 def _main_span(s: Scope) -> dict[str, Any]:
     from opentelemetry import trace
     _main.append(trace.get_current_span().get_span_context())
-    return {"kafka.run.dir": str(s["run"].path)}
+    tracing = current_tracing()  # the run's directory is where this process writes its spans
+    writer = tracing.writer if tracing is not None else None
+    return {"kafka.run.dir": str(writer.run_dir)} if writer is not None else {}
 
 
 @links("LC.main.5")
@@ -71,15 +73,15 @@ def _cluster_id(s: Scope) -> dict[str, Any]:
 @end("LC.startup.06")
 def _broker_id(s: Scope) -> dict[str, Any]:
     server = s["self"]
-    if "broker_id" not in s:  # the step failed (InconsistentBrokerIdException): the exception says why
+    if s["result"] is None:  # the step failed (InconsistentBrokerIdException): the exception says why
         return {}
-    broker_id = s["broker_id"]
+    broker_id, initial_offline_dirs = s["result"]
     set_process_attribute("kafka.broker.id", broker_id)  # every span of this process names its broker from now on
     stored = [metadata for checkpoint in server.broker_metadata_checkpoints.values()
               if (metadata := _read_quietly(checkpoint)) is not None]
     configured = int(server.config.originals().get("broker.id", -1))
     source = "meta.properties" if stored else "config" if configured >= 0 else "zookeeper"
-    return {"kafka.broker.id": broker_id, "kafka.log.offline_dirs": list(s["initial_offline_dirs"]),
+    return {"kafka.broker.id": broker_id, "kafka.log.offline_dirs": list(initial_offline_dirs),
             "kafka.broker.id.source": source}
 
 
@@ -140,8 +142,3 @@ def _controlled_shutdown_retries(s: Scope) -> dict[str, Any]:
 @end("LC.shutdown.02")
 def _controlled_shutdown_result(s: Scope) -> dict[str, Any]:
     return {"kafka.controlled_shutdown.succeeded": bool(s.get("shutdown_succeeded", False))}
-
-
-def _error_name(code: int) -> str:
-    from kafka_edu.v3_9.clients.common.protocol.errors import Errors
-    return Errors(code).name

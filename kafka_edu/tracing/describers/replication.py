@@ -12,6 +12,7 @@ from kafka_edu.tracing.attributes import Scope, end, on_event, start, when
 
 OFFSETS_TOPIC = "__consumer_offsets"
 TRANSACTION_STATE_TOPIC = "__transaction_state"
+BROKER_SEQUENCE_ID_PATH = "/brokers/seqid"  # ZkUtils.BrokerSequenceIdPath: getBrokerSequenceId is handed no path
 
 
 def _partitions(topic_partitions: Any) -> list[str]:
@@ -76,7 +77,7 @@ def _followed(s: Scope) -> dict[str, Any]:
 
 @start("ReplicaManager.stopReplicas")
 def _stop_replicas(s: Scope) -> dict[str, Any]:
-    request = s["stop_replica_request"]
+    request = s["request"]
     if request.delete_partitions:
         _record_change(request.partitions)
     return {**controller_of(request), "kafka.partitions": _partitions(request.partitions),
@@ -85,20 +86,15 @@ def _stop_replicas(s: Scope) -> dict[str, Any]:
 
 @start("ReplicaManager.maybeUpdateMetadataCache")
 def _update_metadata(s: Scope) -> dict[str, Any]:
-    return {**controller_of(s["update_metadata_request"]), "kafka.correlation_id": s["correlation_id"]}
-
-
-# The request each handler names, by the name it has there.
-_FENCED = {"request": "LeaderAndIsr", "stop_replica_request": "StopReplica",
-           "update_metadata_request": "UpdateMetadata"}
+    return {**controller_of(s["request"]), "kafka.correlation_id": s["correlation_id"]}
 
 
 @on_event("controller.epoch.stale")
 def _fenced(s: Scope) -> dict[str, Any]:
     """A request from an older controller, in the ReplicaManager handler that refuses it."""
-    local, api_name = next((local, api_name) for local, api_name in _FENCED.items() if local in s)
-    request = s[local]
-    return {"kafka.api.name": api_name, "kafka.controller.id": request.controller_id,
+    request = s["request"]  # a LeaderAndIsrRequest, StopReplicaRequest or UpdateMetadataRequest
+    return {"kafka.api.name": type(request).__name__.removesuffix("Request"),
+            "kafka.controller.id": request.controller_id,
             "kafka.controller.epoch": request.controller_epoch,
             "kafka.controller.epoch.latest": s["self"].controller_epoch}
 
@@ -127,7 +123,7 @@ def _isr_change_notification(s: Scope) -> dict[str, Any]:
 def _isr_move(s: Scope) -> dict[str, Any]:
     partition = s["self"]
     return {"kafka.topic": partition.topic, "kafka.partition": partition.partition_id,
-            "kafka.isr.from": sorted(partition.in_sync_replicas), "kafka.isr.to": sorted(s["new_in_sync_replicas"])}
+            "kafka.isr.from": sorted(partition.in_sync_replicas), "kafka.isr.to": sorted(s["new_isr"])}
 
 
 @start("Partition.maybeExpandIsr")
@@ -137,7 +133,7 @@ def _expand_isr(s: Scope) -> dict[str, Any]:
 
 @start("Partition.maybeShrinkIsr")
 def _shrink_isr(s: Scope) -> dict[str, Any]:
-    return {**_isr_move(s), "kafka.replica.lag.time.max.ms": s["replica_max_lag_time_ms"]}
+    return {**_isr_move(s), "kafka.replica.lag.time.max.ms": s["max_lag_ms"]}
 
 
 @start("Partition.updateIsr")
@@ -165,9 +161,8 @@ def _isr_change(s: Scope) -> dict[str, Any]:
 
 @when("AbstractFetcherThread.processFetchRequest")
 def _fetched_something(s: Scope) -> bool:
-    """A fetch that brought nothing is not worth a trace; one that moved data or failed is."""
-    from kafka_edu.v3_9.clients.common.protocol.errors import Errors
-    return bool(s["partitions_with_error"]) or any(len(data.records or b"") > 0 or data.error != Errors.NONE
+    """A fetch that brought nothing is not worth a trace; one that moved data or failed (a non-zero error code) is."""
+    return bool(s["partitions_with_error"]) or any(len(data.records or b"") > 0 or data.error
                                                    for _, data in s["response_data"])
 
 
@@ -194,7 +189,8 @@ def _records_truncated(s: Scope) -> dict[str, Any]:
     before the cut. Unclean: the leader's log ends before the follower's, which only an unclean election does; those
     records were written (maybe acknowledged) once and are now on no replica. Otherwise the follower is behind the
     leader's log start and starts over there."""
-    replica, topic_partition = s["replica"], s["topic_partition"]
+    replica = s["replica"]
+    topic_partition = replica.topic_partition
     unclean = s["leader_end_offset"] < replica.log_end_offset
     from_offset = replica.log_end_offset
     to_offset = s["leader_end_offset"] if unclean else replica.log_start_offset
@@ -222,11 +218,9 @@ def _logs_loaded(s: Scope) -> dict[str, Any]:
 
 @start("ZkUtils.setupCommonPaths")
 def _common_paths(s: Scope) -> dict[str, Any]:
-    from kafka_edu.v1_0_2.core.utils.zk_utils import PERSISTENT_ZK_PATHS
-    return {"kafka.zk.paths": list(PERSISTENT_ZK_PATHS)}
+    return {"kafka.zk.paths": list(s["self"].persistent_zk_paths)}
 
 
 @start("ZkUtils.getBrokerSequenceId")
 def _broker_sequence_id(s: Scope) -> dict[str, Any]:
-    from kafka_edu.v1_0_2.core.utils.zk_utils import BROKER_SEQUENCE_ID_PATH
     return {"kafka.zk.path": BROKER_SEQUENCE_ID_PATH}

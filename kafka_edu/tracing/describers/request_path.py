@@ -16,10 +16,9 @@ _accepted: dict[int, Any] = {}
 
 
 def request_attributes(request: Any) -> dict[str, Any]:
-    """What the root span of a client request says about it (RequestChannel.Request)."""
-    from kafka_edu.v3_9.clients.common.protocol.api_keys import ApiKeys
+    """What the root span of a client request says about it (RequestChannel.Request; its api_key is an ApiKeys)."""
     attributes = {
-        "kafka.api.key": request.api_key, "kafka.api.name": ApiKeys.for_key(request.api_key).api_name,
+        "kafka.api.key": int(request.api_key), "kafka.api.name": request.api_key.api_name,
         "kafka.api.version": request.api_version, "kafka.correlation_id": request.correlation_id,
         "kafka.client.id": request.client_id or "", "kafka.connection.id": request.connection_id,
         "kafka.processor.id": request.processor, "kafka.request.bytes": request.size,
@@ -39,7 +38,7 @@ def _accepted_connection(s: Scope) -> dict[str, Any]:
 
 @end("NW.acceptor.1")
 def _remember_accept(s: Scope) -> dict[str, Any]:
-    _accepted[s["socket_channel"].fileno()] = trace.get_current_span().get_span_context()
+    _accepted[s["channel"].fileno()] = trace.get_current_span().get_span_context()
     return {}
 
 
@@ -92,16 +91,16 @@ def _response(s: Scope) -> dict[str, Any]:
 
 @retro("NW.processor.3")
 def _polled(s: Scope) -> dict[str, Any] | None:
-    if not s["result"]:
-        return None
     selector = s["self"].selector
+    if not (selector.completed_receives or selector.completed_sends or selector.disconnected):
+        return None  # a poll that found nothing is no span
     return {"kafka.processor.id": s["self"].id, "kafka.receives": len(selector.completed_receives),
             "kafka.sends": len(selector.completed_sends), "kafka.disconnected": len(selector.disconnected)}
 
 
 @parent("NW.processor.4")
 def _received_request(s: Scope) -> Any:
-    return request_root(s["req"])
+    return request_root(s["request"])
 
 
 @start("NW.processor.4")
@@ -156,26 +155,24 @@ def _response_action(s: Scope) -> dict[str, Any]:
 
 @start("NW.apis.1")
 def _api(s: Scope) -> dict[str, Any]:
-    from kafka_edu.v3_9.clients.common.protocol.api_keys import ApiKeys
     request = s["request"]
-    return {"kafka.api.key": request.api_key, "kafka.api.name": ApiKeys.for_key(request.api_key).api_name,
+    return {"kafka.api.key": int(request.api_key), "kafka.api.name": request.api_key.api_name,
             "kafka.api.version": request.api_version}
 
 
 @end("NW.apis.1")
 def _api_outcome(s: Scope) -> dict[str, Any]:
     """What some handlers learn about their request: the group it names, the coordinator or producer id answered."""
-    from kafka_edu.v3_9.clients.common.protocol.api_keys import ApiKeys
     apis, request = s["self"], s["request"]
-    api, body = request.api_key, request.body
+    api, body = request.api_key.name, request.body
     if body is None:
         return {}
-    if api == ApiKeys.FIND_COORDINATOR:
+    if api == "FIND_COORDINATOR":
         return {"kafka.group.id": body.key, "kafka.coordinator.id": _coordinator_id(apis, request)}
-    if api == ApiKeys.INIT_PRODUCER_ID:
+    if api == "INIT_PRODUCER_ID":
         producer_id = _producer_id(apis, body)
         return {} if producer_id is None else {"kafka.producer.id": producer_id}
-    if api in (ApiKeys.JOIN_GROUP, ApiKeys.SYNC_GROUP):
+    if api in ("JOIN_GROUP", "SYNC_GROUP"):
         return {"kafka.group.id": body.group_id}
     return {}
 

@@ -125,9 +125,8 @@ def _acl_changed(s: Scope) -> dict[str, Any]:
 
 @end(_ACL_CHANGED)
 def _acls_now(s: Scope) -> dict[str, Any]:
-    from kafka_edu.v1_0_2.core.security.auth.resource import Resource
-    try:
-        resource = Resource.from_string(s["notification_message"])
-    except Exception:
-        return {}
-    return {"kafka.acls.count": len(s["self"].authorizer.get_acls(resource))}
+    # the notification names the resource as it prints ("Topic:orders"); a resource without ACLs is not cached
+    message = s["notification_message"]
+    acls = next((acls for resource, acls in s["self"].authorizer.get_all_acls().items() if str(resource) == message),
+                set())
+    return {"kafka.acls.count": len(acls)}

@@ -12,6 +12,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
+from kio.schema.errors import ErrorCode
 from opentelemetry import trace
 from opentelemetry.trace import NonRecordingSpan, Span, SpanContext
 
@@ -137,11 +138,16 @@ def _names(topic_partitions: Any) -> list[str]:
     return [str(tp) for tp in sorted(topic_partitions)]
 
 
-def _txn_states() -> Any:
-    from kafka_edu.v1_0_2.core.coordinator.transaction import (
-        transaction_metadata,  # the port imports this module's package
-    )
-    return transaction_metadata
+def _in(state: Any, *names: str) -> bool:
+    """A TransactionState is one of these (each state is one object, named after Kafka's)."""
+    return state is not None and state.name in names
+
+
+def _error_name(code: int) -> str:
+    """An error code's name in Kafka's Errors (kio's ErrorCode has the same names); an unknown code reads as
+    UNKNOWN_SERVER_ERROR, as Errors.forCode reads it."""
+    known = ErrorCode._value2member_map_.get(code)
+    return known.name.upper() if known is not None else "UNKNOWN_SERVER_ERROR"
 
 
 # TX.init: InitProducerId with a transactional id (an idempotent producer's gets no span)
@@ -170,8 +176,7 @@ def _initialized(s: Scope) -> dict[str, Any]:
 # TX.add: the first partitions of a transaction start its trace; more partitions join it
 
 def _opens_transaction(s: Scope, metadata: Any) -> bool:
-    states = _txn_states()
-    return metadata.state in (states.Empty, states.CompleteCommit, states.CompleteAbort)
+    return _in(metadata.state, "Empty", "CompleteCommit", "CompleteAbort")
 
 
 def _valid_add(s: Scope, metadata: Any) -> bool:
@@ -187,7 +192,7 @@ def _add_parent(s: Scope) -> Span:
         return _as_usual()  # refused: it stays in its request's trace
     if _opens_transaction(s, metadata):
         return own_trace()
-    if metadata.state is _txn_states().Ongoing:
+    if _in(metadata.state, "Ongoing"):
         context = _anchor(s["transactional_id"], s["producer_id"])
         return NonRecordingSpan(context) if context is not None else own_trace()
     return _as_usual()
@@ -215,7 +220,7 @@ def _added(s: Scope) -> dict[str, Any]:
 def _ends_transaction(s: Scope, metadata: Any) -> bool:
     """It will decide the open transaction (a retry against a decided one stays in its request's trace)."""
     return (metadata is not None and metadata.producer_id == s["producer_id"]
-            and s["producer_epoch"] >= metadata.producer_epoch and metadata.state is _txn_states().Ongoing)
+            and s["producer_epoch"] >= metadata.producer_epoch and _in(metadata.state, "Ongoing"))
 
 
 @parent("TX.end")
@@ -247,10 +252,9 @@ def _ended(s: Scope) -> dict[str, Any]:
     metadata = _metadata(s, s["transactional_id"])
     if metadata is None:
         return {}
-    states = _txn_states()
-    prepared = (states.PrepareCommit, states.PrepareAbort)
+    prepared = ("PrepareCommit", "PrepareAbort")
     if _anchor(s["transactional_id"], s["producer_id"]) is None and metadata.producer_id == s["producer_id"] \
-            and (metadata.state in prepared or metadata.pending_state in prepared):
+            and (_in(metadata.state, *prepared) or _in(metadata.pending_state, *prepared)):
         _remember_anchor(s["transactional_id"], s["producer_id"], _current_context())
     return {"kafka.txn.state": metadata.state.name, "kafka.txn.partitions": _names(metadata.topic_partitions)}
 
@@ -311,20 +315,19 @@ def _sent(s: Scope) -> dict[str, Any]:
     response = s["result"]
     if response is None or response.disconnected:
         return {"kafka.disconnected": True}
-    from kafka_edu.v1_0_2.core.coordinator.transaction.transaction_marker_request_completion_handler import (
-        write_txn_markers_errors,
-    )
-    return {"kafka.txn.partition.errors": [f"{tp}={error.name}" for errors in
-                                           write_txn_markers_errors(response.response_body).values()
-                                           for tp, error in sorted(errors.items())]}
+    # WriteTxnMarkersResponse.errors: producer id -> each partition's error code
+    errors = {marker.producer_id: {(topic.name, p.partition_index): p.error_code for topic in marker.topics
+                                   for p in topic.partitions} for marker in response.response_body.markers}
+    return {"kafka.txn.partition.errors": [f"{topic}-{partition}={_error_name(code)}"
+                                           for codes in errors.values()
+                                           for (topic, partition), code in sorted(codes.items())]}
 
 
 # TX.complete: the write of CompleteCommit or CompleteAbort (appendTransactionToLog's other writes get no span)
 
 @when("TX.complete")
 def _completes(s: Scope) -> bool:
-    states = _txn_states()
-    return s["new_metadata"].txn_state in (states.CompleteCommit, states.CompleteAbort)
+    return _in(s["new_metadata"].txn_state, "CompleteCommit", "CompleteAbort")
 
 
 @parent("TX.complete")
@@ -345,12 +348,12 @@ def _complete(s: Scope) -> dict[str, Any]:
             "kafka.txn.coordinator.epoch": s["coordinator_epoch"]}
 
 
-# TX.expire: one timed-out transaction, aborted (the block's locals are abortTimedOutTransactions')
+# TX.expire: one timed-out transaction (TransactionalIdAndProducerIdEpoch, handed as `txn`), aborted
 
 @parent("TX.expire")
 @_attributes.safe(_as_usual)
 def _expire_parent(s: Scope) -> Span:
-    txn = s["txn_id_and_pid_epoch"]
+    txn = s["txn"]
     context = _anchor(txn.transactional_id, txn.producer_id)
     return NonRecordingSpan(context) if context is not None else own_trace()
 
@@ -360,7 +363,7 @@ links("TX.expire")(_link_if_elsewhere(_expire_parent))
 
 @start("TX.expire")
 def _expire(s: Scope) -> dict[str, Any]:
-    txn = s["txn_id_and_pid_epoch"]
+    txn = s["txn"]
     return {"kafka.transactional.id": txn.transactional_id, "kafka.producer.id": txn.producer_id,
             "kafka.producer.epoch": txn.producer_epoch}
 
@@ -411,7 +414,7 @@ def _transition(s: Scope) -> dict[str, Any]:
 def _state_change(s: Scope) -> dict[str, Any]:
     metadata, transit = s["self"], s["transit_metadata"]  # before the state is set
     return {"kafka.transactional.id": metadata.transactional_id, "kafka.txn.state.from": metadata.state.name,
-            "kafka.txn.state.to": s["to_state"].name, "kafka.producer.id": transit.producer_id,
+            "kafka.txn.state.to": transit.txn_state.name, "kafka.producer.id": transit.producer_id,
             "kafka.producer.epoch": transit.producer_epoch,
             "kafka.txn.partitions": _names(transit.topic_partitions)}
 
@@ -452,10 +455,14 @@ def _marker_sender(s: Scope) -> Any:
     return NonRecordingSpan(context) if context is not None else trace.get_current_span()
 
 
-def _marker_partitions(markers: Any) -> list[Any]:
-    from kafka_edu.v1_0_2.core.log.log import TopicPartition
-    return [TopicPartition(topic.name, partition) for marker in markers for topic in marker.topics
+def _marker_partitions(markers: Any) -> list[tuple[str, int]]:
+    """Each marker's partitions, as (topic, partition): a TopicPartition is that tuple (a NamedTuple)."""
+    return [(topic.name, partition) for marker in markers for topic in marker.topics
             for partition in topic.partition_indexes]
+
+
+def _tp_name(topic_partition: tuple[str, int]) -> str:
+    return "{}-{}".format(*topic_partition)
 
 
 @start("TX.write")
@@ -466,7 +473,7 @@ def _markers(s: Scope) -> dict[str, Any]:
             "kafka.producer.epochs": [m.producer_epoch for m in markers],
             "kafka.txn.results": ["COMMIT" if m.transaction_result else "ABORT" for m in markers],
             "kafka.txn.coordinator.epochs": [m.coordinator_epoch for m in markers],
-            "kafka.txn.partitions": [str(tp) for tp in _marker_partitions(markers)]}
+            "kafka.txn.partitions": [_tp_name(tp) for tp in _marker_partitions(markers)]}
 
 
 @end("TX.write")
@@ -482,12 +489,12 @@ def _markers_written(s: Scope) -> dict[str, Any]:
             if replica is None or replica.log is None:
                 continue
             log = replica.log
-            written.append(f"{tp} leo={log.log_end_offset} lso={replica.last_stable_offset} "
+            written.append(f"{_tp_name(tp)} leo={log.log_end_offset} lso={replica.last_stable_offset} "
                            f"hw={replica.high_watermark}")
             if not marker.transaction_result:
                 entries = log.active_segment.txn_index.all_aborted_txns()
                 if entries and entries[-1].producer_id == marker.producer_id:
                     last = entries[-1]
-                    aborts_indexed.append(f"{tp} producer={last.producer_id} first={last.first_offset} "
+                    aborts_indexed.append(f"{_tp_name(tp)} producer={last.producer_id} first={last.first_offset} "
                                           f"marker={last.last_offset} lso={last.last_stable_offset}")
     return {"kafka.txn.partitions.written": written, "kafka.txn.aborts.indexed": aborts_indexed}

@@ -4,22 +4,18 @@ from __future__ import annotations
 
 import argparse
 import logging
-import os
 import signal
 import sys
 import threading
 from pathlib import Path
 from typing import Any
 
-from kafka_edu.cluster_runner.run_directory import RunDirectory
-from kafka_edu.tracing import event, setup_tracing, span, step
+from kafka_edu.tracing import event, span, step
 from kafka_edu.v1_0_2.clients.common.config.config_def import ConfigException
 from kafka_edu.v1_0_2.core.server.broker_metadata_checkpoint import load_props
 from kafka_edu.v1_0_2.core.server.kafka_server_startable import KafkaServerStartable
-from kafka_edu.v1_0_2.core.utils.kafka_logging import configure_logging
 
 log = logging.getLogger("kafka.Kafka")
-SWITCH_INTERVAL_S = 0.0005
 
 
 @step("LC.main.1")
@@ -47,38 +43,6 @@ def parse_key_value_args(args: list[str]) -> dict[str, str]:
             raise ConfigException(f"Invalid command line properties: {arg}")
         pairs[key.strip()] = value.strip()
     return pairs
-
-
-def instance_id_for(args: list[str]) -> str:
-    """The process's `service.instance.id`, known before the config is parsed: `broker-<id>` when an id is given,
-    `controller-<node.id>` for a KRaft node with the controller role (a combined node is a voter first: its quorum
-    is what the TUI and the runner read from its trace)."""
-    props = _props_for_tracing(args)
-    if is_kraft(props):
-        node_id = props.get("node.id", "")
-        roles = props.get("process.roles", "").replace(" ", "").split(",")
-        role = "controller" if "controller" in roles else "broker"
-        return f"{role}-{node_id}" if node_id.isdigit() else f"{role}-pid{os.getpid()}"
-    broker_id = props.get("broker.id")
-    if broker_id is None or not broker_id.isdigit():
-        return f"broker-pid{os.getpid()}"  # the id comes from ZooKeeper or meta.properties at LC.startup.06
-    return f"broker-{broker_id}"
-
-
-def _props_for_tracing(args: list[str]) -> dict[str, str]:
-    """The properties file and its overrides as far as they can be read before main parses them (which reports
-    what is wrong with them)."""
-    props: dict[str, str] = {}
-    if args:
-        try:
-            props = load_props(Path(args[0]))
-        except OSError:
-            pass
-    for i, arg in enumerate(args[:-1]):
-        if arg == "--override" and "=" in args[i + 1]:
-            key, _, value = args[i + 1].partition("=")
-            props[key.strip()] = value.strip()
-    return props
 
 
 def is_kraft(props: dict[str, str]) -> bool:
@@ -124,16 +88,6 @@ class ShutdownHook:
 
 def main(args: list[str]) -> int:
     """Kafka.main: parse, build, hook, start, wait. Exit 0 after a clean shutdown, 1 after a fatal error."""
-    configure_logging()
-    # A thread that gave up the GIL for a syscall (a socket send, a log write, a CRC) waits for it until the thread
-    # holding it yields, by default up to 5 ms later: with network, handler and span-writer threads busy that wait
-    # was most of a produce request's local time. A shorter interval keeps the broker's threads taking turns.
-    sys.setswitchinterval(SWITCH_INTERVAL_S)
-    run = RunDirectory.from_environment()
-    instance_id = instance_id_for(args)
-    tracing = setup_tracing(instance_id, run.run_id, "kraft" if is_kraft(_props_for_tracing(args)) else "zk",
-                            run.path)
-    exit_code = 0
     try:
         # The span covers main up to startup; startup and the wait are traces of their own, so a kill -9 loses
         # none of these spans' parents.
@@ -146,15 +100,12 @@ def main(args: list[str]) -> int:
         server.await_shutdown()
         shutdown_hook.join()
     except SystemExit as e:  # a failed startup, already shut down
-        exit_code = 1
         _report_fatal(e.__cause__ or e)
+        return 1
     except Exception as e:
-        exit_code = 1
         _report_fatal(e)
-    finally:
-        tracing.shutdown()
-        run.write_exit_record(instance_id, exit_code, tracing.stats())
-    return exit_code
+        return 1
+    return 0
 
 
 def _report_fatal(e: BaseException) -> None:

@@ -3,8 +3,7 @@ zookeeper.connect=Z --add|--remove|--list [--allow-principal P] [--operation O] 
 | --transactional-id I`, as `kafka-edu acls`.
 
 Like 1.0.2's tool it talks to no broker: it configures the authorizer itself (SimpleAclAuthorizer, over ZooKeeper),
-adds or removes ACLs there, and the change notification it writes makes every broker reload the resource. Without
---authorizer-properties, the ZooKeeper of the newest run (or of --run DIR) is used.
+adds or removes ACLs there, and the change notification it writes makes every broker reload the resource.
 """
 
 from __future__ import annotations
@@ -14,7 +13,6 @@ import importlib
 import sys
 import traceback
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from kafka_edu.v1_0_2.clients.common.security.auth.kafka_principal import KafkaPrincipal
@@ -88,21 +86,7 @@ def authorizer_properties(opts: argparse.Namespace) -> dict[str, str]:
         if not separator or not value:
             raise UsageError(f"Invalid command line properties: {pair}")
         props[key.strip()] = value.strip()
-    if "zookeeper.connect" not in props:
-        props["zookeeper.connect"] = run_zookeeper(opts)
     return props
-
-
-def run_zookeeper(opts: argparse.Namespace) -> str:
-    """The ZooKeeper of --run, or of the newest run: what --authorizer-properties would have named."""
-    from kafka_edu.cluster_runner.run_directory import RunDirectory
-
-    run = RunDirectory.open(Path(opts.run)) if opts.run else RunDirectory.newest(Path(opts.traces), changes=True)
-    manifest = run.read_manifest()
-    if manifest.get("mode") == "kraft" or not manifest.get("zookeeper_connect"):
-        raise UsageError(f"Run {manifest.get('run_id', '?')} has no ZooKeeper to keep ACLs in: give "
-                         f"--authorizer-properties zookeeper.connect=HOST:PORT")
-    return manifest["zookeeper_connect"]
 
 
 def add_acl(opts: argparse.Namespace, out: Callable[[str], None]) -> None:
@@ -276,8 +260,7 @@ def options_parser() -> argparse.ArgumentParser:
     parser.add_argument("--authorizer", default=DEFAULT_AUTHORIZER,
                         help="the authorizer's class name (default kafka.security.auth.SimpleAclAuthorizer)")
     parser.add_argument("--authorizer-properties", nargs="+", action="extend", metavar="key=val",
-                        help="the authorizer's properties, e.g. zookeeper.connect=localhost:2181 (default: the "
-                             "run's ZooKeeper)")
+                        help="the authorizer's properties, e.g. zookeeper.connect=localhost:2181")
     parser.add_argument("--topic", action="append", help="a topic; * for every topic")
     parser.add_argument("--cluster", action="store_true", help="the cluster's ACLs")
     parser.add_argument("--group", action="append", help="a consumer group; * for every group")
@@ -295,6 +278,4 @@ def options_parser() -> argparse.ArgumentParser:
     parser.add_argument("--producer", action="store_true", help="Write, Describe on the topic, Create on the cluster")
     parser.add_argument("--consumer", action="store_true", help="Read, Describe on the topic, Read on the group")
     parser.add_argument("--force", action="store_true", help="assume yes to every question")
-    parser.add_argument("--run", help="the run whose ZooKeeper to use (default: the newest)")
-    parser.add_argument("--traces", default="traces")
     return parser

@@ -9,7 +9,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from kafka_edu.tracing import event, span, step
+from kafka_edu.tracing import event, note, span, step
 from kafka_edu.v1_0_2.clients.common.errors import (
     KafkaException,
     NotEnoughReplicasException,
@@ -326,7 +326,7 @@ class Partition:
             if replica_id not in self.in_sync_replicas and replica_id in self.assigned_replica_map \
                     and replica.log_end_offset >= leader_replica.high_watermark:
                 new_in_sync_replicas = self.in_sync_replicas | {replica_id}
-                with span("Partition.maybeExpandIsr"):
+                with span("Partition.maybeExpandIsr", self, new_isr=new_in_sync_replicas):
                     log.info("Expanding ISR from %s to %s", _ids(self.in_sync_replicas), _ids(new_in_sync_replicas))
                     self.update_isr(new_in_sync_replicas)
             return self.maybe_increment_leader_hw(leader_replica, log_read_result.fetch_time_ms)
@@ -381,7 +381,8 @@ class Partition:
                 if out_of_sync_replicas:
                     new_in_sync_replicas = self.in_sync_replicas - out_of_sync_replicas
                     assert new_in_sync_replicas, "the leader never leaves its own ISR"
-                    with span("Partition.maybeShrinkIsr", root=True):
+                    with span("Partition.maybeShrinkIsr", self, new_isr=new_in_sync_replicas,
+                              max_lag_ms=replica_max_lag_time_ms, root=True):
                         log.info("Shrinking ISR from %s to %s", _ids(self.in_sync_replicas),
                                  _ids(new_in_sync_replicas))
                         self.update_isr(new_in_sync_replicas)
@@ -402,13 +403,14 @@ class Partition:
     def update_isr(self, new_isr: set[int]) -> None:
         """Write the new ISR to the partition state znode (compare-and-set on its version), then adopt it."""
         new_leader_and_isr = LeaderAndIsr(self.local_broker_id, self.leader_epoch, sorted(new_isr), self.zk_version)
-        with span("Partition.updateIsr"):
+        with span("Partition.updateIsr", self, new_isr=new_isr):
             update_succeeded, new_version = update_leader_and_isr(
                 self.replica_manager.zk_utils, self.topic, self.partition_id, new_leader_and_isr,
                 self.controller_epoch, self.zk_version)
+            note(update_succeeded=update_succeeded)
             if update_succeeded:
                 self.replica_manager.record_isr_change(self.topic_partition)
-                event("isr.change")
+                event("isr.change", self, new_isr=new_isr, new_version=new_version)
                 self.in_sync_replicas = set(new_isr)
                 self.zk_version = new_version
             else:
@@ -430,9 +432,10 @@ class Partition:
                 raise NotEnoughReplicasException(
                     f"Number of insync replicas for partition {self.topic_partition} is [{in_sync_size}], below "
                     f"required minimum [{min_isr}]")
-            with step("NW.log.append"):
+            with step("NW.log.append", self, records=records):
                 info = partition_log.append_as_leader(records, leader_epoch=self.leader_epoch,
                                                       is_from_client=is_from_client)
+                note(info=info)
             # Followers waiting in the fetch purgatory have something to read now.
             self.replica_manager.try_complete_delayed_fetch(self.topic_partition)
             leader_hw_incremented = self.maybe_increment_leader_hw(leader_replica)

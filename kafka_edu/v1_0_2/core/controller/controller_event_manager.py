@@ -73,7 +73,7 @@ class ControllerEventManager:
         controller_event, put_in = item
         self._state = controller_event.state
         try:
-            with step("CT.event", root=True):
+            with step("CT.event", event=controller_event, put_in=put_in, root=True):
                 controller_event.process()
         except Exception:
             self.thread.log.exception("Error processing event %s", controller_event)

@@ -186,7 +186,7 @@ class KafkaController:
         self.log.info("Starting become controller state transition")
         self.read_controller_epoch_from_zookeeper()
         self.increment_controller_epoch()
-        with step("CT.failover.03"):
+        with step("CT.failover.03", self, path=LOG_DIR_EVENT_NOTIFICATION_PATH):
             delete_log_dir_events(self.zk_utils)
 
         # Watches go in before the reads, so no change between reading and watching is missed.
@@ -212,14 +212,14 @@ class KafkaController:
         self.partition_state_machine.startup()
 
         for topic in sorted(self.controller_context.all_topics):
-            with step("CT.failover.10"):
+            with step("CT.failover.10", topic=topic):
                 self.register_partition_modifications_listener(topic)
         self.log.info("Ready to serve as the new controller with epoch %d", self.epoch)
         self.maybe_trigger_partition_reassignment()
         self.topic_deletion_manager.try_topic_deletion()
         pending_preferred_replica_elections = self.fetch_pending_preferred_replica_elections()
         self.on_preferred_replica_election(pending_preferred_replica_elections)  # CT.failover.13 when called here
-        with step("CT.failover.14"):
+        with step("CT.failover.14", self):
             self.log.info("Starting the controller scheduler")
             self.kafka_scheduler.startup()
             if self.config.auto_leader_rebalance_enable:
@@ -1032,14 +1032,14 @@ class BrokerChange(KafkaControllerEvent):
         c = self.controller
         if not c.is_active:
             return
-        with step("CT.broker"):
-            context = c.controller_context
-            # Read the list again rather than trusting the event's: later changes get handled in this one event.
-            cur_brokers = get_all_brokers_in_cluster(c.zk_utils)
-            cur_broker_ids = {b.id for b in cur_brokers}
-            live_or_shutting_down_broker_ids = context.live_or_shutting_down_broker_ids
-            new_broker_ids = cur_broker_ids - live_or_shutting_down_broker_ids
-            dead_broker_ids = live_or_shutting_down_broker_ids - cur_broker_ids
+        context = c.controller_context
+        # Read the list again rather than trusting the event's: later changes get handled in this one event.
+        cur_brokers = get_all_brokers_in_cluster(c.zk_utils)
+        cur_broker_ids = {b.id for b in cur_brokers}
+        live_or_shutting_down_broker_ids = context.live_or_shutting_down_broker_ids
+        new_broker_ids = cur_broker_ids - live_or_shutting_down_broker_ids
+        dead_broker_ids = live_or_shutting_down_broker_ids - cur_broker_ids
+        with step("CT.broker", self, live=cur_broker_ids, new=new_broker_ids, dead=dead_broker_ids):
             new_brokers = [b for b in cur_brokers if b.id in new_broker_ids]
             context.live_brokers = cur_brokers
             c.log.info("Newly added brokers: %s, deleted brokers: %s, all live brokers: %s",
@@ -1069,13 +1069,13 @@ class ControlledShutdown(KafkaControllerEvent):
         self.controlled_shutdown_callback = controlled_shutdown_callback
 
     def process(self) -> None:
-        with step("CT.shutdown"):  # 1.0.2's Try { doControlledShutdown(id) }: the partitions, or the failure
-            try:
-                result: Any = self.do_controlled_shutdown(self.id)
-            except Exception as e:
-                result = e
+        try:  # 1.0.2's Try { doControlledShutdown(id) }: the partitions, or the failure
+            result: Any = self.do_controlled_shutdown(self.id)
+        except Exception as e:
+            result = e
         self.controlled_shutdown_callback(result)
 
+    @step("CT.shutdown")
     def do_controlled_shutdown(self, id_: int) -> set[TopicPartition]:
         c = self.controller
         if not c.is_active:
@@ -1125,11 +1125,11 @@ class TopicChange(KafkaControllerEvent):
         c = self.controller
         if not c.is_active:
             return
-        with step("CT.topic"):
-            context = c.controller_context
-            current_children = set(get_all_topics(c.zk_utils))
-            new_topics = current_children - context.all_topics
-            deleted_topics = context.all_topics - current_children
+        context = c.controller_context
+        current_children = set(get_all_topics(c.zk_utils))
+        new_topics = current_children - context.all_topics
+        deleted_topics = context.all_topics - current_children
+        with step("CT.topic", self, path=BROKER_TOPICS_PATH, new=new_topics, deleted=deleted_topics):
             context.all_topics = current_children
 
             added_partition_replica_assignment = get_replica_assignment_for_topics(c.zk_utils, new_topics)
@@ -1307,12 +1307,12 @@ class PartitionReassignmentIsrChange(KafkaControllerEvent):
         reassigned_partition_context = c.controller_context.partitions_being_reassigned.get(tp)
         if reassigned_partition_context is None:
             return
-        leader_isr = get_partition_leader_and_isr_for_topics(c.zk_utils, [tp]).get(tp)
-        if leader_isr is None:
+        leader_and_isr = c.zk_utils.get_leader_and_isr_for_partition(tp.topic, tp.partition)
+        if leader_and_isr is None:
             c.log.error("Error handling reassignment of partition %s to replicas %s as it was never created", tp,
                         ",".join(map(str, sorted(self.reassigned_replicas))))
             return
-        caught_up_replicas = self.reassigned_replicas & set(leader_isr.leader_and_isr.isr)
+        caught_up_replicas = self.reassigned_replicas & set(leader_and_isr.isr)
         if caught_up_replicas == self.reassigned_replicas:
             c.log.info("%d/%d replicas have caught up with the leader for partition %s being reassigned.Resuming "
                        "partition reassignment", len(caught_up_replicas), len(self.reassigned_replicas), tp)
@@ -1320,7 +1320,7 @@ class PartitionReassignmentIsrChange(KafkaControllerEvent):
         else:
             c.log.info("%d/%d replicas have caught up with the leader for partition %s being reassigned.Replica(s) %s "
                        "still need to catch up", len(caught_up_replicas), len(self.reassigned_replicas), tp,
-                       ",".join(map(str, sorted(self.reassigned_replicas - set(leader_isr.leader_and_isr.isr)))))
+                       ",".join(map(str, sorted(self.reassigned_replicas - set(leader_and_isr.isr)))))
 
 
 class IsrChangeNotification(KafkaControllerEvent):

@@ -129,7 +129,7 @@ class PartitionStateMachine:
                     assert leader_selector is not None
                     self.elect_leader_for_partition(topic_partition, leader_selector)
             self.partition_state[topic_partition] = target_state
-            event("CT.psm")
+            event("CT.psm", self, topic_partition=topic_partition, curr_state=curr_state, target_state=target_state)
         except Exception as t:
             self.state_change_logger.error("Initiated state change for partition %s from %s to %s failed",
                                            topic_partition, curr_state.name, target_state.name, exc_info=t)

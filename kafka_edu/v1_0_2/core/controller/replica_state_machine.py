@@ -122,7 +122,7 @@ class ReplicaStateMachine:
         def log_state_change() -> None:
             self.state_change_logger.debug("Changed state of replica %d for partition %s from %s to %s", replica_id,
                                            topic_partition, curr_state.name, target_state.name)
-            event("CT.rsm")
+            event("CT.rsm", replica=partition_and_replica, curr_state=curr_state, target_state=target_state)
 
         try:
             replica_assignment = context.partition_replica_assignment.get(topic_partition, [])

@@ -7,10 +7,13 @@ import queue
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kafka_edu.tracing import completes_request, step
 from kafka_edu.v1_0_2.clients.common.security.auth.kafka_principal import ANONYMOUS, KafkaPrincipal
+
+if TYPE_CHECKING:
+    from kafka_edu.v3_9.clients.common.protocol.api_keys import ApiKeys
 
 
 @dataclass(frozen=True)
@@ -25,12 +28,13 @@ class Session:
 class Request:
     """A request taken off a connection, with the timestamps Kafka's request metrics are computed from.
 
-    `body` is None only for an ApiVersions request of an unsupported version, which is still answered.
+    `body` is None only for an ApiVersions request of an unsupported version, which is still answered. `api_key` is
+    the header's ApiKeys member, as Kafka's `header.apiKey` is.
     """
 
     processor: int
     connection_id: str
-    api_key: int
+    api_key: ApiKeys
     api_version: int
     correlation_id: int
     client_id: str

@@ -226,7 +226,7 @@ class Acceptor(AbstractServerThread):
             socket_channel, (address, port) = self.server_channel.accept()
         except (BlockingIOError, InterruptedError):
             return False  # another wakeup took it
-        with step("NW.acceptor.1"):
+        with step("NW.acceptor.1", self, processor=processor, channel=socket_channel, address=address, port=port):
             try:
                 self.connection_quotas.inc(address)
                 socket_channel.setblocking(False)
@@ -239,7 +239,7 @@ class Acceptor(AbstractServerThread):
             except TooManyConnectionsException as e:
                 log.info("Rejected connection from %s, address already has the configured maximum of %d "
                          "connections.", e.ip, e.count)
-                event("NW.acceptor.2")
+                event("NW.acceptor.2", e=e)
                 self.connection_rejections += 1
                 self.close(socket_channel, address)
                 return False
@@ -318,8 +318,8 @@ class Processor(AbstractServerThread):
             self.inflight_responses[response.request.connection_id] = response
 
     @step("NW.processor.3")
-    def poll(self) -> bool:
-        return self.selector.poll(POLL_TIMEOUT_MS)
+    def poll(self) -> None:
+        self.selector.poll(POLL_TIMEOUT_MS)
 
     def process_completed_receives(self) -> None:
         for receive in self.selector.completed_receives:
@@ -327,7 +327,7 @@ class Processor(AbstractServerThread):
             if req is None:
                 self.close_connection(receive.source)  # Kafka closes the connection on a request it cannot parse
                 continue
-            with step("NW.processor.4"):
+            with step("NW.processor.4", self, request=req):
                 # Blocks while the request queue is full: back-pressure reaches the sockets.
                 self.request_channel.send_request(req)
                 # One request at a time per connection: responses leave in the order requests came.
@@ -342,7 +342,7 @@ class Processor(AbstractServerThread):
                 log.info("Closing connection %s: %s", receive.source, e)
                 return None
             # An ApiVersions request newer than the broker still gets an answer, so the client can downgrade.
-            return Request(self.id, receive.source, e.api_key.id, e.api_version, e.correlation_id, e.client_id, None,
+            return Request(self.id, receive.source, e.api_key, e.api_version, e.correlation_id, e.client_id, None,
                            len(receive.payload), self.listener_name, self.security_protocol,
                            start_time_ns=receive.received_ns)
         except InvalidRequestError as e:
@@ -351,7 +351,7 @@ class Processor(AbstractServerThread):
             return None
         # the principal the channel logged in as travels with the request, to the authorizer
         channel = self.selector.channel(receive.source)
-        return Request(self.id, receive.source, decoded.api_key.id, decoded.api_version, decoded.correlation_id,
+        return Request(self.id, receive.source, decoded.api_key, decoded.api_version, decoded.correlation_id,
                        decoded.client_id, decoded.body, decoded.size, self.listener_name, self.security_protocol,
                        start_time_ns=receive.received_ns, traceparent=decoded.traceparent,
                        principal=channel.principal())

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from kafka_edu.tracing import span, step
+from kafka_edu.tracing import note, span, step
 from kafka_edu.v1_0_2.clients.common.errors import CorruptRecordException, KafkaException, KafkaStorageException
 from kafka_edu.v1_0_2.clients.common.record.file_records import MemoryRecords
 from kafka_edu.v1_0_2.core.log.log import TopicPartition
@@ -178,12 +178,13 @@ class AbstractFetcherThread(threading.Thread):
         self.handle_partitions_with_errors(result.partitions_with_error)
         epoch_requests = result.result
         if epoch_requests:
-            with step("LE.request", root=True):
+            with step("LE.request", self, epoch_requests=epoch_requests, root=True):
                 fetched_epochs = self.fetch_epochs_from_leader(epoch_requests)
                 with self.partition_map_lock:
                     # Leadership may have changed while the lock was free: only partitions still here count.
                     leader_epochs = {tp: e for tp, e in fetched_epochs.items() if tp in self.partition_states}
                     truncated = self.maybe_truncate_to_epochs(leader_epochs)
+                    note(fetched_epochs=fetched_epochs, truncated=truncated)
                     self.handle_partitions_with_errors(truncated.partitions_with_error)
                     self.mark_truncation_complete_and_update_fetch_offset(truncated.result)
 
@@ -200,7 +201,8 @@ class AbstractFetcherThread(threading.Thread):
                     partitions_with_error.update(self.partition_states)
                     # The handler below delays every partition too: together they back off twice, as in Kafka.
                     self.partition_map_cond.wait(self.fetch_back_off_ms / 1000)
-        with span("AbstractFetcherThread.processFetchRequest", root=True):
+        with span("AbstractFetcherThread.processFetchRequest", self, response_data=response_data,
+                  partitions_with_error=partitions_with_error, root=True):
             if response_data:
                 with self.partition_map_lock:
                     for topic_partition, partition_data in response_data:

@@ -10,7 +10,7 @@ import uuid
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from kafka_edu.tracing import span, step
+from kafka_edu.tracing import note, span, step
 from kafka_edu.v1_0_2.clients.common.errors import (
     ControllerMovedException,
     InvalidRecordException,
@@ -645,10 +645,11 @@ class KafkaApis:
                 dict(topic_name=tp.topic, partition_index=tp.partition, error_code=error)
                 for tp in sorted(leader_and_isr_request.partition_states)]))
             return
-        with span("KafkaApis.handleLeaderAndIsrRequest"):
+        with span("KafkaApis.handleLeaderAndIsrRequest", body=body):
             # Group coordination follows the offsets partitions led here, under the replica state change lock.
             result = self.replica_manager.become_leader_or_follower(request.correlation_id, leader_and_isr_request,
                                                                     self.on_leadership_change)
+            note(result=result)
             self.send_response(request, build(self.response_schema(request), error_code=result.error, partition_errors=[
                 dict(topic_name=tp.topic, partition_index=tp.partition, error_code=error)
                 for tp, error in sorted(result.response_map.items())]))
@@ -664,8 +665,9 @@ class KafkaApis:
                 dict(topic_name=tp.topic, partition_index=tp.partition, error_code=error)
                 for tp in stop_replica_request.partitions]))
             return
-        with span("KafkaApis.handleStopReplicaRequest"):
+        with span("KafkaApis.handleStopReplicaRequest", body=body):
             result, error = self.replica_manager.stop_replicas(stop_replica_request)
+            note(error=error)
             # A deleted offsets partition takes its groups with it, led here or not.
             for topic_partition, partition_error in result.items():
                 if partition_error == Errors.NONE and stop_replica_request.delete_partitions \
@@ -699,7 +701,7 @@ class KafkaApis:
                                                       dict(topic_name=tp.topic, partition_index=tp.partition)
                                                       for tp in sorted(result)]))
 
-        with span("KafkaApis.handleControlledShutdownRequest"):
+        with span("KafkaApis.handleControlledShutdownRequest", broker_id=broker_id):
             self.controller.shutdown_broker(broker_id, controlled_shutdown_callback)
 
     def handle_update_metadata_request(self, request: Request) -> None:
@@ -714,7 +716,7 @@ class KafkaApis:
             self.send_response(request, build(self.response_schema(request),
                                               error_code=Errors.CLUSTER_AUTHORIZATION_FAILED))
             return
-        with span("KafkaApis.handleUpdateMetadataRequest"):
+        with span("KafkaApis.handleUpdateMetadataRequest", body=body):
             try:
                 deleted_partitions = self.replica_manager.maybe_update_metadata_cache(request.correlation_id,
                                                                                       update_metadata_request)
@@ -1185,7 +1187,7 @@ class KafkaApis:
     # -- OffsetsForLeaderEpoch (a follower asks where its latest epoch ends here) ------------------------------------
 
     def handle_offset_for_leader_epoch_request(self, request: Request) -> None:
-        with step("LE.apis"):
+        with step("LE.apis", request=request):
             request_info = {TopicPartition(t.topic, p.partition): p.leader_epoch
                             for t in request.body.topics for p in t.partitions}
             topics: dict[str, list[dict[str, Any]]] = {}
@@ -1198,6 +1200,7 @@ class KafkaApis:
                                                   topics=[dict(topic=t, partitions=p) for t, p in topics.items()]))
                 return
             last_offset_for_leader_epoch = self.replica_manager.last_offset_for_leader_epoch(request_info)
+            note(answers=last_offset_for_leader_epoch)
             for tp, epoch_end_offset in last_offset_for_leader_epoch.items():
                 topics.setdefault(tp.topic, []).append(dict(error_code=epoch_end_offset.error, partition=tp.partition,
                                                             end_offset=epoch_end_offset.end_offset))

@@ -8,7 +8,7 @@ import time
 from typing import TYPE_CHECKING
 
 from kafka_edu.tracing import step
-from kafka_edu.v1_0_2.core.network.request_channel import SHUTDOWN_REQUEST, Request, RequestChannel
+from kafka_edu.v1_0_2.core.network.request_channel import SHUTDOWN_REQUEST, RequestChannel
 
 if TYPE_CHECKING:
     from kafka_edu.v1_0_2.core.server.kafka_apis import KafkaApis
@@ -41,18 +41,15 @@ class KafkaRequestHandler(threading.Thread):
                 log.debug("Kafka request handler %d on broker %d received shut down command", self.id, self.broker_id)
                 self._shutdown_complete.set()
                 return
-            self.handle(request)
-
-    @step("NW.handler.1")
-    def handle(self, request: Request) -> None:
-        request.request_dequeue_time_ns = time.time_ns()
-        try:
-            self.apis.handle(request)
-        except Exception:
-            log.exception("Exception when handling request")
-        finally:
-            if request.api_local_complete_time_ns < 0:
-                request.api_local_complete_time_ns = time.time_ns()
+            with step("NW.handler.1", self, request=request):
+                try:
+                    request.request_dequeue_time_ns = time.time_ns()
+                    self.apis.handle(request)
+                except Exception:
+                    log.exception("Exception when handling request")
+                finally:
+                    if request.api_local_complete_time_ns < 0:
+                        request.api_local_complete_time_ns = time.time_ns()
 
     def initiate_shutdown(self) -> None:
         self.request_channel.send_shutdown_request()

@@ -8,7 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from kafka_edu.tracing import event, step
+from kafka_edu.tracing import event, note, step
 from kafka_edu.v1_0_2.clients.common.errors import (
     GenerateBrokerIdException,
     IllegalStateException,
@@ -114,19 +114,18 @@ class KafkaServer:
                 if can_startup:
                     self.broker_state.new_state(BrokerStates.Starting)
 
-                    with step("LC.startup.03"):
+                    with step("LC.startup.03", self):
                         self.kafka_scheduler.startup()
 
-                    with step("LC.startup.04"):
+                    with step("LC.startup.04", self):
                         self.zk_utils = self.init_zk()
 
-                    with step("LC.startup.05"):
+                    with step("LC.startup.05", self):
                         self.cluster_id = self.get_or_generate_cluster_id(self.zk_utils)
                     self.log.info("Cluster ID = %s", self.cluster_id)
 
-                    with step("LC.startup.06"):
-                        broker_id, initial_offline_dirs = self.get_broker_id_and_offline_dirs()
-                        self.config.broker_id = broker_id
+                    broker_id, initial_offline_dirs = self.get_broker_id_and_offline_dirs()
+                    self.config.broker_id = broker_id
                     self.log.log_ident = f"[KafkaServer id={broker_id}] "
 
                     with step("LC.startup.07"):
@@ -134,7 +133,7 @@ class KafkaServer:
                         self.broker_topic_stats = BrokerTopicStats()
                         self.log_dir_failure_channel = LogDirFailureChannel(len(self.config.log_dirs))
 
-                    with step("LC.startup.08"):
+                    with step("LC.startup.08", self):
                         self.log_manager = self.create_log_manager(initial_offline_dirs)
                         self.log_manager.startup()
 
@@ -144,7 +143,7 @@ class KafkaServer:
                         self.credential_provider = CredentialProvider(self.config.sasl_enabled_mechanisms)
 
                     # Acceptors bind now so the bound ports are known; processors wait until the end of startup.
-                    with step("LC.startup.10"):
+                    with step("LC.startup.10", self):
                         self.api_version_manager = broker_api_version_manager(
                             kraft=False, advertised=self.config.get_string("kafka.edu.advertised.api.versions"))
                         self.socket_server = SocketServer(self.config, self.api_version_manager,
@@ -174,7 +173,7 @@ class KafkaServer:
                             self.metadata_cache)
                         self.transaction_coordinator.startup()
 
-                    with step("LC.startup.16"):
+                    with step("LC.startup.16", self):
                         self.authorizer = self.create_authorizer()
 
                     with step("LC.startup.17"):
@@ -186,7 +185,7 @@ class KafkaServer:
                                               api_version_manager=self.api_version_manager,
                                               authorizer=self.authorizer)
 
-                    with step("LC.startup.18"):
+                    with step("LC.startup.18", self):
                         self.request_handler_pool = KafkaRequestHandlerPool(
                             self.config.broker_id, self.socket_server.request_channel, self.apis,
                             self.config.num_io_threads)
@@ -200,7 +199,7 @@ class KafkaServer:
                     # Tell everyone we are alive: listeners with port 0 are registered with the port actually bound.
                     listeners = [e if e.port != 0 else _with_port(e, self.socket_server.bound_port(e.listener_name))
                                  for e in self.config.advertised_listeners]
-                    with step("LC.startup.20"):
+                    with step("LC.startup.20", listeners=listeners):
                         self.kafka_healthcheck = KafkaHealthcheck(self.config.broker_id, listeners, self.zk_utils,
                                                                   self.config.rack)
                         self.kafka_healthcheck.startup()
@@ -221,7 +220,7 @@ class KafkaServer:
             except BaseException as e:
                 self.log.critical("Fatal error during KafkaServer startup. Prepare to shutdown: %s: %s",
                                   type(e).__name__, e)
-                event("LC.startup.err")
+                event("LC.startup.err", e=e)
                 self.is_starting_up.set(False)
                 self.shutdown()
                 raise
@@ -249,6 +248,7 @@ class KafkaServer:
     def get_or_generate_cluster_id(self, zk_utils: ZkUtils) -> str:
         return zk_utils.get_cluster_id() or zk_utils.create_or_get_cluster_id(generate_uuid_as_base64())
 
+    @step("LC.startup.06")
     def get_broker_id_and_offline_dirs(self) -> tuple[int, list[str]]:
         """The broker id from config, meta.properties or ZooKeeper, checked for agreement; and unreadable dirs."""
         broker_id = self.config.broker_id
@@ -419,10 +419,11 @@ class KafkaServer:
         ControlledShutdown requests to whoever `/controller` names, retried with a backoff; on failure, go on anyway."""
         if not (self.startup_complete.get() and self.config.controlled_shutdown_enable):
             return
-        with step("LC.shutdown.02"):
+        with step("LC.shutdown.02", self):
             self.log.info("Starting controlled shutdown")
             self.broker_state.new_state(BrokerStates.PendingControlledShutdown)
             shutdown_succeeded = self.do_controlled_shutdown(self.config.controlled_shutdown_max_retries)
+            note(shutdown_succeeded=shutdown_succeeded)
             if not shutdown_succeeded:
                 self.log.warning("Proceeding to do an unclean shutdown as all the controlled shutdown attempts failed")
 

@@ -149,7 +149,7 @@ class ReplicaFetcherThread(AbstractFetcherThread):
             self.log.warning("Replica %d for partition %s reset its fetch offset from %d to current leader %d's "
                              "latest offset %d", self.replica_id, topic_partition, replica.log_end_offset,
                              self.source_broker.id, leader_end_offset)
-            event("records.truncated")
+            event("records.truncated", replica=replica, leader_end_offset=leader_end_offset)
             replica.log.truncate_to(leader_end_offset)
             return leader_end_offset
         leader_start_offset = self.earliest_or_latest_offset(topic_partition, EARLIEST_TIMESTAMP)
@@ -159,7 +159,7 @@ class ReplicaFetcherThread(AbstractFetcherThread):
         offset_to_fetch = max(leader_start_offset, replica.log_end_offset)
         # Only a follower behind the leader's log start (the leader deleted old segments) starts over.
         if leader_start_offset > replica.log_end_offset:
-            event("records.truncated")
+            event("records.truncated", replica=replica, leader_end_offset=leader_end_offset)
             replica.log.truncate_fully_and_start_at(leader_start_offset)
         return offset_to_fetch
 
@@ -241,7 +241,7 @@ class ReplicaFetcherThread(AbstractFetcherThread):
                         truncation_offset = self._log_end_offset(replica, epoch_offset)
                     else:
                         truncation_offset = epoch_offset.end_offset
-                    event("log.truncate")
+                    event("log.truncate", replica=replica, epoch_offset=epoch_offset, offset=truncation_offset)
                     replica.log.truncate_to(truncation_offset)
                     truncation_points[tp] = truncation_offset
             except KafkaStorageException as e:

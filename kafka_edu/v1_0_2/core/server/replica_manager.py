@@ -363,8 +363,8 @@ class ReplicaManager:
         with self._isr_change_lock:
             if self.isr_change_set and (self.last_isr_change_ms + ISR_CHANGE_PROPAGATION_BLACK_OUT < now
                                         or self.last_isr_propagation_ms + ISR_CHANGE_PROPAGATION_INTERVAL < now):
-                with span("ReplicaManager.maybePropagateIsrChanges", root=True):
-                    path = propagate_isr_changes(self.zk_utils, self.isr_change_set)  # noqa: F841 (the span's)
+                with span("ReplicaManager.maybePropagateIsrChanges", self, root=True):
+                    propagate_isr_changes(self.zk_utils, self.isr_change_set)
                 self.isr_change_set.clear()
                 self.last_isr_propagation_ms = now
 
@@ -460,12 +460,12 @@ class ReplicaManager:
 
     def stop_replicas(self, stop_replica_request: StopReplicaRequest) -> tuple[dict[TopicPartition, Errors], Errors]:
         """StopReplica: stop the fetchers, then each replica."""
-        with self.replica_state_change_lock, span("ReplicaManager.stopReplicas"):
+        with self.replica_state_change_lock, span("ReplicaManager.stopReplicas", request=stop_replica_request):
             response_map: dict[TopicPartition, Errors] = {}
             if stop_replica_request.controller_epoch < self.controller_epoch:
                 log.warning("Received stop replica request from an old controller epoch %d. Latest known controller "
                             "epoch is %d", stop_replica_request.controller_epoch, self.controller_epoch)
-                event("CT.fence")
+                event("CT.fence", self, request=stop_replica_request)
                 return response_map, Errors.STALE_CONTROLLER_EPOCH
             partitions = stop_replica_request.partitions
             self.controller_epoch = stop_replica_request.controller_epoch
@@ -485,14 +485,15 @@ class ReplicaManager:
     def maybe_update_metadata_cache(self, correlation_id: int,
                                     update_metadata_request: UpdateMetadataRequest) -> list[TopicPartition]:
         """Fill the metadata cache from the controller; returns the partitions it marks deleted."""
-        with self.replica_state_change_lock, span("ReplicaManager.maybeUpdateMetadataCache"):
+        with self.replica_state_change_lock, span("ReplicaManager.maybeUpdateMetadataCache",
+                                                  correlation_id=correlation_id, request=update_metadata_request):
             if update_metadata_request.controller_epoch < self.controller_epoch:
                 message = (f"Received update metadata request with correlation id {correlation_id} from an old "
                            f"controller {update_metadata_request.controller_id} with epoch "
                            f"{update_metadata_request.controller_epoch}. Latest known controller epoch is "
                            f"{self.controller_epoch}")
                 log.warning(message)
-                event("CT.fence")
+                event("CT.fence", self, request=update_metadata_request)
                 raise ControllerMovedException(message)
             deleted_partitions = self.metadata_cache.update_cache_from_request(correlation_id,
                                                                                update_metadata_request)
@@ -507,13 +508,14 @@ class ReplicaManager:
     ) -> BecomeLeaderOrFollowerResult:
         """LeaderAndIsr: check the controller's and each partition's epoch, then lead or follow as told."""
         request = leader_and_isr_request
-        with self.replica_state_change_lock, span("ReplicaManager.becomeLeaderOrFollower"):
+        with self.replica_state_change_lock, span("ReplicaManager.becomeLeaderOrFollower",
+                                                  correlation_id=correlation_id, request=request):
             response_map: dict[TopicPartition, Errors] = {}
             if request.controller_epoch < self.controller_epoch:
                 log.warning("Ignoring LeaderAndIsr request from controller %d with correlation id %d since its "
                             "controller epoch %d is old. Latest known controller epoch is %d", request.controller_id,
                             correlation_id, request.controller_epoch, self.controller_epoch)
-                event("CT.fence")
+                event("CT.fence", self, request=request)
                 return BecomeLeaderOrFollowerResult(response_map, Errors.STALE_CONTROLLER_EPOCH)
             controller_id = request.controller_id
             self.controller_epoch = request.controller_epoch
@@ -536,7 +538,8 @@ class ReplicaManager:
                                 "partition %s since its associated leader epoch %d is not higher than the current "
                                 "leader epoch %d", controller_id, correlation_id, self.controller_epoch,
                                 topic_partition, state_info.leader_epoch, partition_leader_epoch)
-                    event("leader.epoch.stale")
+                    event("leader.epoch.stale", topic_partition=topic_partition, state_info=state_info,
+                          partition_leader_epoch=partition_leader_epoch)
                     response_map[topic_partition] = Errors.STALE_CONTROLLER_EPOCH
 
             partitions_to_be_leader = {tp: s for tp, s in partition_state.items() if s.leader == self.local_broker_id}
@@ -568,7 +571,8 @@ class ReplicaManager:
         """Lead these partitions: stop fetching them, then take leadership; returns those whose leader changed."""
         response_map = {} if response_map is None else response_map
         epoch = self.controller_epoch if epoch is None else epoch
-        with self.replica_state_change_lock, span("ReplicaManager.makeLeaders"):
+        with self.replica_state_change_lock, span("ReplicaManager.makeLeaders", controller_id=controller_id,
+                                                  epoch=epoch, partition_state=partition_state):
             for topic_partition in partition_state:
                 response_map[topic_partition] = Errors.NONE
             partitions_to_make_leaders: set[Partition] = set()

@@ -7,15 +7,11 @@ import json
 from kafka_edu.v1_0_2.core.utils.zk_utils import LOG_DIR_EVENT_NOTIFICATION_PATH, ZkUtils
 
 
-def delete_log_dir_events(zk_utils: ZkUtils) -> list[str]:
-    """Drop every pending log-dir-failure notification: a new controller asks each broker about its replicas anyway.
-
-    Returns the sequence numbers deleted.
-    """
+def delete_log_dir_events(zk_utils: ZkUtils) -> None:
+    """Drop every pending log-dir-failure notification: a new controller asks each broker about its replicas anyway."""
     sequence_numbers = zk_utils.get_children(LOG_DIR_EVENT_NOTIFICATION_PATH)
     for x in sequence_numbers:
         zk_utils.delete_path_recursive(f"{LOG_DIR_EVENT_NOTIFICATION_PATH}/{x}")
-    return sequence_numbers
 
 
 def get_broker_id_from_log_dir_event(zk_utils: ZkUtils, log_dir_event_notification_sequence_number: str) -> int | None:

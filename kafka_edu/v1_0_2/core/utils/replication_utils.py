@@ -7,6 +7,7 @@ import logging
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from kafka_edu.tracing import note
 from kafka_edu.tracing.znodes import with_writer
 from kafka_edu.v1_0_2.core.api.leader_and_isr import LeaderAndIsr
 from kafka_edu.v1_0_2.core.log.log import TopicPartition
@@ -42,13 +43,13 @@ def update_leader_and_isr(zk_utils: ZkUtils, topic: str, partition_id: int, new_
                                                        check_leader_and_isr_zk_data)
 
 
-def propagate_isr_changes(zk_utils: ZkUtils, isr_change_set: Iterable[TopicPartition]) -> str:
+def propagate_isr_changes(zk_utils: ZkUtils, isr_change_set: Iterable[TopicPartition]) -> None:
     """A sequential znode under /isr_change_notification naming the partitions whose ISR changed."""
     path = zk_utils.zk_client.create(f"{ISR_CHANGE_NOTIFICATION_PATH}/{ISR_CHANGE_NOTIFICATION_PREFIX}",
                                      generate_isr_change_json(isr_change_set).encode(), sequence=True,
                                      makepath=True)
+    note(path=path)
     log.debug("Added %s for %s", path, isr_change_set)
-    return path
 
 
 def check_leader_and_isr_zk_data(zk_utils: ZkUtils, path: str, expected_leader_and_isr_info: str) -> tuple[bool, int]:

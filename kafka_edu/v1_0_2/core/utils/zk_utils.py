@@ -53,22 +53,6 @@ def get_entity_config_root_path(entity_type: str) -> str:
     return f"{CONFIG_PATH}/{entity_type}"
 
 
-# The persistent paths every broker makes sure of at startup, in 1.0.2's order.
-PERSISTENT_ZK_PATHS = (
-    CONSUMERS_PATH,
-    BROKER_IDS_PATH,
-    BROKER_TOPICS_PATH,
-    CONFIG_CHANGES_PATH,
-    get_entity_config_root_path("topics"),
-    get_entity_config_root_path("clients"),
-    DELETE_TOPICS_PATH,
-    BROKER_SEQUENCE_ID_PATH,
-    ISR_CHANGE_NOTIFICATION_PATH,
-    PRODUCER_ID_BLOCK_PATH,
-    LOG_DIR_EVENT_NOTIFICATION_PATH,
-)
-
-
 class ZkStateListener:
     """IZkStateListener: told when a new session replaces an expired one."""
 
@@ -81,6 +65,21 @@ class ZkStateListener:
 
 class ZkUtils:
     """The broker's ZooKeeper session (ZkClient in 1.0.2, kazoo here) and the znode layouts Kafka uses."""
+
+    # These are persistent ZK paths that should exist on kafka broker startup (1.0.2's order).
+    persistent_zk_paths = (
+        CONSUMERS_PATH,
+        BROKER_IDS_PATH,
+        BROKER_TOPICS_PATH,
+        CONFIG_CHANGES_PATH,
+        get_entity_config_root_path("topics"),
+        get_entity_config_root_path("clients"),
+        DELETE_TOPICS_PATH,
+        BROKER_SEQUENCE_ID_PATH,
+        ISR_CHANGE_NOTIFICATION_PATH,
+        PRODUCER_ID_BLOCK_PATH,
+        LOG_DIR_EVENT_NOTIFICATION_PATH,
+    )
 
     def __init__(self, zk_connect: str, session_timeout_ms: int, connection_timeout_ms: int,
                  is_secure: bool = False) -> None:
@@ -143,7 +142,7 @@ class ZkUtils:
         self.zk_client.ensure_path(path)
 
     def setup_common_paths(self) -> None:
-        for path in PERSISTENT_ZK_PATHS:
+        for path in self.persistent_zk_paths:
             self.make_sure_persistent_path_exists(path)
 
     def read_data_maybe_null(self, path: str) -> tuple[str | None, Any]:
@@ -318,6 +317,15 @@ class ZkUtils:
         return sorted(int(broker_id) for broker_id in self.get_children(BROKER_IDS_PATH))
 
     # -- topics and partitions ------------------------------------------------------------------------------------
+
+    def get_leader_and_isr_for_partition(self, topic: str, partition: int) -> LeaderAndIsr | None:
+        """The leader and ISR in the partition's state znode; None if it has none."""
+        from kafka_edu.v1_0_2.core.utils.replication_utils import (
+            get_leader_isr_and_epoch_for_partition,  # here, not at the top: replication_utils imports this module
+        )
+
+        leader_isr_and_epoch = get_leader_isr_and_epoch_for_partition(self, topic, partition)
+        return leader_isr_and_epoch.leader_and_isr if leader_isr_and_epoch is not None else None
 
     def get_replicas_for_partition(self, topic: str, partition: int) -> list[int]:
         """The assigned replicas (AR) of one partition in `/brokers/topics/<topic>`; [] if it has none."""

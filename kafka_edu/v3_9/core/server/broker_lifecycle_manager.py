@@ -153,7 +153,7 @@ class BrokerLifecycleManager:
             elif m._state == BrokerState.RUNNING:
                 m.log.info("Beginning controlled shutdown.")
                 m._state = BrokerState.PENDING_CONTROLLED_SHUTDOWN
-                event("broker.state.change")
+                event("broker.state.change", m)
                 # the next heartbeat carries wantShutDown: send it now, the controller can start moving leaders
                 m.schedule_next_communication_immediately()
             else:
@@ -195,7 +195,7 @@ class BrokerLifecycleManager:
             m._channel_manager = self.channel_manager
             m._channel_manager.start()
             m._state = BrokerState.STARTING
-            event("broker.state.change")
+            event("broker.state.change", m)
             m._cluster_id = self.cluster_id
             m._advertised_listeners = [dict(listener) for listener in self.advertised_listeners]
             m._supported_features = dict(self.supported_features)
@@ -219,7 +219,7 @@ class BrokerLifecycleManager:
                      previous_broker_epoch=self.previous_broker_epoch,
                      log_dirs=[_kio_uuid(d) for d in sorted_log_dirs])
         self.log.debug("Sending broker registration %s", data)
-        with span("BrokerLifecycleManager.sendBrokerRegistration"):
+        with span("BrokerLifecycleManager.sendBrokerRegistration", self, data=data):
             self._channel_manager.send_request(
                 ControllerRequest(ApiKeys.BROKER_REGISTRATION, BROKER_REGISTRATION_VERSION, data),
                 BrokerLifecycleManager.BrokerRegistrationResponseHandler(self))
@@ -286,7 +286,7 @@ class BrokerLifecycleManager:
                      want_shut_down=self._state == BrokerState.PENDING_CONTROLLED_SHUTDOWN, offline_log_dirs=[])
         self.log.debug("Sending broker heartbeat %s", data)
         handler = BrokerLifecycleManager.BrokerHeartbeatResponseHandler(self)
-        with span("BrokerLifecycleManager.sendBrokerHeartbeat"):
+        with span("BrokerLifecycleManager.sendBrokerHeartbeat", self, data=data):
             self._channel_manager.send_request(
                 ControllerRequest(ApiKeys.BROKER_HEARTBEAT, BROKER_HEARTBEAT_VERSION, data), handler)
 
@@ -338,7 +338,7 @@ class BrokerLifecycleManager:
                 if response.is_caught_up:
                     m.log.info("The broker has caught up. Transitioning from STARTING to RECOVERY.")
                     m._state = BrokerState.RECOVERY
-                    event("broker.state.change")
+                    event("broker.state.change", m)
                     _complete(m.initial_catch_up_future)
                 else:
                     m.log.debug("The broker is STARTING. Still waiting to catch up with cluster metadata.")
@@ -349,7 +349,7 @@ class BrokerLifecycleManager:
                     m.log.info("The broker has been unfenced. Transitioning from RECOVERY to RUNNING.")
                     _complete(m.initial_unfence_future)
                     m._state = BrokerState.RUNNING
-                    event("broker.state.change")
+                    event("broker.state.change", m)
                 else:
                     m.log.info("The broker is in RECOVERY.")
                 m.schedule_next_communication_after_success()
@@ -423,7 +423,7 @@ class BrokerLifecycleManager:
             m = self.manager
             m.log.info("Transitioning from %s to %s.", m._state.name, BrokerState.SHUTTING_DOWN.name)
             m._state = BrokerState.SHUTTING_DOWN
-            event("broker.state.change")
+            event("broker.state.change", m)
             _complete(m.controlled_shutdown_future)
             m.initial_catch_up_future.cancel()
             m.initial_unfence_future.cancel()

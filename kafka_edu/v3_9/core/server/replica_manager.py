@@ -220,7 +220,7 @@ class KRaftPartition(Partition):
         # A partition epoch equal to ours means the controller had nothing to change: committed all the same.
         new_isr = set(leader_and_isr.isr)
         new_version = leader_and_isr.zk_version
-        event("isr.change")
+        event("isr.change", self, new_isr=new_isr, new_version=new_version)
         self.in_sync_replicas = new_isr
         self.zk_version = new_version
         self.partition_state_pending = None
@@ -294,7 +294,6 @@ class KRaftReplicaManager(ReplicaManager):
 
     # -- applyDelta -------------------------------------------------------------------------------------------------
 
-    @span("ReplicaManager.applyDelta")
     def apply_delta(self, delta: TopicsDelta, new_image: MetadataImage) -> None:
         """Carry out what a topics delta means for this broker: delete the replicas it lost, then lead or follow.
 
@@ -303,7 +302,8 @@ class KRaftReplicaManager(ReplicaManager):
         """
         # Worked out before taking the lock.
         changes = local_changes(delta, self.config.node_id)
-        with self.replica_state_change_lock:
+        with (span("ReplicaManager.applyDelta", self, new_image=new_image, changes=changes),
+              self.replica_state_change_lock):
             # Deletes first: a partition of a topic re-created under the same name may be created below.
             if changes.deletes:
                 state_change_log.info("Deleting %d partition(s).", len(changes.deletes))

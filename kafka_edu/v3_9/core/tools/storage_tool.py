@@ -10,10 +10,7 @@ import traceback
 from pathlib import Path
 from typing import TextIO
 
-from kafka_edu.cluster_runner.run_directory import RUN_DIR_ENV, RunDirectory
-from kafka_edu.tracing import setup_tracing
-from kafka_edu.tracing.provider import Tracing
-from kafka_edu.tracing.step import step
+from kafka_edu.tracing import step
 from kafka_edu.v1_0_2.clients.common.errors import KafkaException
 from kafka_edu.v1_0_2.core.server.broker_metadata_checkpoint import load_props
 from kafka_edu.v1_0_2.core.server.kafka_config import KafkaConfig, ProcessRole
@@ -35,7 +32,6 @@ class TerseFailure(KafkaException):
 
 def main(args: list[str], out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
     """StorageTool.main: run the command; a FormatterException or TerseFailure is one line on stderr, exit 1."""
-    tracing = _trace_into_run(args)
     exit_code = 0
     message = None
     try:
@@ -46,28 +42,9 @@ def main(args: list[str], out: TextIO = sys.stdout, err: TextIO = sys.stderr) ->
     except Exception as e:  # Java prints the uncaught exception's stack trace; one line names it here
         exit_code = 1
         message = f"{type(e).__name__}: {e}".splitlines()[0]
-    finally:
-        if tracing is not None:
-            tracing.shutdown()
     if message is not None:
         print(message, file=err)
     return exit_code
-
-
-def _trace_into_run(args: list[str]) -> Tracing | None:
-    """kafka-edu, not Kafka: a `format` run by the cluster runner (a run directory in the environment) writes its
-    KR.storage spans into that run, as `storage-<node id>`; a format typed at a terminal traces nothing."""
-    if RUN_DIR_ENV not in os.environ or not args or args[0] != "format":
-        return None
-    node = f"pid{os.getpid()}"
-    for i, arg in enumerate(args[:-1]):
-        if arg in ("--config", "-c"):
-            try:
-                node = load_props(Path(args[i + 1])).get("node.id", node)
-            except OSError:
-                pass
-    run = RunDirectory.from_environment()
-    return setup_tracing(f"storage-{node}", run.run_id, "kraft", run.path)
 
 
 def execute(args: list[str], print_stream: TextIO) -> int:

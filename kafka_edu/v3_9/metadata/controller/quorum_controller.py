@@ -28,7 +28,7 @@ from kio.schema.alter_partition.v3.response import AlterPartitionResponse
 from kio.schema.create_topics.v7.response import CreateTopicsResponse
 from kio.static.primitive import i32Timedelta
 
-from kafka_edu.tracing.step import span, step
+from kafka_edu.tracing.step import note, span, step
 from kafka_edu.v1_0_2.clients.common.errors import ApiException, NotControllerException
 from kafka_edu.v3_9.clients.common.protocol.errors import Errors
 from kafka_edu.v3_9.metadata.common.metadata import ApiMessageAndVersion, NoOpRecord
@@ -315,10 +315,9 @@ class QuorumController:
 
             def handle_commit_event() -> None:
                 try:
-                    batches = list(reader)
-                    with span("QuorumController.QuorumMetaLogListener.handleCommit"):
-                        is_active = c._is_active()
-                        for batch in batches:
+                    is_active = c._is_active()
+                    for batch in reader:
+                        with span("QuorumController.QuorumMetaLogListener.handleCommit", self, batch=batch):
                             offset, epoch = batch.last_offset, batch.epoch
                             if is_active:
                                 # The active controller replayed these when it wrote them.
@@ -365,7 +364,7 @@ class QuorumController:
             c = self.controller
 
             def handle_leader_change_event() -> None:
-                with span("QuorumController.QuorumMetaLogListener.handleLeaderChange"):
+                with span("QuorumController.QuorumMetaLogListener.handleLeaderChange", self, new_leader=new_leader):
                     new_leader_name = str(new_leader.leader_id) if new_leader.leader_id is not None else "(none)"
                     if c._is_active():
                         if new_leader.is_leader(c.node_id):
@@ -522,16 +521,16 @@ class QuorumController:
         self.offset_control.handle_schedule_append(last_offset)
         return last_offset
 
+    @step("KR.replay")
     def _replay_batch(self, records: list[ApiMessageAndVersion], base_offset: int, role: str) -> None:
-        with step("KR.replay"):
-            for record_index, message in enumerate(records):
-                record_offset = base_offset + record_index
-                try:
-                    self.replay(message.message, None, record_offset)
-                except Exception as e:
-                    raise self.fatal_fault_handler.handle_fault(
-                        f"Unable to apply {type(message.message).__name__} record at offset {record_offset} on "
-                        f"{role} controller, from the batch with baseOffset {base_offset}", e) from e
+        for record_index, message in enumerate(records):
+            record_offset = base_offset + record_index
+            try:
+                self.replay(message.message, None, record_offset)
+            except Exception as e:
+                raise self.fatal_fault_handler.handle_fault(
+                    f"Unable to apply {type(message.message).__name__} record at offset {record_offset} on "
+                    f"{role} controller, from the batch with baseOffset {base_offset}", e) from e
 
     # -- leadership -----------------------------------------------------------------------------------------------
 
@@ -621,8 +620,9 @@ class QuorumController:
             return
 
         def maybe_fence_stale_brokers() -> ControllerResult[None]:
-            with step("KR.fence"):
+            with step("KR.fence", self):
                 result = self.replication_control.maybe_fence_one_stale_broker()
+                note(result=result)
                 # Several brokers may be stale at once: the next one is fenced by the next event, at once.
                 self.reschedule_maybe_fence_stale_brokers()
             return result

@@ -274,7 +274,7 @@ class QuorumState:
                 raise RuntimeError(f"Failed to transition from {self.state.name()} to {new_state.name()}") from e
         from_state = self.state
         self.state = new_state
-        event("KR.role")
+        event("KR.role", self, from_state=from_state)
         log.info("Completed transition to %s from %s", new_state, from_state)
 
     def _random_election_timeout_ms(self) -> int:

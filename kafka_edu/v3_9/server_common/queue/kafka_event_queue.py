@@ -177,7 +177,7 @@ class KafkaEventQueue(EventQueue):
             to_run: KafkaEventQueue.EventContext | None = None
             while True:
                 if to_run is not None:
-                    with span("KafkaEventQueue.EventHandler.handleEvents"):
+                    with span("KafkaEventQueue.EventHandler.handleEvents", to_run=to_run, to_deliver=to_deliver):
                         to_run.run(queue.log, to_deliver)
                 with queue.lock:
                     if to_run is not None:

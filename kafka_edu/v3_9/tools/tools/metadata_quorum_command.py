@@ -28,8 +28,9 @@ def main(args: list[str], out: TextIO = sys.stdout) -> int:
     parser = argparse.ArgumentParser(prog="kafka-edu metadata-quorum",
                                      description="This tool describes kraft metadata quorum status.")
     connection = parser.add_mutually_exclusive_group(required=True)
-    connection.add_argument("--bootstrap-server", help="brokers to reach the quorum through (KRaft brokers are not "
-                                                       "built yet: use --bootstrap-controller)")
+    connection.add_argument("--bootstrap-server", help="brokers to reach the quorum through (not yet: 3.9's brokers "
+                                                       "forward DescribeQuorum to the controller, this port's do not "
+                                                       "serve it; use --bootstrap-controller)")
     connection.add_argument("--bootstrap-controller", help="a comma-separated list of host:port of controllers")
     sub = parser.add_subparsers(dest="command", required=True)
     describe = sub.add_parser("describe", help="Describe the metadata quorum info")
@@ -39,7 +40,8 @@ def main(args: list[str], out: TextIO = sys.stdout) -> int:
     options = parser.parse_args(args)
     try:
         if options.bootstrap_server:
-            raise TerseException("KRaft brokers are not built yet: use --bootstrap-controller")
+            raise TerseException("This port's KRaft brokers do not serve DescribeQuorum yet (3.9's forward it to the "
+                                 "controller): use --bootstrap-controller")
         if options.status and options.replication:
             raise TerseException("Only one of --status or --replication should be specified with describe "
                                  "sub-command")

@@ -145,8 +145,8 @@ class Selector:
         channel.set_send(payload)
         self._update_interest(channel)
 
-    def poll(self, timeout_ms: int) -> bool:
-        """Do the I/O that is ready; True when anything completed (a receive, a send or a disconnection)."""
+    def poll(self, timeout_ms: int) -> None:
+        """Do the I/O that is ready: what completed is in completed_receives, completed_sends and disconnected."""
         self.completed_receives.clear()
         self.completed_sends.clear()
         self.disconnected.clear()
@@ -160,7 +160,6 @@ class Selector:
         self._prepare_channels()
         self._add_to_completed_receives()
         self._maybe_close_oldest_connection()
-        return bool(self.completed_receives or self.completed_sends or self.disconnected)
 
     def _poll_selection_key(self, channel: KafkaChannel, mask: int) -> None:
         try:

@@ -686,7 +686,7 @@ class GroupCoordinator:
 
     def on_complete_join(self, group: GroupMetadata) -> None:
         """Every member rejoined, or the rebalance timed out: start the next generation and answer the JoinGroups."""
-        with group.in_lock(), span("GroupCoordinator.onCompleteJoin"):
+        with group.in_lock(), span("GroupCoordinator.onCompleteJoin", group=group):
             # Members that did not rejoin in time are out.
             for failed_member in group.not_yet_rejoined_members():
                 group.remove(failed_member.member_id)
@@ -730,7 +730,7 @@ class GroupCoordinator:
     def on_expire_heartbeat(self, group: GroupMetadata, member: MemberMetadata, heartbeat_deadline: int) -> None:
         with group.in_lock():
             if not self._should_keep_member_alive(member, heartbeat_deadline):
-                with span("GroupCoordinator.onExpireHeartbeat"):
+                with span("GroupCoordinator.onExpireHeartbeat", group=group, member=member):
                     log.info("Member %s in group %s has failed, removing it from the group", member.member_id,
                              group.group_id)
                     self._remove_member_and_update_group(group, member)

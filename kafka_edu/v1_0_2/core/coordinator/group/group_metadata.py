@@ -191,7 +191,7 @@ class GroupMetadata:
 
     def transition_to(self, group_state: GroupState) -> None:
         self._assert_valid_transition(group_state)
-        event("group.state.change")
+        event("group.state.change", self, group_state=group_state)
         self.state = group_state
 
     def select_protocol(self) -> str:

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
-from kafka_edu.tracing import span
+from kafka_edu.tracing import note, span
 from kafka_edu.v1_0_2.clients.common.errors import IllegalStateException, KafkaException
 from kafka_edu.v1_0_2.clients.common.protocol.types import TypeReader, TypeWriter
 from kafka_edu.v1_0_2.clients.common.record.compression_type import CompressionType
@@ -306,7 +306,7 @@ class GroupMetadataManager:
         log.info("Scheduling loading of offsets and group metadata from %s", topic_partition)
 
         def do_load_groups_and_offsets() -> None:
-            with span("GroupMetadataManager.loadGroupsForPartition", root=True):
+            with span("GroupMetadataManager.loadGroupsForPartition", root=True, topic_partition=topic_partition):
                 with self.partition_lock:
                     if offsets_partition in self.loading_partitions:
                         log.info("Offset load from %s already in progress.", topic_partition)
@@ -464,7 +464,7 @@ class GroupMetadataManager:
         log.info("Scheduling unloading of offsets and group metadata from %s", topic_partition)
 
         def remove_groups_and_offsets() -> None:
-            with span("GroupMetadataManager.removeGroupsForPartition", root=True):
+            with span("GroupMetadataManager.removeGroupsForPartition", root=True, topic_partition=topic_partition):
                 num_offsets_removed = 0
                 num_groups_removed = 0
                 with self.partition_lock:
@@ -532,6 +532,7 @@ class GroupMetadataManager:
                     except Exception:
                         log.exception("Failed to append %d tombstones to %s for expired/deleted offsets and/or "
                                       "metadata for group %s.", len(tombstones), append_partition, group_id)
+            note(offsets_removed=offsets_removed)
             log.info("Removed %d expired offsets in %d milliseconds.", offsets_removed, self.time_ms() - began_ms)
 
     # -- transactional offset commits -------------------------------------------------------------------------------

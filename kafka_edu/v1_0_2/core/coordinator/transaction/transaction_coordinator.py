@@ -402,7 +402,7 @@ class TransactionCoordinator:
     def abort_timed_out_transactions(self) -> None:
         """The scheduled scan: abort every transaction open longer than its timeout, fencing its producer."""
         for txn_id_and_pid_epoch in self.txn_manager.timed_out_transactions():
-            with step("TX.expire"):
+            with step("TX.expire", txn=txn_id_and_pid_epoch):
                 transactional_id = txn_id_and_pid_epoch.transactional_id
                 error, epoch_and_txn_metadata = self.txn_manager.get_transaction_state(transactional_id)
                 if error is not None:

@@ -263,7 +263,7 @@ class TransactionMetadata:
                                         "log.")
         log.debug("TransactionalId %s complete transition from %s to %s", self.transactional_id, self.state,
                   transit_metadata)
-        event("TX.state")
+        event("TX.state", self, transit_metadata=transit_metadata)
         self.txn_last_update_timestamp = transit_metadata.txn_last_update_timestamp
         self.pending_state = None
         self.state = to_state

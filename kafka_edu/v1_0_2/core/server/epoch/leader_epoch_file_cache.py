@@ -47,7 +47,7 @@ class LeaderEpochFileCache:
         with self._lock:
             if epoch >= 0 and epoch > self.latest_epoch() and offset >= self._latest_offset():
                 # only a new epoch is a step: every other batch of the epoch passes through here too
-                with step("LE.assign"):
+                with step("LE.assign", self, epoch=epoch, offset=offset):
                     self.log.info(f"Updated PartitionLeaderEpoch. {self._epoch_change_msg(epoch, offset)}. Cache "
                                   f"now contains {len(self._epochs)} entries.")
                     self._epochs.append(EpochEntry(epoch, offset))

@@ -200,8 +200,8 @@ class MetadataLoader(RaftClient.Listener[ApiMessageAndVersion]):
     def handle_commit(self, reader: BatchReader[ApiMessageAndVersion]) -> None:
         def handle_commit_event() -> None:
             try:
-                batches = list(reader)
-                with step("KR.publish"):
+                batches = list(reader)  # read whole before the span: whether a commit is worth one depends on them
+                with step("KR.publish", self, batches=batches):
                     for batch in batches:
                         self.batch_loader.load_batch(batch, self.current_leader_and_epoch)
                     self.batch_loader.maybe_flush_batches(self.current_leader_and_epoch)
@@ -217,7 +217,7 @@ class MetadataLoader(RaftClient.Listener[ApiMessageAndVersion]):
     def handle_load_snapshot(self, reader: SnapshotReader[ApiMessageAndVersion]) -> None:
         def handle_load_snapshot_event() -> None:
             try:
-                with span("MetadataLoader.handleLoadSnapshot"):
+                with span("MetadataLoader.handleLoadSnapshot", self, reader=reader):
                     snapshot_name = Snapshots.filename_from_snapshot_id(reader.snapshot_id())
                     self.log.info("handleLoadSnapshot(%s): loading the snapshot.", snapshot_name)
                     delta = MetadataDelta.Builder().set_image(self.image).build()

@@ -8,7 +8,7 @@ import sys
 from enum import Enum
 from typing import TextIO
 
-from kafka_edu.tracing.step import span
+from kafka_edu.tracing.step import note, span
 from kafka_edu.v1_0_2.clients.common.errors import IllegalArgumentException
 from kafka_edu.v3_9.clients.common.uuid import Uuid
 from kafka_edu.v3_9.metadata.metadata.bootstrap.bootstrap_directory import BootstrapDirectory, BootstrapMetadata
@@ -166,50 +166,52 @@ class Formatter:
                                                              "format command")
         return BootstrapMetadata.from_records(list(bootstrap_metadata.records()), "format command")
 
-    @span("Formatter.doFormat")
     def do_format(self, bootstrap_metadata: BootstrapMetadata) -> None:
-        assert self.cluster_id is not None
-        meta_properties = (MetaProperties.Builder().set_version(MetaPropertiesVersion.V1)
-                           .set_cluster_id(self.cluster_id).set_node_id(self.node_id).build())
-        loader = MetaPropertiesEnsemble.Loader()
-        loader.add_log_dirs(self.directories)
-        ensemble = loader.load()
-        ensemble.verify(self.cluster_id, self.node_id, ())
-        copier = MetaPropertiesEnsemble.Copier(ensemble)
-        # A directory that already has meta.properties is refused, unless told to skip it.
-        if not (self.ignore_formatted or not copier.log_dir_props()):
-            first_log_dir = sorted(copier.log_dir_props())[0]
-            raise FormatterException(f"Log directory {first_log_dir} is already formatted. Use --ignore-formatted "
-                                     "to ignore this directory and format the others.")
-        if copier.error_log_dirs():
-            for error_log_dir in sorted(copier.error_log_dirs()):
-                print(f"I/O error trying to read log directory {error_log_dir}. Ignoring...", file=self.print_stream)
-            if not ensemble.empty_log_dirs() and not copier.log_dir_props():
-                raise FormatterException("No available log directories to format.")
-        if not ensemble.empty_log_dirs():
-            print("All of the log directories are already formatted.", file=self.print_stream)
-            return
-        directory_types: dict[str, DirectoryType] = {}
-        for empty_log_dir in ensemble.empty_log_dirs():
-            directory_type = DirectoryType.calculate(empty_log_dir, self.metadata_log_directory or "")
-            directory_types[empty_log_dir] = directory_type
-            directory_id = copier.generate_valid_directory_id()  # each directory its own id
-            copier.set_log_dir_props(empty_log_dir, MetaProperties.Builder(meta_properties)
-                                     .set_directory_id(directory_id).build())
+        with span("Formatter.doFormat", self, bootstrap_metadata=bootstrap_metadata):
+            assert self.cluster_id is not None
+            meta_properties = (MetaProperties.Builder().set_version(MetaPropertiesVersion.V1)
+                               .set_cluster_id(self.cluster_id).set_node_id(self.node_id).build())
+            loader = MetaPropertiesEnsemble.Loader()
+            loader.add_log_dirs(self.directories)
+            ensemble = loader.load()
+            ensemble.verify(self.cluster_id, self.node_id, ())
+            copier = MetaPropertiesEnsemble.Copier(ensemble)
+            note(ensemble=ensemble, copier=copier)
+            # A directory that already has meta.properties is refused, unless told to skip it.
+            if not (self.ignore_formatted or not copier.log_dir_props()):
+                first_log_dir = sorted(copier.log_dir_props())[0]
+                raise FormatterException(f"Log directory {first_log_dir} is already formatted. Use --ignore-formatted "
+                                         "to ignore this directory and format the others.")
+            if copier.error_log_dirs():
+                for error_log_dir in sorted(copier.error_log_dirs()):
+                    print(f"I/O error trying to read log directory {error_log_dir}. Ignoring...",
+                          file=self.print_stream)
+                if not ensemble.empty_log_dirs() and not copier.log_dir_props():
+                    raise FormatterException("No available log directories to format.")
+            if not ensemble.empty_log_dirs():
+                print("All of the log directories are already formatted.", file=self.print_stream)
+                return
+            directory_types: dict[str, DirectoryType] = {}
+            for empty_log_dir in ensemble.empty_log_dirs():
+                directory_type = DirectoryType.calculate(empty_log_dir, self.metadata_log_directory or "")
+                directory_types[empty_log_dir] = directory_type
+                directory_id = copier.generate_valid_directory_id()  # each directory its own id
+                copier.set_log_dir_props(empty_log_dir, MetaProperties.Builder(meta_properties)
+                                         .set_directory_id(directory_id).build())
 
-        def pre_write(write_log_dir: str, _is_new: bool, _meta_properties: MetaProperties) -> None:
-            print(f"Formatting {directory_types[write_log_dir].description()} {write_log_dir} with {FEATURE_NAME} "
-                  f"{self.release_version}.", file=self.print_stream)
-            os.makedirs(write_log_dir, exist_ok=True)
-            BootstrapDirectory(write_log_dir, None).write_binary_file(bootstrap_metadata)
+            def pre_write(write_log_dir: str, _is_new: bool, _meta_properties: MetaProperties) -> None:
+                print(f"Formatting {directory_types[write_log_dir].description()} {write_log_dir} with {FEATURE_NAME} "
+                      f"{self.release_version}.", file=self.print_stream)
+                os.makedirs(write_log_dir, exist_ok=True)
+                BootstrapDirectory(write_log_dir, None).write_binary_file(bootstrap_metadata)
 
-        def write_error(error_log_dir: str, e: OSError) -> None:
-            raise FormatterException(f"Error while writing meta.properties file {error_log_dir}: "
-                                     f"{type(e).__name__}: {e}")
+            def write_error(error_log_dir: str, e: OSError) -> None:
+                raise FormatterException(f"Error while writing meta.properties file {error_log_dir}: "
+                                         f"{type(e).__name__}: {e}")
 
-        copier.set_pre_write_handler(pre_write)
-        copier.set_write_error_handler(write_error)
-        copier.write_log_dir_changes()
+            copier.set_pre_write_handler(pre_write)
+            copier.set_write_error_handler(write_error)
+            copier.write_log_dir_changes()
 
 
 class DirectoryType(Enum):

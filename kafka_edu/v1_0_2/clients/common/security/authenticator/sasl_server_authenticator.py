@@ -280,14 +280,14 @@ class SaslServerAuthenticator:
         try:
             decoded = decode_request(request_bytes, is_enabled)
         except UnsupportedVersionError as e:
-            context = Request(self.processor, self.connection_id, e.api_key.id, e.api_version, e.correlation_id,
+            context = Request(self.processor, self.connection_id, e.api_key, e.api_version, e.correlation_id,
                               e.client_id, None, len(request_bytes), self.listener_name, self.security_protocol,
                               start_time_ns=received_ns)
             return context, None
         except InvalidRequestError as e:
             raise InvalidRequestException(f"Error getting request: {e}, connectionId: {self.connection_id}, "
                                           f"listenerName: {self.listener_name}") from e
-        context = Request(self.processor, self.connection_id, decoded.api_key.id, decoded.api_version,
+        context = Request(self.processor, self.connection_id, decoded.api_key, decoded.api_version,
                           decoded.correlation_id, decoded.client_id, decoded.body, decoded.size, self.listener_name,
                           self.security_protocol, start_time_ns=received_ns, traceparent=decoded.traceparent)
         return context, decoded.body
