@@ -170,7 +170,9 @@ def _caller(request: SpanRecord, by_id: dict[tuple[str, str], SpanRecord], lanes
     for link in request.links:
         sender = by_id.get(link)
         if sender is not None:
-            kind = "controller" if sender.name == "RequestSendThread.doWork" else "broker"
+            # a replica fetcher's request is linked too when sent inside a span (LE.request's OffsetForLeaderEpoch)
+            kind = "controller" if sender.name == "RequestSendThread.doWork" else \
+                "fetch" if _FETCHER.match(client) else "broker"
             return sender.instance, kind
     if m := _CONTROLLER.match(client):
         return f"broker-{m.group(1)}", "controller"

@@ -55,8 +55,8 @@ def dependencies(spans: DataFrame) -> JobResult:
          .otherwise(F.concat(F.lit("client:"), F.coalesce("client_id", F.lit("?")))).alias("caller"),
         "callee", "via",
         F.when(from_controller, "controller request")
-         .when(F.col("linked_name").isNotNull(), "broker request")
-         .when(fetcher != "", "replica fetch").otherwise("client request").alias("kind"),
+         .when(fetcher != "", "replica fetch")  # linked too when sent inside a span (LE.request's OffsetForLeaderEpoch)
+         .when(F.col("linked_name").isNotNull(), "broker request").otherwise("client request").alias("kind"),
         ((F.col("callee_status") == 2) | (F.coalesce("caller_status", F.lit(0)) == 2)).alias("error"),
         F.lit(False).alias("unanswered"))
     received = requests.select("run_id", "link_trace", "link_span").where(F.col("link_span").isNotNull())

@@ -242,7 +242,7 @@ def test_each_marker_write_is_a_tx_write_span_and_the_trace_passes_check_trace(c
     p = 9_000_200
     with WireConnection(address) as conn:
         produce(conn, topic, txn_batch(p, 0, [b"x"]), "txn-trace")
-        write_markers(conn, marker(p, False, topic), version=1)
+        write_markers(conn, marker(p, False, topic))  # v0, what a 1.0.2 coordinator sends
 
     def tx_write_spans() -> list[Any]:
         return [s for s in load_run(cluster.run.path).where(step="TX.write")

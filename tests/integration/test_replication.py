@@ -26,7 +26,7 @@ CONTROLLER_EPOCH = 1
 N = 300
 TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736"
 TRACEPARENT = f"00-{TRACE_ID}-00f067aa0ba902b7-01"
-LEADER_AND_ISR_V, UPDATE_METADATA_V, FETCH_V = 4, 6, 6
+LEADER_AND_ISR_V, UPDATE_METADATA_V, FETCH_V = 1, 4, 6  # what Kafka 1.0.2's controller and fetchers send
 
 
 # -- the test's controller ------------------------------------------------------------------------------------------
@@ -42,14 +42,14 @@ def partition_state(partition: int, leader: int, isr: list[int], leader_epoch: i
                     controller_epoch: int = CONTROLLER_EPOCH) -> dict[str, Any]:
     return dict(partition_index=partition, controller_epoch=controller_epoch, leader=leader,
                 leader_epoch=leader_epoch, isr=isr, partition_epoch=0, zk_version=0, replicas=[LEADER, FOLLOWER],
-                offline_replicas=[], adding_replicas=[], removing_replicas=[], is_new=False)
+                offline_replicas=[], is_new=False)
 
 
 def leader_and_isr(broker: Any, topic: str, states: list[dict[str, Any]], live_leaders: list[Any],
                    controller_epoch: int = CONTROLLER_EPOCH, traceparent: str | None = None) -> Any:
     body = build(ApiKeys.LEADER_AND_ISR.request_schema(LEADER_AND_ISR_V), controller_id=LEADER,
-                 controller_epoch=controller_epoch, broker_epoch=-1,
-                 topic_states=[dict(topic_name=topic, partition_states=states)],
+                 controller_epoch=controller_epoch,
+                 ungrouped_partition_states=[dict(s, topic_name=topic) for s in states],
                  live_leaders=[dict(broker_id=int(b.props["broker.id"]),
                                     host_name=address_of(b.props["listeners"])[0],
                                     port=address_of(b.props["listeners"])[1]) for b in live_leaders])
@@ -59,8 +59,8 @@ def leader_and_isr(broker: Any, topic: str, states: list[dict[str, Any]], live_l
 def update_metadata(broker: Any, topic: str, states: list[dict[str, Any]], live: list[Any],
                     controller_epoch: int = CONTROLLER_EPOCH) -> Any:
     body = build(ApiKeys.UPDATE_METADATA.request_schema(UPDATE_METADATA_V), controller_id=LEADER,
-                 controller_epoch=controller_epoch, broker_epoch=-1,
-                 topic_states=[dict(topic_name=topic, partition_states=states)],
+                 controller_epoch=controller_epoch,
+                 ungrouped_partition_states=[dict(s, topic_name=topic) for s in states],
                  live_brokers=[dict(id_=int(b.props["broker.id"]), rack=None, endpoints=[dict(
                      port=address_of(b.props["listeners"])[1], host=address_of(b.props["listeners"])[0],
                      listener="PLAINTEXT", security_protocol=0)]) for b in live])
@@ -155,9 +155,11 @@ def test_follower_replicates_and_the_isr_follows_it(cluster: tuple[Any, Any, str
     wait_until(lambda: fetch(follower, topic, 0, -2).high_watermark == N, 30, "the follower's high watermark")
     assert records_in(fetch(follower, topic, 0, -2)) == N
 
-    # The leader's request span links to the span of whoever sent LeaderAndIsr.
+    # The leader's request span links to the span of whoever sent LeaderAndIsr (v1: the traceparent rode in the
+    # client id, which the span shows without it).
     def linked() -> bool:
         return any(s["name"] == "RequestChannel.Request" and attribute(s, "kafka.api.key") == 4
+                   and attribute(s, "kafka.api.version") == 1 and attribute(s, "kafka.client.id") == "test-controller"
                    and any(link["traceId"] == TRACE_ID for link in s.get("links", []))
                    for s in raw_spans(leader.run_dir))
     wait_until(linked, 10, "a RequestChannel.Request span linked to the controller's span")

@@ -16,6 +16,7 @@ from kafka.protocol.metadata import MetadataRequest as KpMetadataRequest
 from kafka.protocol.metadata import MetadataResponse as KpMetadataResponse
 from kio.schema.api_versions.v3.response import ApiVersionsResponse
 from kio.schema.controlled_shutdown.v0.request import ControlledShutdownRequest as ControlledShutdownV0
+from kio.schema.controlled_shutdown.v1.request import ControlledShutdownRequest as ControlledShutdownV1
 from kio.schema.controlled_shutdown.v3.request import ControlledShutdownRequest as ControlledShutdownV3
 from kio.schema.metadata.v0.request import MetadataRequest as MetadataV0
 from kio.schema.metadata.v0.request import MetadataRequestTopic as TopicV0
@@ -26,6 +27,7 @@ from kio.schema.produce.v9.request import PartitionProduceData, ProduceRequest, 
 from kio.static.primitive import Records, i32Timedelta
 
 from kafka_edu.v3_9.clients.common.protocol import (
+    CLIENT_ID_TRACEPARENT_MARKER,
     TRACEPARENT_TAG,
     ApiKeys,
     Errors,
@@ -151,11 +153,88 @@ def test_generated_round_trip(api: ApiKeys, version: int) -> None:
 
 def test_traceparent_rides_in_a_flexible_header() -> None:
     _, _, body = SEEDS["controlled-shutdown-v3"]
-    decoded = decode_request(encode_request(7, 3, 1, "controller", body, traceparent=TRACEPARENT))
-    assert decoded.traceparent == TRACEPARENT
+    frame = encode_request(7, 3, 1, "controller", body, traceparent=TRACEPARENT)
+    decoded = decode_request(frame)
+    assert decoded.traceparent == TRACEPARENT and decoded.client_id == "controller"
     assert decoded.header_tagged_fields == {TRACEPARENT_TAG: TRACEPARENT.encode()}
-    with pytest.raises(ValueError):
-        encode_request(7, 0, 1, "controller", SEEDS["controlled-shutdown-v0"][2], traceparent=TRACEPARENT)
+    # the client id goes out unchanged: the tagged field alone carries the traceparent
+    assert frame[8:20] == struct.pack(">h", 10) + b"controller" and CLIENT_ID_TRACEPARENT_MARKER.encode() not in frame
+    with pytest.raises(ValueError):  # explicit tagged fields still need a flexible header
+        encode_request(7, 1, 1, "controller", ControlledShutdownV1(broker_id=2), tagged_fields={1: b"x"})
+
+
+def _client_id_on_the_wire(frame: bytes) -> str:
+    """A header v1's client id as Kafka reads it: after api key, version and correlation id, an int16-length string."""
+    (length,) = struct.unpack_from(">h", frame, 8)
+    return frame[10:10 + length].decode()
+
+
+def test_traceparent_rides_in_the_client_id_of_a_v1_header() -> None:
+    body = ControlledShutdownV1(broker_id=2)
+    frame = encode_request(7, 1, 1, "controller-1", body, traceparent=TRACEPARENT)
+    # the version stays 1 and the header v1: the traceparent is a suffix of the client id that Kafka reads as is
+    assert struct.unpack_from(">hh", frame) == (7, 1)
+    assert _client_id_on_the_wire(frame) == f"controller-1;kafka-edu.traceparent={TRACEPARENT}"
+    decoded = decode_request(frame)
+    assert (decoded.api_version, decoded.header_version) == (1, 1)
+    assert (decoded.client_id, decoded.traceparent, decoded.body) == ("controller-1", TRACEPARENT, body)
+    assert decoded.header_tagged_fields == {}
+    # a null client id carries the suffix alone and reads back as "", as null does
+    decoded = decode_request(encode_request(7, 1, 1, None, body, traceparent=TRACEPARENT))
+    assert (decoded.client_id, decoded.traceparent) == ("", TRACEPARENT)
+    # without a traceparent nothing is added
+    frame = encode_request(7, 1, 1, "controller-1", body)
+    assert _client_id_on_the_wire(frame) == "controller-1" and decode_request(frame).traceparent is None
+    # an unsupported version still reports the plain client id and the traceparent
+    frame = encode_request(3, 0, 4, "app", SEEDS["metadata-v0"][2], traceparent=TRACEPARENT)
+    ApiKeys.METADATA.set_supported(1, 12)
+    with pytest.raises(UnsupportedVersionError) as info:
+        decode_request(frame)
+    assert (info.value.client_id, info.value.traceparent) == ("app", TRACEPARENT)
+
+
+def test_a_v0_header_has_no_room_for_a_traceparent() -> None:
+    body = SEEDS["controlled-shutdown-v0"][2]
+    frame = encode_request(7, 0, 1, "controller", body, traceparent=TRACEPARENT)
+    assert frame == encode_request(7, 0, 1, "controller", body)
+    assert decode_request(frame).traceparent is None
+
+
+@pytest.mark.parametrize("client_id", [
+    # real client ids that merely contain similar text
+    "traceparent=" + TRACEPARENT,
+    "app;traceparent=" + TRACEPARENT,
+    "app kafka-edu.traceparent=" + TRACEPARENT,
+    f"app;kafka-edu.traceparent={TRACEPARENT};more",
+    f"app;kafka-edu.traceparent={TRACEPARENT} ",
+    "app;KAFKA-EDU.TRACEPARENT=" + TRACEPARENT,
+    # malformed suffixes: they stay part of the client id
+    "app;kafka-edu.traceparent=",
+    "app;kafka-edu.traceparent=garbage",
+    "app;kafka-edu.traceparent=" + TRACEPARENT[:-1],
+    "app;kafka-edu.traceparent=" + TRACEPARENT.upper(),
+    "app;kafka-edu.traceparent=01" + TRACEPARENT[2:],
+    "app;kafka-edu.traceparent=00-" + "0" * 32 + TRACEPARENT[35:],
+    "app;kafka-edu.traceparent=" + TRACEPARENT[:36] + "0" * 16 + "-01",
+])
+def test_a_client_id_without_a_well_formed_suffix_is_left_alone(client_id: str) -> None:
+    decoded = decode_request(encode_request(3, 0, 1, client_id, SEEDS["metadata-v0"][2]))
+    assert (decoded.client_id, decoded.traceparent) == (client_id, None)
+
+
+def test_only_the_last_well_formed_suffix_is_taken() -> None:
+    client_id = f"app;kafka-edu.traceparent={TRACEPARENT}"  # a client id that happens to end in a suffix
+    unsampled = TRACEPARENT[:-2] + "00"
+    decoded = decode_request(encode_request(3, 0, 1, client_id, SEEDS["metadata-v0"][2], traceparent=unsampled))
+    assert (decoded.client_id, decoded.traceparent) == (client_id, unsampled)
+
+
+def test_a_suffix_that_would_not_fit_or_not_read_back_is_not_sent() -> None:
+    long_id = "x" * 0x7FF0
+    frame = encode_request(3, 0, 1, long_id, SEEDS["metadata-v0"][2], traceparent=TRACEPARENT)
+    assert (decode_request(frame).client_id, decode_request(frame).traceparent) == (long_id, None)
+    frame = encode_request(3, 0, 1, "app", SEEDS["metadata-v0"][2], traceparent="not-a-traceparent")
+    assert (decode_request(frame).client_id, decode_request(frame).traceparent) == ("app", None)
 
 
 def test_unknown_body_tag_is_skipped() -> None:

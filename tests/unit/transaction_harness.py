@@ -120,7 +120,7 @@ class MarkerNetwork:
         class Client:
             def send_and_receive(self, api_key: ApiKeys, api_version: int, body: Any) -> Any:
                 from kafka_edu.tracing.step import current_traceparent
-                assert api_key is ApiKeys.WRITE_TXN_MARKERS and api_version == 1
+                assert api_key is ApiKeys.WRITE_TXN_MARKERS and api_version == 0  # 1.0.2's only version
                 with network._lock:
                     network.requests.append((node.id, body))
                     network.traceparents.append(current_traceparent())
@@ -136,7 +136,7 @@ class MarkerNetwork:
                             partitions.append(dict(partition_index=p, error_code=error))
                         topics.append(dict(name=topic.name, partitions=partitions))
                     results.append(dict(producer_id=marker.producer_id, topics=topics))
-                return build(ApiKeys.WRITE_TXN_MARKERS.response_schema(1), markers=results)
+                return build(ApiKeys.WRITE_TXN_MARKERS.response_schema(0), markers=results)
 
             def disconnect(self) -> None:
                 pass

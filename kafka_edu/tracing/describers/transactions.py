@@ -445,8 +445,9 @@ def _loaded(s: Scope) -> dict[str, Any]:
 # -- the partition leaders' side: KafkaApis.handleWriteTxnMarkersRequest (TX.write) ----------------------------------
 #
 # The span of each partition leader's handling is a child of the coordinator's send, through the traceparent its
-# WriteTxnMarkers header carried (v1): one transaction is one trace, from the producer's requests to every marker.
-# Without one (a v0 request, an untraced sender) it stays in the request's own trace.
+# WriteTxnMarkers header carried (v0, in the client id's suffix): one transaction is one trace, from the producer's
+# requests to every marker. Without one (an untraced sender, a coordinator that is not kafka-edu) it stays in the
+# request's own trace.
 
 
 @parent("TX.write")

@@ -64,7 +64,7 @@ def test_a_combined_node_splits_its_listeners_and_api_versions_between_controlle
     assert not controller_versions.is_api_enabled(ApiKeys.PRODUCE, 3)
     assert broker_versions.is_api_enabled(ApiKeys.PRODUCE, 3)
     assert not broker_versions.is_api_enabled(ApiKeys.VOTE, 0)
-    assert not broker_versions.is_api_enabled(ApiKeys.LEADER_AND_ISR, 4)  # ZooKeeper mode only
+    assert not broker_versions.is_api_enabled(ApiKeys.LEADER_AND_ISR, 1)  # ZooKeeper mode only
     assert controller_versions.is_api_enabled(ApiKeys.FETCH, 17) and not broker_versions.is_api_enabled(
         ApiKeys.FETCH, 17)  # Raft fetches at 3.9's version; clients at the broker's
     produce = encode_request(ApiKeys.PRODUCE, 3, 7, "c", build(ApiKeys.PRODUCE.request_schema(3), acks=1,

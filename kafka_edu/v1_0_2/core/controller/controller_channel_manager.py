@@ -29,10 +29,12 @@ from kafka_edu.v3_9.clients.common.protocol.builder import build
 if TYPE_CHECKING:
     from kafka_edu.v1_0_2.core.controller.kafka_controller import KafkaController
 
-# The versions kafka_apis serves: the first flexible ones, whose request header carries the traceparent.
-LEADER_AND_ISR_VERSION = 4
-UPDATE_METADATA_VERSION = 6
-STOP_REPLICA_VERSION = 2
+# What Kafka 1.0.2's controller sends with inter.broker.protocol.version 1.0 (KAFKA_1_0_IV0): LeaderAndIsr v1,
+# UpdateMetadata v4 and StopReplica v0. Their headers (v1) carry the traceparent of the send in the client id
+# (codec.py), so the versions stay 1.0.2's.
+LEADER_AND_ISR_VERSION = 1
+UPDATE_METADATA_VERSION = 4
+STOP_REPLICA_VERSION = 0
 
 _SEND_BACKOFF_S = 0.1
 
@@ -316,18 +318,16 @@ class ControllerBrokerRequestBatch:
                 leader_ids = {info.leader_isr_and_controller_epoch.leader_and_isr.leader
                               for info in partition_state_infos.values()}
                 leaders = [b for b in context.live_or_shutting_down_brokers if b.id in leader_ids]
-                topics: dict[str, list[dict[str, Any]]] = {}
+                partition_states = []
                 for tp, info in sorted(partition_state_infos.items()):
                     lai = info.leader_isr_and_controller_epoch.leader_and_isr
-                    topics.setdefault(tp.topic, []).append(dict(
-                        partition_index=tp.partition,
+                    partition_states.append(dict(
+                        topic_name=tp.topic, partition_index=tp.partition,
                         controller_epoch=info.leader_isr_and_controller_epoch.controller_epoch,
                         leader=lai.leader, leader_epoch=lai.leader_epoch, isr=list(lai.isr),
-                        partition_epoch=lai.zk_version, zk_version=lai.zk_version, replicas=list(info.replicas),
-                        offline_replicas=[], adding_replicas=[], removing_replicas=[], is_new=info.is_new))
+                        partition_epoch=lai.zk_version, replicas=list(info.replicas), is_new=info.is_new))
                 body = build(ApiKeys.LEADER_AND_ISR.request_schema(LEADER_AND_ISR_VERSION), controller_id=controller_id,
-                             controller_epoch=controller_epoch, broker_epoch=-1,
-                             topic_states=[dict(topic_name=t, partition_states=s) for t, s in topics.items()],
+                             controller_epoch=controller_epoch, ungrouped_partition_states=partition_states,
                              live_leaders=[dict(broker_id=b.id, host_name=b.endpoints[listener][0],
                                                 port=b.endpoints[listener][1]) for b in leaders])
                 controller.send_request(broker, ApiKeys.LEADER_AND_ISR, LEADER_AND_ISR_VERSION, body,
@@ -335,41 +335,38 @@ class ControllerBrokerRequestBatch:
                                             controller.leader_and_isr_response_received(response, b)))
             self.leader_and_isr_request_map.clear()
 
-            topics_um: dict[str, list[dict[str, Any]]] = {}
+            um_partition_states = []
             for tp, um_info in sorted(self.update_metadata_request_partition_info_map.items()):
                 lai = um_info.leader_isr_and_controller_epoch.leader_and_isr
-                topics_um.setdefault(tp.topic, []).append(dict(
-                    partition_index=tp.partition,
+                um_partition_states.append(dict(
+                    topic_name=tp.topic, partition_index=tp.partition,
                     controller_epoch=um_info.leader_isr_and_controller_epoch.controller_epoch,
                     leader=lai.leader, leader_epoch=lai.leader_epoch, isr=list(lai.isr), zk_version=lai.zk_version,
-                    partition_epoch=lai.zk_version, replicas=list(um_info.replicas),
-                    offline_replicas=list(um_info.offline_replicas), adding_replicas=[], removing_replicas=[],
-                    is_new=False))
+                    replicas=list(um_info.replicas), offline_replicas=list(um_info.offline_replicas)))
             live_brokers = [dict(id_=b.id, rack=b.rack, endpoints=[
                 dict(port=port, host=host, listener=name, security_protocol=0)
                 for name, (host, port) in b.endpoints.items()]) for b in context.live_or_shutting_down_brokers]
             for broker in sorted(self.update_metadata_request_broker_set):
                 body = build(ApiKeys.UPDATE_METADATA.request_schema(UPDATE_METADATA_VERSION),
-                             controller_id=controller_id, controller_epoch=controller_epoch, broker_epoch=-1,
-                             topic_states=[dict(topic_name=t, partition_states=s) for t, s in topics_um.items()],
-                             live_brokers=live_brokers)
+                             controller_id=controller_id, controller_epoch=controller_epoch,
+                             ungrouped_partition_states=um_partition_states, live_brokers=live_brokers)
                 controller.send_request(broker, ApiKeys.UPDATE_METADATA, UPDATE_METADATA_VERSION, body)
             self.update_metadata_request_broker_set.clear()
             self.update_metadata_request_partition_info_map.clear()
 
             for broker, replica_infos in self.stop_replica_request_map.items():
-                # StopReplica v2 carries one delete flag per request: a request per flag, as 1.0.2 groups them.
+                # StopReplica v0 carries one delete flag per request: one request per flag, with the callbacks of
+                # its replicas (1.0.2 sends one for the replicas with neither a delete nor a callback, and one
+                # per other replica).
                 for delete_partition in (False, True):
                     infos = [r for r in replica_infos if r.delete_partition == delete_partition]
                     if not infos:
                         continue
-                    by_topic: dict[str, list[int]] = {}
-                    for r in infos:
-                        by_topic.setdefault(r.topic_partition.topic, []).append(r.topic_partition.partition)
                     body = build(ApiKeys.STOP_REPLICA.request_schema(STOP_REPLICA_VERSION), controller_id=controller_id,
-                                 controller_epoch=controller_epoch, broker_epoch=-1, delete_partitions=delete_partition,
-                                 topics=[dict(name=t, partition_indexes=p) for t, p in by_topic.items()],
-                                 ungrouped_partitions=[], topic_states=[])
+                                 controller_epoch=controller_epoch, delete_partitions=delete_partition,
+                                 ungrouped_partitions=[dict(topic_name=r.topic_partition.topic,
+                                                            partition_index=r.topic_partition.partition)
+                                                       for r in infos])
                     callbacks = [r.callback for r in infos if r.callback is not None]
                     controller.send_request(broker, ApiKeys.STOP_REPLICA, STOP_REPLICA_VERSION, body,
                                             _call_all(callbacks, broker) if callbacks else None)

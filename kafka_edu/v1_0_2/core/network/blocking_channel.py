@@ -1,8 +1,9 @@
 """Port of core/src/main/scala/kafka/network/BlockingChannel.scala (Kafka 1.0.2): one blocking connection for
 broker-to-broker requests (the controller's send threads, replica fetchers, controlled shutdown).
 
-A request whose header is flexible carries the W3C traceparent of the sender's current span in a tagged field that
-Kafka ignores, so the receiving broker's span can name the sender's (TRACING.md, causality).
+A request sent inside a span carries that span's W3C traceparent, so the receiving broker's span can name the
+sender's (TRACING.md, causality). The codec puts it where the request's own version has room for it, never changing
+the version: a flexible header's tagged field, else a suffix of the client id (see codec.py).
 """
 
 from __future__ import annotations
@@ -49,10 +50,9 @@ class BlockingChannel:
         try:
             self.connect()
             self._correlation_id += 1
-            # a flexible header carries the sender's span, so the receiver's handling joins its trace
-            traceparent = current_traceparent() if api_key.request_header_version(api_version) >= 2 else None
+            # the header carries the sender's span, so the receiver's handling joins its trace
             payload = encode_request(api_key, api_version, self._correlation_id, self.client_id, body,
-                                     traceparent=traceparent)
+                                     traceparent=current_traceparent())
             self._sock.sendall(_SIZE.pack(len(payload)) + payload)
             (size,) = _SIZE.unpack(self._read_exactly(4))
             response = decode_response(api_key, api_version, self._read_exactly(size))

@@ -86,8 +86,10 @@ READ_COMMITTED = 1
 # The versions this broker implements and advertises in ApiVersions. Produce is advertised from v0 so that
 # librdkafka keeps compression enabled; v0-v2 carry the old message formats, which this log does not store, and
 # get UNSUPPORTED_VERSION per partition. Fetch starts at v4, the first to return record batch v2 as stored.
-# The controller's requests start at their first flexible version, whose header can carry a W3C traceparent, and
-# stop before topic ids (LeaderAndIsr v5, StopReplica v3 per-partition deletes) that a 1.0.2 broker has not got.
+# The controller-to-broker requests (LeaderAndIsr, StopReplica, UpdateMetadata, ControlledShutdown) are served at
+# exactly 1.0.2's versions, every one of which their handlers parse; 1.0.2's controller and brokers send the newest
+# (LeaderAndIsr v1, UpdateMetadata v4, StopReplica v0, ControlledShutdown v1). Their headers carry the sender's W3C
+# traceparent in the client id (codec.py), so no newer version is needed for it.
 SUPPORTED_VERSIONS: dict[ApiKeys, tuple[int, int]] = {
     ApiKeys.PRODUCE: (0, 9),
     ApiKeys.FETCH: (4, 12),
@@ -118,12 +120,14 @@ SUPPORTED_VERSIONS: dict[ApiKeys, tuple[int, int]] = {
     # v3 adds KIP-447's generation and member checks, which 1.0.2's coordinator has not got
     ApiKeys.TXN_OFFSET_COMMIT: (0, 2),
     ApiKeys.OFFSET_FOR_LEADER_EPOCH: (0, 0),
+    # v1 (3.9's, flexible, same fields) for a KRaft broker, which advertises it as 3.9 does; a ZooKeeper-mode
+    # broker serves 1.0.2's v0 only (KAFKA_1_0_2_VERSIONS), which its transaction coordinators send
     ApiKeys.WRITE_TXN_MARKERS: (0, 1),
     ApiKeys.DESCRIBE_CONFIGS: (0, 4),
-    ApiKeys.LEADER_AND_ISR: (4, 4),
-    ApiKeys.STOP_REPLICA: (2, 2),
-    ApiKeys.UPDATE_METADATA: (6, 7),
-    ApiKeys.CONTROLLED_SHUTDOWN: (1, 3),
+    ApiKeys.LEADER_AND_ISR: (0, 1),
+    ApiKeys.STOP_REPLICA: (0, 0),
+    ApiKeys.UPDATE_METADATA: (0, 4),
+    ApiKeys.CONTROLLED_SHUTDOWN: (0, 1),  # v0's request header has no client id (ApiKeys.request_header_version)
     ApiKeys.CREATE_PARTITIONS: (0, 3),
     ApiKeys.DELETE_RECORDS: (0, 2),
     ApiKeys.ALTER_CONFIGS: (0, 2),
@@ -136,9 +140,8 @@ for _api, (_low, _high) in SUPPORTED_VERSIONS.items():
     _api.set_supported(_low, _high)
 
 # What a Kafka 1.0.2 broker served (1.0.2's ApiKeys), within what this port implements: the ZooKeeper-mode broker's
-# default ApiVersions (kafka.edu.advertised.api.versions=1.0.2). Two exceptions, documented in docs/api-versions.md:
-# Fetch from v4 (the log stores record batches v2 only), and the controller-to-broker requests at the port's
-# flexible versions, whose headers carry the controller's traceparent.
+# default ApiVersions (kafka.edu.advertised.api.versions=1.0.2). One exception, documented in docs/api-versions.md:
+# Fetch from v4 (the log stores record batches v2 only).
 KAFKA_1_0_2_VERSIONS: dict[ApiKeys, tuple[int, int]] = {
     ApiKeys.PRODUCE: (0, 5),
     ApiKeys.FETCH: (4, 6),
@@ -173,14 +176,11 @@ KAFKA_1_0_2_VERSIONS: dict[ApiKeys, tuple[int, int]] = {
     ApiKeys.ALTER_REPLICA_LOG_DIRS: (0, 0),
     ApiKeys.DESCRIBE_LOG_DIRS: (0, 0),
     ApiKeys.CREATE_PARTITIONS: (0, 0),
-    # the inter-broker path, newer than 1.0.2's (LeaderAndIsr 0-1, StopReplica 0, UpdateMetadata 0-4,
-    # ControlledShutdown 0-1) for the traceparent
-    ApiKeys.LEADER_AND_ISR: SUPPORTED_VERSIONS[ApiKeys.LEADER_AND_ISR],
-    ApiKeys.STOP_REPLICA: SUPPORTED_VERSIONS[ApiKeys.STOP_REPLICA],
-    ApiKeys.UPDATE_METADATA: SUPPORTED_VERSIONS[ApiKeys.UPDATE_METADATA],
-    ApiKeys.CONTROLLED_SHUTDOWN: SUPPORTED_VERSIONS[ApiKeys.CONTROLLED_SHUTDOWN],
-    # 1.0.2 had v0 only; the transaction coordinator sends v1, whose header carries the transaction's traceparent
-    ApiKeys.WRITE_TXN_MARKERS: SUPPORTED_VERSIONS[ApiKeys.WRITE_TXN_MARKERS],
+    ApiKeys.LEADER_AND_ISR: (0, 1),
+    ApiKeys.STOP_REPLICA: (0, 0),
+    ApiKeys.UPDATE_METADATA: (0, 4),
+    ApiKeys.CONTROLLED_SHUTDOWN: (0, 1),
+    ApiKeys.WRITE_TXN_MARKERS: (0, 0),
 }
 
 # What only a ZooKeeper-mode broker serves (3.9's ApiMessageType listeners = zkBroker): a KRaft broker learns the
@@ -212,6 +212,23 @@ def broker_api_version_manager(kraft: bool, advertised: str = "latest") -> Defau
     table = KAFKA_1_0_2_VERSIONS if advertised == "1.0.2" else SUPPORTED_VERSIONS
     return DefaultApiVersionManager(ListenerType.ZK_BROKER, {api: versions for api, versions in table.items()
                                                              if api not in KRAFT_BROKER_ONLY_APIS})
+
+
+# SecurityProtocol ids (1.0.2's SecurityProtocol.forId): an UpdateMetadata endpoint before v3 names no listener, so
+# its listener is the one named after its security protocol (ListenerName.forSecurityProtocol).
+SECURITY_PROTOCOL_NAMES = {0: "PLAINTEXT", 1: "SSL", 2: "SASL_PLAINTEXT", 3: "SASL_SSL"}
+
+
+def update_metadata_broker(broker: Any) -> Broker:
+    """UpdateMetadataRequest's Broker from any version 0-4 of its live_brokers entry (1.0.2's
+    UpdateMetadataRequest(Struct, version)): v0 has one PLAINTEXT host and port, v1-2 endpoints without listener
+    names, v2 adds the rack, v3 the listener names."""
+    if not hasattr(broker, "endpoints"):
+        return Broker(broker.id_, {"PLAINTEXT": (broker.v0_host, broker.v0_port)}, None)
+    endpoints = {getattr(e, "listener", None) or SECURITY_PROTOCOL_NAMES.get(e.security_protocol,
+                                                                             str(e.security_protocol)):
+                 (e.host, e.port) for e in broker.endpoints}
+    return Broker(broker.id_, endpoints, getattr(broker, "rack", None))
 
 
 class KafkaApis:
@@ -633,11 +650,12 @@ class KafkaApis:
 
     def handle_leader_and_isr_request(self, request: Request) -> None:
         body = request.body
+        # v0 and v1 (1.0.2's): one list of partition states, each naming its topic; is_new came with v1
         leader_and_isr_request = LeaderAndIsrRequest(
             body.controller_id, body.controller_epoch,
-            {TopicPartition(t.topic_name, p.partition_index): LeaderAndIsrPartitionState(
+            {TopicPartition(p.topic_name, p.partition_index): LeaderAndIsrPartitionState(
                 p.controller_epoch, p.leader, p.leader_epoch, list(p.isr), p.partition_epoch, list(p.replicas),
-                p.is_new) for t in body.topic_states for p in t.partition_states},
+                getattr(p, "is_new", False)) for p in body.ungrouped_partition_states},
             [BrokerEndPoint(b.broker_id, b.host_name, b.port) for b in body.live_leaders])
         if not self.authorize(request.session, Operation.CLUSTER_ACTION, CLUSTER_RESOURCE):
             error = Errors.CLUSTER_AUTHORIZATION_FAILED
@@ -657,8 +675,8 @@ class KafkaApis:
     def handle_stop_replica_request(self, request: Request) -> None:
         body = request.body
         stop_replica_request = StopReplicaRequest(body.controller_id, body.controller_epoch, body.delete_partitions,
-                                                  [TopicPartition(t.name, p) for t in body.topics
-                                                   for p in t.partition_indexes])
+                                                  [TopicPartition(p.topic_name, p.partition_index)
+                                                   for p in body.ungrouped_partitions])
         if not self.authorize(request.session, Operation.CLUSTER_ACTION, CLUSTER_RESOURCE):
             error = Errors.CLUSTER_AUTHORIZATION_FAILED
             self.send_response(request, build(self.response_schema(request), error_code=error, partition_errors=[
@@ -708,10 +726,10 @@ class KafkaApis:
         body = request.body
         update_metadata_request = UpdateMetadataRequest(
             body.controller_id, body.controller_epoch,
-            {TopicPartition(t.topic_name, p.partition_index): PartitionState(
+            {TopicPartition(p.topic_name, p.partition_index): PartitionState(
                 p.controller_epoch, p.leader, p.leader_epoch, list(p.isr), p.zk_version, list(p.replicas),
-                list(p.offline_replicas)) for t in body.topic_states for p in t.partition_states},
-            [Broker(b.id_, {e.listener: (e.host, e.port) for e in b.endpoints}, b.rack) for b in body.live_brokers])
+                list(getattr(p, "offline_replicas", ()))) for p in body.ungrouped_partition_states},
+            [update_metadata_broker(b) for b in body.live_brokers])
         if not self.authorize(request.session, Operation.CLUSTER_ACTION, CLUSTER_RESOURCE):
             self.send_response(request, build(self.response_schema(request),
                                               error_code=Errors.CLUSTER_AUTHORIZATION_FAILED))

@@ -50,8 +50,9 @@ from kafka_edu.v3_9.clients.common.protocol.builder import build
 from kafka_edu.v3_9.clients.common.protocol.errors import Errors
 from kafka_edu.v3_9.core.server.api_version_manager import DefaultApiVersionManager
 
-# The first flexible version: its request header carries the traceparent.
-CONTROLLED_SHUTDOWN_VERSION = 3
+# What 1.0.2 sends (inter.broker.protocol.version 0.9.0 and later); its header (v1) carries the traceparent in the
+# client id (codec.py).
+CONTROLLED_SHUTDOWN_VERSION = 1
 KAFKA_AUTHORIZERS = {
     "kafka.security.auth.SimpleAclAuthorizer":
         "kafka_edu.v1_0_2.core.security.auth.simple_acl_authorizer.SimpleAclAuthorizer"}
@@ -491,8 +492,7 @@ class _ControlledShutdownClient:
             host, port = controller.endpoints[self.config.inter_broker_listener_name]
             self.channel = BlockingChannel(host, port, self.config.controller_socket_timeout_ms / 1000,
                                            str(broker_id))
-        body = build(ApiKeys.CONTROLLED_SHUTDOWN.request_schema(CONTROLLED_SHUTDOWN_VERSION), broker_id=broker_id,
-                     broker_epoch=-1)
+        body = build(ApiKeys.CONTROLLED_SHUTDOWN.request_schema(CONTROLLED_SHUTDOWN_VERSION), broker_id=broker_id)
         return self.channel.send_and_receive(ApiKeys.CONTROLLED_SHUTDOWN, CONTROLLED_SHUTDOWN_VERSION, body)
 
     def close(self) -> None:

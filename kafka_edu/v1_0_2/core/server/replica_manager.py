@@ -285,7 +285,8 @@ class LeaderAndIsrRequest:
 
 @dataclass
 class StopReplicaRequest:
-    """StopReplicaRequest (v0-v2): stop fetching these partitions, and delete them when `delete_partitions`."""
+    """StopReplicaRequest (v0, 1.0.2's only version): stop fetching these partitions, and delete them when
+    `delete_partitions`."""
 
     controller_id: int
     controller_epoch: int

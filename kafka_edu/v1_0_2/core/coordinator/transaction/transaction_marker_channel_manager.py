@@ -3,9 +3,9 @@ a 1.0.x copy with the unknown-broker queue and the log-append retry queue), with
 core/src/main/scala/kafka/common/InterBrokerSendThread.scala (1.0.2).
 
 The network part of 1.0.2's NetworkClient is kafka-edu's BlockingChannel, one per destination broker: the send thread
-sends each WriteTxnMarkers request and waits for its answer before the next. WriteTxnMarkers goes out at version 1,
-whose flexible header carries the traceparent of the send, so each partition leader's handling joins the
-transaction's trace (1.0.2 sends version 0; the fields are the same).
+sends each WriteTxnMarkers request and waits for its answer before the next. WriteTxnMarkers goes out at version 0,
+1.0.2's only one; its header carries the traceparent of the send in the client id (codec.py), so each partition
+leader's handling joins the transaction's trace.
 """
 
 from __future__ import annotations
@@ -45,8 +45,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("kafka.coordinator.transaction.TransactionMarkerChannelManager")
 
-# The first flexible version: its request header carries the traceparent of the send.
-WRITE_TXN_MARKERS_VERSION = 1
+# 1.0.2's only version; its header carries the traceparent of the send in the client id.
+WRITE_TXN_MARKERS_VERSION = 0
 RECONNECT_BACKOFF_MS = 50  # reconnect.backoff.ms's default: a node that refused us is not tried again before this
 RETRY_POLL_MS = 100  # how soon the send thread looks again while a log append waits to be retried
 

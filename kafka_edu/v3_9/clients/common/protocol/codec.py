@@ -1,10 +1,29 @@
-"""Glue between kio's schemas and the broker: org.apache.kafka.common.requests.RequestHeader / ResponseHeader (3.9)."""
+"""Glue between kio's schemas and the broker: org.apache.kafka.common.requests.RequestHeader / ResponseHeader (3.9).
+
+Where a request carries the sender's W3C traceparent (TRACING.md, causality), without ever changing its version:
+
+- a flexible request header (v2: the KRaft RPCs, 3.9's newer versions) carries it in the tagged field
+  TRACEPARENT_TAG, which Kafka skips as an unknown tag; the client id is left as it is;
+- a header v1 (every non-flexible version but ControlledShutdown v0: what Kafka 1.0.2 sends) carries it as a suffix
+  of the client id, which Kafka reads and uses only as a label (logs, metrics, quotas):
+
+      <client id>;kafka-edu.traceparent=00-<32 hex trace id>-<16 hex span id>-<2 hex flags>
+      controller-1;kafka-edu.traceparent=00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01
+
+  decode_request strips the suffix off again, so every consumer (KafkaApis, quotas, a span's kafka.client.id) sees
+  the plain client id, and returns the traceparent as DecodedRequest.traceparent. Only a suffix at the very end
+  of the client id, in exactly that form (version 00, lower-case hex, trace and span ids not all zero), is taken; any
+  other text, including a malformed suffix or one followed by more text, is just part of the client id and never an
+  error. A null client id with a traceparent goes out as the suffix alone and reads back as "" (as null does);
+- a header v0 (ControlledShutdown v0) has no client id and no tagged fields: the traceparent is not sent.
+"""
 
 from __future__ import annotations
 
 import dataclasses
 import functools
 import io
+import re
 import struct
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -29,6 +48,13 @@ from kafka_edu.v3_9.clients.common.protocol.api_keys import ApiKeys
 
 TRACEPARENT_TAG = 0x7E57
 """Request-header tagged field (flexible headers only) holding the UTF-8 W3C traceparent; Kafka skips unknown tags."""
+
+CLIENT_ID_TRACEPARENT_MARKER = ";kafka-edu.traceparent="
+"""What separates the client id from the traceparent in a header v1 (see the module docstring)."""
+
+_CLIENT_ID_TRACEPARENT = re.compile(re.escape(CLIENT_ID_TRACEPARENT_MARKER)
+                                    + r"(00-(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}-[0-9a-f]{2})\Z")
+_MAX_CLIENT_ID_BYTES = 0x7FFF  # a legacy (int16-length) string
 
 Reader = Callable[[memoryview, int], tuple[Any, int]]
 _PREFIX = struct.Struct(">hhi")
@@ -103,7 +129,10 @@ def decode_request(frame: bytes | bytearray | memoryview,
         correlation_id, client_id, tagged, pos = _read_request_header(buf, header_version)
     except Exception as e:
         raise InvalidRequestError(f"Error parsing request header, api key {api_key}: {e!r}") from e
-    traceparent = _traceparent(tagged.get(TRACEPARENT_TAG))
+    if header_version >= 2:
+        traceparent = _traceparent(tagged.get(TRACEPARENT_TAG))
+    else:
+        client_id, traceparent = split_client_id(client_id)
     if not (api.is_supported(api_version) if is_api_enabled is None else is_api_enabled(api, api_version)):
         raise UnsupportedVersionError(api, api_version, correlation_id, client_id, traceparent)
     try:
@@ -144,15 +173,19 @@ def api_versions_unsupported_response(correlation_id: int, supported_entries: It
 
 def encode_request(api_key: int, api_version: int, correlation_id: int, client_id: str | None, body: Any,
                    traceparent: str | None = None, tagged_fields: Mapping[int, bytes] | None = None) -> bytes:
-    """Request header and body, without the size prefix. A traceparent needs a flexible (v2) header."""
+    """Request header and body, without the size prefix. A traceparent goes where the header has room for it without
+    changing the version (module docstring): a tagged field of a flexible header, else a client id suffix, else
+    (header v0) nowhere. Explicit `tagged_fields` need a flexible header."""
     api = ApiKeys.for_key(api_key)
     _check_body(body, api, api_version, "request")
     header_version = api.request_header_version(api_version)
     tags = dict(tagged_fields or {})
-    if traceparent is not None:
-        tags[TRACEPARENT_TAG] = traceparent.encode()
     if tags and header_version < 2:
         raise ValueError(f"{api.api_name} v{api_version} uses request header v{header_version}: no tagged fields")
+    if traceparent is not None and header_version >= 2:
+        tags[TRACEPARENT_TAG] = traceparent.encode()
+    elif traceparent is not None and header_version == 1:
+        client_id = join_client_id(client_id, traceparent)
     out = io.BytesIO()
     out.write(_PREFIX.pack(api_key, api_version, correlation_id))
     if header_version >= 1:
@@ -201,6 +234,24 @@ def _api_version_v0() -> type[Any]:
     from kio.schema.api_versions.v0.response import ApiVersion
 
     return ApiVersion
+
+
+def join_client_id(client_id: str | None, traceparent: str) -> str | None:
+    """The client id a header v1 carries: `client_id` with the traceparent suffix; `client_id` as it is when the
+    suffix would not read back (not a version-00 traceparent) or would not fit in the string."""
+    joined = (client_id or "") + CLIENT_ID_TRACEPARENT_MARKER + traceparent
+    if _CLIENT_ID_TRACEPARENT.search(joined) is None or len(joined.encode()) > _MAX_CLIENT_ID_BYTES:
+        return client_id
+    return joined
+
+
+def split_client_id(client_id: str) -> tuple[str, str | None]:
+    """(plain client id, traceparent) from a header v1's client id; (client_id, None) when it has no well-formed
+    suffix (then anything that looks like one is part of the client id)."""
+    match = _CLIENT_ID_TRACEPARENT.search(client_id)
+    if match is None:
+        return client_id, None
+    return client_id[:match.start()], match.group(1)
 
 
 def _traceparent(raw: bytes | None) -> str | None:
