@@ -79,6 +79,8 @@ def test_a_fenced_broker_is_unfenced_once_caught_up_to_its_registration() -> Non
 def test_the_longest_silent_unfenced_broker_goes_stale_first() -> None:
     now = [0]
     manager = BrokerHeartbeatManager("", session_timeout_ns=1000, nanoseconds=lambda: now[0])
+    for broker_id in (1, 2, 3):
+        manager.register(broker_id, fenced=True)  # touch() wants a registered broker, as Kafka's
     manager.touch(1, False, 5)
     now[0] = 300
     manager.touch(2, False, 5)
@@ -94,6 +96,8 @@ def test_the_longest_silent_unfenced_broker_goes_stale_first() -> None:
 
 def test_controlled_shutdown_waits_for_leaderships_and_the_lowest_active_offset() -> None:
     manager = BrokerHeartbeatManager("", session_timeout_ns=10**9)
+    for broker_id in (1, 2):
+        manager.register(broker_id, fenced=True)  # touch() wants a registered broker, as Kafka's
     manager.touch(1, False, 50)
     manager.touch(2, False, 40)
     states = manager.calculate_next_broker_state(1, heartbeat(50, want_shut_down=True), 0, lambda: True)

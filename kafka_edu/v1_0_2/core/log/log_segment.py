@@ -111,10 +111,11 @@ class LogSegment:
 
     @classmethod
     def open(cls, dir: Path, start_offset: int, index_interval_bytes: int, max_index_size: int,
-             roll_jitter_ms: int = 0, time_ms: Callable[[], int] = system_time_ms) -> LogSegment:
+             roll_jitter_ms: int = 0, time_ms: Callable[[], int] = system_time_ms, file_already_exists: bool = False,
+             init_file_size: int = 0, preallocate: bool = False) -> LogSegment:
         """The auxiliary constructor: open or create the files named after `start_offset` in `dir` (the .txnindex
-        only once it gets an entry)."""
-        return cls(FileRecords.open(log_file(dir, start_offset)),
+        only once it gets an entry); with `preallocate` a new .log file is first sized to `init_file_size`."""
+        return cls(FileRecords.open(log_file(dir, start_offset), file_already_exists, init_file_size, preallocate),
                    OffsetIndex(offset_index_file(dir, start_offset), start_offset, max_index_size),
                    TimeIndex(time_index_file(dir, start_offset), start_offset, max_index_size),
                    TransactionIndex(start_offset, transaction_index_file(dir, start_offset)),

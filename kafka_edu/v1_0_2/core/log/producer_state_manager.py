@@ -96,7 +96,7 @@ class BatchMetadata:
 
 
 @dataclass
-class ProducerIdEntry:
+class ProducerStateEntry:
     """The state of one producer id: its epoch and its last few batches, lowest sequence first."""
 
     NumBatchesToRetain = 5  # why an idempotent producer may have at most 5 requests in flight
@@ -131,6 +131,10 @@ class ProducerIdEntry:
     def last_offset_delta(self) -> int:
         return self.batch_metadata[-1].offset_delta if self.batch_metadata else 0
 
+    @staticmethod
+    def empty(producer_id: int) -> ProducerStateEntry:
+        return ProducerStateEntry(producer_id, deque(), NO_PRODUCER_EPOCH, -1, None)
+
     def is_empty(self) -> bool:
         return not self.batch_metadata
 
@@ -148,11 +152,11 @@ class ProducerIdEntry:
         return False
 
     def _add_batch_metadata(self, batch: BatchMetadata) -> None:
-        if len(self.batch_metadata) == ProducerIdEntry.NumBatchesToRetain:
+        if len(self.batch_metadata) == ProducerStateEntry.NumBatchesToRetain:
             self.batch_metadata.popleft()
         self.batch_metadata.append(batch)
 
-    def update(self, next_entry: ProducerIdEntry) -> None:
+    def update(self, next_entry: ProducerStateEntry) -> None:
         self.maybe_update_epoch(next_entry.producer_epoch)
         while next_entry.batch_metadata:
             self._add_batch_metadata(next_entry.batch_metadata.popleft())
@@ -176,16 +180,20 @@ class ProducerIdEntry:
         return None
 
 
+# The name this class had before Kafka 1.0 (and in this port before): kept for callers that still use it.
+ProducerIdEntry = ProducerStateEntry
+
+
 class ProducerAppendInfo:
     """Checks one producer's batches of an append against its state and collects the state they lead to."""
 
-    def __init__(self, producer_id: int, current_entry: ProducerIdEntry, validation_type: ValidationType) -> None:
+    def __init__(self, producer_id: int, current_entry: ProducerStateEntry, validation_type: ValidationType) -> None:
         self.producer_id = producer_id
         self.current_entry = current_entry
         self.validation_type = validation_type
         self._transactions: list[TxnMetadata] = []
         # The entry this append builds; merged into the manager's entry by ProducerStateManager.update.
-        self._updated_entry = ProducerIdEntry(producer_id, deque(), current_entry.producer_epoch,
+        self._updated_entry = ProducerStateEntry(producer_id, deque(), current_entry.producer_epoch,
                                               current_entry.coordinator_epoch, current_entry.current_txn_first_offset)
 
     def _maybe_validate_append(self, producer_epoch: int, first_seq: int) -> None:
@@ -269,7 +277,7 @@ class ProducerAppendInfo:
         self._updated_entry.coordinator_epoch = marker.coordinator_epoch
         return CompletedTxn(self.producer_id, first_offset, offset, marker.control_type == ControlRecordType.ABORT)
 
-    def to_entry(self) -> ProducerIdEntry:
+    def to_entry(self) -> ProducerStateEntry:
         return self._updated_entry
 
     @property
@@ -300,7 +308,7 @@ _PRODUCER_ENTRIES_OFFSET = 6
 _ENTRY = struct.Struct(">qhiqiqiq")
 
 
-def read_snapshot(file: Path) -> list[ProducerIdEntry]:
+def read_snapshot(file: Path) -> list[ProducerStateEntry]:
     buffer = file.read_bytes()
     try:
         (version,) = struct.unpack_from(">h", buffer, 0)
@@ -318,7 +326,7 @@ def read_snapshot(file: Path) -> list[ProducerIdEntry]:
         for i in range(count):
             (producer_id, epoch, seq, offset, offset_delta, timestamp, coordinator_epoch,
              current_txn_first_offset) = _ENTRY.unpack_from(buffer, _PRODUCER_ENTRIES_OFFSET + 4 + i * _ENTRY.size)
-            entries.append(ProducerIdEntry(producer_id, deque([BatchMetadata(seq, offset, offset_delta, timestamp)]),
+            entries.append(ProducerStateEntry(producer_id, deque([BatchMetadata(seq, offset, offset_delta, timestamp)]),
                                            epoch, coordinator_epoch,
                                            current_txn_first_offset if current_txn_first_offset >= 0 else None))
         return entries
@@ -326,7 +334,7 @@ def read_snapshot(file: Path) -> list[ProducerIdEntry]:
         raise CorruptSnapshotException(f"Snapshot failed schema validation: {e}") from e
 
 
-def write_snapshot(file: Path, entries: dict[int, ProducerIdEntry]) -> None:
+def write_snapshot(file: Path, entries: dict[int, ProducerStateEntry]) -> None:
     body = bytearray(struct.pack(">i", len(entries)))
     for producer_id, entry in entries.items():
         body += _ENTRY.pack(producer_id, entry.producer_epoch, entry.last_seq, entry.last_data_offset,
@@ -363,7 +371,7 @@ class ProducerStateManager:
         self.log_dir = Path(log_dir)
         self.max_producer_id_expiration_ms = max_producer_id_expiration_ms
         self._log_ident = f"[ProducerStateManager partition={topic_partition}] "
-        self._producers: dict[int, ProducerIdEntry] = {}
+        self._producers: dict[int, ProducerStateEntry] = {}
         # The state covers the log below this offset.
         self._last_map_offset = 0
         # The offset of the newest snapshot written.
@@ -377,7 +385,7 @@ class ProducerStateManager:
         return self._last_map_offset
 
     @property
-    def active_producers(self) -> dict[int, ProducerIdEntry]:
+    def active_producers(self) -> dict[int, ProducerStateEntry]:
         return dict(self._producers)
 
     def is_empty(self) -> bool:
@@ -423,13 +431,13 @@ class ProducerStateManager:
                 logger.warning("%sFailed to load producer snapshot from '%s': %s", self._log_ident, file, e)
                 file.unlink(missing_ok=True)
 
-    def load_producer_entry(self, entry: ProducerIdEntry) -> None:
+    def load_producer_entry(self, entry: ProducerStateEntry) -> None:
         self._producers[entry.producer_id] = entry
         if entry.current_txn_first_offset is not None:
             offset = entry.current_txn_first_offset
             self._ongoing_txns[offset] = TxnMetadata(entry.producer_id, LogOffsetMetadata(offset))
 
-    def _is_producer_expired(self, current_time_ms: int, entry: ProducerIdEntry) -> bool:
+    def _is_producer_expired(self, current_time_ms: int, entry: ProducerStateEntry) -> bool:
         return (entry.current_txn_first_offset is None
                 and current_time_ms - entry.last_timestamp >= self.max_producer_id_expiration_ms)
 
@@ -459,7 +467,7 @@ class ProducerStateManager:
             validation = ValidationType.EPOCH_ONLY
         else:
             validation = ValidationType.FULL
-        current_entry = self.last_entry(producer_id) or ProducerIdEntry(producer_id)
+        current_entry = self.last_entry(producer_id) or ProducerStateEntry.empty(producer_id)
         return ProducerAppendInfo(producer_id, current_entry, validation)
 
     def update(self, append_info: ProducerAppendInfo) -> None:
@@ -479,7 +487,7 @@ class ProducerStateManager:
     def update_map_end_offset(self, last_offset: int) -> None:
         self._last_map_offset = last_offset
 
-    def last_entry(self, producer_id: int) -> ProducerIdEntry | None:
+    def last_entry(self, producer_id: int) -> ProducerStateEntry | None:
         return self._producers.get(producer_id)
 
     def take_snapshot(self) -> None:
@@ -499,7 +507,7 @@ class ProducerStateManager:
         return min(map(_offset_from_file, files)) if files else None
 
     @staticmethod
-    def _is_producer_retained(entry: ProducerIdEntry, log_start_offset: int) -> bool:
+    def _is_producer_retained(entry: ProducerStateEntry, log_start_offset: int) -> bool:
         entry.remove_batches_older_than(log_start_offset)
         return entry.last_data_offset >= log_start_offset
 

@@ -5,15 +5,18 @@ from __future__ import annotations
 import dataclasses
 import logging
 import time
+import uuid
 from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any
 
+from kio.schema.create_topics.v7 import response as create_topics_response
 from kio.schema.request_header.v2.header import RequestHeader
 
 from kafka_edu.tracing import step
 from kafka_edu.v1_0_2.core.network.request_channel import Request, RequestChannel, Response, ResponseAction
 from kafka_edu.v1_0_2.core.server.kafka_apis import millis
+from kafka_edu.v3_9.clients.common.internals import topic as Topic
 from kafka_edu.v3_9.clients.common.protocol.api_keys import ApiKeys
 from kafka_edu.v3_9.clients.common.protocol.builder import build
 from kafka_edu.v3_9.clients.common.protocol.codec import api_versions_unsupported_response, encode_response
@@ -180,12 +183,44 @@ class ControllerApis:
     def handle_create_topics(self, request: Request) -> Future[Any]:
         data = request.body
         schema = self.response_schema(request)
-        future = self.controller.create_topics(self._request_context(request, millis(data.timeout)), data,
-                                               {t.name for t in data.topics})
+        future = self.create_topics(self._request_context(request, millis(data.timeout)), data)
         return self._answer(request, future, lambda response: convert(response, schema),
                             lambda error, message: build(schema, throttle_time=0, topics=[
                                 {"name": t.name, "error_code": error, "error_message": message}
                                 for t in data.topics]))
+
+    def create_topics(self, context: ControllerRequestContext, data: Any) -> Future[Any]:
+        """A name given twice is refused (INVALID_REQUEST, once), and so is __cluster_metadata; the other topics go
+        to the controller (no authorizer here: all may be created and described)."""
+        topic_names: list[str] = []  # in request order, as the answers follow it
+        duplicate_topic_names: list[str] = []
+        for topic in data.topics:
+            if topic.name not in duplicate_topic_names:
+                if topic.name in topic_names:
+                    topic_names.remove(topic.name)
+                    duplicate_topic_names.append(topic.name)
+                else:
+                    topic_names.append(topic.name)
+        allowed_topic_names = {name for name in topic_names if name != Topic.CLUSTER_METADATA_TOPIC_NAME}
+        effective_request = dataclasses.replace(data, topics=tuple(
+            t for t in data.topics if t.name not in duplicate_topic_names and t.name in allowed_topic_names))
+        result: Future[Any] = Future()
+
+        def done(f: Future[Any]) -> None:
+            if f.exception() is not None:
+                result.set_exception(f.exception())
+                return
+            response = f.result()
+            extra = [create_topics_response.CreatableTopicResult(
+                name=name, topic_id=uuid.UUID(int=0), error_code=Errors.INVALID_REQUEST,
+                error_message="Duplicate topic name.", configs=()) for name in duplicate_topic_names]
+            extra += [create_topics_response.CreatableTopicResult(
+                name=name, topic_id=uuid.UUID(int=0), error_code=Errors.INVALID_REQUEST,
+                error_message=f"Creation of internal topic {Topic.CLUSTER_METADATA_TOPIC_NAME} is prohibited.",
+                configs=()) for name in topic_names if name == Topic.CLUSTER_METADATA_TOPIC_NAME]
+            result.set_result(dataclasses.replace(response, topics=tuple(response.topics) + tuple(extra)))
+        self.controller.create_topics(context, effective_request, allowed_topic_names).add_done_callback(done)
+        return result
 
     def handle_delete_topics(self, request: Request) -> Future[Any]:
         """By name (and by id from v6): names are looked up to ids first, as 3.9's deleteTopics does."""

@@ -8,6 +8,7 @@ import time as _time
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from kafka_edu.v1_0_2.clients.common.errors import IllegalStateException
 from kafka_edu.v3_9.metadata.controller.broker_control_state import BrokerControlState, BrokerControlStates
 from kafka_edu.v3_9.metadata.metadata.placement.replica_placer import UsableBroker
 
@@ -37,6 +38,23 @@ class BrokerHeartbeatState:
     def __repr__(self) -> str:
         return (f"BrokerHeartbeatState(id={self.id}, lastContactNs={self.last_contact_ns}, "
                 f"metadataOffset={self.metadata_offset}, controlledShutdownOffset={self.controlled_shutdown_offset})")
+
+
+class MetadataOffsetComparator:
+    """Orders brokers by reported metadata offset, then id: the order of the active set."""
+
+    @staticmethod
+    def compare(a: BrokerHeartbeatState, b: BrokerHeartbeatState) -> int:
+        if a.metadata_offset != b.metadata_offset:
+            return -1 if a.metadata_offset < b.metadata_offset else 1
+        if a.id != b.id:
+            return -1 if a.id < b.id else 1
+        return 0
+
+    @staticmethod
+    def key(broker: BrokerHeartbeatState) -> tuple[int, int]:
+        """The sort key `compare` agrees with."""
+        return broker.metadata_offset, broker.id
 
 
 class BrokerHeartbeatStateList:
@@ -122,13 +140,13 @@ class BrokerHeartbeatManager:
             self._untrack(broker)
 
     def _active_add(self, broker: BrokerHeartbeatState) -> None:
-        key = (broker.metadata_offset, broker.id)
+        key = MetadataOffsetComparator.key(broker)
         i = bisect.bisect_left(self._active, key)
         if i == len(self._active) or self._active[i] != key:
             self._active.insert(i, key)
 
     def _active_remove(self, broker: BrokerHeartbeatState) -> None:
-        key = (broker.metadata_offset, broker.id)
+        key = MetadataOffsetComparator.key(broker)
         i = bisect.bisect_left(self._active, key)
         if i < len(self._active) and self._active[i] == key:
             del self._active[i]
@@ -153,18 +171,19 @@ class BrokerHeartbeatManager:
     def register(self, broker_id: int, fenced: bool) -> None:
         """Track a broker (on registration, or on activation for every registered broker) in the right state."""
         broker = self._brokers.get(broker_id)
+        metadata_offset = -1
         if broker is None:
-            self.touch(broker_id, fenced, -1)
+            self._brokers[broker_id] = BrokerHeartbeatState(broker_id)
         elif broker.fenced() != fenced:
-            self.touch(broker_id, fenced, broker.metadata_offset)
+            metadata_offset = broker.metadata_offset
+        self.touch(broker_id, fenced, metadata_offset)
 
     def touch(self, broker_id: int, fenced: bool, metadata_offset: int) -> None:
-        """A heartbeat (or registration): the broker's last contact is now."""
-        broker = self._brokers.get(broker_id)
-        if broker is None:
-            broker = self._brokers[broker_id] = BrokerHeartbeatState(broker_id)
-        else:
-            self._untrack(broker)
+        """A heartbeat (or registration): the broker's last contact is now. IllegalStateException if the broker
+        is not registered."""
+        broker = self._heartbeat_state_or_throw(broker_id)
+        # Its place in the unfenced list and the active set depends on what changes here: out, then back in.
+        self._untrack(broker)
         broker.last_contact_ns = self._nanoseconds()
         broker.metadata_offset = metadata_offset
         if fenced:
@@ -179,9 +198,7 @@ class BrokerHeartbeatManager:
         return self._active[0][0] if self._active else LONG_MAX
 
     def maybe_update_controlled_shutdown_offset(self, broker_id: int, controlled_shut_down_offset: int) -> None:
-        broker = self._brokers.get(broker_id)
-        if broker is None:
-            raise RuntimeError(f"Unable to locate broker {broker_id}")
+        broker = self._heartbeat_state_or_throw(broker_id)
         if broker.fenced():
             raise RuntimeError("Fenced brokers cannot enter controlled shutdown.")
         self._active_remove(broker)
@@ -204,9 +221,7 @@ class BrokerHeartbeatManager:
 
     def usable_brokers(self, id_to_rack: Callable[[int], str | None]) -> Iterator[UsableBroker]:
         """Brokers new replicas may go to: every tracked broker not in controlled shutdown."""
-        for broker in list(self._brokers.values()):
-            if not broker.shutting_down():
-                yield UsableBroker(broker.id, id_to_rack(broker.id), broker.fenced())
+        return UsableBrokerIterator(iter(self.brokers()), id_to_rack)
 
     def current_broker_state(self, broker: BrokerHeartbeatState) -> BrokerControlState:
         if broker.shutting_down():
@@ -218,8 +233,8 @@ class BrokerHeartbeatManager:
     def calculate_next_broker_state(self, broker_id: int, request: Any, register_broker_record_offset: int,
                                     has_leaderships: Callable[[], bool]) -> BrokerControlStates:
         """The state a heartbeat moves its broker to. `request` is BrokerHeartbeatRequest data (want_fence,
-        want_shut_down, current_metadata_offset)."""
-        broker = self._brokers.get(broker_id) or BrokerHeartbeatState(broker_id)
+        want_shut_down, current_metadata_offset). IllegalStateException if the broker is not registered."""
+        broker = self._heartbeat_state_or_throw(broker_id)
         current = self.current_broker_state(broker)
         s = BrokerControlState
         if current is s.FENCED:
@@ -271,3 +286,23 @@ class BrokerHeartbeatManager:
                       lowest_active_offset, broker.controlled_shutdown_offset)
             return BrokerControlStates(current, s.CONTROLLED_SHUTDOWN)
         return BrokerControlStates(current, s.SHUTDOWN_NOW)
+
+    def _heartbeat_state_or_throw(self, broker_id: int) -> BrokerHeartbeatState:
+        broker = self._brokers.get(broker_id)
+        if broker is None:
+            raise IllegalStateException(f"Broker {broker_id} is not registered.")
+        return broker
+
+
+class UsableBrokerIterator(Iterator[UsableBroker]):
+    """The brokers of `iterator` not in controlled shutdown, as UsableBrokers with their racks."""
+
+    def __init__(self, iterator: Iterator[BrokerHeartbeatState], id_to_rack: Callable[[int], str | None]) -> None:
+        self._iterator = iterator
+        self._id_to_rack = id_to_rack
+
+    def __next__(self) -> UsableBroker:
+        result = next(self._iterator)
+        while result.shutting_down():
+            result = next(self._iterator)
+        return UsableBroker(result.id, self._id_to_rack(result.id), result.fenced())

@@ -14,11 +14,13 @@ from kafka_edu.v1_0_2.clients.common.errors import (
     InvalidRequestException,
     KafkaException,
     NotControllerException,
+    PolicyViolationException,
     RejectedExecutionException,
     TimeoutException,
     UnknownServerException,
 )
 from kafka_edu.v3_9.raft.raft.errors import NotLeaderException
+from kafka_edu.v3_9.server_common.server.mutable.bounded_list import BoundedListTooLongException
 
 
 class StaleBrokerEpochException(ApiException):
@@ -35,6 +37,10 @@ class BrokerIdNotRegisteredException(ApiException):
 
 class InconsistentClusterIdException(ApiException):
     pass
+
+
+class InvalidRegistrationException(ApiException):
+    """A broker registration the controller refuses (its directories, or its listeners)."""
 
 
 class UnknownTopicIdException(ApiException):
@@ -92,6 +98,10 @@ class EventHandlerExceptionInfo:
         if isinstance(exception, RejectedExecutionException | CancelledError):
             return EventHandlerExceptionInfo(False, False, exception, TimeoutException("The controller is "
                                                                                        "shutting down."))
+        if isinstance(exception, BoundedListTooLongException):
+            # The operation would have made an overly large batch of records.
+            return EventHandlerExceptionInfo(False, False, exception, PolicyViolationException(
+                "Unable to perform excessively large batch operation."))
         if isinstance(exception, InterruptedError):
             return EventHandlerExceptionInfo(False, False, exception, UnknownServerException("The controller was "
                                                                                              "interrupted."))
@@ -118,7 +128,8 @@ class EventHandlerExceptionInfo:
 
 __all__ = [
     "BrokerIdNotRegisteredException", "DuplicateBrokerRegistrationException", "EventHandlerExceptionInfo",
-    "FaultHandlerException", "InconsistentClusterIdException", "InvalidRequestException", "KafkaException",
+    "FaultHandlerException", "InconsistentClusterIdException", "InvalidRegistrationException",
+    "InvalidRequestException", "KafkaException",
     "RejectedExecutionException", "StaleBrokerEpochException", "UnknownTopicIdException", "is_timeout_exception",
     "new_wrong_controller_exception",
 ]

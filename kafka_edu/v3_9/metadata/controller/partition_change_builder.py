@@ -1,7 +1,7 @@
 """Port of metadata/src/main/java/org/apache/kafka/controller/PartitionChangeBuilder.java (Kafka 3.9).
 
-Left out: eligible leader replicas (KIP-966, off by default in 3.9), reassignment completion beyond its epoch
-bump, and the ZooKeeper-migration epoch bump.
+Left out: eligible leader replicas (KIP-966, off by default in 3.9), the completion of a reassignment (reassignments
+are not built) and the ZooKeeper-migration epoch bump.
 """
 
 from __future__ import annotations
@@ -14,13 +14,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from kafka_edu.v3_9.metadata.common.metadata import ApiMessageAndVersion, PartitionChangeRecord
-from kafka_edu.v3_9.metadata.controller.feature_control_manager import partition_change_record_version
+from kafka_edu.v3_9.metadata.controller.feature_control_manager import (
+    is_directory_assignment_supported,
+    partition_change_record_version,
+)
 from kafka_edu.v3_9.metadata.metadata.partition_registration import (
     NO_LEADER,
     NO_LEADER_CHANGE,
     LeaderRecoveryState,
     PartitionRegistration,
 )
+from kafka_edu.v3_9.server_common.server.common.metadata_version import MetadataVersion
 
 log = logging.getLogger(__name__)
 
@@ -42,7 +46,7 @@ class PartitionChangeBuilder:
     if the current one may no longer lead; None when nothing would change."""
 
     def __init__(self, partition: PartitionRegistration, topic_id: uuid.UUID, partition_id: int,
-                 is_acceptable_leader: Callable[[int], bool], metadata_version: int) -> None:
+                 is_acceptable_leader: Callable[[int], bool], metadata_version: MetadataVersion) -> None:
         self.partition = partition
         self.topic_id = topic_id
         self.partition_id = partition_id
@@ -54,6 +58,8 @@ class PartitionChangeBuilder:
         self.target_adding: list[int] = list(partition.adding_replicas)
         self.election = Election.ONLINE
         self.target_leader_recovery_state = partition.leader_recovery_state
+        self.target_directories: dict[int, uuid.UUID] = dict(zip(partition.replicas, partition.directories,
+                                                                 strict=False))
         self.default_dir: Callable[[int], uuid.UUID] | None = None
 
     def set_target_isr(self, target_isr: list[int]) -> PartitionChangeBuilder:
@@ -73,6 +79,10 @@ class PartitionChangeBuilder:
 
     def set_target_leader_recovery_state(self, state: LeaderRecoveryState) -> PartitionChangeBuilder:
         self.target_leader_recovery_state = state
+        return self
+
+    def set_directory(self, broker_id: int, directory: uuid.UUID) -> PartitionChangeBuilder:
+        self.target_directories[broker_id] = directory
         return self
 
     def set_default_dir_provider(self, default_dir: Callable[[int], uuid.UUID]) -> PartitionChangeBuilder:
@@ -117,7 +127,8 @@ class PartitionChangeBuilder:
             if result.unclean:
                 # An unclean leader may lack committed records: it alone is the ISR, and it must recover first.
                 record["isr"] = (result.node,)
-                if self.partition.leader_recovery_state != LeaderRecoveryState.RECOVERING:
+                if self.partition.leader_recovery_state != LeaderRecoveryState.RECOVERING and \
+                        self.metadata_version.is_at_least(MetadataVersion.IBP_3_2_IV0):  # isLeaderRecoverySupported
                     record["leader_recovery_state"] = int(LeaderRecoveryState.RECOVERING)
 
     def _trigger_leader_epoch_bump_for_replica_reassignment_if_needed(self, record: dict[str, Any]) -> None:
@@ -127,11 +138,31 @@ class PartitionChangeBuilder:
             # A replica leaves: a new leader epoch fences it (same leader, bumped epoch).
             record["leader"] = self.partition.leader
 
+    def _trigger_leader_epoch_bump_for_isr_shrink_if_needed(self, record: dict[str, Any]) -> None:
+        """Before 3.6-IV0 (isLeaderEpochBumpRequiredOnIsrShrink) a replica leaving the ISR bumps the leader epoch,
+        which fences it."""
+        if self.metadata_version.is_at_least(MetadataVersion.IBP_3_6_IV0):
+            return
+        if "leader" in record or "isr" not in record:
+            return
+        if not set(self.partition.isr) <= set(record["isr"]):
+            record["leader"] = self.partition.leader
+
     def _set_assignment_changes(self, record: dict[str, Any]) -> None:
-        if self.target_replicas and self.target_replicas != list(self.partition.replicas):
-            record["replicas"] = tuple(self.target_replicas)
-            if self.default_dir is not None:
-                record["directories"] = tuple(self.default_dir(r) for r in self.target_replicas)
+        if self.target_replicas:
+            if is_directory_assignment_supported(self.metadata_version):
+                directories = []
+                for replica in self.target_replicas:
+                    directory = self.target_directories.get(replica)
+                    if directory is None:
+                        if self.default_dir is None:
+                            raise RuntimeError("DefaultDirProvider is not set")
+                        directory = self.default_dir(replica)
+                    directories.append(directory)
+                if directories != list(self.partition.directories):
+                    record["directories"] = tuple(directories)
+            if self.target_replicas != list(self.partition.replicas):
+                record["replicas"] = tuple(self.target_replicas)
         if self.target_removing != list(self.partition.removing_replicas):
             record["removing_replicas"] = tuple(self.target_removing)
         if self.target_adding != list(self.partition.adding_replicas):
@@ -146,6 +177,7 @@ class PartitionChangeBuilder:
         # Without ELR an empty ISR is never written: the last member stays, leaderless.
         if "isr" not in record and self.target_isr and self.target_isr != list(self.partition.isr):
             record["isr"] = tuple(self.target_isr)
+        self._trigger_leader_epoch_bump_for_isr_shrink_if_needed(record)
         self._set_assignment_changes(record)
         if self.target_leader_recovery_state != self.partition.leader_recovery_state:
             record["leader_recovery_state"] = int(self.target_leader_recovery_state)

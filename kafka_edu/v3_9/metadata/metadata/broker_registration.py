@@ -1,14 +1,50 @@
 """Port of metadata/src/main/java/org/apache/kafka/metadata/BrokerRegistration.java and friends (Kafka 3.9).
 
-With BrokerRegistrationReply, BrokerHeartbeatReply, BrokerRegistrationFencingChange and
-BrokerRegistrationInControlledShutdownChange.
+With BrokerRegistrationReply, BrokerHeartbeatReply, BrokerRegistrationFencingChange,
+BrokerRegistrationInControlledShutdownChange, and server-common's DirectoryId for the uuid.UUID directory ids the
+records carry (toRecord is `broker_to_record` in kafka_edu/v3_9/metadata/image/cluster_image.py).
 """
 
 from __future__ import annotations
 
 import enum
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+
+_LONG = 1 << 64
+
+# DirectoryId: the reserved directory ids (3.9's values).
+MIGRATING_DIR = uuid.UUID(int=0)  # DirectoryId.MIGRATING: a replica whose directory is not known (yet)
+UNASSIGNED_DIR = uuid.UUID(int=1)  # DirectoryId.UNASSIGNED: a replica not yet placed in a directory
+LOST_DIR = uuid.UUID(int=2)  # DirectoryId.LOST: a replica on an offline directory
+
+
+def _signed(value: int) -> int:
+    return value - _LONG if value >= 1 << 63 else value
+
+
+def directory_sort_key(directory: uuid.UUID) -> tuple[int, int]:
+    """Uuid.compareTo: the most significant half first, each half compared as Java's signed long."""
+    return _signed(directory.int >> 64), _signed(directory.int & (_LONG - 1))
+
+
+def directory_id_reserved(directory: uuid.UUID) -> bool:
+    """DirectoryId.reserved: the first 100 ids (high half zero, low half below 100 as a signed long)."""
+    most, least = directory_sort_key(directory)
+    return most == 0 and least < 100
+
+
+def directory_is_online(directory: uuid.UUID, sorted_online_dirs: Sequence[uuid.UUID]) -> bool:
+    """DirectoryId.isOnline."""
+    if directory in (UNASSIGNED_DIR, MIGRATING_DIR):
+        return True
+    if directory == LOST_DIR:
+        return False
+    # No directories at all: registered below metadata.version 3.7-IV2, where they were not sent (KAFKA-16162).
+    if not sorted_online_dirs:
+        return True
+    return directory in sorted_online_dirs
 
 
 @dataclass(frozen=True)
@@ -33,6 +69,13 @@ class BrokerRegistration:
     in_controlled_shutdown: bool = False
     is_migrating_zk_broker: bool = False
     directories: tuple[uuid.UUID, ...] = ()
+
+    def __post_init__(self) -> None:
+        # Kept sorted, as Kafka's constructor does: equality and the written record do not depend on their order.
+        object.__setattr__(self, "directories", tuple(sorted(self.directories, key=directory_sort_key)))
+
+    def has_online_dir(self, directory: uuid.UUID) -> bool:
+        return directory_is_online(directory, self.directories)
 
     def cloned_with(self, fencing_change: bool | None, in_controlled_shutdown_change: bool | None,
                     directories_change: tuple[uuid.UUID, ...] | None) -> BrokerRegistration:

@@ -16,6 +16,8 @@ from kafka_edu.v3_9.metadata.controller.feature_control_manager import (
     partition_record_version,
 )
 
+MIGRATING_DIR = uuid.UUID(int=0)  # DirectoryId.MIGRATING
+
 NO_LEADER = -1  # LeaderConstants.NO_LEADER
 NO_LEADER_CHANGE = -2  # LeaderConstants.NO_LEADER_CHANGE: a PartitionChangeRecord that keeps the leader
 
@@ -24,6 +26,14 @@ class LeaderRecoveryState(enum.IntEnum):
     RECOVERED = 0
     RECOVERING = 1  # the leader came from an unclean election and may lack committed records
     NO_CHANGE = -1  # only in a PartitionChangeRecord
+
+
+def _default_to_migrating(directories: tuple[uuid.UUID, ...], num_replicas: int) -> tuple[uuid.UUID, ...]:
+    """No directories (a record from before directory assignment), or only MIGRATING ones: MIGRATING for each
+    replica."""
+    if all(directory == MIGRATING_DIR for directory in directories):
+        return (MIGRATING_DIR,) * num_replicas
+    return directories
 
 
 @dataclass(frozen=True)
@@ -43,7 +53,8 @@ class PartitionRegistration:
     @staticmethod
     def from_record(record: Any) -> PartitionRegistration:
         return PartitionRegistration(
-            replicas=tuple(record.replicas), directories=tuple(getattr(record, "directories", ()) or ()),
+            replicas=tuple(record.replicas),
+            directories=_default_to_migrating(tuple(getattr(record, "directories", ()) or ()), len(record.replicas)),
             isr=tuple(record.isr), removing_replicas=tuple(record.removing_replicas),
             adding_replicas=tuple(record.adding_replicas), leader=record.leader,
             leader_recovery_state=LeaderRecoveryState(record.leader_recovery_state),
@@ -55,8 +66,9 @@ class PartitionRegistration:
         changes: dict[str, Any] = {}
         if record.replicas is not None:
             changes["replicas"] = tuple(record.replicas)
-        if getattr(record, "directories", None) is not None:
-            changes["directories"] = tuple(record.directories)
+        directories = tuple(record.directories) if getattr(record, "directories", None) is not None \
+            else self.directories
+        changes["directories"] = _default_to_migrating(directories, len(changes.get("replicas", self.replicas)))
         if record.isr is not None:
             changes["isr"] = tuple(record.isr)
         if record.removing_replicas is not None:
@@ -70,6 +82,13 @@ class PartitionRegistration:
             changes["leader_recovery_state"] = LeaderRecoveryState(record.leader_recovery_state)
         changes["partition_epoch"] = self.partition_epoch + 1
         return replace(self, **changes)
+
+    def directory(self, replica: int) -> uuid.UUID:
+        """The log directory of the replica on this broker."""
+        for i, r in enumerate(self.replicas):
+            if r == replica:
+                return self.directories[i]
+        raise ValueError(f"Replica {replica} is not assigned to this partition.")
 
     def has_leader(self) -> bool:
         return self.leader != NO_LEADER

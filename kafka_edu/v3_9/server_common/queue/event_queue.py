@@ -28,7 +28,8 @@ class Event:
 
     def handle_exception(self, e: BaseException) -> None:
         """What run raised, or why the queue never ran the event: a TimeoutException when its deadline passed
-        first, a RejectedExecutionException when the queue was shutting down."""
+        first, a RejectedExecutionException when the queue was shutting down, an InterruptedError (Java's
+        InterruptedException) when its thread was interrupted."""
 
 
 class FailureLoggingEvent(Event):

@@ -11,6 +11,7 @@ import bisect
 import contextvars
 import logging
 import threading
+from collections.abc import Callable
 from time import monotonic_ns
 from typing import Protocol
 
@@ -44,6 +45,42 @@ class SystemTime:
 SYSTEM_TIME = SystemTime()
 
 
+class KafkaThread(threading.Thread):
+    """org.apache.kafka.common.utils.KafkaThread with the interrupt flag of java.lang.Thread.
+
+    Python cannot interrupt a thread, so `interrupt` raises the flag and calls `on_interrupt` to wake up what the
+    thread blocks on; the thread's own blocking waits look at the flag and raise InterruptedError (Java's
+    InterruptedException) as Java's do.
+    """
+
+    def __init__(self, name: str, runnable: Callable[[], None], daemon: bool,
+                 on_interrupt: Callable[[], None] = lambda: None) -> None:
+        super().__init__(target=runnable, name=name, daemon=daemon)
+        self._interrupt_lock = threading.Lock()
+        self._interrupted = False
+        self._on_interrupt = on_interrupt
+
+    def interrupt(self) -> None:
+        with self._interrupt_lock:
+            self._interrupted = True
+        self._on_interrupt()
+
+    def is_interrupted(self) -> bool:
+        with self._interrupt_lock:
+            return self._interrupted
+
+    def interrupted(self) -> bool:
+        """Thread.interrupted() of this thread: whether the flag was up, and down it goes."""
+        with self._interrupt_lock:
+            was, self._interrupted = self._interrupted, False
+            return was
+
+
+def _current_thread_is_interrupted() -> bool:
+    is_interrupted = getattr(threading.current_thread(), "is_interrupted", None)
+    return bool(is_interrupted is not None and is_interrupted())
+
+
 class _TreeMap:
     """The slice of java.util.TreeMap<Long, EventContext> the event handler uses, ordered by deadline."""
 
@@ -75,8 +112,9 @@ class _TreeMap:
 class KafkaEventQueue(EventQueue):
     """An EventQueue run by one thread named `<thread_name_prefix>event-handler`.
 
-    Python threads cannot be interrupted, so 3.9's `interrupted` flag and the InterruptedException it delivers
-    are left out; shutting down goes through `begin_shutdown` only.
+    Interrupting that thread (`event_handler_thread.interrupt()`, see KafkaThread) shuts the queue down as Java's
+    does: every event still queued, and every one enqueued later, gets an InterruptedError (Java's
+    InterruptedException) instead of running.
     """
 
     EVENT_HANDLER_THREAD_SUFFIX = EVENT_HANDLER_THREAD_SUFFIX
@@ -117,17 +155,21 @@ class KafkaEventQueue(EventQueue):
         def is_singleton(self) -> bool:
             return self.prev is self and self.next is self
 
-        def run(self, log: logging.LoggerAdapter, exception_to_deliver: BaseException | None) -> None:
+        def run(self, log: logging.LoggerAdapter, exception_to_deliver: BaseException | None) -> bool:
             """Run the event, or hand it the exception the queue has for it instead; what run raises goes to the
-            event's handle_exception, and the queue goes on."""
+            event's handle_exception, and the queue goes on. True if the thread was interrupted."""
             if exception_to_deliver is None:
                 try:
                     self.event.run()
+                except InterruptedError:
+                    log.warning("Interrupted while running event. Shutting down event queue")
+                    return True
                 except Exception as e:
                     log.debug("Got exception while running %s. Invoking handleException.", self.event, exc_info=e)
                     exception_to_deliver = e
             if exception_to_deliver is not None:
                 self.complete_with_exception(log, exception_to_deliver)
+            return _current_thread_is_interrupted()
 
         def complete_with_exception(self, log: logging.LoggerAdapter, t: BaseException) -> None:
             try:
@@ -175,15 +217,19 @@ class KafkaEventQueue(EventQueue):
             queue = self.queue
             to_deliver: BaseException | None = None
             to_run: KafkaEventQueue.EventContext | None = None
+            was_interrupted = False
             while True:
                 if to_run is not None:
                     with span("KafkaEventQueue.EventHandler.handleEvents", to_run=to_run, to_deliver=to_deliver):
-                        to_run.run(queue.log, to_deliver)
+                        was_interrupted = to_run.run(queue.log, to_deliver)
                 with queue.lock:
                     if to_run is not None:
                         self._size -= 1
+                        if was_interrupted:
+                            queue.interrupted = True
                         to_deliver = None
                         to_run = None
+                        was_interrupted = False
                     await_ns: int | None = None  # Java's Long.MAX_VALUE: wait until signalled
                     entry = self.deadline_map.first_entry()
                     if entry is not None:
@@ -201,6 +247,11 @@ class KafkaEventQueue(EventQueue):
                                 to_deliver = TimeoutException()
                                 to_run = event_context
                             continue
+                        elif queue.interrupted:
+                            self.remove(event_context)
+                            to_deliver = InterruptedError("The event handler thread is interrupted")
+                            to_run = event_context
+                            continue
                         elif queue.shutting_down:
                             # Shutting down: every event that holds a deadline is refused; plain ones still run.
                             self.remove(event_context)
@@ -209,18 +260,40 @@ class KafkaEventQueue(EventQueue):
                             continue
                         await_ns = timeout_ns - now
                     if self.head.next is self.head:
-                        if self.deadline_map.is_empty() and queue.shutting_down:
+                        if self.deadline_map.is_empty() and (queue.shutting_down or queue.interrupted):
                             # Nothing left and no more to come: the thread ends.
                             return
                     else:
-                        to_deliver = None
+                        if queue.interrupted:
+                            to_deliver = InterruptedError("The event handler thread is interrupted")
+                        else:
+                            to_deliver = None
                         to_run = self.head.next
                         self.remove(to_run)
                         continue
                     if await_ns is None:
-                        self.cond.wait()
+                        try:
+                            self.await_(None)
+                        except InterruptedError:
+                            queue.log.warning("Interrupted while waiting for a new event. Shutting down event queue")
+                            queue.interrupted = True
                     else:
-                        self.cond.wait(await_ns / 1_000_000_000)
+                        try:
+                            self.await_(await_ns / 1_000_000_000)
+                        except InterruptedError:
+                            queue.log.warning("Interrupted while waiting for a deferred event. "
+                                              "Shutting down event queue")
+                            queue.interrupted = True
+
+        def await_(self, timeout_s: float | None) -> None:
+            """Condition.await / awaitNanos: an InterruptedError, and the flag down, if the thread is interrupted
+            before or while it waits."""
+            thread = self.queue.event_handler_thread
+            if thread.interrupted():
+                raise InterruptedError()
+            self.cond.wait(timeout_s)
+            if thread.interrupted():
+                raise InterruptedError()
 
         def enqueue(self, event_context: KafkaEventQueue.EventContext,
                     deadline_ns_calculator: DeadlineNsCalculator) -> Exception | None:
@@ -229,6 +302,8 @@ class KafkaEventQueue(EventQueue):
             with queue.lock:
                 if queue.shutting_down:
                     return RejectedExecutionException("The event queue is shutting down")
+                if queue.interrupted:
+                    return InterruptedError("The event handler thread is interrupted")
                 existing_deadline_ns: int | None = None
                 if event_context.tag is not None:
                     to_remove = self.tag_to_event_context.get(event_context.tag)
@@ -292,10 +367,11 @@ class KafkaEventQueue(EventQueue):
         self.log = Logging("org.apache.kafka.queue.KafkaEventQueue", log_context)
         self.event_handler = KafkaEventQueue.EventHandler(self)
         # Daemon, unlike Kafka's thread: a process that never closes its queue can still exit.
-        self.event_handler_thread = threading.Thread(target=self.event_handler.run,
-                                                     name=thread_name_prefix + EVENT_HANDLER_THREAD_SUFFIX,
-                                                     daemon=True)
+        self.event_handler_thread = KafkaThread(thread_name_prefix + EVENT_HANDLER_THREAD_SUFFIX,
+                                                self.event_handler.run, True, self.event_handler.wake_up)
         self.shutting_down = False
+        # True once the event handler thread was interrupted. Guarded by the lock.
+        self.interrupted = False
         self.event_handler_thread.start()
 
     @step("KR.queue")
@@ -304,7 +380,7 @@ class KafkaEventQueue(EventQueue):
         event_context = KafkaEventQueue.EventContext(event, insertion_type, tag)
         e = self.event_handler.enqueue(event_context, deadline_ns_calculator)
         if e is not None:
-            # Refused (the queue is shutting down): the caller's thread tells the event at once.
+            # Refused (the queue is shutting down, or its thread was interrupted): the caller's thread tells the event.
             event_context.complete_with_exception(self.log, e)
 
     def cancel_deferred(self, tag: str) -> None:

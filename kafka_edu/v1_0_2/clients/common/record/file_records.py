@@ -399,11 +399,19 @@ class FileRecords:
             self._size = min(os.fstat(fd).st_size, end) - start
 
     @classmethod
-    def open(cls, file: str | os.PathLike[str]) -> FileRecords:
-        """Open (creating if needed) a segment file for appends; preallocation is not ported."""
+    def open(cls, file: str | os.PathLike[str], file_already_exists: bool = False, init_file_size: int = 0,
+             preallocate: bool = False) -> FileRecords:
+        """Open (creating if needed) a segment file for appends.
+
+        A new file with `preallocate` is first sized to `init_file_size` (log.preallocate); its records end at 0
+        until appended to, and close() trims the file back to them.
+        """
         path = Path(file)
         fd = os.open(path, os.O_RDWR | os.O_CREAT)
-        return cls(path, fd, 0, 2**31 - 1, is_slice=False)
+        if not file_already_exists and preallocate:
+            os.ftruncate(fd, init_file_size)  # RandomAccessFile.setLength
+        end = 0 if (not file_already_exists and preallocate) else 2**31 - 1
+        return cls(path, fd, 0, end, is_slice=False)
 
     def size_in_bytes(self) -> int:
         return self._size

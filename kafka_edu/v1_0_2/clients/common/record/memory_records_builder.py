@@ -6,6 +6,8 @@ from __future__ import annotations
 import io
 import struct
 import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from kio.serial import entity_writer
@@ -165,6 +167,51 @@ class MemoryRecordsBuilder:
 def _type_version(message: Any) -> int:
     """The schema version a kio class was generated for."""
     return int(type(message).__version__)
+
+
+# --- SimpleRecord and MemoryRecords.withRecords / withTransactionalRecords (Kafka 1.0.2), magic v2 only. ---
+
+@dataclass(frozen=True)
+class SimpleRecord:
+    """SimpleRecord.java: a record before it has an offset; `SimpleRecord(value)` has no timestamp."""
+
+    value: bytes | None
+    key: bytes | None = None
+    timestamp: int = NO_TIMESTAMP
+    headers: tuple[tuple[str, bytes | None], ...] = field(default=())
+
+
+def with_simple_records(records: Sequence[SimpleRecord], initial_offset: int = 0,
+                        compression_type: CompressionType = CompressionType.NONE,
+                        timestamp_type: TimestampType = TimestampType.CREATE_TIME,
+                        producer_id: int = NO_PRODUCER_ID, producer_epoch: int = NO_PRODUCER_EPOCH,
+                        base_sequence: int = NO_SEQUENCE, partition_leader_epoch: int = NO_PARTITION_LEADER_EPOCH,
+                        is_transactional: bool = False, magic: int = MAGIC_VALUE_V2) -> MemoryRecords:
+    """MemoryRecords.withRecords(magic, initialOffset, compressionType, timestampType, producerId, producerEpoch,
+    baseSequence, partitionLeaderEpoch, isTransactional, records...): one batch of `records` from `initial_offset`.
+
+    Java's shorter overloads are these keyword defaults. This port writes record batches v2 only (the log stores no
+    other format), so any other `magic` is refused.
+    """
+    if magic != MAGIC_VALUE_V2:
+        raise IllegalArgumentException(f"Magic v{magic} is not supported: this port builds record batches v2 only")
+    if not records:
+        return MemoryRecords(b"")
+    log_append_time = int(time.time() * 1000) if timestamp_type is TimestampType.LOG_APPEND_TIME else NO_TIMESTAMP
+    builder = MemoryRecordsBuilder(compression_type, timestamp_type, initial_offset, log_append_time, producer_id,
+                                   producer_epoch, base_sequence, is_transactional, partition_leader_epoch)
+    for record in records:
+        builder.append(record.timestamp, record.key, record.value, list(record.headers))
+    return builder.build()
+
+
+def with_transactional_records(records: Sequence[SimpleRecord], producer_id: int, producer_epoch: int,
+                               base_sequence: int, initial_offset: int = 0,
+                               compression_type: CompressionType = CompressionType.NONE,
+                               partition_leader_epoch: int = NO_PARTITION_LEADER_EPOCH) -> MemoryRecords:
+    """MemoryRecords.withTransactionalRecords: a transactional CreateTime batch of `records`."""
+    return with_simple_records(records, initial_offset, compression_type, TimestampType.CREATE_TIME, producer_id,
+                               producer_epoch, base_sequence, partition_leader_epoch, is_transactional=True)
 
 
 # --- MemoryRecords.withEndTransactionMarker (Kafka 1.0.2): what a partition leader appends for WriteTxnMarkers. ---

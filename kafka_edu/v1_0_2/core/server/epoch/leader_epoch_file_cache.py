@@ -66,7 +66,11 @@ class LeaderEpochFileCache:
         UNDEFINED_EPOCH_OFFSET when the epoch is older than every cached one or newer than all.
         """
         with self._lock:
-            if requested_epoch == self.latest_epoch():
+            if requested_epoch == UNDEFINED_EPOCH:
+                # a bootstrapping follower, or one on a message format without epochs: never the LEO, even when
+                # the cache is empty and its latest epoch is UNDEFINED_EPOCH too
+                offset = UNDEFINED_EPOCH_OFFSET
+            elif requested_epoch == self.latest_epoch():
                 offset = self._leo()
             else:
                 subsequent_epochs = [e for e in self._epochs if e.epoch > requested_epoch]

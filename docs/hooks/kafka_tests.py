@@ -1,0 +1,78 @@
+"""MkDocs hook: the page "Kafka's own tests as referee", drawn from a run of those tests at build time.
+
+The build runs `pytest tests/kafka_tests` (Kafka's own test classes ported to pytest, a few seconds) with
+KAFKA_EDU_KAFKA_TESTS_JSON set, and renders what it counted: per Kafka test class, its cases in Kafka, those that
+cannot apply (with why), ported, passing, failing, and kept apart as a deliberate difference. The figures are the
+run's, so they cannot drift from the code; a build on a checkout whose referee fails still builds, and says so.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.structure.files import File, Files
+
+REPO = Path(__file__).resolve().parents[2]
+PAGE = "kafka-tests.md"
+TITLE = "Kafka's own tests as referee"
+
+
+def on_config(config: MkDocsConfig) -> MkDocsConfig:
+    nav = [item for item in config.nav or [] if not (isinstance(item, dict) and TITLE in item)]
+    at = next((i + 1 for i, item in enumerate(nav) if isinstance(item, dict) and "architecture.md" in item.values()),
+              len(nav))
+    nav.insert(at, {TITLE: PAGE})
+    config.nav = nav
+    return config
+
+
+def on_files(files: Files, config: MkDocsConfig) -> Files:
+    files.append(File.generated(config, PAGE, content=render(*_run())))
+    return files
+
+
+def _run() -> tuple[list[dict], str]:
+    with tempfile.TemporaryDirectory() as tmp:
+        target = Path(tmp) / "figures.json"
+        done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/kafka_tests"],
+                              cwd=REPO, capture_output=True, text=True, timeout=900,
+                              env={**os.environ, "KAFKA_EDU_KAFKA_TESTS_JSON": str(target)})
+        rows = json.loads(target.read_text()) if target.exists() else []
+    summary = next((line for line in reversed(done.stdout.splitlines())
+                    if re.search(r"\d+ (passed|failed|error)", line)), "no test ran")
+    return rows, summary.strip("= ").strip()
+
+
+def render(rows: list[dict], summary: str) -> str:
+    lines = [f"# {TITLE}", "",
+             "Kafka ships unit tests that pin down what each class does. kafka-edu ports them, class by class, to "
+             "pytest under `tests/kafka_tests/` (the path names the Kafka version and the test file) and lets them "
+             "judge the port: a test keeps Kafka's name (in snake_case) and what it asserts. A case that cannot apply "
+             "here is listed with the reason; a case where the port keeps a deliberate difference runs, is expected to "
+             "fail, and says why.", "",
+             f"The figures below come from running those tests while this site was built (pytest said: {summary}). "
+             "`./run tests` prints the same table at its end. *n/a*: cases that cannot apply here; *differs*: "
+             "deliberate differences; *pass*: passing cases of the applicable ones.", "",
+             "| Kafka | test class | cases | n/a | ported | passing | failing | differs | pass |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        share = f"{100 * r['passed'] / r['applicable']:.0f} %" if r["applicable"] else "–"
+        lines.append(f"| {r['version']} | [`{r['class']}`](#{r['class'].lower()}) | {r['cases']} | "
+                     f"{r['not_applicable']} | {r['ported']} | {r['passed']} | {r['failed']} | {r['differs']} | "
+                     f"{share} |")
+    if not rows:
+        lines.append("| | the referee did not run | | | | | | | |")
+    for r in rows:
+        lines += ["", f"## {r['class']}", "",
+                  f"Kafka {r['version']}'s `{r['kafka_path']}`, ported as `{r['port_path']}`."]
+        if r["not_applicable_reasons"]:
+            lines += ["", "Not applicable:", ""]
+            lines += [f"- `{case}`: {reason}" for case, reason in r["not_applicable_reasons"].items()]
+    return "\n".join(lines) + "\n"

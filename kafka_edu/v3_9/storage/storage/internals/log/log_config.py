@@ -1,0 +1,172 @@
+"""Port of storage/src/main/java/org/apache/kafka/storage/internals/log/LogConfig.java (Kafka 3.9), the part the
+controller uses: every topic config's definition (name, type, default, validator) and LogConfig.validate.
+
+The Log of this port still reads its topic configs with 1.0.2's LogConfig (kafka_edu/v1_0_2/core/log/log_config.py);
+this is what a 3.9 controller accepts in a CreateTopics and reports back as the topic's effective configs. Tiered
+storage is not built, so a topic asking for remote storage is refused as 3.9 refuses it on a broker whose
+remote.log.storage.system.enable is false.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from kafka_edu.v1_0_2.clients.common.config.config_def import (
+    ConfigDef,
+    ConfigException,
+    Range,
+    Type,
+    ValidList,
+    ValidString,
+)
+from kafka_edu.v1_0_2.clients.common.errors import InvalidConfigurationException
+from kafka_edu.v3_9.server_common.server.common.metadata_version import MetadataVersion
+
+LONG_MAX = 2**63 - 1
+RECORD_OVERHEAD_V0 = 14  # LegacyRecord.RECORD_OVERHEAD_V0
+LOG_OVERHEAD = 12  # Records.LOG_OVERHEAD
+
+DEFAULT_MAX_MESSAGE_BYTES = 1024 * 1024 + LOG_OVERHEAD
+DEFAULT_SEGMENT_BYTES = 1024 * 1024 * 1024
+DEFAULT_SEGMENT_MS = 24 * 7 * 60 * 60 * 1000
+DEFAULT_SEGMENT_JITTER_MS = 0
+DEFAULT_RETENTION_MS = 24 * 7 * 60 * 60 * 1000
+DEFAULT_DELETE_RETENTION_MS = 24 * 60 * 60 * 1000
+DEFAULT_MIN_COMPACTION_LAG_MS = 0
+DEFAULT_MAX_COMPACTION_LAG_MS = LONG_MAX
+DEFAULT_MIN_CLEANABLE_DIRTY_RATIO = 0.5
+DEFAULT_UNCLEAN_LEADER_ELECTION_ENABLE = False
+DEFAULT_COMPRESSION_TYPE = "producer"
+DEFAULT_PREALLOCATE = False
+DEFAULT_MESSAGE_FORMAT_VERSION = "3.0-IV1"  # ServerLogConfigs.LOG_MESSAGE_FORMAT_VERSION_DEFAULT
+DEFAULT_REMOTE_STORAGE_ENABLE = False
+DEFAULT_LOCAL_RETENTION_BYTES = -2  # derived from retention.bytes
+DEFAULT_LOCAL_RETENTION_MS = -2  # derived from retention.ms
+
+CONFIGS_WITH_NO_SERVER_DEFAULTS = frozenset({
+    "remote.storage.enable", "remote.log.delete.on.disable", "remote.log.copy.disable",
+    "leader.replication.throttled.replicas", "follower.replication.throttled.replicas"})
+
+_BROKER_COMPRESSION_TYPES = ("uncompressed", "zstd", "lz4", "snappy", "gzip", "producer")  # BrokerCompressionType
+
+
+def _gzip_level_validator(name: str, value: Any) -> None:
+    """GzipCompression.LevelValidator: Deflater.DEFAULT_COMPRESSION (-1), or 1 to 9."""
+    if value == -1 or 1 <= value <= 9:
+        return
+    raise ConfigException(name, value, "Value must be between 1 and 9")
+
+
+def _metadata_version_validator(name: str, value: Any) -> None:
+    """MetadataVersionValidator: any version string MetadataVersion knows."""
+    try:
+        MetadataVersion.from_version_string(value)
+    except Exception as e:
+        raise ConfigException(name, value, str(e)) from None
+
+
+def _throttled_replica_list_validator(name: str, value: Any) -> None:
+    """ThrottledReplicaListValidator: '*', or partitionId:brokerId pairs."""
+    def is_pair(item: str) -> bool:
+        parts = [p.strip() for p in item.split(":")]
+        return len(parts) == 2 and all(p.isdigit() for p in parts)
+
+    items = [str(v).strip() for v in value]
+    if not (items == ["*"] or all(is_pair(item) for item in items)):
+        raise ConfigException(name, value, "must be the literal '*' or a list of replicas in the following format: "
+                                           "[partitionId]:[brokerId],[partitionId]:[brokerId],...")
+
+
+CONFIG = (ConfigDef()
+          .define("segment.bytes", Type.INT, DEFAULT_SEGMENT_BYTES, Range.at_least(RECORD_OVERHEAD_V0))
+          .define("segment.ms", Type.LONG, DEFAULT_SEGMENT_MS, Range.at_least(1))
+          .define("segment.jitter.ms", Type.LONG, DEFAULT_SEGMENT_JITTER_MS, Range.at_least(0))
+          .define("segment.index.bytes", Type.INT, 10 * 1024 * 1024, Range.at_least(4))
+          .define("flush.messages", Type.LONG, LONG_MAX, Range.at_least(1))
+          .define("flush.ms", Type.LONG, LONG_MAX, Range.at_least(0))
+          .define("retention.bytes", Type.LONG, -1)  # may be negative: no size limit
+          .define("retention.ms", Type.LONG, DEFAULT_RETENTION_MS, Range.at_least(-1))
+          .define("max.message.bytes", Type.INT, DEFAULT_MAX_MESSAGE_BYTES, Range.at_least(0))
+          .define("index.interval.bytes", Type.INT, 4096, Range.at_least(0))
+          .define("delete.retention.ms", Type.LONG, DEFAULT_DELETE_RETENTION_MS, Range.at_least(0))
+          .define("min.compaction.lag.ms", Type.LONG, DEFAULT_MIN_COMPACTION_LAG_MS, Range.at_least(0))
+          .define("max.compaction.lag.ms", Type.LONG, DEFAULT_MAX_COMPACTION_LAG_MS, Range.at_least(1))
+          .define("file.delete.delay.ms", Type.LONG, 60000, Range.at_least(0))
+          .define("min.cleanable.dirty.ratio", Type.DOUBLE, DEFAULT_MIN_CLEANABLE_DIRTY_RATIO, Range.between(0, 1))
+          .define("cleanup.policy", Type.LIST, "delete", ValidList.in_("compact", "delete"))
+          .define("unclean.leader.election.enable", Type.BOOLEAN, DEFAULT_UNCLEAN_LEADER_ELECTION_ENABLE)
+          .define("min.insync.replicas", Type.INT, 1, Range.at_least(1))
+          .define("compression.type", Type.STRING, DEFAULT_COMPRESSION_TYPE,
+                  ValidString.in_(*_BROKER_COMPRESSION_TYPES))
+          .define("compression.gzip.level", Type.INT, -1, _gzip_level_validator)
+          .define("compression.lz4.level", Type.INT, 9, Range.between(1, 17))
+          .define("compression.zstd.level", Type.INT, 3, Range.between(-131072, 22))
+          .define("preallocate", Type.BOOLEAN, DEFAULT_PREALLOCATE)
+          .define("message.format.version", Type.STRING, DEFAULT_MESSAGE_FORMAT_VERSION, _metadata_version_validator)
+          .define("message.timestamp.type", Type.STRING, "CreateTime", ValidString.in_("CreateTime", "LogAppendTime"))
+          .define("message.timestamp.difference.max.ms", Type.LONG, LONG_MAX, Range.at_least(0))
+          .define("message.timestamp.before.max.ms", Type.LONG, LONG_MAX, Range.at_least(0))
+          .define("message.timestamp.after.max.ms", Type.LONG, LONG_MAX, Range.at_least(0))
+          .define("leader.replication.throttled.replicas", Type.LIST, "", _throttled_replica_list_validator)
+          .define("follower.replication.throttled.replicas", Type.LIST, "", _throttled_replica_list_validator)
+          .define("message.downconversion.enable", Type.BOOLEAN, True)
+          .define("remote.storage.enable", Type.BOOLEAN, DEFAULT_REMOTE_STORAGE_ENABLE)
+          .define("local.retention.ms", Type.LONG, DEFAULT_LOCAL_RETENTION_MS, Range.at_least(-2))
+          .define("local.retention.bytes", Type.LONG, DEFAULT_LOCAL_RETENTION_BYTES, Range.at_least(-2))
+          .define("remote.log.copy.disable", Type.BOOLEAN, False)
+          .define("remote.log.delete.on.disable", Type.BOOLEAN, False))
+
+
+def config_def_copy() -> ConfigDef:
+    """LogConfig.configDefCopy: the definitions, for a KafkaConfigSchema."""
+    copy = ConfigDef()
+    copy.config_keys = dict(CONFIG.config_keys)
+    return copy
+
+
+def config_names() -> list[str]:
+    return sorted(CONFIG.names())
+
+
+def validate_names(props: Mapping[str, Any]) -> None:
+    names = CONFIG.names()
+    for name in props:
+        if name not in names:
+            raise InvalidConfigurationException(f"Unknown topic config name: {name}")
+
+
+def validate_values(props: Mapping[str, Any]) -> None:
+    """The checks across configs, on parsed values (every topic config present)."""
+    min_compaction_lag = props["min.compaction.lag.ms"]
+    max_compaction_lag = props["max.compaction.lag.ms"]
+    if min_compaction_lag > max_compaction_lag:
+        raise InvalidConfigurationException(f"conflict topic config setting min.compaction.lag.ms "
+                                            f"({min_compaction_lag}) > max.compaction.lag.ms ({max_compaction_lag})")
+
+
+def validate_remote_storage_only_if_system_enabled(props: Mapping[str, Any],
+                                                   is_remote_log_storage_system_enabled: bool,
+                                                   is_receiving_config_from_store: bool) -> None:
+    if props["remote.storage.enable"] and not is_remote_log_storage_system_enabled:
+        if is_receiving_config_from_store:
+            raise ConfigException("You have to delete all topics with the property remote.storage.enable=true "
+                                  "before disabling tiered storage cluster-wide")
+        raise ConfigException("Tiered Storage functionality is disabled in the broker. Topic cannot be configured "
+                              "with remote log storage.")
+
+
+def validate(existing_configs: Mapping[str, str], props: Mapping[str, Any],
+             configured_props: Mapping[str, Any] | None = None,
+             is_remote_log_storage_system_enabled: bool = False) -> None:
+    """The names, then each value (ConfigDef.parse: common.config's ConfigException when one is bad), then the checks
+    across values. With the broker's log configs (`configured_props`), the topic's values override them and the
+    remote-storage checks run; the rest of those checks need tiered storage, which is not built."""
+    validate_names(props)
+    if not configured_props:
+        validate_values(CONFIG.parse(props))
+        return
+    value_maps = CONFIG.parse({**configured_props, **props})
+    validate_values(value_maps)
+    if value_maps["remote.storage.enable"]:
+        validate_remote_storage_only_if_system_enabled(value_maps, is_remote_log_storage_system_enabled, False)

@@ -1,0 +1,80 @@
+"""Our own test code, not a Kafka port: the referee's count. At the end of a run that ran any of Kafka's own ported
+tests, one line per Kafka test class: its cases in Kafka, how many are ported, passed, failed, kept apart as a
+deliberate difference, and not applicable. With KAFKA_EDU_KAFKA_TESTS_JSON=PATH the same figures go to PATH (the
+docs site's hook runs these tests that way to draw docs/kafka-tests.md)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from tests.kafka_tests.referee import KafkaTestClass, snake
+
+_outcomes: dict[str, dict[str, str]] = defaultdict(dict)  # module file -> test function -> outcome
+_classes: dict[str, KafkaTestClass] = {}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        kafka = getattr(item.module, "KAFKA", None) if isinstance(item, pytest.Function) else None
+        if isinstance(kafka, KafkaTestClass):
+            _classes[item.module.__file__] = kafka
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    path = str(Path(report.fspath).resolve())
+    if path not in _classes:
+        return
+    name = report.location[2].split("[")[0]
+    if report.when == "call" or (report.when == "setup" and report.outcome != "passed"):
+        if hasattr(report, "wasxfail"):
+            outcome = "differs" if report.skipped else "failed"  # a strict xfail that passed fails the run
+        else:
+            outcome = report.outcome
+        previous = _outcomes[path].get(name)
+        if previous in (None, "passed") or outcome == "failed":  # parametrized cases: the worst one counts
+            _outcomes[path][name] = outcome
+
+
+def figures() -> list[dict]:
+    rows = []
+    for path, kafka in sorted(_classes.items(), key=lambda kv: (kv[1].version, kv[1].name)):
+        done = _outcomes.get(path, {})
+        counts = defaultdict(int)
+        for case in kafka.cases:
+            if case in kafka.not_applicable:
+                counts["not_applicable"] += 1
+            elif snake(case) in done:
+                counts["ported"] += 1
+                counts[done[snake(case)]] += 1
+        applicable = len(kafka.cases) - counts["not_applicable"]
+        rows.append({"version": kafka.version, "class": kafka.name, "kafka_path": kafka.path,
+                     "port_path": str(Path(path).relative_to(Path(__file__).resolve().parents[2])),
+                     "cases": len(kafka.cases), "applicable": applicable, "ported": counts["ported"],
+                     "passed": counts["passed"], "failed": counts["failed"], "differs": counts["differs"],
+                     "skipped": counts["skipped"], "not_applicable": counts["not_applicable"],
+                     "not_applicable_reasons": kafka.not_applicable})
+    return rows
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
+    rows = figures()
+    if not rows:
+        return
+    write = terminalreporter.write_line
+    terminalreporter.section("Kafka's own tests, ported (tests/kafka_tests)")
+    write(f"{'Kafka':6} {'test class':34} {'cases':>5} {'n/a':>4} {'ported':>6} {'passed':>6} {'failed':>6} "
+          f"{'differs':>7} {'pass %':>6}")
+    for r in rows:
+        share = f"{100 * r['passed'] / r['applicable']:.0f}" if r["applicable"] else "-"
+        write(f"{r['version']:6} {r['class']:34} {r['cases']:5} {r['not_applicable']:4} {r['ported']:6} "
+              f"{r['passed']:6} {r['failed']:6} {r['differs']:7} {share:>6}")
+    target = os.environ.get("KAFKA_EDU_KAFKA_TESTS_JSON")
+    if target:
+        Path(target).write_text(json.dumps(rows, indent=2) + "\n")
+        print(f"figures written to {target}", file=sys.stderr)
