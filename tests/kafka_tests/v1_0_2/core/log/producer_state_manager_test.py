@@ -8,7 +8,6 @@ broker has never seen) is what raises UnknownProducerIdException.
 from __future__ import annotations
 
 import os
-import time as _wall_clock
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -36,6 +35,7 @@ from kafka_edu.v1_0_2.core.log.producer_state_manager import (
     producer_snapshot_file,
 )
 from kafka_edu.v3_9.clients.common.record.control_record_utils import ControlRecordType
+from tests.kafka_tests.mock_time import MockTime
 from tests.kafka_tests.referee import kafka_test_class
 
 KAFKA = kafka_test_class(
@@ -60,29 +60,6 @@ KAFKA = kafka_test_class(
 PARTITION = TopicPartition("test", 0)
 PRODUCER_ID = 1
 MAX_PID_EXPIRATION_MS = 60 * 1000
-
-
-class MockTime:
-    """org.apache.kafka.common.utils.MockTime (no auto-tick): starts at the wall clock, moves only on sleep()."""
-
-    def __init__(self, auto_tick_ms: int = 0) -> None:
-        self._auto_tick_ms = auto_tick_ms
-        self._time_ms = int(_wall_clock.time() * 1000)
-        self._high_res_time_ns = _wall_clock.monotonic_ns()
-
-    def milliseconds(self) -> int:
-        if self._auto_tick_ms:
-            self.sleep(self._auto_tick_ms)
-        return self._time_ms
-
-    def nanoseconds(self) -> int:
-        if self._auto_tick_ms:
-            self.sleep(self._auto_tick_ms)
-        return self._high_res_time_ns
-
-    def sleep(self, ms: int) -> None:
-        self._time_ms += ms
-        self._high_res_time_ns += ms * 1_000_000
 
 
 class _World:

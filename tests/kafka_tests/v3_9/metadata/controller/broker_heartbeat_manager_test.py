@@ -26,6 +26,7 @@ from kafka_edu.v3_9.metadata.controller.broker_heartbeat_manager import (
     UsableBrokerIterator,
 )
 from kafka_edu.v3_9.metadata.metadata.placement.replica_placer import UsableBroker
+from tests.kafka_tests.mock_time import MockTime as _MockTime
 from tests.kafka_tests.referee import kafka_test_class
 
 KAFKA = kafka_test_class(
@@ -47,27 +48,6 @@ FENCED = BrokerControlState.FENCED
 UNFENCED = BrokerControlState.UNFENCED
 CONTROLLED_SHUTDOWN = BrokerControlState.CONTROLLED_SHUTDOWN
 SHUTDOWN_NOW = BrokerControlState.SHUTDOWN_NOW
-
-
-class _MockTime:
-    """Kafka's MockTime(autoTickMs, currentTimeMs, currentHighResTimeNs): moves only when the test sleeps."""
-
-    def __init__(self, auto_tick_ms: int, current_time_ms: int, current_high_res_time_ns: int) -> None:
-        self.auto_tick_ms = auto_tick_ms
-        self.time_ms = current_time_ms
-        self.high_res_time_ns = current_high_res_time_ns
-
-    def milliseconds(self) -> int:
-        self.sleep(self.auto_tick_ms)
-        return self.time_ms
-
-    def nanoseconds(self) -> int:
-        self.sleep(self.auto_tick_ms)
-        return self.high_res_time_ns
-
-    def sleep(self, ms: int) -> None:
-        self.time_ms += ms
-        self.high_res_time_ns += ms * 1_000_000
 
 
 def _new_broker_heartbeat_manager() -> tuple[BrokerHeartbeatManager, _MockTime]:

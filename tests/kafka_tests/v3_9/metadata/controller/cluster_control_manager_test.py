@@ -68,6 +68,7 @@ from kafka_edu.v3_9.metadata.metadata.placement.replica_placer import ClusterDes
 from kafka_edu.v3_9.metadata.metadata.placement.striped_replica_placer import StripedReplicaPlacer
 from kafka_edu.v3_9.server_common.server.common.metadata_version import FEATURE_NAME, MetadataVersion
 from kafka_edu.v3_9.server_common.timeline.snapshot_registry import SnapshotRegistry
+from tests.kafka_tests.mock_time import MockTime as _MockTime
 from tests.kafka_tests.referee import kafka_test_class
 
 KAFKA = kafka_test_class(
@@ -114,23 +115,6 @@ LOST = uuid.UUID(int=2)
 def _uuid(text: str) -> uuid.UUID:
     """Uuid.fromString, as the uuid.UUID the port's records hold."""
     return uuid.UUID(bytes=Uuid.from_string(text).to_bytes())
-
-
-class _MockTime:
-    """MockTime(autoTickMs, currentTimeMs, currentHighResTimeNs): a clock that moves only when told."""
-
-    def __init__(self, auto_tick_ms: int, current_time_ms: int, current_high_res_time_ns: int) -> None:
-        self.auto_tick_ms = auto_tick_ms
-        self.time_ms = current_time_ms
-        self.high_res_time_ns = current_high_res_time_ns
-
-    def nanoseconds(self) -> int:
-        self.sleep(self.auto_tick_ms)
-        return self.high_res_time_ns
-
-    def sleep(self, ms: int) -> None:
-        self.time_ms += ms
-        self.high_res_time_ns += ms * 1_000_000
 
 
 def _feature_control(snapshot_registry: SnapshotRegistry | None = None,

@@ -1,5 +1,5 @@
-"""Test helpers of ReplicationControlManagerTest (Kafka 3.9), ported: MockTime (clients' test utils), MockRandom
-(server-common's), FakeKafkaConfigSchema, RecordTestUtils.replayAll and ControllerRequestContextUtil."""
+"""Test helpers of ReplicationControlManagerTest (Kafka 3.9), ported: MockRandom (server-common's),
+FakeKafkaConfigSchema, RecordTestUtils.replayAll and ControllerRequestContextUtil."""
 
 from __future__ import annotations
 
@@ -24,29 +24,6 @@ def _int32(value: int) -> int:
     """Java's (int) cast."""
     value &= 0xFFFFFFFF
     return value - (1 << 32) if value >= 1 << 31 else value
-
-
-class MockTime:
-    """MockTime(autoTickMs, currentTimeMs, currentHighResTimeNs): a clock that moves only when told (or by
-    `auto_tick_ms` on each reading)."""
-
-    def __init__(self, auto_tick_ms: int = 0, current_time_ms: int = 1_700_000_000_000,
-                 current_high_res_time_ns: int = 1_000_000_000_000) -> None:
-        self.auto_tick_ms = auto_tick_ms
-        self.time_ms = current_time_ms
-        self.high_res_time_ns = current_high_res_time_ns
-
-    def milliseconds(self) -> int:
-        self.sleep(self.auto_tick_ms)
-        return self.time_ms
-
-    def nanoseconds(self) -> int:
-        self.sleep(self.auto_tick_ms)
-        return self.high_res_time_ns
-
-    def sleep(self, ms: int) -> None:
-        self.time_ms += ms
-        self.high_res_time_ns += ms * 1_000_000
 
 
 class MockRandom(random.Random):

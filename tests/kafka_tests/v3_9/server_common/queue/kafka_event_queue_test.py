@@ -31,6 +31,7 @@ from kafka_edu.v3_9.server_common.queue.kafka_event_queue import (
     SYSTEM_TIME,
     KafkaEventQueue,
 )
+from tests.kafka_tests.mock_time import NS_PER_MS, MockTime
 from tests.kafka_tests.referee import kafka_test_class
 
 KAFKA = kafka_test_class(
@@ -55,7 +56,6 @@ KAFKA = kafka_test_class(
 T = TypeVar("T")
 TIMEOUT_S = 60.0  # the class's @Timeout(60)
 DEFAULT_MAX_WAIT_S = 15.0  # TestUtils.DEFAULT_MAX_WAIT_MS
-NS_PER_MS = 1_000_000
 NS_PER_S = 1_000_000_000
 ONE_HOUR_NS = 3600 * NS_PER_S
 
@@ -103,35 +103,6 @@ class _Lambda(Event):
 
 def _event(run: Callable[[], Any]) -> Event:
     return _Lambda(run)
-
-
-class MockTime:
-    """org.apache.kafka.common.utils.MockTime: a clock that moves only on `sleep` (and by autoTickMs per read)."""
-
-    def __init__(self, auto_tick_ms: int, current_time_ms: int, current_high_res_time_ns: int) -> None:
-        self._lock = threading.Lock()
-        self.auto_tick_ms = auto_tick_ms
-        self.time_ms = current_time_ms
-        self.high_res_time_ns = current_high_res_time_ns
-
-    def milliseconds(self) -> int:
-        self._maybe_sleep(self.auto_tick_ms)
-        with self._lock:
-            return self.time_ms
-
-    def nanoseconds(self) -> int:
-        self._maybe_sleep(self.auto_tick_ms)
-        with self._lock:
-            return self.high_res_time_ns
-
-    def _maybe_sleep(self, ms: int) -> None:
-        if ms != 0:
-            self.sleep(ms)
-
-    def sleep(self, ms: int) -> None:
-        with self._lock:
-            self.time_ms += ms
-            self.high_res_time_ns += ms * NS_PER_MS
 
 
 def _wait_for_condition(condition: Callable[[], bool], details: str,
