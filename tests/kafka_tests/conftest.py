@@ -37,7 +37,10 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
         else:
             outcome = report.outcome
         previous = _outcomes[path].get(name)
-        if previous in (None, "passed") or outcome == "failed":  # parametrized cases: the worst one counts
+        # a parametrized case: any failing run fails it, else any passing run passes it; a skipped run alone is
+        # what it is (a parameter that cannot apply, say)
+        rank = {"failed": 3, "passed": 2, "differs": 1, "skipped": 0}
+        if previous is None or rank[outcome] > rank[previous]:
             _outcomes[path][name] = outcome
 
 

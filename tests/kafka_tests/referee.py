@@ -59,8 +59,10 @@ def kafka_test_class(version: str, path: str, *, cases: list[str],
 def snake(case: str) -> str:
     """`testHandleVoteRequestAsFollower` -> `test_handle_vote_request_as_follower`; a case not named test...
     (JUnit 4's `shouldAssignEpoch`) gets the prefix pytest collects: `test_should_assign_epoch`. Class names
-    (`LogSegmentTest` -> `log_segment_test`) start upper-case and get none."""
-    words = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1_\2", case)).lower()
+    (`LogSegmentTest` -> `log_segment_test`) start upper-case and get none. A plural acronym is one word:
+    `testAclManagementAPIs` -> `test_acl_management_apis`."""
+    case_ = re.sub(r"([A-Z]{2,})s(?=[A-Z0-9_]|$)", lambda m: m.group(1).capitalize() + "s", case)
+    words = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1_\2", case_)).lower()
     return words if not case[:1].islower() or words.startswith("test") else f"test_{words}"
 
 

@@ -60,6 +60,19 @@ def test_a_split_vote_at_startup_shows_both_candidacies():
     assert "Controller 3 stood too, in epoch 1" in result.explain and "already voted for 2" in result.explain
 
 
+def test_a_first_leader_deposed_before_all_followed_gives_way_to_the_next_epochs():
+    """A busy machine: controller 1 leads epoch 1, controller 3's election timeout runs out before 1's
+    BeginQuorumEpoch reaches it, and it wins epoch 2, which everyone follows."""
+    run = KraftRun()
+    run.role(1, 1500, "Candidate", 1, reason="election timeout (1200 ms) without a leader, become candidate")
+    run.role(1, 1520, "Leader", 1, frm="Candidate", name="KafkaRaftClient.handleVoteResponse", leader=1)
+    run.role(2, 1530, "Follower", 1, leader=1)
+    run.election(3, 2, at_ms=2800, reason="election timeout (1250 ms) without a leader, become candidate")
+    result = lesson.first_leader_elected(run.evidence())
+    assert result.ok and result.facts == {"leader": 3, "epoch": 2}
+    assert "controller 1 led epoch 1 and lost it before every voter followed" in result.explain
+
+
 # -- 2. replication and the high watermark -------------------------------------------------------------------------
 
 def test_without_the_describe_request_the_learner_is_asked_to_run_it():

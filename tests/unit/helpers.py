@@ -59,6 +59,15 @@ class StubReplicaManager:
     def get_partition(self, topic_partition: TopicPartition) -> StubPartition | None:
         return self.partitions.get(topic_partition)
 
+    def get_log(self, topic_partition: TopicPartition) -> Log | None:
+        partition = self.get_partition(topic_partition)
+        return partition.local_log() if partition is not None else None
+
+    def get_log_end_offset(self, topic_partition: TopicPartition) -> int | None:
+        partition = self.get_partition(topic_partition)
+        leader = partition.leader_replica_if_local() if partition is not None else None
+        return leader.log.log_end_offset if leader is not None else None
+
     def append_records(self, timeout: int, required_acks: int, internal_topics_allowed: bool, is_from_client: bool,
                        entries_per_partition: dict[TopicPartition, bytes],
                        response_callback: Callable[[dict[TopicPartition, PartitionResponse]], None]) -> None:

@@ -7,14 +7,14 @@ import logging
 import os
 import shutil
 import threading
-import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from kafka_edu.v1_0_2.clients.common.errors import KafkaException, KafkaStorageException, LogDirNotFoundException
 from kafka_edu.v1_0_2.core.log.log import Log
 from kafka_edu.v1_0_2.core.log.log_config import LogConfig
+from kafka_edu.v1_0_2.core.log.log_segment import system_time_ms
 from kafka_edu.v1_0_2.core.server.broker_states import BrokerState, BrokerStates
 from kafka_edu.v1_0_2.core.server.checkpoints.offset_checkpoint_file import OffsetCheckpointFile
 from kafka_edu.v1_0_2.core.server.log_dir_failure_channel import LogDirFailureChannel
@@ -26,6 +26,8 @@ RECOVERY_POINT_CHECKPOINT_FILE = "recovery-point-offset-checkpoint"
 LOG_START_OFFSET_CHECKPOINT_FILE = "log-start-offset-checkpoint"
 LOCK_FILE = ".lock"
 INITIAL_TASK_DELAY_MS = 30 * 1000
+PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS = 10 * 60 * 1000
+DEFAULT_MAX_PID_EXPIRATION_MS = 7 * 24 * 60 * 60 * 1000  # transactional.id.expiration.ms's default
 METADATA_PARTITION_DIR = "__cluster_metadata-0"  # the KRaft metadata log (3.9: a topic-partition the LogManager skips)
 
 
@@ -57,7 +59,9 @@ class LogManager:
                  topic_configs: dict[str, LogConfig], default_config: LogConfig, io_threads: int,
                  flush_check_ms: int, flush_recovery_offset_checkpoint_ms: int, flush_start_offset_checkpoint_ms: int,
                  retention_check_ms: int, scheduler: KafkaScheduler, broker_state: BrokerState,
-                 log_dir_failure_channel: LogDirFailureChannel) -> None:
+                 log_dir_failure_channel: LogDirFailureChannel,
+                 max_pid_expiration_ms: int = DEFAULT_MAX_PID_EXPIRATION_MS,
+                 time_ms: Callable[[], int] = system_time_ms) -> None:
         self.log_dirs = [Path(d).absolute() for d in log_dirs]
         self.topic_configs = topic_configs
         self.default_config = default_config
@@ -69,6 +73,9 @@ class LogManager:
         self.scheduler = scheduler
         self.broker_state = broker_state
         self.log_dir_failure_channel = log_dir_failure_channel
+        self.max_pid_expiration_ms = max_pid_expiration_ms
+        # Kafka's `time`: the clock of the flusher's intervals, handed to every Log (a MockTime's in tests)
+        self.time_ms = time_ms
         self.logs: dict[tuple[str, int], Log] = {}
         # AlterReplicaLogDirs for a replica not created yet: the directory its log is to be created in
         self.preferred_log_dirs: dict[tuple[str, int], Path] = {}
@@ -139,7 +146,9 @@ class LogManager:
         config = self.topic_configs.get(topic_partition[0], self.default_config)
         current = Log(log_dir, config, log_start_offset=log_start_offsets.get(topic_partition, 0),
                       recovery_point=recovery_points.get(topic_partition, 0), scheduler=self.scheduler,
-                      log_dir_failure_channel=self.log_dir_failure_channel)
+                      time_ms=self.time_ms, log_dir_failure_channel=self.log_dir_failure_channel,
+                      max_producer_id_expiration_ms=self.max_pid_expiration_ms,
+                      producer_id_expiration_check_interval_ms=PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS)
         if log_dir.name.endswith(Log.DeleteDirSuffix):
             # A deletion interrupted by a restart: finish it, the partition is gone.
             current.close()
@@ -151,7 +160,7 @@ class LogManager:
 
     def load_logs(self) -> None:
         log.info("Loading logs.")
-        start = time.monotonic()
+        start_ms = self.time_ms()
         jobs: dict[Path, list] = {}
         pools = []
         offline_dirs: list[tuple[Path, OSError]] = []
@@ -188,7 +197,7 @@ class LogManager:
         finally:
             for pool in pools:
                 pool.shutdown()
-        log.info("Logs loading complete in %d ms.", (time.monotonic() - start) * 1000)
+        log.info("Logs loading complete in %d ms.", self.time_ms() - start_ms)
 
     @staticmethod
     def _read_checkpoint(checkpoint: OffsetCheckpointFile, what: str) -> dict[tuple[str, int], int]:
@@ -252,8 +261,10 @@ class LogManager:
                 raise KafkaStorageException(f"Can not create log for {topic_partition} because log directory "
                                             f"{log_dir} is offline")
             topic, partition = topic_partition
-            current = Log(log_dir / f"{topic}-{partition}", config, scheduler=self.scheduler,
-                          log_dir_failure_channel=self.log_dir_failure_channel)
+            current = Log(log_dir / f"{topic}-{partition}", config, scheduler=self.scheduler, time_ms=self.time_ms,
+                          log_dir_failure_channel=self.log_dir_failure_channel,
+                          max_producer_id_expiration_ms=self.max_pid_expiration_ms,
+                          producer_id_expiration_check_interval_ms=PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS)
             self.logs[topic_partition] = current
             log.info("Created log for partition %s-%d in %s", topic, partition, log_dir)
             # the preference is spent once the log exists
@@ -276,19 +287,35 @@ class LogManager:
                 counts[parent] += 1
         return min(counts, key=lambda d: counts[d])
 
-    def async_delete(self, topic_partition: tuple[str, int]) -> None:
-        """Take the log out of service, rename its directory `<tp>.<uuid>-delete`, and delete it in the background."""
+    def async_delete(self, topic_partition: tuple[str, int]) -> Log | None:
+        """Take the log out of service, rename its directory `<tp>.<uuid>-delete`, and delete it in the background.
+
+        Returns the removed log (its segments now point into the renamed directory), None if there was none.
+        """
         with self._log_creation_or_deletion_lock:
             removed = self.logs.pop(topic_partition, None)
         if removed is None:
-            return
+            return None
         removed.close()
-        renamed = Path(removed.dir).with_name(Log.log_delete_dir_name(Path(removed.dir).name))
+        parent = Path(removed.dir).parent
+        renamed = parent / Log.log_delete_dir_name(Path(removed.dir).name)
         Path(removed.dir).rename(renamed)
+        self.checkpoint_log_start_offsets_in_dir(parent.absolute())
         removed.dir = renamed
+        # change the file pointers of the log and index files
+        for segment in removed.log_segments():
+            segment.update_dir(renamed)
         log.info("Log for partition %s is renamed to %s and is scheduled for deletion", topic_partition, renamed)
-        self.scheduler.schedule("kafka-delete-logs", lambda: shutil.rmtree(renamed, ignore_errors=True),
-                                self.default_config.file_delete_delay_ms)
+
+        def delete_log() -> None:
+            try:
+                removed.delete()
+                log.info("Deleted log for partition %s in %s.", removed.topic_partition, removed.dir)
+            except KafkaStorageException as e:
+                log.error("Exception while deleting %s in dir %s: %s", removed, parent, e)
+
+        self.scheduler.schedule("kafka-delete-logs", delete_log, self.default_config.file_delete_delay_ms)
+        return removed
 
     @staticmethod
     def _flush_and_close(lg: Log) -> None:
@@ -308,6 +335,9 @@ class LogManager:
     def checkpoint_log_recovery_offsets_in_dir(self, d: Path) -> None:
         logs = self.logs_by_dir().get(d, [])
         self.recovery_point_checkpoints[d].write({lg.topic_partition: lg.recovery_point for lg in logs})
+        # producer snapshots below what recovery could need are dropped once the recovery points are safe
+        for lg in list(self.logs.values()):
+            lg.delete_snapshots_after_recovery_point_checkpoint()
 
     def checkpoint_log_start_offsets(self) -> None:
         for d in self.live_log_dirs:
@@ -318,13 +348,13 @@ class LogManager:
         self.log_start_offset_checkpoints[d].write({lg.topic_partition: lg.log_start_offset for lg in logs})
 
     def flush_dirty_logs(self) -> None:
-        now_ms = time.time() * 1000
         for lg in list(self.logs.values()):
-            if now_ms - lg.last_flush_time >= lg.config.flush_ms:
+            if self.time_ms() - lg.last_flush_time >= lg.config.flush_ms:
                 lg.flush()
 
     def cleanup_logs(self) -> None:
         total = 0
-        for lg in list(self.logs.values()):
+        # compacted logs (compact or compact,delete) are the LogCleaner's, not retention's
+        for lg in [lg for lg in self.logs.values() if not lg.config.compact]:
             total += lg.delete_old_segments()
         log.debug("Log cleanup completed. %d files deleted", total)

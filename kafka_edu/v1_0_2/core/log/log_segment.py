@@ -322,6 +322,13 @@ class LogSegment:
         for f in (self.log, self.index, self.time_index, self.txn_index):
             f.rename_to(_replace_suffix(f.file, old_suffix, new_suffix))
 
+    def update_dir(self, dir: Path) -> None:
+        """Point the four files at `dir` (their directory was renamed; the files themselves did not move)."""
+        self.log.file = Path(dir) / self.log.file.name
+        self.index.file = Path(dir) / self.index.file.name
+        self.time_index.file = Path(dir) / self.time_index.file.name
+        self.txn_index.file = Path(dir) / self.txn_index.file.name
+
     def on_become_inactive_segment(self) -> None:
         """Record the segment's max timestamp; retention by time reads it from the last time index entry."""
         self.time_index.maybe_append(self._max_timestamp_so_far, self._offset_of_max_timestamp, skip_full_check=True)

@@ -34,7 +34,7 @@ from kafka_edu.v1_0_2.core.cluster.partition import (
     Partition,
     Replica,
 )
-from kafka_edu.v1_0_2.core.log.log import TopicPartition
+from kafka_edu.v1_0_2.core.log.log import Log, TopicPartition
 from kafka_edu.v1_0_2.core.log.log_manager import LogManager
 from kafka_edu.v1_0_2.core.server.abstract_fetcher_manager import BrokerAndInitialOffset
 from kafka_edu.v1_0_2.core.server.abstract_fetcher_thread import BrokerEndPoint
@@ -427,6 +427,15 @@ class ReplicaManager:
     def get_replica(self, topic_partition: TopicPartition, replica_id: int | None = None) -> Replica | None:
         partition = self.get_partition(topic_partition)
         return partition.get_replica(replica_id) if partition is not None else None
+
+    def get_log(self, topic_partition: TopicPartition) -> Log | None:
+        return self.log_manager.get_log(topic_partition)
+
+    def get_log_end_offset(self, topic_partition: TopicPartition) -> int | None:
+        """The log end offset of the partition this broker leads; None if it does not lead it."""
+        partition = self.get_partition(topic_partition)
+        leader = partition.leader_replica_if_local() if partition is not None else None
+        return leader.log_end_offset if leader is not None else None
 
     def get_magic(self, topic_partition: TopicPartition) -> int | None:
         """The message format of the local replica's log, None if there is none here (this log stores v2 only)."""

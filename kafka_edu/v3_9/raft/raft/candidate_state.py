@@ -5,6 +5,7 @@ from __future__ import annotations
 import enum
 import logging
 
+from kafka_edu.v1_0_2.clients.common.errors import IllegalArgumentException
 from kafka_edu.v3_9.clients.common.utils.timer import Timer
 from kafka_edu.v3_9.clients.common.uuid import Uuid
 from kafka_edu.v3_9.raft.raft.election_state import ElectionState
@@ -39,7 +40,8 @@ class CandidateState(EpochState):
                  voters: VoterSet, high_watermark: LogOffsetMetadata | None, retries: int,
                  election_timeout_ms: int) -> None:
         if not voters.is_voter(ReplicaKey.of(local_id, local_directory_id)):
-            raise ValueError(f"Local replica ({local_id}, {local_directory_id}) must be in the set of voters {voters}")
+            raise IllegalArgumentException(
+                f"Local replica ({local_id}, {local_directory_id}) must be in the set of voters {voters}")
         self._local_id = local_id
         self._local_directory_id = local_directory_id
         self._epoch = epoch
@@ -81,9 +83,10 @@ class CandidateState(EpochState):
     def record_granted_vote(self, remote_node_id: int) -> bool:
         state = self.vote_states.get(remote_node_id)
         if state is None:
-            raise ValueError(f"Attempt to grant vote to non-voter {remote_node_id}")
+            raise IllegalArgumentException(f"Attempt to grant vote to non-voter {remote_node_id}")
         if state.state is State.REJECTED:
-            raise ValueError(f"Attempt to grant vote from node {remote_node_id} which previously rejected our request")
+            raise IllegalArgumentException(
+                f"Attempt to grant vote from node {remote_node_id} which previously rejected our request")
         was_unrecorded = state.state is State.UNRECORDED
         state.state = State.GRANTED
         return was_unrecorded
@@ -91,9 +94,10 @@ class CandidateState(EpochState):
     def record_rejected_vote(self, remote_node_id: int) -> bool:
         state = self.vote_states.get(remote_node_id)
         if state is None:
-            raise ValueError(f"Attempt to reject vote to non-voter {remote_node_id}")
+            raise IllegalArgumentException(f"Attempt to reject vote to non-voter {remote_node_id}")
         if state.state is State.GRANTED:
-            raise ValueError(f"Attempt to reject vote from node {remote_node_id} which previously granted our request")
+            raise IllegalArgumentException(
+                f"Attempt to reject vote from node {remote_node_id} which previously granted our request")
         was_unrecorded = state.state is State.UNRECORDED
         state.state = State.REJECTED
         return was_unrecorded

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from kafka_edu.v1_0_2.clients.common.errors import IllegalArgumentException, IllegalStateException
 from kafka_edu.v3_9.clients.common.uuid import Uuid
 from kafka_edu.v3_9.raft.raft.replica_key import ReplicaKey
 
@@ -22,13 +23,13 @@ class ElectionState:
 
     def is_leader(self, node_id: int) -> bool:
         if node_id < 0:
-            raise ValueError(f"Invalid negative nodeId: {node_id}")
+            raise IllegalArgumentException(f"Invalid negative nodeId: {node_id}")
         return self.leader_id == node_id
 
     def is_voted_candidate(self, node_key: ReplicaKey) -> bool:
         """Whether this state records a vote for `node_key` (a directory id, when both have one, must match)."""
         if node_key.id < 0:
-            raise ValueError(f"Invalid node key {node_key}")
+            raise IllegalArgumentException(f"Invalid node key {node_key}")
         if self.voted_key is None or self.voted_key.id != node_key.id:
             return False
         if self.voted_key.directory_id is None:
@@ -37,7 +38,7 @@ class ElectionState:
 
     def leader_id_or_throw(self) -> int:
         if self.leader_id is None:
-            raise RuntimeError("Attempt to access nil leaderId")
+            raise IllegalStateException("Attempt to access nil leaderId")
         return self.leader_id
 
     def leader_id_or_sentinel(self) -> int:
@@ -48,7 +49,7 @@ class ElectionState:
 
     def voted_key_or_throw(self) -> ReplicaKey:
         if self.voted_key is None:
-            raise RuntimeError("Attempt to access nil votedId")
+            raise IllegalStateException("Attempt to access nil votedId")
         return self.voted_key
 
     def optional_voted_key(self) -> ReplicaKey | None:
@@ -71,7 +72,7 @@ class ElectionState:
             directory_id = self.voted_key.directory_id if self.voted_key is not None else None
             data["votedDirectoryId"] = str(directory_id or Uuid(0, 0))
         else:
-            raise ValueError(f"File quorum state store doesn't handle supported version {version}")
+            raise IllegalStateException(f"File quorum state store doesn't handle supported version {version}")
         return data
 
     @staticmethod
@@ -89,13 +90,13 @@ class ElectionState:
     @staticmethod
     def with_voted_candidate(epoch: int, voted_key: ReplicaKey, voters: Iterable[int]) -> ElectionState:
         if voted_key.id < 0:
-            raise ValueError(f"Illegal voted Id {voted_key.id}")
+            raise IllegalArgumentException(f"Illegal voted Id {voted_key.id}")
         return ElectionState(epoch, None, voted_key, frozenset(voters))
 
     @staticmethod
     def with_elected_leader(epoch: int, leader_id: int, voters: Iterable[int]) -> ElectionState:
         if leader_id < 0:
-            raise ValueError(f"Illegal leader Id {leader_id}")
+            raise IllegalArgumentException(f"Illegal leader Id {leader_id}")
         return ElectionState(epoch, leader_id, None, frozenset(voters))
 
     @staticmethod

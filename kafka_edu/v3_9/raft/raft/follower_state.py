@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from kafka_edu.v1_0_2.clients.common.errors import IllegalArgumentException
 from kafka_edu.v3_9.clients.common.utils.timer import Timer
 from kafka_edu.v3_9.raft.raft.election_state import ElectionState
 from kafka_edu.v3_9.raft.raft.endpoints import Endpoints
@@ -70,13 +71,15 @@ class FollowerState(EpochState):
     def update_high_watermark(self, new_high_watermark: int | None) -> bool:
         """Take the leader's high watermark (capped at our log end by the caller); it never moves back."""
         if new_high_watermark is None and self._high_watermark is not None:
-            raise ValueError(f"Attempt to overwrite current high watermark {self._high_watermark} with unknown value")
+            raise IllegalArgumentException(
+                f"Attempt to overwrite current high watermark {self._high_watermark} with unknown value")
         if self._high_watermark is not None:
             previous = self._high_watermark.offset
             if new_high_watermark < 0:
-                raise ValueError(f"Illegal negative ({new_high_watermark}) high watermark update")
+                raise IllegalArgumentException(f"Illegal negative ({new_high_watermark}) high watermark update")
             if previous > new_high_watermark:
-                raise ValueError(f"Non-monotonic update of high watermark from {previous} to {new_high_watermark}")
+                raise IllegalArgumentException(
+                    f"Non-monotonic update of high watermark from {previous} to {new_high_watermark}")
             if previous == new_high_watermark:
                 return False
         self._high_watermark = LogOffsetMetadata(new_high_watermark) if new_high_watermark is not None else None

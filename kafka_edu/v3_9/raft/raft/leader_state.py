@@ -12,6 +12,7 @@ import logging
 
 from kio.schema.leader_change_message.v0.data import LeaderChangeMessage, Voter
 
+from kafka_edu.v1_0_2.clients.common.errors import IllegalArgumentException, IllegalStateException
 from kafka_edu.v1_0_2.clients.common.record.memory_records_builder import with_leader_change_message
 from kafka_edu.v3_9.clients.common.utils.timer import LONG_MAX, Timer
 from kafka_edu.v3_9.raft.raft.election_state import ElectionState
@@ -150,7 +151,7 @@ class LeaderState(EpochState):
 
     def _update_fetched_voters(self, replica_key: ReplicaKey) -> None:
         if replica_key.id == self.local_replica_key.id:
-            raise ValueError("Received a FETCH/FETCH_SNAPSHOT request from the leader itself.")
+            raise IllegalArgumentException("Received a FETCH/FETCH_SNAPSHOT request from the leader itself.")
         state = self.voter_states.get(replica_key.id)
         if state is not None and state.matches_key(replica_key):
             self.fetched_voters.add(replica_key.id)
@@ -246,8 +247,9 @@ class LeaderState(EpochState):
         """The leader's own log end moved; True if the high watermark moved with it."""
         state = self._get_or_create_replica_state(self.local_replica_key)
         if state.end_offset is not None and state.end_offset.offset > end_offset_metadata.offset:
-            raise RuntimeError(f"Detected non-monotonic update of local end offset: {state.end_offset.offset} -> "
-                               f"{end_offset_metadata.offset}")
+            raise IllegalStateException(
+                f"Detected non-monotonic update of local end offset: {state.end_offset.offset} -> "
+                f"{end_offset_metadata.offset}")
         state.update_leader_end_offset(end_offset_metadata)
         return self._maybe_update_high_watermark()
 
@@ -258,7 +260,7 @@ class LeaderState(EpochState):
         if replica_key.id < 0:
             return False  # not a replica (a consumer)
         if replica_key.id == self.local_replica_key.id:
-            raise RuntimeError(f"Remote replica ID {replica_key} matches the local leader ID")
+            raise IllegalStateException(f"Remote replica ID {replica_key} matches the local leader ID")
         state = self._get_or_create_replica_state(replica_key)
         if state.end_offset is not None and state.end_offset.offset > fetch_offset_metadata.offset:
             log.warning("Detected non-monotonic update of fetch offset from nodeId %s: %d -> %d", state.replica_key,
@@ -279,7 +281,7 @@ class LeaderState(EpochState):
     def _ensure_valid_voter(self, remote_node_id: int) -> ReplicaState:
         state = self.voter_states.get(remote_node_id)
         if state is None:
-            raise ValueError(f"Unexpected acknowledgement from non-voter {remote_node_id}")
+            raise IllegalArgumentException(f"Unexpected acknowledgement from non-voter {remote_node_id}")
         return state
 
     def epoch_start_offset(self) -> int:

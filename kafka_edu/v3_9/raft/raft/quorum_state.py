@@ -22,6 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from kafka_edu.tracing.step import event
+from kafka_edu.v1_0_2.clients.common.errors import IllegalArgumentException, IllegalStateException
 from kafka_edu.v3_9.clients.common.utils.timer import LONG_MAX
 from kafka_edu.v3_9.clients.common.uuid import Uuid
 from kafka_edu.v3_9.raft.raft.candidate_state import CandidateState
@@ -70,12 +71,13 @@ class QuorumState:
         now = self._time_ms()
         voter_ids = self.voters.voter_ids()
         if election.has_voted() and self._local_id is None:
-            raise RuntimeError(f"Initialized quorum state ({election}) with a voted candidate but without a local id")
+            raise IllegalStateException(
+                f"Initialized quorum state ({election}) with a voted candidate but without a local id")
         if election.epoch < log_end_offset_and_epoch.epoch:
             log.warning("Epoch from quorum store file (%s) is %d, which is smaller than last written epoch %d in the "
                         "log", self.store.path(), election.epoch, log_end_offset_and_epoch.epoch)
-            initial_state: EpochState = UnattachedState(now, log_end_offset_and_epoch.epoch, None, voter_ids, None,
-                                                        self._random_election_timeout_ms())
+            initial_state: EpochState = UnattachedState(now, log_end_offset_and_epoch.epoch, None, None, voter_ids,
+                                                        None, self._random_election_timeout_ms())
         elif self._local_id is not None and election.is_leader(self._local_id):
             # A leader that restarts cannot lead the same epoch again (unflushed records may be lost, and it must not
             # vote for another leader in it): it starts Resigned.
@@ -86,21 +88,22 @@ class QuorumState:
             initial_state = CandidateState(now, self._local_id, self._local_directory_id, election.epoch, self.voters,
                                            None, 1, self._random_election_timeout_ms())
         elif election.has_voted():
-            initial_state = UnattachedState(now, election.epoch, election.voted_key_or_throw(), voter_ids, None,
-                                            self._random_election_timeout_ms())
+            initial_state = UnattachedState(now, election.epoch, None, election.voted_key_or_throw(), voter_ids,
+                                            None, self._random_election_timeout_ms())
         elif election.has_leader():
             leader_endpoints = self.voters.listeners(election.leader_id_or_throw())
             if leader_endpoints.is_empty():
                 log.info("The leader in election state %s is not a member of the latest voter set %s; transitioning "
                          "to unattached instead of follower because the leader's endpoints are not known",
                          election, self.voters)
-                initial_state = UnattachedState(now, election.epoch, None, voter_ids, None,
-                                                self._random_election_timeout_ms())
+                # the leader stays known by id: the state refuses votes in its epoch, as a follower would
+                initial_state = UnattachedState(now, election.epoch, election.leader_id_or_throw(), None, voter_ids,
+                                                None, self._random_election_timeout_ms())
             else:
                 initial_state = FollowerState(now, election.epoch, election.leader_id_or_throw(), leader_endpoints,
                                               voter_ids, None, self._fetch_timeout_ms)
         else:
-            initial_state = UnattachedState(now, election.epoch, None, voter_ids, None,
+            initial_state = UnattachedState(now, election.epoch, None, None, voter_ids, None,
                                             self._random_election_timeout_ms())
         self._durable_transition_to(initial_state)
 
@@ -113,7 +116,7 @@ class QuorumState:
 
     def local_id_or_throw(self) -> int:
         if self._local_id is None:
-            raise RuntimeError("Required local id is not present")
+            raise IllegalStateException("Required local id is not present")
         return self._local_id
 
     def local_id(self) -> int | None:
@@ -165,7 +168,7 @@ class QuorumState:
 
     def transition_to_resigned(self, preferred_successors: list[ReplicaKey]) -> None:
         if not self.is_leader():
-            raise RuntimeError(f"Invalid transition to Resigned state from {self.state}")
+            raise IllegalStateException(f"Invalid transition to Resigned state from {self.state}")
         # a soft state: not persisted, since a leader always restarts as Resigned anyway
         self._memory_transition_to(ResignedState(self._time_ms(), self.local_id_or_throw(), self.state.epoch(),
                                                  self.voters.voter_ids(), self._random_election_timeout_ms(),
@@ -175,7 +178,8 @@ class QuorumState:
         """A higher epoch whose leader is not known yet."""
         current_epoch = self.state.epoch()
         if epoch <= current_epoch:
-            raise RuntimeError(f"Cannot transition to Unattached with epoch= {epoch} from current state {self.state}")
+            raise IllegalStateException(
+                f"Cannot transition to Unattached with epoch= {epoch} from current state {self.state}")
         now = self._time_ms()
         if self.is_observer():
             election_timeout_ms = LONG_MAX
@@ -185,46 +189,54 @@ class QuorumState:
             election_timeout_ms = self.unattached_state_or_throw().remaining_election_time_ms(now)
         else:
             election_timeout_ms = self._random_election_timeout_ms()
-        self._durable_transition_to(UnattachedState(now, epoch, None, self.voters.voter_ids(),
+        self._durable_transition_to(UnattachedState(now, epoch, None, None, self.voters.voter_ids(),
                                                     self.state.high_watermark(), election_timeout_ms))
 
     def transition_to_unattached_voted_state(self, epoch: int, candidate_key: ReplicaKey) -> None:
         """Grant a vote: stay Unattached in `epoch`, remembering the candidate (and on disk before answering)."""
         current_epoch = self.state.epoch()
         if self._local_id is not None and candidate_key.id == self._local_id:
-            raise RuntimeError(f"Cannot transition to Voted for {candidate_key} and epoch {epoch} since it matches "
-                               "the local broker.id")
+            raise IllegalStateException(
+                f"Cannot transition to Voted for {candidate_key} and epoch {epoch} since it matches "
+                "the local broker.id")
         if self._local_id is None:
-            raise RuntimeError("Cannot transition to voted without a replica id")
+            raise IllegalStateException("Cannot transition to voted without a replica id")
         if epoch < current_epoch:
-            raise RuntimeError(f"Cannot transition to Voted for {candidate_key} and epoch {epoch} since the current "
-                               f"epoch {current_epoch} is larger")
+            raise IllegalStateException(
+                f"Cannot transition to Voted for {candidate_key} and epoch {epoch} since the current "
+                f"epoch {current_epoch} is larger")
         if epoch == current_epoch and not self.is_unattached_not_voted():
-            raise RuntimeError(f"Cannot transition to Voted for {candidate_key} and epoch {epoch} from the current "
-                               f"state {self.state}")
+            raise IllegalStateException(
+                f"Cannot transition to Voted for {candidate_key} and epoch {epoch} from the current "
+                f"state {self.state}")
         # the election timer restarts: a candidate we voted for is as likely to win as we would be
-        self._durable_transition_to(UnattachedState(self._time_ms(), epoch, candidate_key, self.voters.voter_ids(),
-                                                    self.state.high_watermark(), self._random_election_timeout_ms()))
+        self._durable_transition_to(UnattachedState(self._time_ms(), epoch, None, candidate_key,
+                                                    self.voters.voter_ids(), self.state.high_watermark(),
+                                                    self._random_election_timeout_ms()))
 
     def transition_to_follower(self, epoch: int, leader_id: int, endpoints: Endpoints) -> None:
         """Follow the leader of `epoch` and fetch from it."""
         current_epoch = self.state.epoch()
         if endpoints.is_empty():
-            raise ValueError(f"Cannot transition to Follower with leader {leader_id} and epoch {epoch} without a "
-                             "leader endpoint")
+            raise IllegalArgumentException(
+                f"Cannot transition to Follower with leader {leader_id} and epoch {epoch} without a "
+                "leader endpoint")
         if self._local_id is not None and leader_id == self._local_id:
-            raise RuntimeError(f"Cannot transition to Follower with leader {leader_id} and epoch {epoch} since it "
-                               f"matches the local node.id {self._local_id}")
+            raise IllegalStateException(
+                f"Cannot transition to Follower with leader {leader_id} and epoch {epoch} since it "
+                f"matches the local node.id {self._local_id}")
         if epoch < current_epoch:
-            raise RuntimeError(f"Cannot transition to Follower with leader {leader_id} and epoch {epoch} since the "
-                               f"current epoch {current_epoch} is larger")
+            raise IllegalStateException(
+                f"Cannot transition to Follower with leader {leader_id} and epoch {epoch} since the "
+                f"current epoch {current_epoch} is larger")
         if epoch == current_epoch:
             if self.is_follower() and self.state.leader_endpoints().size() >= endpoints.size():
-                raise RuntimeError(f"Cannot transition to Follower with leader {leader_id}, epoch {epoch} and "
+                raise IllegalStateException(f"Cannot transition to Follower with leader {leader_id}, epoch {epoch} and "
                                    f"endpoints {endpoints} from state {self.state}")
             if self.is_leader():
-                raise RuntimeError(f"Cannot transition to Follower with leader {leader_id} and epoch {epoch} from "
-                                   f"state {self.state}")
+                raise IllegalStateException(
+                    f"Cannot transition to Follower with leader {leader_id} and epoch {epoch} from "
+                    f"state {self.state}")
         self._durable_transition_to(FollowerState(self._time_ms(), epoch, leader_id, endpoints,
                                                   self.voters.voter_ids(), self.state.high_watermark(),
                                                   self._fetch_timeout_ms))
@@ -232,11 +244,13 @@ class QuorumState:
     def transition_to_candidate(self) -> None:
         """A new election: epoch + 1, a vote for ourselves (on disk first), a fresh random election timeout."""
         if self.is_observer():
-            raise RuntimeError(f"Cannot transition to Candidate since the local id ({self._local_id}) and directory "
-                               f"id ({self._local_directory_id}) is not one of the voters {self.voters}")
+            raise IllegalStateException(
+                f"Cannot transition to Candidate since the local id ({self._local_id}) and directory "
+                f"id ({self._local_directory_id}) is not one of the voters {self.voters}")
         if self.is_leader():
-            raise RuntimeError(f"Cannot transition to Candidate since the local broker.id={self._local_id} since "
-                               f"this node is already a Leader with state {self.state}")
+            raise IllegalStateException(
+                f"Cannot transition to Candidate since the local broker.id={self._local_id} since "
+                f"this node is already a Leader with state {self.state}")
         retries = self.candidate_state_or_throw().retries() + 1 if self.is_candidate() else 1
         new_epoch = self.epoch() + 1
         election_timeout_ms = self._random_election_timeout_ms()
@@ -246,13 +260,14 @@ class QuorumState:
 
     def transition_to_leader(self, epoch_start_offset: int, accumulator: Any) -> LeaderState:
         if self.is_observer():
-            raise RuntimeError(f"Cannot transition to Leader since the local id ({self._local_id}) and directory id "
-                               f"({self._local_directory_id}) is not one of the voters {self.voters}")
+            raise IllegalStateException(
+                f"Cannot transition to Leader since the local id ({self._local_id}) and directory id "
+                f"({self._local_directory_id}) is not one of the voters {self.voters}")
         if not self.is_candidate():
-            raise RuntimeError(f"Cannot transition to Leader from current state {self.state}")
+            raise IllegalStateException(f"Cannot transition to Leader from current state {self.state}")
         candidate_state = self.candidate_state_or_throw()
         if not candidate_state.is_vote_granted():
-            raise RuntimeError("Cannot become leader without majority votes granted")
+            raise IllegalStateException("Cannot become leader without majority votes granted")
         # The new leader does not keep the high watermark it knew: it only exposes one again once a majority has
         # reached the start of its epoch, so the high watermark it publishes never goes back.
         state = LeaderState(self._time_ms(), ReplicaKey.of(self.local_id_or_throw(), self._local_directory_id),
@@ -288,7 +303,7 @@ class QuorumState:
     def follower_state_or_throw(self) -> FollowerState:
         if isinstance(self.state, FollowerState):
             return self.state
-        raise RuntimeError(f"Expected to be Follower, but the current state is {self.state}")
+        raise IllegalStateException(f"Expected to be Follower, but the current state is {self.state}")
 
     def maybe_unattached_state(self) -> UnattachedState | None:
         state = self.state
@@ -297,13 +312,13 @@ class QuorumState:
     def unattached_state_or_throw(self) -> UnattachedState:
         state = self.maybe_unattached_state()
         if state is None:
-            raise RuntimeError(f"Expected to be Unattached, but current state is {self.state}")
+            raise IllegalStateException(f"Expected to be Unattached, but current state is {self.state}")
         return state
 
     def leader_state_or_throw(self) -> LeaderState:
         state = self.maybe_leader_state()
         if state is None:
-            raise RuntimeError(f"Expected to be Leader, but current state is {self.state}")
+            raise IllegalStateException(f"Expected to be Leader, but current state is {self.state}")
         return state
 
     def maybe_leader_state(self) -> LeaderState | None:
@@ -313,12 +328,12 @@ class QuorumState:
     def resigned_state_or_throw(self) -> ResignedState:
         if isinstance(self.state, ResignedState):
             return self.state
-        raise RuntimeError(f"Expected to be Resigned, but current state is {self.state}")
+        raise IllegalStateException(f"Expected to be Resigned, but current state is {self.state}")
 
     def candidate_state_or_throw(self) -> CandidateState:
         if isinstance(self.state, CandidateState):
             return self.state
-        raise RuntimeError(f"Expected to be Candidate, but current state is {self.state}")
+        raise IllegalStateException(f"Expected to be Candidate, but current state is {self.state}")
 
     def leader_and_epoch(self) -> LeaderAndEpoch:
         election = self.state.election()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 
+from kafka_edu.v1_0_2.clients.common.errors import IllegalArgumentException
 from kafka_edu.v3_9.clients.common.utils.timer import Timer
 from kafka_edu.v3_9.raft.raft.election_state import ElectionState
 from kafka_edu.v3_9.raft.raft.endpoints import Endpoints
@@ -46,7 +47,8 @@ class ResignedState(EpochState):
 
     def acknowledge_resignation(self, voter_id: int) -> None:
         if voter_id not in self.voters:
-            raise ValueError(f"Attempt to acknowledge delivery of `EndQuorumEpoch` by a non-voter {voter_id}")
+            raise IllegalArgumentException(
+                f"Attempt to acknowledge delivery of `EndQuorumEpoch` by a non-voter {voter_id}")
         self._unacked_voters.discard(voter_id)
 
     def has_election_timeout_expired(self, current_time_ms: int) -> bool:

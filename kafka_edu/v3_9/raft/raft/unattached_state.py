@@ -1,7 +1,8 @@
 """Port of raft/src/main/java/org/apache/kafka/raft/UnattachedState.java (Kafka 3.9).
 
-A replica that knows an epoch but no leader for it. Since KAFKA-17067 (3.9) it also holds the vote it granted in the
-epoch, if any: there is no separate Voted state.
+A replica that knows an epoch but no leader it can fetch from. Since KAFKA-17067 (3.9) it also holds the vote it
+granted in the epoch, if any: there is no separate Voted state. It can know the epoch's leader by id alone, when
+`quorum-state` names a leader whose endpoints the voter set does not have: it then refuses votes, as a follower does.
 """
 
 from __future__ import annotations
@@ -19,9 +20,10 @@ log = logging.getLogger("org.apache.kafka.raft.UnattachedState")
 
 
 class UnattachedState(EpochState):
-    def __init__(self, current_time_ms: int, epoch: int, voted_key: ReplicaKey | None, voters: set[int],
-                 high_watermark: LogOffsetMetadata | None, election_timeout_ms: int) -> None:
+    def __init__(self, current_time_ms: int, epoch: int, leader_id: int | None, voted_key: ReplicaKey | None,
+                 voters: set[int], high_watermark: LogOffsetMetadata | None, election_timeout_ms: int) -> None:
         self._epoch = epoch
+        self._leader_id = leader_id
         self._voted_key = voted_key
         self.voters = set(voters)
         self._high_watermark = high_watermark
@@ -31,6 +33,8 @@ class UnattachedState(EpochState):
     def election(self) -> ElectionState:
         if self._voted_key is not None:
             return ElectionState.with_voted_candidate(self._epoch, self._voted_key, self.voters)
+        if self._leader_id is not None:
+            return ElectionState.with_elected_leader(self._epoch, self._leader_id, self.voters)
         return ElectionState.with_unknown_leader(self._epoch, self.voters)
 
     def epoch(self) -> int:
@@ -67,6 +71,11 @@ class UnattachedState(EpochState):
                 return voted_directory is None or voted_directory == candidate_key.directory_id
             log.debug("Rejecting vote request from candidate (%s), already have voted for another candidate (%s) in "
                       "epoch %d", candidate_key, self._voted_key, self._epoch)
+            return False
+        if self._leader_id is not None:
+            # a known leader: refuse as a follower would
+            log.debug("Rejecting vote request from candidate (%s) since we already have a leader %d in epoch %d",
+                      candidate_key, self._leader_id, self._epoch)
             return False
         if not is_log_up_to_date:
             log.debug("Rejecting vote request from candidate (%s) since candidate epoch/offset is not up to date "

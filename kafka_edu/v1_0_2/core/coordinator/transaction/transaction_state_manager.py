@@ -256,15 +256,13 @@ class TransactionStateManager:
     def _load_transaction_metadata(self, topic_partition: TopicPartition,
                                    coordinator_epoch: int) -> dict[str, TransactionMetadata]:
         def log_end_offset() -> int:
-            # ReplicaManager.getLogEndOffset: -1 once this broker no longer leads the partition.
-            partition = self.replica_manager.get_partition(topic_partition)
-            leader = partition.leader_replica_if_local() if partition is not None else None
-            return leader.log.log_end_offset if leader is not None and leader.log is not None else -1
+            # -1 once this broker no longer leads the partition.
+            end_offset = self.replica_manager.get_log_end_offset(topic_partition)
+            return end_offset if end_offset is not None else -1
 
         start_ms = self.time_ms()
         loaded_transactions: dict[str, TransactionMetadata] = {}
-        partition = self.replica_manager.get_partition(topic_partition)
-        partition_log = partition.local_log() if partition is not None else None
+        partition_log = self.replica_manager.get_log(topic_partition)
         if partition_log is None:
             log.warning("Attempted to load offsets and group metadata from %s, but found no log", topic_partition)
             return loaded_transactions
