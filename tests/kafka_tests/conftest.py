@@ -1,7 +1,8 @@
 """Our own test code, not a Kafka port: the referee's count. At the end of a run that ran any of Kafka's own ported
-tests, one line per Kafka test class: its cases in Kafka, how many are ported, passed, failed, kept apart as a
-deliberate difference, and not applicable. With KAFKA_EDU_KAFKA_TESTS_JSON=PATH the same figures go to PATH (the
-docs site's hook runs these tests that way to draw docs/kafka-tests.md)."""
+tests, one line per Kafka test class: its cases in Kafka, how many are not applicable, still to port, ported, passed,
+failed, and kept apart as a deliberate difference; the pass share is of the applicable cases. With
+KAFKA_EDU_KAFKA_TESTS_JSON=PATH the same figures go to PATH (the docs site's hook runs these tests that way to draw
+docs/kafka-tests.md)."""
 
 from __future__ import annotations
 
@@ -52,6 +53,8 @@ def figures() -> list[dict]:
         for case in kafka.cases:
             if case in kafka.not_applicable:
                 counts["not_applicable"] += 1
+            elif case in kafka.not_ported:
+                counts["not_ported"] += 1
             elif snake(case) in done:
                 counts["ported"] += 1
                 counts[done[snake(case)]] += 1
@@ -61,7 +64,8 @@ def figures() -> list[dict]:
                      "cases": len(kafka.cases), "applicable": applicable, "ported": counts["ported"],
                      "passed": counts["passed"], "failed": counts["failed"], "differs": counts["differs"],
                      "skipped": counts["skipped"], "not_applicable": counts["not_applicable"],
-                     "not_applicable_reasons": kafka.not_applicable})
+                     "not_ported": counts["not_ported"], "not_applicable_reasons": kafka.not_applicable,
+                     "not_ported_reasons": kafka.not_ported})
     return rows
 
 
@@ -71,12 +75,12 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
         return
     write = terminalreporter.write_line
     terminalreporter.section("Kafka's own tests, ported (tests/kafka_tests)")
-    write(f"{'Kafka':6} {'test class':34} {'cases':>5} {'n/a':>4} {'ported':>6} {'passed':>6} {'failed':>6} "
-          f"{'differs':>7} {'pass %':>6}")
+    write(f"{'Kafka':6} {'test class':34} {'cases':>5} {'n/a':>4} {'to port':>7} {'ported':>6} {'passed':>6} "
+          f"{'failed':>6} {'differs':>7} {'pass %':>6}")
     for r in rows:
         share = f"{100 * r['passed'] / r['applicable']:.0f}" if r["applicable"] else "-"
-        write(f"{r['version']:6} {r['class']:34} {r['cases']:5} {r['not_applicable']:4} {r['ported']:6} "
-              f"{r['passed']:6} {r['failed']:6} {r['differs']:7} {share:>6}")
+        write(f"{r['version']:6} {r['class']:34} {r['cases']:5} {r['not_applicable']:4} {r['not_ported']:7} "
+              f"{r['ported']:6} {r['passed']:6} {r['failed']:6} {r['differs']:7} {share:>6}")
     target = os.environ.get("KAFKA_EDU_KAFKA_TESTS_JSON")
     if target:
         Path(target).write_text(json.dumps(rows, indent=2) + "\n")

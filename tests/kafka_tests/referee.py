@@ -12,8 +12,9 @@ core/src/test/scala/unit/kafka/log/LogSegmentTest.scala) and declares the class:
 
     def test_read_on_empty_segment(): ...        # Kafka's test name in snake_case, Kafka's assertions
 
-A case is ported (a test function of its snake_case name), or not applicable (with the reason), never silently
-dropped; `tests/kafka_tests/test_referee.py` fails otherwise. A ported case where the port keeps a deliberate difference
+A case is ported (a test function of its snake_case name), not applicable (with the reason), or applicable but
+not ported yet (`not_ported`, with what it needs; it counts against the pass share), never silently dropped:
+`tests/kafka_tests/test_referee.py` fails otherwise. A ported case where the port keeps a deliberate difference
 from Kafka carries `@differs("why")`: it runs, is expected to fail, and fails the suite the day it passes.
 `tests/kafka_tests/conftest.py` counts every class's cases at the end of the run (the table CI prints, and
 docs/kafka-tests.md's figures).
@@ -38,6 +39,7 @@ class KafkaTestClass:
     path: str  # in Kafka's repository at that version
     cases: tuple[str, ...]
     not_applicable: dict[str, str] = field(default_factory=dict)
+    not_ported: dict[str, str] = field(default_factory=dict)  # applicable, not ported yet: counted against the port
 
     @property
     def name(self) -> str:
@@ -45,15 +47,16 @@ class KafkaTestClass:
 
 
 def kafka_test_class(version: str, path: str, *, cases: list[str],
-                     not_applicable: dict[str, str] | None = None) -> KafkaTestClass:
+                     not_applicable: dict[str, str] | None = None,
+                     not_ported: dict[str, str] | None = None) -> KafkaTestClass:
     if version not in VERSIONS:
         raise ValueError(f"version {version!r}: one of {sorted(VERSIONS)}")
     if len(set(cases)) != len(cases):
         raise ValueError(f"{path}: a case is listed twice")
-    unknown = set(not_applicable or {}) - set(cases)
+    unknown = (set(not_applicable or {}) | set(not_ported or {})) - set(cases)
     if unknown:
-        raise ValueError(f"{path}: not_applicable names cases Kafka's class has not got: {sorted(unknown)}")
-    return KafkaTestClass(version, path, tuple(cases), dict(not_applicable or {}))
+        raise ValueError(f"{path}: names cases Kafka's class has not got: {sorted(unknown)}")
+    return KafkaTestClass(version, path, tuple(cases), dict(not_applicable or {}), dict(not_ported or {}))
 
 
 def snake(case: str) -> str:

@@ -59,6 +59,8 @@ class SocketServer:
         self.processors: dict[int, Processor] = {}
         self.acceptors: dict[str, Acceptor] = {}
         self.connection_quotas: ConnectionQuotas | None = None
+        self.stopped_processing_requests = False
+        self._lock = threading.Lock()
 
     def startup(self, startup_processors: bool = True) -> None:
         """Bind every listener and start its acceptor; processors start now or in `start_processors`."""
@@ -88,6 +90,7 @@ class SocketServer:
     def stop_processing_requests(self) -> None:
         """Stop accepting connections and reading requests; the request channel stays for the shutdown."""
         log.info("Stopping socket server request processors")
+        self.stopped_processing_requests = True
         for acceptor in self.acceptors.values():
             acceptor.shutdown()
         for processor in self.processors.values():
@@ -97,8 +100,17 @@ class SocketServer:
 
     def shutdown(self) -> None:
         log.info("Shutting down socket server")
-        self.request_channel.shutdown()
+        with self._lock:
+            if not self.stopped_processing_requests:
+                self.stop_processing_requests()
+            self.request_channel.shutdown()
         log.info("Shutdown completed")
+
+    def connection_count(self, address: str) -> int:
+        return 0 if self.connection_quotas is None else self.connection_quotas.get(address)
+
+    def processor(self, index: int) -> Processor:
+        return self.processors[index]
 
     def bound_port(self, listener_name: str) -> int:
         return self.acceptors[listener_name].bound_port
@@ -269,8 +281,15 @@ class Processor(AbstractServerThread):
         self.api_version_manager = api_version_manager
         self.new_connections: queue.Queue[socket.socket] = queue.Queue()
         self.inflight_responses: dict[str, Response] = {}
-        self.selector = Selector(max_request_size, connections_max_idle_ms, channel_builder)
+        self.max_request_size = max_request_size
+        self.connections_max_idle_ms = connections_max_idle_ms
+        self.selector = self.create_selector(channel_builder)
+        self.next_connection_index = 0
         request_channel.add_processor(id, self.wakeup)
+
+    def create_selector(self, channel_builder: Any) -> Selector:
+        """Kafka's createSelector: a hook for tests."""
+        return Selector(self.max_request_size, self.connections_max_idle_ms, channel_builder)
 
     def run(self) -> None:
         self.startup_complete()
@@ -285,27 +304,41 @@ class Processor(AbstractServerThread):
                     self.process_completed_receives()
                     self.process_completed_sends()
                     self.process_disconnected()
-                except Exception:
-                    # One bad connection must not take the thread, and with it every other connection, down.
-                    log.exception("Processor %d got uncaught exception.", self.id)
+                except Exception as e:
+                    # Each connection's failure is handled where it happens; this keeps the thread alive for the rest.
+                    self.process_exception("Processor got uncaught exception.", e)
         finally:
             log.debug("Closing selector - processor %d", self.id)
             self.close_all()
             self.request_channel.remove_processor(self.id)
             self.shutdown_complete()
 
+    def process_exception(self, error_message: str, e: BaseException) -> None:
+        log.error(error_message, exc_info=e)
+
+    def process_channel_exception(self, channel_id: str, error_message: str, e: BaseException) -> None:
+        """One connection failed: close it alone, and the processor goes on with the others."""
+        if self.selector.channel(channel_id) is not None:
+            log.error("Closing socket for %s because of error", channel_id, exc_info=e)
+            self.close_connection(channel_id)
+        self.process_exception(error_message, e)
+
     @step("NW.processor.2")
     def process_new_responses(self) -> None:
         while (curr := self.request_channel.receive_response(self.id)) is not None:
-            if curr.response_action == ResponseAction.NO_OP:
-                # No response to write (acks=0 produce): read the connection's next request.
-                curr.request.update_request_metrics(time.time_ns())
-                self.selector.unmute(curr.request.connection_id)
-            elif curr.response_action == ResponseAction.SEND:
-                self.send_response(curr)
-            else:
-                curr.request.update_request_metrics(time.time_ns())
-                self.close_connection(curr.request.connection_id)
+            channel_id = curr.request.connection_id
+            try:
+                if curr.response_action == ResponseAction.NO_OP:
+                    # No response to write (acks=0 produce): read the connection's next request.
+                    curr.request.update_request_metrics(time.time_ns())
+                    self.selector.unmute(channel_id)
+                elif curr.response_action == ResponseAction.SEND:
+                    self.send_response(curr)
+                else:
+                    curr.request.update_request_metrics(time.time_ns())
+                    self.close_connection(channel_id)
+            except Exception as e:
+                self.process_channel_exception(channel_id, f"Exception while processing response for {channel_id}", e)
 
     def send_response(self, response: Response) -> None:
         # The connection is gone if the client left, or idled out, while its request was handled.
@@ -319,19 +352,27 @@ class Processor(AbstractServerThread):
 
     @step("NW.processor.3")
     def poll(self) -> None:
-        self.selector.poll(POLL_TIMEOUT_MS)
+        try:
+            self.selector.poll(POLL_TIMEOUT_MS)
+        except (IllegalStateException, OSError):
+            # not raised again: what this poll completed (receives, sends, disconnections) is still processed
+            log.error("Processor %d poll failed due to illegal state or IO exception", self.id)
 
     def process_completed_receives(self) -> None:
         for receive in self.selector.completed_receives:
-            req = self.parse_request(receive)
-            if req is None:
-                self.close_connection(receive.source)  # Kafka closes the connection on a request it cannot parse
-                continue
-            with step("NW.processor.4", self, request=req):
-                # Blocks while the request queue is full: back-pressure reaches the sockets.
-                self.request_channel.send_request(req)
-                # One request at a time per connection: responses leave in the order requests came.
-                self.selector.mute(receive.source)
+            try:
+                req = self.parse_request(receive)
+                if req is None:
+                    self.close_connection(receive.source)  # Kafka closes the connection on a request it cannot parse
+                    continue
+                with step("NW.processor.4", self, request=req):
+                    # Blocks while the request queue is full: back-pressure reaches the sockets.
+                    self.request_channel.send_request(req)
+                    # One request at a time per connection: responses leave in the order requests came.
+                    self.selector.mute(receive.source)
+            except Exception as e:
+                self.process_channel_exception(receive.source,
+                                               f"Exception while processing request from {receive.source}", e)
 
     def parse_request(self, receive: NetworkReceive) -> Request | None:
         try:
@@ -359,21 +400,31 @@ class Processor(AbstractServerThread):
     @step("NW.processor.5")
     def process_completed_sends(self) -> None:
         for destination in self.selector.completed_sends:
-            resp = self.inflight_responses.pop(destination, None)
-            if resp is None:
-                raise IllegalStateException(f"Send for {destination} completed, but not in `inflightResponses`")
-            resp.request.update_request_metrics(time.time_ns())
-            self.selector.unmute(destination)
+            try:
+                resp = self.inflight_responses.pop(destination, None)
+                if resp is None:
+                    raise IllegalStateException(f"Send for {destination} completed, but not in `inflightResponses`")
+                resp.request.update_request_metrics(time.time_ns())
+                self.selector.unmute(destination)
+            except Exception as e:
+                self.process_channel_exception(destination,
+                                               f"Exception while processing completed send to {destination}", e)
 
     @step("NW.processor.6")
     def process_disconnected(self) -> None:
         for connection_id in self.selector.disconnected:
-            remote_host = connection_id.split("-", 1)[1].rsplit(":", 1)[0]
-            resp = self.inflight_responses.pop(connection_id, None)
-            if resp is not None:
-                resp.request.update_request_metrics(time.time_ns())
-            # the selector closed the channel; its address's slot still has to be given back
-            self.connection_quotas.dec(remote_host)
+            try:
+                parsed = connection_id_from_string(connection_id)
+                if parsed is None:
+                    raise IllegalStateException(f"connectionId has unexpected format: {connection_id}")
+                remote_host = parsed[2]
+                resp = self.inflight_responses.pop(connection_id, None)
+                if resp is not None:
+                    resp.request.update_request_metrics(time.time_ns())
+                # the selector closed the channel; its address's slot still has to be given back
+                self.connection_quotas.dec(remote_host)
+            except Exception as e:
+                self.process_exception(f"Exception while processing disconnection of {connection_id}", e)
 
     def accept(self, socket_channel: socket.socket) -> None:
         """Called by the acceptor thread: queue the socket and wake this processor up."""
@@ -384,13 +435,33 @@ class Processor(AbstractServerThread):
     def configure_new_connections(self) -> None:
         while not self.new_connections.empty():
             channel = self.new_connections.get_nowait()
+            remote_address = None
             try:
-                local, remote = channel.getsockname(), channel.getpeername()
-                connection_id = f"{local[0]}:{local[1]}-{remote[0]}:{remote[1]}"
-                self.selector.register(connection_id, channel)
-            except OSError as e:
-                log.error("Processor %d closed connection from %s: %s", self.id, channel, e)
-                self.close(channel)
+                remote_address = channel.getpeername()[0]
+                self.selector.register(self.connection_id(channel), channel)
+            except Exception as e:
+                # the socket may be closed already: its address, taken before, gives the slot back
+                self.close(channel, remote_address)
+                self.process_exception(f"Processor {self.id} closed connection from {remote_address}", e)
+
+    def connection_id(self, sock: socket.socket) -> str:
+        """localHost:localPort-remoteHost:remotePort-index, the index telling apart connections that reuse ports."""
+        local, remote = sock.getsockname(), sock.getpeername()
+        connection_id = f"{local[0]}:{local[1]}-{remote[0]}:{remote[1]}-{self.next_connection_index}"
+        self.next_connection_index = 0 if self.next_connection_index == 2**31 - 1 else self.next_connection_index + 1
+        return connection_id
+
+    @property
+    def inflight_response_count(self) -> int:
+        return len(self.inflight_responses)
+
+    def channel(self, connection_id: str) -> Any:
+        """For tests: the open channel of that id, or None."""
+        return self.selector.channel(connection_id)
+
+    def open_or_closing_channel(self, connection_id: str) -> Any:
+        # the port's selector keeps no closing channels (staged receives are dropped with the channel)
+        return self.selector.channel(connection_id)
 
     def close_all(self) -> None:
         # Requests whose responses will never be written still end, so no trace is left without its root.
@@ -408,11 +479,27 @@ class Processor(AbstractServerThread):
         """Kafka's close(selector, connectionId): close it here and give its address's slot back."""
         channel = self.selector.channel(connection_id)
         if channel is not None:
-            self.selector.close_connection(connection_id)
             self.connection_quotas.dec(channel.socket_address)
+            self.selector.close_connection(connection_id)
+            # a response still being written is dropped with its connection
+            response = self.inflight_responses.pop(connection_id, None)
+            if response is not None:
+                response.request.update_request_metrics(time.time_ns())
 
     def wakeup(self) -> None:
         self.selector.wakeup()
+
+
+def connection_id_from_string(s: str) -> tuple[str, int, str, int, int] | None:
+    """Processor.ConnectionId.fromString: (localHost, localPort, remoteHost, remotePort, index), or None."""
+    parts = s.split("-")
+    if len(parts) != 3:
+        return None
+    try:
+        (local_host, local_port), (remote_host, remote_port) = (p.rsplit(":", 1) for p in parts[:2])
+        return local_host, int(local_port), remote_host, int(remote_port), int(parts[2])
+    except ValueError:
+        return None
 
 
 class ConnectionQuotas:

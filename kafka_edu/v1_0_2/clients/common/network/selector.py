@@ -26,6 +26,10 @@ _SIZE = struct.Struct(">i")
 _READ_CHUNK = 1 << 18
 
 
+class CancelledKeyException(Exception):
+    """java.nio.channels.CancelledKeyException: the channel's selection key was cancelled (it was disconnected)."""
+
+
 class InvalidReceiveException(Exception):
     """org.apache.kafka.common.network.InvalidReceiveException: a frame size the receiver refuses."""
 
@@ -52,6 +56,7 @@ class KafkaChannel:
         self.muted = False
         self.socket_address = sock.getpeername()[0]
         self.authenticator: Any = None
+        self.disconnected = False
 
     def ready(self) -> bool:
         """Requests may be read: nothing to authenticate, or the login is complete."""
@@ -98,7 +103,13 @@ class KafkaChannel:
         del self.receive_buffer[:4 + size]
         return payload
 
+    def disconnect(self) -> None:
+        """KafkaChannel.disconnect: cancel the selection key; the selector finds out on the next operation."""
+        self.disconnected = True
+
     def set_send(self, payload: bytes) -> None:
+        if self.disconnected:
+            raise CancelledKeyException(self.id)
         if self.send_buffer:
             raise IllegalStateException(f"Attempt to begin a send operation with prior send operation still in "
                                         f"progress, connection id is {self.id}")
@@ -127,6 +138,7 @@ class Selector:
         self.completed_receives: list[NetworkReceive] = []
         self.completed_sends: list[str] = []
         self.disconnected: list[str] = []
+        self.failed_sends: list[str] = []
         self.last_activity: dict[str, float] = {}  # the idle-expiry manager: connection id -> last I/O
         self._wakeup_r, self._wakeup_w = socket.socketpair()
         self._wakeup_r.setblocking(False)
@@ -141,8 +153,17 @@ class Selector:
         self._update_interest(channel)
 
     def send(self, destination: str, payload: bytes) -> None:
-        channel = self.channels[destination]
-        channel.set_send(payload)
+        channel = self.channels.get(destination)
+        if channel is None:
+            raise IllegalStateException(f"Attempt to retrieve channel for which there is no connection. "
+                                        f"Connection id {destination} existing connections {list(self.channels)}")
+        try:
+            channel.set_send(payload)
+        except CancelledKeyException:
+            # reported as a disconnection by the next poll
+            self.failed_sends.append(destination)
+            self._close_channel(channel, disconnected=False)
+            return
         self._update_interest(channel)
 
     def poll(self, timeout_ms: int) -> None:
@@ -150,6 +171,8 @@ class Selector:
         self.completed_receives.clear()
         self.completed_sends.clear()
         self.disconnected.clear()
+        self.disconnected.extend(self.failed_sends)
+        self.failed_sends.clear()
         staged = self._has_staged_receives()
         ready = self.nio_selector.select(0 if staged else timeout_ms / 1000)
         for key, mask in ready:
