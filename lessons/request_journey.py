@@ -67,7 +67,7 @@ def connection_served(ev: Evidence) -> Result:
                                   "unset it and start the lesson again")
     create = creates[-1]
     connection = create.attributes.get("kafka.connection.id", "")
-    remote = connection.rsplit("-", 1)[-1]
+    remote = (connection.split("-") + [""])[1]  # Kafka's connection id: local-remote-index
     accepts = [s for s in ev.spans.where(step="NW.acceptor.1") if s.attributes.get("kafka.client.address") == remote]
     on_connection = [r for r in ev.spans.where(name="RequestChannel.Request")
                      if r.attributes.get("kafka.connection.id") == connection]
@@ -81,7 +81,8 @@ def connection_served(ev: Evidence) -> Result:
                 "the processors take new connections in turn. "
                 if accepts else "The connection's `Acceptor.accept` span is not in the traces. ")
     explain = f"""
-Your tool's CreateTopics went over connection `{connection}` (the broker's address, then the client's). {accepted}
+Your tool's CreateTopics went over connection `{connection}` (the broker's address, the client's, and the
+processor's running count of connections, which tells apart two that reuse a port). {accepted}
 From then on that processor owned the connection: it registered it with its selector
 (`Processor.configureNewConnections`, NW.processor.1) and every request on it was read by the same network thread.
 

@@ -208,7 +208,7 @@ ROWS: dict[str, Row] = {
                          "When an address already has max.connections.per.ip connections, the new one is closed "
                          "straight away; the client sees a dropped connection, not an error response."),
     "NW.processor.1": Row("Processor.configureNewConnections",
-                          "register queued channels for reads; connection id `local:port-remote:port`",
+                          "register queued channels for reads; connection id `local:port-remote:port-index`",
                           "A processor picks up the connections the acceptor queued for it and registers them with "
                           "its selector. The connection id names the connection in every later request span."),
     "NW.processor.2": Row("Processor.processNewResponses",

@@ -6,7 +6,7 @@ from __future__ import annotations
 from lessons import request_journey as lesson
 from tests.lessons.helpers import FakeRun, ns
 
-CONNECTION = "127.0.0.1:9092-127.0.0.1:50000"
+CONNECTION = "127.0.0.1:9092-127.0.0.1:50000-3"  # local-remote-index, as a Processor names it
 
 
 def request(run: FakeRun, api: str, at_ms: float, took_ms: float, client: str = "rdkafka", **metrics: float):
