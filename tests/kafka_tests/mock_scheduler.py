@@ -10,7 +10,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from tests.kafka_tests.mock_time import MockTime
+from kafka_edu.v3_9.clients.common.utils.mock_time import MockTime
 
 
 @dataclass(order=True)

@@ -35,7 +35,7 @@ from kafka_edu.v1_0_2.core.log.producer_state_manager import (
     producer_snapshot_file,
 )
 from kafka_edu.v3_9.clients.common.record.control_record_utils import ControlRecordType
-from tests.kafka_tests.mock_time import MockTime
+from kafka_edu.v3_9.clients.common.utils.mock_time import MockTime
 from tests.kafka_tests.referee import kafka_test_class
 
 KAFKA = kafka_test_class(

@@ -35,7 +35,7 @@ from kafka_edu.v3_9.core.server.node_to_controller_channel_manager import (
     error_counts,
 )
 from kafka_edu.v3_9.raft.raft.voter_set import Node
-from tests.kafka_tests.mock_time import MockTime
+from kafka_edu.v3_9.clients.common.utils.mock_time import MockTime
 
 RequestMatcher = Callable[[Any], bool]
 

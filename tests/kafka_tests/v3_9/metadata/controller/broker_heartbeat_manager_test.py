@@ -26,7 +26,7 @@ from kafka_edu.v3_9.metadata.controller.broker_heartbeat_manager import (
     UsableBrokerIterator,
 )
 from kafka_edu.v3_9.metadata.metadata.placement.replica_placer import UsableBroker
-from tests.kafka_tests.mock_time import MockTime as _MockTime
+from kafka_edu.v3_9.clients.common.utils.mock_time import MockTime as _MockTime
 from tests.kafka_tests.referee import kafka_test_class
 
 KAFKA = kafka_test_class(

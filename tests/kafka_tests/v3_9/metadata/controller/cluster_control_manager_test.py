@@ -68,7 +68,7 @@ from kafka_edu.v3_9.metadata.metadata.placement.replica_placer import ClusterDes
 from kafka_edu.v3_9.metadata.metadata.placement.striped_replica_placer import StripedReplicaPlacer
 from kafka_edu.v3_9.server_common.server.common.metadata_version import FEATURE_NAME, MetadataVersion
 from kafka_edu.v3_9.server_common.timeline.snapshot_registry import SnapshotRegistry
-from tests.kafka_tests.mock_time import MockTime as _MockTime
+from kafka_edu.v3_9.clients.common.utils.mock_time import MockTime as _MockTime
 from tests.kafka_tests.referee import kafka_test_class
 
 KAFKA = kafka_test_class(

@@ -32,7 +32,7 @@ from kafka_edu.v3_9.raft.raft.quorum_state import QuorumState
 from kafka_edu.v3_9.raft.raft.quorum_state_store import QuorumStateStore
 from kafka_edu.v3_9.raft.raft.replica_key import ReplicaKey
 from kafka_edu.v3_9.raft.raft.voter_set import VoterSet
-from tests.kafka_tests.mock_time import MockTime
+from kafka_edu.v3_9.clients.common.utils.mock_time import MockTime
 from tests.kafka_tests.referee import kafka_test_class
 from tests.kafka_tests.v3_9.raft.raft.quorum_state_test_helpers import (
     DEFAULT_LISTENER_NAME,

@@ -31,7 +31,7 @@ from kafka_edu.v3_9.server_common.queue.kafka_event_queue import (
     SYSTEM_TIME,
     KafkaEventQueue,
 )
-from tests.kafka_tests.mock_time import NS_PER_MS, MockTime
+from kafka_edu.v3_9.clients.common.utils.mock_time import NS_PER_MS, MockTime
 from tests.kafka_tests.referee import kafka_test_class
 
 KAFKA = kafka_test_class(

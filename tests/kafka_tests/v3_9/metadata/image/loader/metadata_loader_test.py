@@ -57,7 +57,7 @@ from kafka_edu.v3_9.server_common.server.common.metadata_version import (
     MINIMUM_KRAFT_VERSION,
     MetadataVersion,
 )
-from tests.kafka_tests.mock_time import MockTime
+from kafka_edu.v3_9.clients.common.utils.mock_time import MockTime
 from tests.kafka_tests.referee import kafka_test_class
 from tests.kafka_tests.test_utils import MockFaultHandler
 
