@@ -490,19 +490,30 @@ def mutate(rng: random.Random, seed: bytes) -> tuple[bytes, bool]:
     return frame(bytes(data)), True
 
 
-def fuzz_connection(address: tuple[str, int], frames: list[tuple[bytes, bool]]) -> tuple[str, int]:
-    """Send the frames, half-close, read to the end. Returns how it ended and how many responses came back.
+SENTINEL_CORRELATION_ID = 2**31 - 1
 
-    Kafka closes a connection at EOF, so every fuzz connection must end with the broker closing it."""
+
+def fuzz_connection(address: tuple[str, int], frames: list[tuple[bytes, bool]]) -> tuple[str, int]:
+    """Send the frames and read what comes back. Returns how it ended and how many responses came back.
+
+    While every frame is delimited, a valid ApiVersions request follows them: the connection has served all it
+    will once that is answered, or once the broker closes it. A frame that is not delimited (the broker waits for
+    the rest of it) is followed by a half-close instead: Kafka closes a connection at EOF, answering nothing more
+    (the requests it staged are still handled; their responses go to a closing channel and are dropped)."""
+    delimited = all(d for _, d in frames)
+    sentinel = frame(encode_request(ApiKeys.API_VERSIONS, 0, SENTINEL_CORRELATION_ID, "fuzz",
+                                    build(ApiKeys.API_VERSIONS.request_schema(0))))
+    sent_ids = [struct.unpack_from(">i", f, 8)[0] for f, _ in frames if len(f) >= 12] + [SENTINEL_CORRELATION_ID]
     with socket.create_connection(address, timeout=10) as sock:
         try:
-            sock.sendall(b"".join(f for f, _ in frames))
-            sock.shutdown(socket.SHUT_WR)
+            sock.sendall(b"".join(f for f, _ in frames) + (sentinel if delimited else b""))
+            if not delimited:
+                sock.shutdown(socket.SHUT_WR)
         except (BrokenPipeError, ConnectionResetError):
             return "reset", 0
         received = bytearray()
         try:
-            while chunk := sock.recv(65536):
+            while not (delimited and _answers_sentinel(received)) and (chunk := sock.recv(65536)):
                 received += chunk
         except ConnectionResetError:
             return "reset", 0  # the broker closed with bytes of ours still unread
@@ -510,8 +521,6 @@ def fuzz_connection(address: tuple[str, int], frames: list[tuple[bytes, bool]]) 
             return "hung", 0
     # Whatever the broker sent is whole frames; while our frames are delimited, each echoes one of our correlation
     # ids, in order.
-    delimited = all(d for _, d in frames)
-    sent_ids = [struct.unpack_from(">i", f, 8)[0] for f, _ in frames if len(f) >= 12]
     responses = 0
     position = 0
     while position < len(received):
@@ -525,6 +534,18 @@ def fuzz_connection(address: tuple[str, int], frames: list[tuple[bytes, bool]]) 
         responses += 1
         position += 4 + size
     return "closed", responses
+
+
+def _answers_sentinel(received: bytearray) -> bool:
+    """The last whole response frame received answers the sentinel (responses come in request order)."""
+    position, last = 0, None
+    while len(received) - position >= 8:
+        (size,) = struct.unpack_from(">i", received, position)
+        if size < 4 or len(received) - position - 4 < size:
+            break
+        (last,) = struct.unpack_from(">i", received, position + 4)
+        position += 4 + size
+    return last == SENTINEL_CORRELATION_ID
 
 
 @pytest.mark.slow

@@ -10,10 +10,11 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
+T = TypeVar("T")
 DEFAULT_MAX_WAIT_MS = 15_000  # org.apache.kafka.test.TestUtils.DEFAULT_MAX_WAIT_MS
 RANDOM_PORT = 0  # TestUtils.RandomPort
 MOCK_ZK_PORT = 1  # TestUtils.MockZkPort
@@ -30,6 +31,20 @@ def wait_until_true(condition: Callable[[], bool], msg: str | Callable[[], str],
         if time.monotonic() > deadline:
             pytest.fail(msg() if callable(msg) else msg)
         time.sleep(min(wait_time_ms, pause_ms) / 1000)
+
+
+def compute_until_true(compute: Callable[[], T], predicate: Callable[[T], bool],
+                       wait_time_ms: int = DEFAULT_MAX_WAIT_MS, pause_ms: int = 100) -> tuple[T, bool]:
+    """TestUtils.computeUntilTrue: compute until the predicate holds of the result or the time is up; the last
+    result and whether it held."""
+    deadline = time.monotonic() + wait_time_ms / 1000
+    while True:
+        result = compute()
+        if predicate(result):
+            return result, True
+        if time.monotonic() > deadline:
+            return result, False
+        time.sleep(min(pause_ms / 1000, max(0.0, deadline - time.monotonic())))
 
 
 def temp_dir() -> Path:
@@ -172,3 +187,106 @@ def create_log_manager(log_dirs: Iterable[Path] = (), default_config: Any = None
                       flush_start_offset_checkpoint_ms=10000, retention_check_ms=1000,
                       max_pid_expiration_ms=60 * 60 * 1000, scheduler=time.scheduler, broker_state=BrokerState(),
                       log_dir_failure_channel=LogDirFailureChannel(len(log_dirs)), time_ms=time.milliseconds)
+
+
+def create_broker_configs(num_configs: int, zk_connect: str, enable_controlled_shutdown: bool = True,
+                          enable_delete_topic: bool = False) -> list[dict[str, str]]:
+    """TestUtils.createBrokerConfigs (PLAINTEXT only): brokers 0 until `num_configs`, each on a random port."""
+    return [create_broker_config(node, zk_connect, enable_controlled_shutdown, enable_delete_topic)
+            for node in range(num_configs)]
+
+
+def create_server(config: Any) -> Any:
+    """TestUtils.createServer: a v1_0_2 KafkaServer for `config` (a KafkaConfig), started in this process."""
+    from kafka_edu.v1_0_2.core.server.kafka_server import KafkaServer
+
+    server = KafkaServer(config)
+    server.startup()
+    return server
+
+
+def shutdown_servers(servers: Iterable[Any]) -> None:
+    """TestUtils.shutdownServers: shut every server down (one after the other here) and delete its log dirs; a
+    server that fails to shut down does not keep the others up (the first failure is raised at the end)."""
+    errors: list[BaseException] = []
+    for server in servers:
+        try:
+            server.shutdown()
+        except BaseException as e:  # noqa: BLE001 - raised once every server had its turn
+            errors.append(e)
+        finally:
+            for log_dir in server.config.log_dirs:
+                shutil.rmtree(log_dir, ignore_errors=True)
+    if errors:
+        raise errors[0]
+
+
+def wait_until_controller_elected(zk_utils: Any, timeout_ms: int = DEFAULT_MAX_WAIT_MS) -> int:
+    """TestUtils.waitUntilControllerElected: the id `/controller` names, once it names one."""
+    controller_id = [-1]
+
+    def elected() -> bool:
+        controller_id[0] = zk_utils.get_controller_id()
+        return controller_id[0] >= 0
+
+    wait_until_true(elected, f"Controller not elected after {timeout_ms} ms", wait_time_ms=timeout_ms)
+    return controller_id[0]
+
+
+def wait_until_leader_is_elected_or_changed(zk_utils: Any, topic: str, partition: int, timeout_ms: int = 30000,
+                                            old_leader: int | None = None, new_leader: int | None = None) -> int:
+    """TestUtils.waitUntilLeaderIsElectedOrChanged: the partition's leader in ZooKeeper once there is one (that is
+    `new_leader`, or other than `old_leader`, when given)."""
+    assert old_leader is None or new_leader is None, "Can't define both the old and the new leader"
+    found: list[int] = []
+
+    def elected_or_changed() -> bool:
+        leader_and_isr = zk_utils.get_leader_and_isr_for_partition(topic, partition)
+        leader = leader_and_isr.leader if leader_and_isr is not None else None
+        if leader is not None and ((new_leader is not None and leader == new_leader)
+                                   or (old_leader is not None and leader != old_leader)
+                                   or (new_leader is None and old_leader is None)):
+            found.append(leader)
+            return True
+        return False
+
+    wait_until_true(elected_or_changed, f"Timing out after {timeout_ms} ms since a leader was not elected (or changed)"
+                    f" for partition {topic}-{partition}", wait_time_ms=timeout_ms)
+    return found[0]
+
+
+def wait_until_metadata_is_propagated(servers: Iterable[Any], topic: str, partition: int,
+                                      timeout_ms: int = DEFAULT_MAX_WAIT_MS) -> int:
+    """TestUtils.waitUntilMetadataIsPropagated: every server's metadata cache knows the partition, with a valid
+    leader; returns that leader."""
+    servers = list(servers)
+    leader = [-1]
+
+    def propagated() -> bool:
+        result = True
+        for server in servers:
+            partition_state = server.apis.metadata_cache.get_partition_info(topic, partition)
+            if partition_state is None:
+                return False
+            leader[0] = partition_state.leader
+            result = result and leader[0] >= 0
+        return result
+
+    wait_until_true(propagated, f"Partition [{topic},{partition}] metadata not propagated after {timeout_ms} ms",
+                    wait_time_ms=timeout_ms)
+    return leader[0]
+
+
+def create_topic(zk_utils: Any, topic: str, partition_replica_assignment: dict[int, list[int]],
+                 servers: Iterable[Any]) -> dict[int, int]:
+    """TestUtils.createTopic with a replica assignment: write it to ZooKeeper, wait until every partition's metadata
+    reached the servers and a leader is elected; the leader of each partition."""
+    from kafka_edu.v1_0_2.core.server.admin_manager import create_or_update_topic_partition_assignment_path_in_zk
+
+    servers = list(servers)
+    create_or_update_topic_partition_assignment_path_in_zk(zk_utils, topic, partition_replica_assignment, {})
+    leaders = {}
+    for partition in partition_replica_assignment:
+        wait_until_metadata_is_propagated(servers, topic, partition)
+        leaders[partition] = wait_until_leader_is_elected_or_changed(zk_utils, topic, partition)
+    return leaders

@@ -10,7 +10,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from kafka_edu.v1_0_2.clients.common.record.file_records import MemoryRecords
+from kafka_edu.v1_0_2.clients.common.record.file_records import MAGIC_VALUE_V2, MemoryRecords
 from kafka_edu.v1_0_2.core.coordinator.group.group_metadata_manager import GROUP_METADATA_TOPIC_NAME
 from kafka_edu.v1_0_2.core.log.log import Log, TopicPartition
 from kafka_edu.v1_0_2.core.log.log_config import LogConfig
@@ -67,6 +67,10 @@ class StubReplicaManager:
         partition = self.get_partition(topic_partition)
         leader = partition.leader_replica_if_local() if partition is not None else None
         return leader.log.log_end_offset if leader is not None else None
+
+    def get_magic(self, topic_partition: TopicPartition) -> int | None:
+        """v2 (the only format the log writes) if the partition's log is here, else None."""
+        return MAGIC_VALUE_V2 if self.get_partition(topic_partition) is not None else None
 
     def append_records(self, timeout: int, required_acks: int, internal_topics_allowed: bool, is_from_client: bool,
                        entries_per_partition: dict[TopicPartition, bytes],

@@ -23,6 +23,7 @@ from kafka_edu.tracing import event, step
 from kafka_edu.v1_0_2.clients.common.errors import IllegalStateException
 from kafka_edu.v1_0_2.clients.common.network.sasl_channel_builder import server_channel_builder
 from kafka_edu.v1_0_2.clients.common.network.selector import NetworkReceive, Selector
+from kafka_edu.v1_0_2.clients.common.utils.time import SYSTEM, Time
 from kafka_edu.v1_0_2.core.network.request_channel import Request, RequestChannel, Response, ResponseAction
 from kafka_edu.v1_0_2.core.security.credential_provider import CredentialProvider
 from kafka_edu.v3_9.clients.common.protocol.api_keys import ApiKeys
@@ -37,8 +38,9 @@ class SocketServer:
     """Listeners, their acceptors and processors, and the RequestChannel between them and the request handlers."""
 
     def __init__(self, config: Any, api_version_manager: Any = None,
-                 credential_provider: CredentialProvider | None = None) -> None:
+                 credential_provider: CredentialProvider | None = None, time: Time = SYSTEM) -> None:
         self.config = config
+        self.time = time
         self.api_version_manager = api_version_manager
         # the SCRAM credentials a SASL listener's logins are checked against (KafkaServer's, kept from ZooKeeper)
         self.credential_provider = credential_provider or CredentialProvider(config.sasl_enabled_mechanisms)
@@ -121,7 +123,7 @@ class SocketServer:
                                                  self.api_version_manager, id)
         return Processor(id, self.request_channel, self.max_request_size, end_point.listener_name,
                          end_point.security_protocol, self.connections_max_idle_ms, self.connection_quotas,
-                         self.api_version_manager, channel_builder)
+                         self.api_version_manager, channel_builder, self.time)
 
 
 class AbstractServerThread(threading.Thread):
@@ -272,9 +274,10 @@ class Processor(AbstractServerThread):
 
     def __init__(self, id: int, request_channel: RequestChannel, max_request_size: int, listener_name: str,
                  security_protocol: str, connections_max_idle_ms: int, connection_quotas: ConnectionQuotas,
-                 api_version_manager: Any = None, channel_builder: Any = None) -> None:
+                 api_version_manager: Any = None, channel_builder: Any = None, time: Time = SYSTEM) -> None:
         super().__init__(f"kafka-network-thread-{id}-{listener_name}-{security_protocol}", connection_quotas)
         self.id = id
+        self.time = time
         self.request_channel = request_channel
         self.listener_name = listener_name
         self.security_protocol = security_protocol
@@ -289,7 +292,7 @@ class Processor(AbstractServerThread):
 
     def create_selector(self, channel_builder: Any) -> Selector:
         """Kafka's createSelector: a hook for tests."""
-        return Selector(self.max_request_size, self.connections_max_idle_ms, channel_builder)
+        return Selector(self.max_request_size, self.connections_max_idle_ms, channel_builder, self.time)
 
     def run(self) -> None:
         self.startup_complete()
@@ -318,7 +321,7 @@ class Processor(AbstractServerThread):
 
     def process_channel_exception(self, channel_id: str, error_message: str, e: BaseException) -> None:
         """One connection failed: close it alone, and the processor goes on with the others."""
-        if self.selector.channel(channel_id) is not None:
+        if self.open_or_closing_channel(channel_id) is not None:
             log.error("Closing socket for %s because of error", channel_id, exc_info=e)
             self.close_connection(channel_id)
         self.process_exception(error_message, e)
@@ -331,7 +334,8 @@ class Processor(AbstractServerThread):
                 if curr.response_action == ResponseAction.NO_OP:
                     # No response to write (acks=0 produce): read the connection's next request.
                     curr.request.update_request_metrics(time.time_ns())
-                    self.selector.unmute(channel_id)
+                    if (channel := self.open_or_closing_channel(channel_id)) is not None:
+                        self.selector.unmute(channel.id)
                 elif curr.response_action == ResponseAction.SEND:
                     self.send_response(curr)
                 else:
@@ -342,13 +346,15 @@ class Processor(AbstractServerThread):
 
     def send_response(self, response: Response) -> None:
         # The connection is gone if the client left, or idled out, while its request was handled.
-        if self.selector.channel(response.request.connection_id) is None:
+        connection_id = response.request.connection_id
+        if self.channel(connection_id) is None:
             log.warning("Attempting to send response via channel for which there is no open connection, "
-                        "connection id %s", response.request.connection_id)
+                        "connection id %s", connection_id)
             response.request.update_request_metrics(time.time_ns())
-        else:
-            self.selector.send(response.request.connection_id, response.response_send)
-            self.inflight_responses[response.request.connection_id] = response
+        # a closing channel takes the send and fails it: its staged requests are dropped with it
+        if self.open_or_closing_channel(connection_id) is not None:
+            self.selector.send(connection_id, response.response_send)
+            self.inflight_responses[connection_id] = response
 
     @step("NW.processor.3")
     def poll(self) -> None:
@@ -361,6 +367,9 @@ class Processor(AbstractServerThread):
     def process_completed_receives(self) -> None:
         for receive in self.selector.completed_receives:
             try:
+                if self.open_or_closing_channel(receive.source) is None:
+                    raise IllegalStateException(f"Channel {receive.source} removed from selector before processing "
+                                                f"completed receive")
                 req = self.parse_request(receive)
                 if req is None:
                     self.close_connection(receive.source)  # Kafka closes the connection on a request it cannot parse
@@ -391,7 +400,7 @@ class Processor(AbstractServerThread):
                       receive.payload[:64].hex())
             return None
         # the principal the channel logged in as travels with the request, to the authorizer
-        channel = self.selector.channel(receive.source)
+        channel = self.open_or_closing_channel(receive.source)
         return Request(self.id, receive.source, decoded.api_key, decoded.api_version, decoded.correlation_id,
                        decoded.client_id, decoded.body, decoded.size, self.listener_name, self.security_protocol,
                        start_time_ns=receive.received_ns, traceparent=decoded.traceparent,
@@ -455,13 +464,16 @@ class Processor(AbstractServerThread):
     def inflight_response_count(self) -> int:
         return len(self.inflight_responses)
 
+    def open_or_closing_channel(self, connection_id: str) -> Any:
+        return self.selector.channel(connection_id) or self.selector.closing_channel(connection_id)
+
     def channel(self, connection_id: str) -> Any:
-        """For tests: the open channel of that id, or None."""
+        """The open channel of that id, or None."""
         return self.selector.channel(connection_id)
 
-    def open_or_closing_channel(self, connection_id: str) -> Any:
-        # the port's selector keeps no closing channels (staged receives are dropped with the channel)
-        return self.selector.channel(connection_id)
+    def num_staged_receives(self, connection_id: str) -> int:
+        channel = self.open_or_closing_channel(connection_id)
+        return 0 if channel is None else self.selector.num_staged_receives(channel)
 
     def close_all(self) -> None:
         # Requests whose responses will never be written still end, so no trace is left without its root.
@@ -477,7 +489,7 @@ class Processor(AbstractServerThread):
 
     def close_connection(self, connection_id: str) -> None:
         """Kafka's close(selector, connectionId): close it here and give its address's slot back."""
-        channel = self.selector.channel(connection_id)
+        channel = self.open_or_closing_channel(connection_id)
         if channel is not None:
             self.connection_quotas.dec(channel.socket_address)
             self.selector.close_connection(connection_id)

@@ -13,6 +13,7 @@ import threading
 import time
 from collections import defaultdict
 from collections.abc import Hashable, Iterable
+from typing import Any
 
 from kafka_edu.v1_0_2.core.utils.concurrent import AtomicBoolean
 
@@ -58,19 +59,24 @@ class DelayedOperation:
 class DelayedOperationPurgatory:
     """Operations waiting under watch keys, and a reaper thread that expires them (Kafka's timing wheel)."""
 
-    def __init__(self, purgatory_name: str, broker_id: int = 0, purge_interval: int = 1000) -> None:
+    def __init__(self, purgatory_name: str, broker_id: int = 0, purge_interval: int = 1000, *,
+                 timeout_timer: Any = None, reaper_enabled: bool = True) -> None:
         self.purgatory_name = purgatory_name
         self.broker_id = broker_id
         self.purge_interval = purge_interval
+        # Kafka's timeoutTimer: anything with add(operation) (tests pass a MockTimer); None, the reaper's own heap.
+        self.timeout_timer = timeout_timer
         self.watchers_for_key: defaultdict[Hashable, list[DelayedOperation]] = defaultdict(list)
         self._lock = threading.Lock()
         self._timer: list[tuple[float, int, DelayedOperation]] = []
         self._sequence = itertools.count()
         self._timer_cond = threading.Condition()
         self._running = True
-        self._reaper = threading.Thread(target=self._expire_loop, name=f"ExpirationReaper-{broker_id}-"
-                                                                       f"{purgatory_name}", daemon=True)
-        self._reaper.start()
+        self._reaper: threading.Thread | None = None
+        if reaper_enabled:
+            self._reaper = threading.Thread(target=self._expire_loop, name=f"ExpirationReaper-{broker_id}-"
+                                                                           f"{purgatory_name}", daemon=True)
+            self._reaper.start()
 
     def try_complete_else_watch(self, operation: DelayedOperation, watch_keys: Iterable[Hashable]) -> bool:
         """Complete now if possible; otherwise watch the keys and start the timer. True when completed now."""
@@ -84,7 +90,9 @@ class DelayedOperationPurgatory:
         # Something may have changed between the first check and the watch: check once more.
         if operation.maybe_try_complete():
             return True
-        if not operation.is_completed:
+        if not operation.is_completed and self.timeout_timer is not None:
+            self.timeout_timer.add(operation)
+        elif not operation.is_completed:
             with self._timer_cond:
                 deadline = time.monotonic() + operation.delay_ms / 1000
                 heapq.heappush(self._timer, (deadline, next(self._sequence), operation))
@@ -129,4 +137,5 @@ class DelayedOperationPurgatory:
         with self._timer_cond:
             self._running = False
             self._timer_cond.notify_all()
-        self._reaper.join()
+        if self._reaper is not None:
+            self._reaper.join()

@@ -164,7 +164,7 @@ class KafkaServer:
 
                     with step("LC.startup.14"):
                         self.group_coordinator = GroupCoordinator.apply(self.config, self.replica_manager,
-                                                                        self.kafka_scheduler)
+                                                                        self.kafka_scheduler, zk_utils=self.zk_utils)
                         self.group_coordinator.startup()
 
                     with step("LC.startup.15"):

@@ -14,11 +14,13 @@ import selectors
 import socket
 import struct
 import time
+from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
 from kafka_edu.v1_0_2.clients.common.errors import IllegalStateException
 from kafka_edu.v1_0_2.clients.common.security.auth.kafka_principal import ANONYMOUS, KafkaPrincipal
+from kafka_edu.v1_0_2.clients.common.utils.time import SYSTEM, Time
 
 log = logging.getLogger("org.apache.kafka.common.network.Selector")
 
@@ -28,6 +30,10 @@ _READ_CHUNK = 1 << 18
 
 class CancelledKeyException(Exception):
     """java.nio.channels.CancelledKeyException: the channel's selection key was cancelled (it was disconnected)."""
+
+
+class EOFException(OSError):
+    """java.io.EOFException: the peer closed the connection."""
 
 
 class InvalidReceiveException(Exception):
@@ -40,7 +46,7 @@ class NetworkReceive:
 
     source: str
     payload: bytes
-    received_ns: int
+    received_ns: int = 0  # wall clock, when the selector hands it on: the start of the request's trace
 
 
 class KafkaChannel:
@@ -76,7 +82,7 @@ class KafkaChannel:
         (size,) = _SIZE.unpack_from(self.receive_buffer)
         return size < 0 or size > self.max_receive_size or len(self.receive_buffer) >= 4 + size
 
-    def read(self) -> bool:
+    def fill(self) -> bool:
         """Take what the socket has into the receive buffer; False when the peer closed the connection."""
         try:
             data = self.socket.recv(_READ_CHUNK)
@@ -86,6 +92,21 @@ class KafkaChannel:
             return False
         self.receive_buffer += data
         return True
+
+    def read(self) -> NetworkReceive | None:
+        """KafkaChannel.read: the next whole frame, reading the socket for it if it is not buffered yet; None
+        until one has fully arrived. A peer that closed, or a frame size no frame may have, raises."""
+        buffered = self.next_receive()
+        if buffered is not None:
+            return NetworkReceive(self.id, buffered)
+        if not self.fill():
+            raise EOFException(f"Connection {self.id} closed by the peer")
+        payload = self.next_receive()
+        return None if payload is None else NetworkReceive(self.id, payload)
+
+    def has_bytes_buffered(self) -> bool:
+        """A whole frame (or a size no frame may have) is already buffered: readable without the socket."""
+        return self.ready() and not self.muted and self.has_whole_receive()
 
     def next_receive(self, max_receive_size: int | None = None) -> bytes | None:
         """The next whole frame in the buffer, if one has fully arrived (an authenticator reads with a lower
@@ -126,81 +147,147 @@ class KafkaChannel:
         return not self.send_buffer
 
 
-class Selector:
-    """Non-blocking I/O over many connections, one thread: register, send, poll, mute/unmute, close."""
+class IdleExpiryManager:
+    """Selector.IdleExpiryManager: connections in order of last activity, the least recently active first."""
 
-    def __init__(self, max_receive_size: int, connections_max_idle_ms: int, channel_builder: Any = None) -> None:
+    def __init__(self, time: Time, connections_max_idle_ms: int) -> None:
+        self.connections_max_idle_nanos = connections_max_idle_ms * 1000 * 1000
+        self.lru_connections: dict[str, int] = {}  # insertion order, refreshed on update: an access-ordered map
+        self.next_idle_close_check_time = time.nanoseconds() + self.connections_max_idle_nanos
+
+    def update(self, connection_id: str, current_time_nanos: int) -> None:
+        self.lru_connections.pop(connection_id, None)
+        self.lru_connections[connection_id] = current_time_nanos
+
+    def poll_expired_connection(self, current_time_nanos: int) -> tuple[str, int] | None:
+        if current_time_nanos <= self.next_idle_close_check_time:
+            return None
+        if not self.lru_connections:
+            self.next_idle_close_check_time = current_time_nanos + self.connections_max_idle_nanos
+            return None
+        oldest = next(iter(self.lru_connections.items()))
+        self.next_idle_close_check_time = oldest[1] + self.connections_max_idle_nanos
+        return oldest if current_time_nanos > self.next_idle_close_check_time else None
+
+    def remove(self, connection_id: str) -> None:
+        self.lru_connections.pop(connection_id, None)
+
+
+class Selector:
+    """Non-blocking I/O over many connections, one thread: register, send, poll, mute/unmute, close.
+
+    A channel reads every whole request the socket has into its staged receives, and each poll hands on at most
+    one per unmuted channel. A channel that fails or is closed by its peer while requests are staged is kept as a
+    closing channel until they are handed on (or a send to it fails), so a client that sends and closes is still
+    served what it sent.
+    """
+
+    def __init__(self, max_receive_size: int, connections_max_idle_ms: int, channel_builder: Any = None,
+                 time: Time = SYSTEM) -> None:
         self.max_receive_size = max_receive_size
         self.channel_builder = channel_builder  # None: PLAINTEXT channels
-        self.connections_max_idle_s = connections_max_idle_ms / 1000
+        self.time = time
         self.nio_selector = selectors.DefaultSelector()
         self.channels: dict[str, KafkaChannel] = {}
+        self.closing_channels: dict[str, KafkaChannel] = {}
+        self.staged_receives: dict[KafkaChannel, deque[NetworkReceive]] = {}
+        self.explicitly_muted_channels: set[KafkaChannel] = set()
         self.completed_receives: list[NetworkReceive] = []
         self.completed_sends: list[str] = []
         self.disconnected: list[str] = []
         self.failed_sends: list[str] = []
-        self.last_activity: dict[str, float] = {}  # the idle-expiry manager: connection id -> last I/O
+        self.idle_expiry_manager = (None if connections_max_idle_ms < 0
+                                    else IdleExpiryManager(time, connections_max_idle_ms))
         self._wakeup_r, self._wakeup_w = socket.socketpair()
         self._wakeup_r.setblocking(False)
         self._wakeup_w.setblocking(False)
         self.nio_selector.register(self._wakeup_r, selectors.EVENT_READ)
 
     def register(self, id: str, sock: socket.socket) -> None:
+        self.ensure_not_registered(id)
         channel = (KafkaChannel(id, sock, self.max_receive_size) if self.channel_builder is None
                    else self.channel_builder.build_channel(id, sock, self.max_receive_size))
         self.channels[id] = channel
-        self.last_activity[id] = time.monotonic()
         self._update_interest(channel)
 
+    def ensure_not_registered(self, id: str) -> None:
+        if id in self.channels:
+            raise IllegalStateException(f"There is already a connection for id {id}")
+        if id in self.closing_channels:
+            raise IllegalStateException(f"There is already a connection for id {id} that is still being closed")
+
     def send(self, destination: str, payload: bytes) -> None:
-        channel = self.channels.get(destination)
-        if channel is None:
-            raise IllegalStateException(f"Attempt to retrieve channel for which there is no connection. "
-                                        f"Connection id {destination} existing connections {list(self.channels)}")
+        channel = self.open_or_closing_channel_or_fail(destination)
+        if destination in self.closing_channels:
+            self.failed_sends.append(destination)
+            return
         try:
             channel.set_send(payload)
-        except CancelledKeyException:
-            # reported as a disconnection by the next poll
-            self.failed_sends.append(destination)
-            self._close_channel(channel, disconnected=False)
+        except Exception as e:
+            self.failed_sends.append(destination)  # reported as a disconnection by the next poll
+            self._close(channel, process_outstanding=False, notify_disconnect=False)
+            if not isinstance(e, CancelledKeyException):
+                log.error("Unexpected exception during send, closing connection %s and rethrowing exception %s",
+                          destination, e)
+                raise
             return
         self._update_interest(channel)
 
     def poll(self, timeout_ms: int) -> None:
         """Do the I/O that is ready: what completed is in completed_receives, completed_sends and disconnected."""
-        self.completed_receives.clear()
-        self.completed_sends.clear()
-        self.disconnected.clear()
-        self.disconnected.extend(self.failed_sends)
-        self.failed_sends.clear()
-        staged = self._has_staged_receives()
-        ready = self.nio_selector.select(0 if staged else timeout_ms / 1000)
+        if timeout_ms < 0:
+            raise ValueError("timeout should be >= 0")
+        self._clear()
+        # whole frames already read off a socket (after a SASL login) are no ready key: Kafka's buffered reads
+        buffered = [c for c in self.channels.values() if c.has_bytes_buffered()]
+        if self.has_staged_receives() or buffered or self._logins_with_buffered_frames():
+            timeout_ms = 0
+        ready = self.nio_selector.select(timeout_ms / 1000)
+        end_select = self.time.nanoseconds()
+        polled: set[KafkaChannel] = set()
         for key, mask in ready:
             if key.fileobj is self._wakeup_r:
                 self._drain_wakeups()
                 continue
-            self._poll_selection_key(key.data, mask)
+            polled.add(key.data)
+            self._poll_selection_key(key.data, mask, end_select)
+        for channel in buffered:
+            if channel not in polled and channel.id in self.channels:
+                self._poll_selection_key(channel, 0, end_select)
         self._prepare_channels()
+        self._maybe_close_oldest_connection(end_select)
         self._add_to_completed_receives()
-        self._maybe_close_oldest_connection()
 
-    def _poll_selection_key(self, channel: KafkaChannel, mask: int) -> None:
+    def _poll_selection_key(self, channel: KafkaChannel, mask: int, current_time_nanos: int) -> None:
+        if self.idle_expiry_manager is not None:
+            self.idle_expiry_manager.update(channel.id, current_time_nanos)
+        send_failed = False
         try:
-            if mask & selectors.EVENT_READ and not channel.read():
-                self._close_channel(channel, disconnected=True)
-                return
+            if not channel.ready() and mask & selectors.EVENT_READ and not channel.fill():
+                raise EOFException(f"Connection {channel.id} closed by the peer during authentication")
+            self._attempt_read(channel, mask)
             # a channel still logging in writes its authenticator's answers, which are no request's response
-            if mask & selectors.EVENT_WRITE and channel.write() and channel.ready():
-                self.completed_sends.append(channel.id)
-                self._update_interest(channel)
-            self.last_activity[channel.id] = time.monotonic()
-        except OSError as e:
-            log.debug("Connection with %s disconnected: %s", channel.socket_address, e)
-            self._close_channel(channel, disconnected=True)
+            if mask & selectors.EVENT_WRITE:
+                try:
+                    written = channel.write()
+                except Exception:
+                    send_failed = True
+                    raise
+                if written and channel.ready():
+                    self.completed_sends.append(channel.id)
+                    self._update_interest(channel)
+        except Exception as e:
+            if isinstance(e, OSError):
+                log.debug("Connection with %s disconnected: %s", channel.socket_address, e)
+            else:
+                log.warning("Unexpected error from %s; closing connection: %s", channel.socket_address, e)
+            self._close(channel, process_outstanding=not send_failed, notify_disconnect=True)
 
-    def _has_staged_receives(self) -> bool:
-        return any((not c.muted and len(c.receive_buffer) >= 4) if c.ready()
-                   else (not c.send_buffer and c.has_whole_receive()) for c in self.channels.values())
+    def _attempt_read(self, channel: KafkaChannel, mask: int) -> None:
+        if (channel.ready() and (mask & selectors.EVENT_READ or channel.has_bytes_buffered())
+                and not self.has_staged_receive(channel) and channel not in self.explicitly_muted_channels):
+            while (network_receive := channel.read()) is not None:
+                self._add_to_staged_receives(channel, network_receive)
 
     def _prepare_channels(self) -> None:
         """KafkaChannel.prepare for the channels still logging in: each frame they have buffered is answered in
@@ -213,68 +300,136 @@ class Selector:
             except Exception as e:
                 # a failed login, or a frame that is no login at all: the connection closes
                 log.info("Closing connection %s during authentication: %s: %s", channel.id, type(e).__name__, e)
-                self._close_channel(channel, disconnected=True)
+                self._close(channel, process_outstanding=False, notify_disconnect=True)
                 continue
             self._update_interest(channel)
 
-    def _add_to_completed_receives(self) -> None:
-        """One receive per unmuted channel per poll: a muted channel keeps the rest buffered, in order."""
-        now = time.time_ns()
-        for channel in list(self.channels.values()):
-            if channel.muted or len(channel.receive_buffer) < 4 or not channel.ready():
-                continue
-            try:
-                payload = channel.next_receive()
-            except InvalidReceiveException as e:
-                log.info("Closing connection %s: %s", channel.id, e)
-                self._close_channel(channel, disconnected=True)
-                continue
-            if payload is not None:
-                self.completed_receives.append(NetworkReceive(channel.id, payload, now))
+    def _logins_with_buffered_frames(self) -> bool:
+        return any(not c.ready() and not c.send_buffer and c.has_whole_receive() for c in self.channels.values())
 
-    def _maybe_close_oldest_connection(self) -> None:
-        if not self.last_activity:
+    def has_staged_receive(self, channel: KafkaChannel) -> bool:
+        return bool(self.staged_receives.get(channel))
+
+    def has_staged_receives(self) -> bool:
+        return any(not channel.muted for channel in self.staged_receives)
+
+    def _add_to_staged_receives(self, channel: KafkaChannel, receive: NetworkReceive) -> None:
+        self.staged_receives.setdefault(channel, deque()).append(receive)
+
+    def num_staged_receives(self, channel: KafkaChannel) -> int:
+        return len(self.staged_receives.get(channel, ()))
+
+    def _add_to_completed_receives(self) -> None:
+        """One receive per unmuted channel per poll: a muted channel keeps the rest staged, in order."""
+        for channel, staged in list(self.staged_receives.items()):
+            if channel in self.explicitly_muted_channels:
+                continue
+            receive = staged.popleft()
+            receive.received_ns = time.time_ns()
+            self.completed_receives.append(receive)
+            if not staged:
+                del self.staged_receives[channel]
+
+    def _maybe_close_oldest_connection(self, current_time_nanos: int) -> None:
+        if self.idle_expiry_manager is None:
             return
-        oldest = min(self.last_activity, key=self.last_activity.__getitem__)
-        if self.last_activity[oldest] < time.monotonic() - self.connections_max_idle_s:
-            log.debug("About to close the idle connection from %s due to being idle for %s ms", oldest,
-                      self.connections_max_idle_s * 1000)
-            self._close_channel(self.channels[oldest], disconnected=True)
+        expired = self.idle_expiry_manager.poll_expired_connection(current_time_nanos)
+        if expired is None:
+            return
+        connection_id, last_active_nanos = expired
+        channel = self.channels.get(connection_id)
+        if channel is not None:
+            log.debug("About to close the idle connection from %s due to being idle for %d millis",
+                      connection_id, (current_time_nanos - last_active_nanos) // 1_000_000)
+            self._close(channel, process_outstanding=True, notify_disconnect=True)
+
+    def _clear(self) -> None:
+        self.completed_sends.clear()
+        self.completed_receives.clear()
+        self.disconnected.clear()
+        for id, channel in list(self.closing_channels.items()):
+            send_failed = id in self.failed_sends
+            if send_failed:
+                self.failed_sends.remove(id)
+            if not self.staged_receives.get(channel) or send_failed:
+                self._do_close(channel, notify_disconnect=True)
+                del self.closing_channels[id]
+        self.disconnected.extend(self.failed_sends)
+        self.failed_sends.clear()
 
     def mute(self, id: str) -> None:
-        channel = self.channels[id]
+        channel = self.open_or_closing_channel_or_fail(id)
         channel.muted = True
+        self.explicitly_muted_channels.add(channel)
         self._update_interest(channel)
 
     def unmute(self, id: str) -> None:
-        channel = self.channels.get(id)
-        if channel is not None:
-            channel.muted = False
-            self._update_interest(channel)
+        channel = self.open_or_closing_channel_or_fail(id)
+        self.explicitly_muted_channels.discard(channel)
+        channel.muted = False
+        self._update_interest(channel)
 
     def channel(self, id: str) -> KafkaChannel | None:
         return self.channels.get(id)
 
+    def closing_channel(self, id: str) -> KafkaChannel | None:
+        return self.closing_channels.get(id)
+
+    def open_or_closing_channel_or_fail(self, id: str) -> KafkaChannel:
+        channel = self.channels.get(id) or self.closing_channels.get(id)
+        if channel is None:
+            raise IllegalStateException(f"Attempt to retrieve channel for which there is no connection. "
+                                        f"Connection id {id} existing connections {list(self.channels)}")
+        return channel
+
     def close_connection(self, id: str) -> None:
-        """Close one connection at this end (not reported in `disconnected`)."""
+        """Selector.close(id): close one connection at this end, open or closing (not reported in
+        `disconnected`)."""
         channel = self.channels.get(id)
         if channel is not None:
-            self._close_channel(channel, disconnected=False)
+            self._close(channel, process_outstanding=False, notify_disconnect=False)
+        else:
+            closing = self.closing_channels.pop(id, None)
+            if closing is not None:
+                self._do_close(closing, notify_disconnect=False)
 
-    def _close_channel(self, channel: KafkaChannel, disconnected: bool) -> None:
-        if self.channels.pop(channel.id, None) is None:
-            return
-        self.last_activity.pop(channel.id, None)
-        if channel.authenticator is not None:
-            channel.authenticator.close()
+    def _close(self, channel: KafkaChannel, process_outstanding: bool, notify_disconnect: bool) -> None:
+        if process_outstanding and not notify_disconnect:
+            raise IllegalStateException("Disconnect notification required for remote disconnect after processing "
+                                        "outstanding requests")
+        channel.disconnect()
+        self._unregister(channel)  # the key is cancelled: no more I/O, even while staged receives are handed on
+        if process_outstanding and self.staged_receives.get(channel):
+            self.closing_channels[channel.id] = channel
+            log.debug("Tracking closing connection %s to process outstanding requests", channel.id)
+        else:
+            self._do_close(channel, notify_disconnect)
+        self.channels.pop(channel.id, None)
+        if self.idle_expiry_manager is not None:
+            self.idle_expiry_manager.remove(channel.id)
+
+    def _do_close(self, channel: KafkaChannel, notify_disconnect: bool) -> None:
+        try:
+            if channel.authenticator is not None:
+                channel.authenticator.close()
+            channel.socket.close()
+        except OSError as e:
+            log.error("Exception closing connection to node %s: %s", channel.id, e)
+        finally:
+            self._unregister(channel)
+        self.staged_receives.pop(channel, None)
+        self.explicitly_muted_channels.discard(channel)
+        if notify_disconnect:
+            self.disconnected.append(channel.id)
+
+    def _unregister(self, channel: KafkaChannel) -> None:
         if _is_registered(self.nio_selector, channel.socket):
             self.nio_selector.unregister(channel.socket)
-        channel.socket.close()
-        if disconnected:
-            self.disconnected.append(channel.id)
 
     def _update_interest(self, channel: KafkaChannel) -> None:
         """Read while unmuted, write while a send is pending; a muted idle channel is not polled at all."""
+        if channel.disconnected:
+            return
         events = (0 if channel.muted else selectors.EVENT_READ) | (selectors.EVENT_WRITE if channel.send_buffer else 0)
         registered = _is_registered(self.nio_selector, channel.socket)
         if not events:
@@ -299,8 +454,9 @@ class Selector:
             pass
 
     def close(self) -> None:
-        for channel in list(self.channels.values()):
-            self._close_channel(channel, disconnected=False)
+        # Kafka closes the open channels only; closing ones are closed too here, so no socket outlives the selector
+        for id in list(self.channels) + list(self.closing_channels):
+            self.close_connection(id)
         self.nio_selector.close()
         self._wakeup_r.close()
         self._wakeup_w.close()

@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from kafka_edu.v1_0_2.core.server.kafka_config import KafkaConfig
     from kafka_edu.v1_0_2.core.server.replica_manager import ReplicaManager
     from kafka_edu.v1_0_2.core.utils.kafka_scheduler import KafkaScheduler
+    from kafka_edu.v1_0_2.core.utils.zk_utils import ZkUtils
 
 log = logging.getLogger("kafka.coordinator.group.GroupCoordinator")
 
@@ -105,20 +106,26 @@ class GroupCoordinator:
 
     @staticmethod
     def apply(config: KafkaConfig, replica_manager: ReplicaManager, scheduler: KafkaScheduler | None = None,
-              time_ms: Callable[[], int] = system_time_ms) -> GroupCoordinator:
-        """Build the coordinator, its manager and its two purgatories from the broker config.
+              time_ms: Callable[[], int] = system_time_ms, *, zk_utils: ZkUtils | None = None,
+              heartbeat_purgatory: DelayedOperationPurgatory | None = None,
+              join_purgatory: DelayedOperationPurgatory | None = None) -> GroupCoordinator:
+        """Build the coordinator, its manager and its two purgatories from the broker config (Kafka's second
+        overload takes the two purgatories: tests pass ones on a MockTimer).
 
         `scheduler` is the broker's; as in Kafka the manager loads and expires on its own one-thread scheduler, so
         loads and unloads of one partition stay in order. It is accepted for KafkaServer's convenience only.
         """
-        heartbeat_purgatory = DelayedOperationPurgatory("Heartbeat", config.broker_id)
-        join_purgatory = DelayedOperationPurgatory("Rebalance", config.broker_id)
+        if heartbeat_purgatory is None:
+            heartbeat_purgatory = DelayedOperationPurgatory("Heartbeat", config.broker_id)
+        if join_purgatory is None:
+            join_purgatory = DelayedOperationPurgatory("Rebalance", config.broker_id)
         offset_config = GroupCoordinator.offset_config_from(config)
         group_config = GroupConfig(group_min_session_timeout_ms=config.group_min_session_timeout_ms,
                                    group_max_session_timeout_ms=config.group_max_session_timeout_ms,
                                    group_initial_rebalance_delay_ms=config.group_initial_rebalance_delay_ms)
         group_metadata_manager = GroupMetadataManager(config.broker_id, offset_config, replica_manager,
-                                                      config.inter_broker_protocol_version, time_ms)
+                                                      config.inter_broker_protocol_version, time_ms,
+                                                      zk_utils=zk_utils)
         return GroupCoordinator(config.broker_id, group_config, offset_config, group_metadata_manager,
                                 heartbeat_purgatory, join_purgatory, time_ms)
 

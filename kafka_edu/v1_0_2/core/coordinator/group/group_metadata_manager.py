@@ -15,7 +15,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
 from kafka_edu.tracing import note, span
-from kafka_edu.v1_0_2.clients.common.errors import IllegalStateException, KafkaException
+from kafka_edu.v1_0_2.clients.common.errors import (
+    IllegalStateException,
+    KafkaException,
+    UnsupportedForMessageFormatException,
+)
 from kafka_edu.v1_0_2.clients.common.protocol.types import TypeReader, TypeWriter
 from kafka_edu.v1_0_2.clients.common.record.compression_type import CompressionType
 from kafka_edu.v1_0_2.clients.common.record.default_record import DefaultRecord
@@ -53,6 +57,7 @@ from kafka_edu.v3_9.clients.common.protocol.errors import Errors
 
 if TYPE_CHECKING:
     from kafka_edu.v1_0_2.core.server.replica_manager import PartitionResponse, ReplicaManager
+    from kafka_edu.v1_0_2.core.utils.zk_utils import ZkUtils
 
 log = logging.getLogger("kafka.coordinator.group.GroupMetadataManager")
 
@@ -73,8 +78,8 @@ class GroupMetadataManager:
     leads, filled by replaying those partitions, and kept durable by appending group and offset records to them."""
 
     def __init__(self, broker_id: int, config: OffsetConfig, replica_manager: ReplicaManager,
-                 inter_broker_protocol_version: str | None = None, time_ms: Callable[[], int] = system_time_ms
-                 ) -> None:
+                 inter_broker_protocol_version: str | None = None, time_ms: Callable[[], int] = system_time_ms,
+                 zk_utils: ZkUtils | None = None) -> None:
         self.broker_id = broker_id
         self.config = config
         self.replica_manager = replica_manager
@@ -94,8 +99,8 @@ class GroupMetadataManager:
         # producer id -> the groups it has transactional offset commits pending in
         self.open_groups_for_producer: dict[int, set[str]] = {}
         self._open_groups_lock = threading.Lock()
-        # Kafka reads the partition count of __consumer_offsets from ZooKeeper, falling back to the config.
-        self.group_metadata_topic_partition_count = config.offsets_topic_num_partitions
+        self.zk_utils = zk_utils
+        self.group_metadata_topic_partition_count = self._get_group_metadata_topic_partition_count()
         # One thread, so loads and unloads of a partition run in the order leadership changed.
         self.scheduler = KafkaScheduler(threads=1, thread_name_prefix="group-metadata-manager-")
 
@@ -227,6 +232,9 @@ class GroupMetadataManager:
             response_callback({tp: Errors.NOT_COORDINATOR for tp in offset_metadata})
             return
         is_txn_offset_commit = producer_id != NO_PRODUCER_ID
+        if is_txn_offset_commit and magic_value < MAGIC_VALUE_V2:
+            raise UnsupportedForMessageFormatException(
+                f"Attempting to make a transaction offset commit with an invalid magic: {magic_value}")
         timestamp = self.time_ms()
         records = self._build_records([
             (timestamp, offset_commit_key(group.group_id, tp), offset_commit_value(offset))
@@ -314,7 +322,7 @@ class GroupMetadataManager:
                     self.loading_partitions.add(offsets_partition)
                 try:
                     start_ms = self.time_ms()
-                    self._load_groups_and_offsets(topic_partition, on_group_loaded)
+                    self.load_groups_and_offsets(topic_partition, on_group_loaded)
                     log.info("Finished loading offsets and group metadata from %s in %d milliseconds.",
                              topic_partition, self.time_ms() - start_ms)
                 except Exception:
@@ -326,16 +334,14 @@ class GroupMetadataManager:
 
         self.scheduler.schedule(str(topic_partition), do_load_groups_and_offsets)
 
-    def _load_groups_and_offsets(self, topic_partition: TopicPartition,
-                                 on_group_loaded: Callable[[GroupMetadata], None]) -> None:
+    def load_groups_and_offsets(self, topic_partition: TopicPartition,
+                                on_group_loaded: Callable[[GroupMetadata], None]) -> None:
         def high_water_mark() -> int:
-            # ReplicaManager.getLogEndOffset: the local leader's log end offset, -1 once leadership is gone.
-            partition = self.replica_manager.get_partition(topic_partition)
-            leader = partition.leader_replica_if_local() if partition is not None else None
-            return leader.log.log_end_offset if leader is not None and leader.log is not None else -1
+            # The local leader's log end offset, -1 once leadership is gone.
+            end_offset = self.replica_manager.get_log_end_offset(topic_partition)
+            return -1 if end_offset is None else end_offset
 
-        partition = self.replica_manager.get_partition(topic_partition)
-        partition_log = partition.local_log() if partition is not None else None
+        partition_log = self.replica_manager.get_log(topic_partition)
         if partition_log is None:
             log.warning("Attempted to load offsets and group metadata from %s, but found no log", topic_partition)
             return
@@ -590,10 +596,17 @@ class GroupMetadataManager:
         if self.scheduler.is_started:
             self.scheduler.shutdown()
 
+    def _get_group_metadata_topic_partition_count(self) -> int:
+        """The partition count of __consumer_offsets in ZooKeeper; the configured count if the topic is not there
+        (or no ZooKeeper was given, as under KRaft)."""
+        count = None
+        if self.zk_utils is not None:
+            count = self.zk_utils.get_topic_partition_count(GROUP_METADATA_TOPIC_NAME)
+        return self.config.offsets_topic_num_partitions if count is None else count
+
     def _get_magic(self, partition: int) -> int | None:
-        """The message format of the offsets partition if its replica is local (this port writes only v2)."""
-        p = self.replica_manager.get_partition(TopicPartition(GROUP_METADATA_TOPIC_NAME, partition))
-        return MAGIC_VALUE_V2 if p is not None and p.local_log() is not None else None
+        """The message format of the offsets partition if its replica is local, None otherwise."""
+        return self.replica_manager.get_magic(TopicPartition(GROUP_METADATA_TOPIC_NAME, partition))
 
     def add_partition_ownership(self, partition: int) -> None:
         """For tests: own a partition without loading it."""

@@ -81,12 +81,15 @@ class TransactionCoordinator:
                  txn_config: TransactionConfig | None = None, scheduler: KafkaScheduler | None = None,
                  txn_manager: TransactionStateManager | None = None,
                  txn_marker_channel_manager: TransactionMarkerChannelManager | None = None,
-                 time_ms: Callable[[], int] = system_time_ms) -> None:
+                 time_ms: Callable[[], int] = system_time_ms, producer_id_manager: Any = None) -> None:
         self.broker_id = broker_id
         self.zk_utils = zk_utils
+        # Kafka 1.0.2's constructor takes the producer id manager itself (its tests pass a mock); without one,
+        # startup makes it (ZooKeeper's, or 3.9's RPCProducerIdManager).
+        self._given_producer_id_manager = producer_id_manager
         self.create_producer_id_manager = create_producer_id_manager or (
             lambda: ProducerIdManager(self.broker_id, self.zk_utils))
-        self.producer_id_manager: Any = None
+        self.producer_id_manager: Any = producer_id_manager
         self.txn_config = txn_config or TransactionConfig()
         self.scheduler = scheduler
         self.txn_manager = txn_manager
@@ -444,7 +447,8 @@ class TransactionCoordinator:
 
     def startup(self, enable_transactional_id_expiration: bool = True) -> None:
         log.info("Starting up.")
-        self.producer_id_manager = self.create_producer_id_manager()
+        self.producer_id_manager = (self._given_producer_id_manager if self._given_producer_id_manager is not None
+                                    else self.create_producer_id_manager())
         if self.txn_manager is not None:
             self.scheduler.startup()
             self.scheduler.schedule("transaction-abort", self.abort_timed_out_transactions,

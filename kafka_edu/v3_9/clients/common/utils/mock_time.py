@@ -19,6 +19,14 @@ class MockTime:
         self.auto_tick_ms = auto_tick_ms
         self.time_ms = int(time.time() * 1000) if current_time_ms is None else current_time_ms
         self.high_res_time_ns = time.monotonic_ns() if current_high_res_time_ns is None else current_high_res_time_ns
+        self._listeners: list = []  # MockTime.Listener: anything with on_time_updated(), told after each move
+
+    def add_listener(self, listener) -> None:  # noqa: ANN001
+        self._listeners.append(listener)
+
+    def _tick(self) -> None:
+        for listener in list(self._listeners):
+            listener.on_time_updated()
 
     def milliseconds(self) -> int:
         self._maybe_sleep(self.auto_tick_ms)
@@ -41,3 +49,13 @@ class MockTime:
         with self._lock:
             self.time_ms += ms
             self.high_res_time_ns += ms * NS_PER_MS
+        self._tick()
+
+    def set_current_time_ms(self, new_ms: int) -> None:
+        with self._lock:
+            if self.time_ms > new_ms:
+                raise ValueError(f"Setting the time to {new_ms} while current time {self.time_ms} is newer; this is "
+                                 "not allowed")
+            self.time_ms = new_ms
+            self.high_res_time_ns = new_ms * NS_PER_MS
+        self._tick()

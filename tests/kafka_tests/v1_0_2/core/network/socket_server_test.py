@@ -21,15 +21,16 @@ from kafka_edu.v1_0_2.clients.common.errors import IllegalStateException
 from kafka_edu.v1_0_2.clients.common.network.sasl_channel_builder import server_channel_builder
 from kafka_edu.v1_0_2.clients.common.network.selector import Selector
 from kafka_edu.v1_0_2.clients.common.security.auth.kafka_principal import ANONYMOUS
+from kafka_edu.v1_0_2.clients.common.utils.time import SYSTEM, Time
 from kafka_edu.v1_0_2.core.network.request_channel import Request, RequestChannel, Response, ResponseAction
 from kafka_edu.v1_0_2.core.network.socket_server import Processor, SocketServer
 from kafka_edu.v1_0_2.core.server.kafka_config import KafkaConfig
 from kafka_edu.v3_9.clients.common.protocol.api_keys import ApiKeys
 from kafka_edu.v3_9.clients.common.protocol.codec import encode_request
-from tests.kafka_tests.referee import differs, kafka_test_class
-from tests.kafka_tests.test_utils import MOCK_ZK_CONNECT, create_broker_config, wait_until_true
+from kafka_edu.v3_9.clients.common.utils.mock_time import MockTime
+from tests.kafka_tests.referee import kafka_test_class
+from tests.kafka_tests.test_utils import MOCK_ZK_CONNECT, compute_until_true, create_broker_config, wait_until_true
 
-_STAGED = "the port's Selector keeps no closingChannels and counts no staged receives (numStagedReceives)"
 _METRICS = "request/processor metrics (Yammer, Kafka Metrics): the port has no metrics registry"
 
 KAFKA = kafka_test_class(
@@ -50,13 +51,6 @@ KAFKA = kafka_test_class(
         "testRequestMetricsAfterStop": _METRICS,
         "testMetricCollectionAfterShutdown": _METRICS,
         "testProcessorMetricsTags": _METRICS,
-    },
-    not_ported={
-        "testIdleConnection": "a mock clock the SocketServer does not take yet, and the selector's idle expiry",
-        "testConnectionIdReuse": "a mock clock the SocketServer does not take yet",
-        "testClientDisconnectionWithStagedReceivesFullyProcessed": "the selector's staged receives and closing "
-                                                                   "channels, which the port has not got",
-        "closingChannelException": "the selector's closing channels, which the port has not got",
     },
 )
 
@@ -99,11 +93,14 @@ def world() -> Iterator[_World]:
         sock.close()
 
 
-def send_request(sock: socket.socket, request: bytes, id: int | None = None) -> None:
+def _frame(request: bytes, id: int | None = None) -> bytes:
     if id is not None:
-        sock.sendall(struct.pack(">ih", len(request) + 2, id) + request)
-    else:
-        sock.sendall(struct.pack(">i", len(request)) + request)
+        return struct.pack(">ih", len(request) + 2, id) + request
+    return struct.pack(">i", len(request)) + request
+
+
+def send_request(sock: socket.socket, request: bytes, id: int | None = None) -> None:
+    sock.sendall(_frame(request, id))
 
 
 def _read_fully(sock: socket.socket, n: int) -> bytes:
@@ -185,7 +182,6 @@ def test_too_big_request_is_rejected(world: _World) -> None:
         pass  # the server closed the connection on reading the size
 
 
-@differs("requests staged before the client closed are dropped: " + _STAGED)
 def test_graceful_close(world: _World) -> None:
     plain_socket = world.connect()
     serialized_bytes = producer_request_bytes()
@@ -220,6 +216,134 @@ def test_connection_id(world: _World) -> None:
         assert request.connection_id.split("-")[-1] == str(i)
     for sock in sockets:
         sock.close()
+
+
+IDLE_TIME_MS = 60000
+OVERRIDE_CONNECTION_ID = "127.0.0.1:1-127.0.0.1:2-0"
+
+
+def send_requests_until_staged_receive(server: SocketServer, sock: socket.socket, request_bytes: bytes) -> Request:
+    """Two requests in one write until the processor has read the second while the first is being handled."""
+    def send_two_requests_receive_one() -> Request:
+        sock.sendall(_frame(request_bytes) + _frame(request_bytes))
+        return receive_request(server.request_channel)
+
+    def has_staged_receives(req: Request) -> bool:
+        staged = server.processor(0).num_staged_receives(req.connection_id) > 0
+        if not staged:
+            process_request(server.request_channel, req)
+            process_request(server.request_channel)
+        return staged
+
+    request, staged = compute_until_true(send_two_requests_receive_one, has_staged_receives)
+    assert staged, "Receives not staged"
+    return request
+
+
+@pytest.fixture
+def override_servers() -> Iterator[list[SocketServer]]:
+    made: list[SocketServer] = []
+    yield made
+    for server in made:  # shutdownServerAndMetrics
+        server.shutdown()
+
+
+def test_idle_connection(world: _World, override_servers: list[SocketServer]) -> None:
+    time = MockTime()
+    world.props["connections.max.idle.ms"] = str(IDLE_TIME_MS)
+    override_server = SocketServer(KafkaConfig.from_props(world.props), time=time)
+    override_servers.append(override_server)
+
+    def open_channel(request: Request) -> Any:
+        return override_server.processor(request.processor).channel(request.connection_id)
+
+    def open_or_closing_channel(request: Request) -> Any:
+        return override_server.processor(request.processor).open_or_closing_channel(request.connection_id)
+
+    override_server.startup()
+    serialized_bytes = producer_request_bytes()
+
+    # a connection with nothing staged
+    socket1 = world.connect(override_server)
+    send_request(socket1, serialized_bytes)
+    request1 = receive_request(override_server.request_channel)
+    assert open_channel(request1) is not None, "Channel not open"
+    assert open_channel(request1) is open_or_closing_channel(request1)
+
+    time.sleep(IDLE_TIME_MS + 1)
+    wait_until_true(lambda: open_or_closing_channel(request1) is None, "Failed to close idle channel")
+    assert open_channel(request1) is None, "Channel not removed"
+    process_request(override_server.request_channel, request1)
+
+    # a connection with staged receives
+    socket2 = world.connect(override_server)
+    request2 = send_requests_until_staged_receive(override_server, socket2, serialized_bytes)
+
+    time.sleep(IDLE_TIME_MS + 1)
+    wait_until_true(lambda: open_channel(request2) is None, "Failed to close idle channel")
+    wait_until_true(lambda: open_or_closing_channel(request2) is not None,
+                    "Channel removed without processing staged receives")
+    process_request(override_server.request_channel, request2)  # the send fails: the channel is closed
+    wait_until_true(lambda: open_or_closing_channel(request2) is None, "Failed to remove channel with failed sends")
+    assert override_server.request_channel.receive_request(200) is None, "Received request after failed send"
+
+
+def test_connection_id_reuse(world: _World, override_servers: list[SocketServer]) -> None:
+    time = MockTime()
+    world.props["connections.max.idle.ms"] = str(IDLE_TIME_MS)
+    world.props["listeners"] = "PLAINTEXT://localhost:0"
+    override_server = TestableSocketServer(KafkaConfig.from_props(world.props), time, OVERRIDE_CONNECTION_ID)
+    override_servers.append(override_server)
+
+    def open_channel() -> Any:
+        return override_server.processor(0).channel(OVERRIDE_CONNECTION_ID)
+
+    def open_or_closing_channel() -> Any:
+        return override_server.processor(0).open_or_closing_channel(OVERRIDE_CONNECTION_ID)
+
+    def connection_count() -> int:
+        return override_server.connection_count(LOCAL_ADDRESS)
+
+    def connect_and_wait_for_connection_register() -> socket.socket:
+        selector = override_server.testable_selector
+        connections = selector.operation_counts[REGISTER]
+        sock = world.connect(override_server)
+        wait_until_true(lambda: selector.operation_counts[REGISTER] == connections + 1, "Connection not registered")
+        return sock
+
+    override_server.startup()
+    socket1 = connect_and_wait_for_connection_register()
+    wait_until_true(lambda: connection_count() == 1 and open_channel() is not None, "Failed to create channel")
+    channel1 = open_channel()
+
+    # a second connection with the same id while channel1 is open: it is closed, channel1 stays
+    connect_and_wait_for_connection_register()
+    wait_until_true(lambda: connection_count() == 1, "Failed to close channel")
+    assert open_channel() is channel1
+
+    # channel1 idles out with a staged receive: it is closing
+    request = send_requests_until_staged_receive(override_server, socket1, producer_request_bytes())
+    time.sleep(IDLE_TIME_MS + 1)
+    wait_until_true(lambda: open_channel() is None, "Idle channel not closed")
+    wait_until_true(lambda: open_or_closing_channel() is not None,
+                    "Channel removed without processing staged receives")
+
+    # a connection with the same id while channel1 is closing: it is closed, channel1 stays
+    connect_and_wait_for_connection_register()
+    wait_until_true(lambda: connection_count() == 1, "Failed to close channel")
+    assert open_or_closing_channel() is channel1
+
+    # the response's send fails, which removes channel1
+    process_request(override_server.request_channel, request)
+    wait_until_true(lambda: connection_count() == 0 and open_or_closing_channel() is None,
+                    "Failed to remove channel with failed send")
+
+    # now the id can be used again
+    connect_and_wait_for_connection_register()
+    wait_until_true(lambda: connection_count() == 1 and open_channel() is not None, "Failed to open new channel")
+    new_channel = open_channel()
+    assert new_channel is not channel1
+    new_channel.disconnect()
 
 
 def test_sockets_close_on_shutdown(world: _World) -> None:
@@ -277,6 +401,32 @@ def test_session_principal(world: _World) -> None:
 
 # ---- failure injection -------------------------------------------------------------------------------------------
 
+def test_client_disconnection_with_staged_receives_fully_processed(
+        world: _World, override_servers: list[SocketServer]) -> None:
+    override_server = TestableSocketServer(KafkaConfig.from_props(world.props), SYSTEM, OVERRIDE_CONNECTION_ID)
+    override_servers.append(override_server)
+
+    def open_channel() -> Any:
+        return override_server.processor(0).channel(OVERRIDE_CONNECTION_ID)
+
+    def open_or_closing_channel() -> Any:
+        return override_server.processor(0).open_or_closing_channel(OVERRIDE_CONNECTION_ID)
+
+    override_server.startup()
+    sock = world.connect(override_server)
+    wait_until_true(lambda: open_channel() is not None, "Channel not found")
+
+    # staged receives when the client goes: the channel is kept among the closing ones
+    request = send_requests_until_staged_receive(override_server, sock, producer_request_bytes(1))
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # a hard close: TCP RST
+    sock.close()
+
+    # the response's send fails, which takes the channel out of the closing ones
+    process_request(override_server.request_channel, request)
+    wait_until_true(lambda: open_or_closing_channel() is None, "Channel not closed after failed send")
+    assert not override_server.testable_selector.completed_sends, "Unexpected completed send"
+
+
 REGISTER, POLL, SEND, MUTE, UNMUTE, WAKEUP, CLOSE, CLOSE_SELECTOR = (
     "Register", "Poll", "Send", "Mute", "Unmute", "Wakeup", "Close", "CloseSelector")
 
@@ -328,12 +478,13 @@ class TestableSelector(Selector):
     completed_sends = _cached("completed_sends")
     disconnected = _cached("disconnected")
 
-    def __init__(self, max_receive_size: int, connections_max_idle_ms: int, channel_builder: Any) -> None:
+    def __init__(self, max_receive_size: int, connections_max_idle_ms: int, channel_builder: Any,
+                 time: Time = SYSTEM) -> None:
         self._in_super = True
         self.cached_completed_receives = PollData()
         self.cached_completed_sends = PollData()
         self.cached_disconnected = PollData()
-        super().__init__(max_receive_size, connections_max_idle_ms, channel_builder)
+        super().__init__(max_receive_size, connections_max_idle_ms, channel_builder, time)
         self._in_super = False
         self.failures: dict[str, BaseException] = {}
         self.operation_counts: defaultdict[str, int] = defaultdict(int)
@@ -414,9 +565,6 @@ class TestableSelector(Selector):
     def close(self) -> None:
         self.run_op(CLOSE_SELECTOR, None, lambda: super(TestableSelector, self).close())
 
-    def closing_channel(self, id: str) -> None:
-        return None  # the port's Selector keeps no closing channels
-
     def update_min_wakeup(self, count: int) -> None:
         self.min_wakeup_count = count
         self.poll_timeout_override = 1000
@@ -440,9 +588,10 @@ def is_socket_connection_id(connection_id: str, sock: socket.socket) -> bool:
 class TestableSocketServer(SocketServer):
     __test__ = False
 
-    def __init__(self, config: KafkaConfig) -> None:
-        super().__init__(config)
+    def __init__(self, config: KafkaConfig, time: Time = SYSTEM, connection_id: str | None = None) -> None:
+        super().__init__(config, time=time)
         self.selector: TestableSelector | None = None
+        self.override_connection_id = connection_id  # every connection gets this id (testConnectionIdReuse)
 
     def new_processor(self, id: int, end_point: Any) -> Processor:
         server = self
@@ -450,16 +599,21 @@ class TestableSocketServer(SocketServer):
         class _Processor(Processor):
             def create_selector(self, channel_builder: Any) -> Selector:
                 testable_selector = TestableSelector(self.max_request_size, self.connections_max_idle_ms,
-                                                     channel_builder)
+                                                     channel_builder, self.time)
                 assert server.selector is None
                 server.selector = testable_selector
                 return testable_selector
+
+            def connection_id(self, sock: socket.socket) -> str:
+                if server.override_connection_id is not None:
+                    return server.override_connection_id
+                return super().connection_id(sock)
 
         channel_builder = server_channel_builder(end_point.listener_name, end_point.security_protocol, self.config,
                                                  self.credential_provider.credential_cache, None, id)
         return _Processor(id, self.request_channel, self.max_request_size, end_point.listener_name,
                           end_point.security_protocol, self.connections_max_idle_ms, self.connection_quotas,
-                          None, channel_builder)
+                          None, channel_builder, self.time)
 
     @property
     def testable_selector(self) -> TestableSelector:
@@ -551,6 +705,23 @@ def test_send_cancelled_key_exception(world: _World, testable_server: TestableSo
     testable_server.wait_for_channel_close(failed_connection_id, locally_closed=False)
     successful_socket = sockets[1] if is_socket_connection_id(failed_connection_id, sockets[0]) else sockets[0]
     assert_processor_healthy(world, testable_server, [successful_socket])
+
+
+def test_closing_channel_exception(world: _World, testable_server: TestableSocketServer) -> None:
+    testable_selector = testable_server.testable_selector
+    testable_selector.update_min_wakeup(2)
+    sockets = [world.connect(testable_server) for _ in range(2)]
+    serialized_bytes = producer_request_bytes()
+    request = send_requests_until_staged_receive(testable_server, sockets[0], serialized_bytes)
+    send_request(sockets[1], serialized_bytes)
+
+    testable_selector.add_failure(SEND)
+    sockets[0].close()
+    process_request(testable_server.request_channel, request)
+    process_request(testable_server.request_channel)  # and the other connection's request
+    testable_selector.wait_for_operations(SEND, 2)
+    testable_server.wait_for_channel_close(request.connection_id, locally_closed=True)
+    assert_processor_healthy(world, testable_server, [sockets[1]])
 
 
 def test_process_completed_receive_exception(world: _World, testable_server: TestableSocketServer) -> None:

@@ -25,6 +25,7 @@ from kafka_edu.v1_0_2.core.server.kafka_config import SECURITY_PROTOCOLS, KafkaC
 from kafka_edu.v3_9.clients.common.protocol.api_keys import ApiKeys
 from kafka_edu.v3_9.clients.common.protocol.builder import build
 from kafka_edu.v3_9.clients.common.protocol.errors import Errors
+from kafka_edu.v3_9.clients.common.utils.mock_time import MockTime
 from kafka_edu.v3_9.core.server.broker_lifecycle_manager import BROKER_HEARTBEAT_VERSION, BROKER_REGISTRATION_VERSION
 from kafka_edu.v3_9.core.server.node_to_controller_channel_manager import (
     ClientResponse,
@@ -35,7 +36,6 @@ from kafka_edu.v3_9.core.server.node_to_controller_channel_manager import (
     error_counts,
 )
 from kafka_edu.v3_9.raft.raft.voter_set import Node
-from kafka_edu.v3_9.clients.common.utils.mock_time import MockTime
 
 RequestMatcher = Callable[[Any], bool]
 

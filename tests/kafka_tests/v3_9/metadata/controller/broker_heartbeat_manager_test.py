@@ -16,6 +16,7 @@ import pytest
 
 from kafka_edu.v1_0_2.clients.common.errors import IllegalStateException
 from kafka_edu.v3_9.clients.common.protocol.api_keys import ApiKeys
+from kafka_edu.v3_9.clients.common.utils.mock_time import MockTime as _MockTime
 from kafka_edu.v3_9.metadata.controller.broker_control_state import BrokerControlState, BrokerControlStates
 from kafka_edu.v3_9.metadata.controller.broker_heartbeat_manager import (
     LONG_MAX,
@@ -26,7 +27,6 @@ from kafka_edu.v3_9.metadata.controller.broker_heartbeat_manager import (
     UsableBrokerIterator,
 )
 from kafka_edu.v3_9.metadata.metadata.placement.replica_placer import UsableBroker
-from kafka_edu.v3_9.clients.common.utils.mock_time import MockTime as _MockTime
 from tests.kafka_tests.referee import kafka_test_class
 
 KAFKA = kafka_test_class(

@@ -30,6 +30,7 @@ from kio.schema.broker_registration.v4 import request as br
 from kio.static.primitive import i16, i32
 
 from kafka_edu.v1_0_2.clients.common.errors import UnsupportedVersionException
+from kafka_edu.v3_9.clients.common.utils.mock_time import MockTime as _MockTime
 from kafka_edu.v3_9.clients.common.uuid import Uuid
 from kafka_edu.v3_9.metadata.common.metadata import (
     ApiMessageAndVersion,
@@ -68,7 +69,6 @@ from kafka_edu.v3_9.metadata.metadata.placement.replica_placer import ClusterDes
 from kafka_edu.v3_9.metadata.metadata.placement.striped_replica_placer import StripedReplicaPlacer
 from kafka_edu.v3_9.server_common.server.common.metadata_version import FEATURE_NAME, MetadataVersion
 from kafka_edu.v3_9.server_common.timeline.snapshot_registry import SnapshotRegistry
-from kafka_edu.v3_9.clients.common.utils.mock_time import MockTime as _MockTime
 from tests.kafka_tests.referee import kafka_test_class
 
 KAFKA = kafka_test_class(

@@ -45,6 +45,7 @@ from kafka_edu.v3_9.clients.common.protocol.api_keys import ApiKeys
 from kafka_edu.v3_9.clients.common.protocol.builder import build
 from kafka_edu.v3_9.clients.common.protocol.errors import Errors
 from kafka_edu.v3_9.clients.common.requests.api_error import ApiError
+from kafka_edu.v3_9.clients.common.utils.mock_time import MockTime
 from kafka_edu.v3_9.clients.common.uuid import Uuid
 from kafka_edu.v3_9.clients.server.policy.create_topic_policy import CreateTopicPolicy, RequestMetadata
 from kafka_edu.v3_9.metadata.common.metadata import (
@@ -80,7 +81,6 @@ from kafka_edu.v3_9.metadata.metadata.placement.replica_placer import PartitionA
 from kafka_edu.v3_9.metadata.metadata.placement.striped_replica_placer import StripedReplicaPlacer
 from kafka_edu.v3_9.server_common.server.common.metadata_version import MetadataVersion
 from kafka_edu.v3_9.server_common.timeline.snapshot_registry import LATEST_EPOCH, SnapshotRegistry
-from kafka_edu.v3_9.clients.common.utils.mock_time import MockTime
 from tests.kafka_tests.referee import kafka_test_class
 from tests.kafka_tests.v3_9.metadata.controller.replication_control_manager_test_helpers import (
     FAKE_KAFKA_CONFIG_SCHEMA,

@@ -21,6 +21,7 @@ from unittest import mock
 import pytest
 
 from kafka_edu.v1_0_2.clients.common.errors import IllegalStateException
+from kafka_edu.v3_9.clients.common.utils.mock_time import MockTime
 from kafka_edu.v3_9.clients.common.uuid import Uuid
 from kafka_edu.v3_9.raft.raft.election_state import ElectionState
 from kafka_edu.v3_9.raft.raft.endpoints import Endpoints
@@ -32,7 +33,6 @@ from kafka_edu.v3_9.raft.raft.quorum_state import QuorumState
 from kafka_edu.v3_9.raft.raft.quorum_state_store import QuorumStateStore
 from kafka_edu.v3_9.raft.raft.replica_key import ReplicaKey
 from kafka_edu.v3_9.raft.raft.voter_set import VoterSet
-from kafka_edu.v3_9.clients.common.utils.mock_time import MockTime
 from tests.kafka_tests.referee import kafka_test_class
 from tests.kafka_tests.v3_9.raft.raft.quorum_state_test_helpers import (
     DEFAULT_LISTENER_NAME,

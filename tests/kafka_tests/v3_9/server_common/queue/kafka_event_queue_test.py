@@ -25,13 +25,13 @@ from typing import Any, Generic, TypeVar
 import pytest
 
 from kafka_edu.v1_0_2.clients.common.errors import RejectedExecutionException, TimeoutException
+from kafka_edu.v3_9.clients.common.utils.mock_time import NS_PER_MS, MockTime
 from kafka_edu.v3_9.server_common.queue.event_queue import Event
 from kafka_edu.v3_9.server_common.queue.kafka_event_queue import (
     EVENT_HANDLER_THREAD_SUFFIX,
     SYSTEM_TIME,
     KafkaEventQueue,
 )
-from kafka_edu.v3_9.clients.common.utils.mock_time import NS_PER_MS, MockTime
 from tests.kafka_tests.referee import kafka_test_class
 
 KAFKA = kafka_test_class(

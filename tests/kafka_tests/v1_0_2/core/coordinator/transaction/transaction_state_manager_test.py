@@ -45,8 +45,8 @@ from kafka_edu.v1_0_2.core.coordinator.transaction.transaction_state_manager imp
 from kafka_edu.v1_0_2.core.log.log import TopicPartition
 from kafka_edu.v1_0_2.core.server.replica_manager import PartitionResponse
 from kafka_edu.v3_9.clients.common.protocol.errors import Errors
-from tests.kafka_tests.mock_scheduler import MockScheduler
 from kafka_edu.v3_9.clients.common.utils.mock_time import MockTime
+from tests.kafka_tests.mock_scheduler import MockScheduler
 from tests.kafka_tests.referee import kafka_test_class
 
 _EXPIRATION = "transactional id expiration is not built (docs/transactions.md, What this port leaves out)"

@@ -24,6 +24,7 @@ from kio.schema.snapshot_header_record.v0.data import SnapshotHeaderRecord
 from kio.static.primitive import i16, i64
 
 from kafka_edu.v3_9.clients.common.record.control_record_utils import ControlRecordType
+from kafka_edu.v3_9.clients.common.utils.mock_time import MockTime
 from kafka_edu.v3_9.clients.common.uuid import Uuid
 from kafka_edu.v3_9.metadata.common.metadata import (
     AbortTransactionRecord,
@@ -57,7 +58,6 @@ from kafka_edu.v3_9.server_common.server.common.metadata_version import (
     MINIMUM_KRAFT_VERSION,
     MetadataVersion,
 )
-from kafka_edu.v3_9.clients.common.utils.mock_time import MockTime
 from tests.kafka_tests.referee import kafka_test_class
 from tests.kafka_tests.test_utils import MockFaultHandler
 
