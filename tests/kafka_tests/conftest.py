@@ -14,10 +14,18 @@ from pathlib import Path
 
 import pytest
 
+from kafka_edu.tracing import provider
 from tests.kafka_tests.referee import KafkaTestClass, snake
 
 _outcomes: dict[str, dict[str, str]] = defaultdict(dict)  # module file -> test function -> outcome
 _classes: dict[str, KafkaTestClass] = {}
+
+
+@pytest.fixture(autouse=True)
+def _no_process_tracing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Kafka's tests run untraced, as Kafka runs them: a test elsewhere in the run that installed this process's
+    tracing must not have the tracing code call into a case's fakes (it would use up their expectations)."""
+    monkeypatch.setattr(provider, "_current", None)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
