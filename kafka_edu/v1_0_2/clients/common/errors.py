@@ -298,7 +298,12 @@ class OffsetsOutOfOrderException(KafkaException):
 
 
 class UnexpectedAppendOffsetException(KafkaException):
-    """A follower append that starts below the log end offset."""
+    """A follower append that starts below the log end offset; it carries the append's first and last offsets."""
+
+    def __init__(self, message: str, first_offset: int = -1, last_offset: int = -1) -> None:
+        super().__init__(message)
+        self.first_offset = first_offset
+        self.last_offset = last_offset
 
 
 class StateChangeFailedException(KafkaException):

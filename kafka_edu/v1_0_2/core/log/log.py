@@ -8,7 +8,7 @@ import os
 import re
 import shutil
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
@@ -62,6 +62,7 @@ from kafka_edu.v1_0_2.core.log.producer_state_manager import (
     CompletedTxn,
     ProducerAppendInfo,
     ProducerStateManager,
+    producer_snapshot_file,
 )
 from kafka_edu.v1_0_2.core.log.time_index import TimeIndex
 from kafka_edu.v1_0_2.core.log.transaction_index import AbortedTxn, TransactionIndex
@@ -137,12 +138,14 @@ class Log:
                  time_ms: Callable[[], int] = system_time_ms,
                  log_dir_failure_channel: LogDirFailureChannel | None = None,
                  max_producer_id_expiration_ms: int = 7 * 24 * 60 * 60 * 1000,
-                 producer_id_expiration_check_interval_ms: int = 10 * 60 * 1000) -> None:
+                 producer_id_expiration_check_interval_ms: int = 10 * 60 * 1000,
+                 producer_state_manager: ProducerStateManager | None = None) -> None:
         """Open the partition directory `dir` (named topic-partition) and load or recover its segments.
 
         Without a scheduler, delayed work (flush after roll, deleting segment files) runs at once and the
         periodic producer expiration check is not scheduled. The expiration defaults are the broker's
-        transactional.id.expiration.ms and producer id expiration check interval.
+        transactional.id.expiration.ms and producer id expiration check interval. `producer_state_manager` is
+        the partition's (Log.apply makes a new one, as without it).
         """
         self.dir = Path(dir)
         self.config = config
@@ -169,8 +172,8 @@ class Log:
         # Set by the replica layer; segments at or above it are never deleted, and none before it is known.
         self._replica_high_watermark: int | None = None
         self.max_producer_id_expiration_ms = max_producer_id_expiration_ms
-        self.producer_state_manager = ProducerStateManager(self.topic_partition, self.dir,
-                                                           max_producer_id_expiration_ms)
+        self.producer_state_manager = producer_state_manager if producer_state_manager is not None else \
+            ProducerStateManager(self.topic_partition, self.dir, max_producer_id_expiration_ms)
         # (leader epoch, first offset) of every epoch in this log, kept in leader-epoch-checkpoint
         self.leader_epoch_cache = self._initialize_leader_epoch_cache()
 
@@ -220,7 +223,7 @@ class Log:
 
     @property
     def size(self) -> int:
-        return sum(segment.size for segment in self.log_segments())
+        return Log.size_in_bytes(self.log_segments())
 
     @property
     def number_of_segments(self) -> int:
@@ -434,6 +437,26 @@ class Log:
             producer_state_manager.complete_txn(completed_txn)
 
     @property
+    def latest_producer_snapshot_offset(self) -> int | None:
+        with self._lock:
+            return self.producer_state_manager.latest_snapshot_offset()
+
+    @property
+    def oldest_producer_snapshot_offset(self) -> int | None:
+        with self._lock:
+            return self.producer_state_manager.oldest_snapshot_offset()
+
+    @property
+    def latest_producer_state_end_offset(self) -> int:
+        with self._lock:
+            return self.producer_state_manager.map_end_offset
+
+    def take_producer_snapshot(self) -> None:
+        with self._lock:
+            self._check_if_memory_mapped_buffer_closed()
+            self.producer_state_manager.take_snapshot()
+
+    @property
     def active_producers_with_last_sequence(self) -> dict[int, int]:
         with self._lock:
             return {pid: entry.last_seq for pid, entry in self.producer_state_manager.active_producers.items()}
@@ -461,24 +484,24 @@ class Log:
 
     # ---- append ----
 
-    def append_as_leader(self, records: bytes | bytearray, leader_epoch: int,
+    def append_as_leader(self, records: bytes | bytearray | MemoryRecords, leader_epoch: int,
                          is_from_client: bool = True) -> LogAppendInfo:
         """Validate, assign offsets and the leader epoch, check producer sequences, and write the batches."""
         return self.append(records, assign_offsets=True, leader_epoch=leader_epoch, is_from_client=is_from_client)
 
-    def append_as_follower(self, records: bytes | bytearray) -> LogAppendInfo:
+    def append_as_follower(self, records: bytes | bytearray | MemoryRecords) -> LogAppendInfo:
         """Write batches fetched from the leader as they are, keeping the leader's offsets."""
         return self.append(records, assign_offsets=False, leader_epoch=-1, is_from_client=False)
 
-    def append(self, records: bytes | bytearray, assign_offsets: bool = True, leader_epoch: int = -1,
-               is_from_client: bool | None = None) -> LogAppendInfo:
+    def append(self, records: bytes | bytearray | MemoryRecords, assign_offsets: bool = True,
+               leader_epoch: int = -1, is_from_client: bool | None = None) -> LogAppendInfo:
         """Append to the active segment, rolling first if it is full; on the leader, give the batches offsets.
 
         `is_from_client` defaults to `assign_offsets` (a leader append is a producer's unless said otherwise).
         """
         if is_from_client is None:
             is_from_client = assign_offsets
-        memory_records = MemoryRecords(records)
+        memory_records = MemoryRecords(records.buffer if isinstance(records, MemoryRecords) else records)
         with self._maybe_handle_io_exception(f"Error while appending records to {self.topic_partition} "
                                              f"in dir {self.dir.parent}"):
             # 1. Per batch: magic, size, CRC; gather offsets, timestamps and the codec.
@@ -525,7 +548,8 @@ class Log:
                             f"Unexpected offset in append to {self.topic_partition}. First offset "
                             f"{append_info.first_offset} is less than the next offset "
                             f"{self._next_offset_metadata.message_offset}. Last offset in append: "
-                            f"{append_info.last_offset}. Log start offset = {self._log_start_offset}")
+                            f"{append_info.last_offset}. Log start offset = {self._log_start_offset}",
+                            append_info.first_offset, append_info.last_offset)
 
                 # The epoch the leader stamped on each batch: a new one starts in the cache here. (Only tests and
                 # tools append with no epoch, -1; a 1.0.2 leader always has one.)
@@ -1159,6 +1183,31 @@ class Log:
         return f"Log({self.dir})"
 
     # ---- static helpers (object Log) ----
+
+    @staticmethod
+    def log_file(dir: Path, offset: int) -> Path:
+        return log_file(Path(dir), offset)
+
+    @staticmethod
+    def offset_index_file(dir: Path, offset: int) -> Path:
+        return offset_index_file(Path(dir), offset)
+
+    @staticmethod
+    def time_index_file(dir: Path, offset: int) -> Path:
+        return time_index_file(Path(dir), offset)
+
+    @staticmethod
+    def transaction_index_file(dir: Path, offset: int) -> Path:
+        return transaction_index_file(Path(dir), offset)
+
+    @staticmethod
+    def producer_snapshot_file(dir: Path, offset: int) -> Path:
+        return producer_snapshot_file(Path(dir), offset)
+
+    @staticmethod
+    def size_in_bytes(segments: Iterable[LogSegment]) -> int:
+        """The total bytes of `segments` (a long in Kafka: it may pass Int.MaxValue)."""
+        return sum(segment.size for segment in segments)
 
     @staticmethod
     def offset_from_file(file: Path) -> int:
