@@ -65,13 +65,18 @@ class ControllerServer:
             self.shared_server.start_for_controller()
             raft_manager = self.shared_server.raft_manager
             assert raft_manager is not None
+            leader_imbalance_check_interval_ns = (
+                self.config.leader_imbalance_check_interval_seconds * 1_000_000_000
+                if self.config.auto_leader_rebalance_enable else None)
             self.controller = (QuorumController.Builder(self.config.node_id, self.shared_server.cluster_id())
-                               .set_raft_client(raft_manager.client)
                                .set_thread_name_prefix(f"quorum-controller-{self.config.node_id}-")
+                               .set_raft_client(raft_manager.client)
                                .set_default_replication_factor(self.config.default_replication_factor)
                                .set_default_num_partitions(self.config.num_partitions)
                                .set_session_timeout_ns(self.config.broker_session_timeout_ms * 1_000_000)
+                               .set_leader_imbalance_check_interval_ns(leader_imbalance_check_interval_ns)
                                .set_max_idle_interval_ns(self.config.metadata_max_idle_interval_ns)
+                               .set_static_config(self.config.originals())
                                .set_bootstrap_metadata(self.bootstrap_metadata)
                                .build())
             self.controller_apis = ControllerApis(self.socket_server.request_channel, self.controller, raft_manager,

@@ -2,13 +2,13 @@
 dynamic configs of each resource (topics, brokers, the cluster default), set by ConfigRecords, and the validation a
 change goes through before its records are written.
 
-Left out: alter-config policies, the broker-logger resources, describeConfigs and legacyAlterConfigs (no
-AlterConfigs or DescribeConfigs reaches this port's controller yet).
+Left out: the broker-logger resources and legacyAlterConfigs (no AlterConfigs reaches this port's controller yet).
 
 Kafka's Builder defaults to KafkaConfigSchema.EMPTY, ConfigurationValidator.NO_OP and no static config, and
-ControllerServer passes the real ones. The port's QuorumController does not pass them yet, so here a missing schema
-or validator is the one ControllerServer would pass: the topic configs of 3.9's LogConfig with their broker synonyms,
-and ControllerConfigurationValidator. Tests pass their own (FakeKafkaConfigSchema, NO_OP), as Kafka's do.
+ControllerServer passes the real ones through QuorumController.Builder. The port's ControllerServer does not set
+them yet, so here a missing schema or validator is the one ControllerServer would pass: the topic configs of 3.9's
+LogConfig with their broker synonyms, and ControllerConfigurationValidator. Tests pass their own
+(FakeKafkaConfigSchema, NO_OP), as Kafka's do.
 """
 
 from __future__ import annotations
@@ -21,6 +21,8 @@ from typing import Any
 from kafka_edu.v1_0_2.clients.common.config.config_def import ConfigException, Password
 from kafka_edu.v3_9.clients.common.protocol.errors import Errors
 from kafka_edu.v3_9.clients.common.requests.api_error import ApiError
+from kafka_edu.v3_9.clients.server.policy.alter_config_policy import AlterConfigPolicy
+from kafka_edu.v3_9.clients.server.policy.alter_config_policy import RequestMetadata as AlterConfigRequestMetadata
 from kafka_edu.v3_9.metadata.common.metadata import ApiMessageAndVersion, ConfigRecord
 from kafka_edu.v3_9.metadata.controller.configuration_validator import ConfigurationValidator
 from kafka_edu.v3_9.metadata.controller.controller_result import ControllerResult
@@ -79,12 +81,13 @@ class ConfigurationControlManager:
     def __init__(self, snapshot_registry: SnapshotRegistry, log_context: str = "",
                  config_schema: KafkaConfigSchema | None = None, validator: ConfigurationValidator | None = None,
                  static_config: Mapping[str, Any] | None = None, node_id: int = 0,
-                 existence_checker: Any = None) -> None:
+                 existence_checker: Any = None, alter_config_policy: AlterConfigPolicy | None = None) -> None:
         self._log_prefix = log_context
         self._snapshot_registry = snapshot_registry
         self._config_schema = config_schema if config_schema is not None else _production_config_schema()
         self._validator = validator if validator is not None else _production_validator()
         self._existence_checker = existence_checker or (lambda resource: None)
+        self._alter_config_policy = alter_config_policy
         self._config_data: TimelineHashMap[ConfigResource, TimelineHashMap[str, str]] = \
             TimelineHashMap(snapshot_registry)
         self._static_config = dict(static_config or {})
@@ -152,6 +155,7 @@ class ConfigurationControlManager:
                                records_implicitly_deleted: list[Any], newly_created_resource: bool) -> ApiError:
         all_configs: dict[str, str | None] = {}
         existing_configs_map: dict[str, str] = {}
+        altered_configs_for_alter_config_policy_check: dict[str, str | None] = {}
         existing_configs_snapshot = self._config_data.get(config_resource)
         if existing_configs_snapshot is not None:
             all_configs.update(existing_configs_snapshot.entry_set())
@@ -162,12 +166,16 @@ class ConfigurationControlManager:
                 all_configs.pop(config_record.name, None)
             else:
                 all_configs[config_record.name] = config_record.value
+            altered_configs_for_alter_config_policy_check[config_record.name] = config_record.value
         for record_implicitly_deleted in records_implicitly_deleted:
             all_configs.pop(record_implicitly_deleted.message.name, None)
         try:
             self._validator.validate(config_resource, all_configs, existing_configs_map)
             if not newly_created_resource:
                 self._existence_checker(config_resource)
+            if self._alter_config_policy is not None:
+                self._alter_config_policy.validate(AlterConfigRequestMetadata(
+                    config_resource, altered_configs_for_alter_config_policy_check))
         except ConfigException as e:
             return ApiError(Errors.INVALID_CONFIG, str(e))
         except Exception as e:
@@ -205,6 +213,30 @@ class ConfigurationControlManager:
                  _resource_string(config_resource), record.name, value)
 
     # -- reads ----------------------------------------------------------------------------------------------------
+
+    def describe_configs(self, last_committed_offset: int, resources: Mapping[ConfigResource, Any]
+                         ) -> dict[ConfigResource, dict[str, str] | ApiError]:
+        """{resource: the configs named (all when none are) as of `last_committed_offset`, or the validator's
+        ApiError} (Kafka's ResultOrError: the map, or the error)."""
+        results: dict[ConfigResource, dict[str, str] | ApiError] = {}
+        for resource, target_configs in resources.items():
+            try:
+                self._validator.validate_resource(resource)
+            except Exception as e:
+                results[resource] = ApiError.from_throwable(e)
+                continue
+            found_configs: dict[str, str] = {}
+            configs = self._config_data.get(resource, last_committed_offset)
+            if configs is not None:
+                if not target_configs:
+                    found_configs.update(configs.entry_set(last_committed_offset))
+                else:
+                    for key in target_configs:
+                        value = configs.get(key, last_committed_offset)
+                        if value is not None:
+                            found_configs[key] = value
+            results[resource] = found_configs
+        return results
 
     def get_configs(self, config_resource: ConfigResource, epoch: int = LATEST_EPOCH) -> dict[str, str]:
         configs = self._config_data.get(config_resource, epoch) if epoch != LATEST_EPOCH else \

@@ -8,10 +8,11 @@ same records as they are committed. Losing the leadership reverts every manager 
 
 Ported: the write path, the raft listener (commit, snapshot load, leader change), claim / completeActivation /
 renounce, NoOpRecord on idle, the deferred fencing of stale brokers, and createTopics, deleteTopics,
-registerBroker, processBrokerHeartbeat, alterPartition, findTopicIds, allocateProducerIds, createPartitions. Left
-out: ACLs, quotas, SCRAM, delegation tokens, reassignments, leader balancing, ZooKeeper migration, metrics. The
-periodic NoOp write is scheduled as 3.6 did it (a self-rescheduling deferred event); 3.9 moved it into a
-PeriodicTaskControlManager with the same effect.
+registerBroker, processBrokerHeartbeat, alterPartition, findTopicIds, findTopicNames, allocateProducerIds,
+createPartitions, incrementalAlterConfigs, describeConfigs, finalizedFeatures, and the periodic preferred-leader
+balancing. Left out: ACLs, quotas, SCRAM, delegation tokens, ElectLeaders, reassignments, ZooKeeper migration,
+metrics. The periodic NoOp write is scheduled as 3.6 did it (a self-rescheduling deferred event); 3.9 moved it into
+a PeriodicTaskControlManager with the same effect.
 """
 
 from __future__ import annotations
@@ -29,14 +30,27 @@ from kio.schema.create_topics.v7.response import CreateTopicsResponse
 from kio.static.primitive import i32Timedelta
 
 from kafka_edu.tracing.step import note, span, step
-from kafka_edu.v1_0_2.clients.common.errors import ApiException, NotControllerException
+from kafka_edu.v1_0_2.clients.common.errors import (
+    ApiException,
+    IllegalStateException,
+    InvalidRequestException,
+    NotControllerException,
+    UnknownTopicOrPartitionException,
+)
 from kafka_edu.v3_9.clients.common.protocol.errors import Errors
+from kafka_edu.v3_9.clients.server.policy.alter_config_policy import AlterConfigPolicy
+from kafka_edu.v3_9.clients.server.policy.create_topic_policy import CreateTopicPolicy
 from kafka_edu.v3_9.metadata.common.metadata import ApiMessageAndVersion, NoOpRecord
 from kafka_edu.v3_9.metadata.controller import activation_records_generator
 from kafka_edu.v3_9.metadata.controller.broker_heartbeat_manager import LONG_MAX
 from kafka_edu.v3_9.metadata.controller.cluster_control_manager import DEFAULT_SESSION_TIMEOUT_NS, ClusterControlManager
-from kafka_edu.v3_9.metadata.controller.configuration_control_manager import ConfigurationControlManager
+from kafka_edu.v3_9.metadata.controller.configuration_control_manager import (
+    ConfigResourceType,
+    ConfigurationControlManager,
+)
+from kafka_edu.v3_9.metadata.controller.configuration_validator import ConfigurationValidator
 from kafka_edu.v3_9.metadata.controller.controller_exceptions import (
+    BrokerIdNotRegisteredException,
     EventHandlerExceptionInfo,
     StaleBrokerEpochException,
     is_timeout_exception,
@@ -49,6 +63,7 @@ from kafka_edu.v3_9.metadata.controller.offset_control_manager import OffsetCont
 from kafka_edu.v3_9.metadata.controller.producer_id_control_manager import ProducerIdControlManager
 from kafka_edu.v3_9.metadata.controller.replication_control_manager import ApiError, ReplicationControlManager
 from kafka_edu.v3_9.metadata.metadata.broker_registration import BrokerHeartbeatReply, BrokerRegistrationReply
+from kafka_edu.v3_9.metadata.metadata.kafka_config_schema import KafkaConfigSchema
 from kafka_edu.v3_9.metadata.metadata.placement.replica_placer import ReplicaPlacer
 from kafka_edu.v3_9.metadata.metadata.placement.striped_replica_placer import StripedReplicaPlacer
 from kafka_edu.v3_9.raft.raft.raft_client import RaftClient
@@ -64,6 +79,7 @@ T = TypeVar("T")
 MAX_RECORDS_PER_BATCH = 10000  # the most records the controller writes in one batch
 MAX_RECORDS_PER_USER_OP = MAX_RECORDS_PER_BATCH
 MAYBE_FENCE_REPLICAS = "maybeFenceReplicas"
+MAYBE_BALANCE_PARTITION_LEADERS = "maybeBalancePartitionLeaders"
 WRITE_NO_OP_RECORD = "writeNoOpRecord"
 
 
@@ -83,6 +99,12 @@ class FaultHandler:
         error = RuntimeError(failure_message)
         error.__cause__ = cause
         return error
+
+
+class ImbalanceSchedule(enum.Enum):
+    SCHEDULED = "SCHEDULED"  # a balancing event is in the queue
+    DEFERRED = "DEFERRED"  # the next one waits leader.imbalance.check.interval
+    IMMEDIATELY = "IMMEDIATELY"  # the last one had more to do: the next one runs at once
 
 
 class ControllerOperationFlag(enum.Enum):
@@ -126,6 +148,13 @@ class QuorumController:
             self.session_timeout_ns = DEFAULT_SESSION_TIMEOUT_NS
             self.bootstrap_metadata: Any = None
             self.max_records_per_batch = MAX_RECORDS_PER_BATCH
+            self.leader_imbalance_check_interval_ns: int | None = None
+            # None: the ones ControllerServer passes (ConfigurationControlManager's defaults in this port).
+            self.config_schema: KafkaConfigSchema | None = None
+            self.configuration_validator: ConfigurationValidator | None = None
+            self.static_config: dict[str, Any] = {}
+            self.create_topic_policy: CreateTopicPolicy | None = None
+            self.alter_config_policy: AlterConfigPolicy | None = None
 
         def set_non_fatal_fault_handler(self, handler: FaultHandler) -> QuorumController.Builder:
             self.non_fatal_fault_handler = handler
@@ -175,6 +204,31 @@ class QuorumController:
             self.max_records_per_batch = value
             return self
 
+        def set_leader_imbalance_check_interval_ns(self, value: int | None) -> QuorumController.Builder:
+            """How often to look for partitions to give back to their preferred leader (None: never)."""
+            self.leader_imbalance_check_interval_ns = value
+            return self
+
+        def set_config_schema(self, config_schema: KafkaConfigSchema) -> QuorumController.Builder:
+            self.config_schema = config_schema
+            return self
+
+        def set_configuration_validator(self, validator: ConfigurationValidator) -> QuorumController.Builder:
+            self.configuration_validator = validator
+            return self
+
+        def set_static_config(self, static_config: dict[str, Any]) -> QuorumController.Builder:
+            self.static_config = dict(static_config)
+            return self
+
+        def set_create_topic_policy(self, create_topic_policy: CreateTopicPolicy | None) -> QuorumController.Builder:
+            self.create_topic_policy = create_topic_policy
+            return self
+
+        def set_alter_config_policy(self, alter_config_policy: AlterConfigPolicy | None) -> QuorumController.Builder:
+            self.alter_config_policy = alter_config_policy
+            return self
+
         def build(self) -> QuorumController:
             if self.raft_client is None:
                 raise RuntimeError("IllegalStateException: You must set a raft client.")
@@ -190,7 +244,10 @@ class QuorumController:
                 return QuorumController(non_fatal, fatal, log_context, self.node_id, self.cluster_id, queue,
                                         self.time, self.raft_client, self.default_replication_factor,
                                         self.default_num_partitions, self.replica_placer, self.max_idle_interval_ns,
-                                        self.session_timeout_ns, self.bootstrap_metadata, self.max_records_per_batch)
+                                        self.session_timeout_ns, self.bootstrap_metadata, self.max_records_per_batch,
+                                        self.config_schema, self.configuration_validator, self.static_config,
+                                        self.create_topic_policy, self.alter_config_policy,
+                                        self.leader_imbalance_check_interval_ns)
             except Exception:
                 queue.close()
                 raise
@@ -285,6 +342,8 @@ class QuorumController:
                 self.result_and_offset = ControllerResultAndOffset.of(offset, result)
                 c.log.debug("Read-write operation %s will be completed when the log reaches offset %d.", self,
                             offset)
+            # After every write, a leader rebalance if some partition's leader is not its preferred one.
+            c.maybe_schedule_next_balance_partition_leaders()
             if not self.future.done():
                 c.deferred_event_queue.add(self.result_and_offset.offset, self)
 
@@ -303,6 +362,33 @@ class QuorumController:
 
         def __str__(self) -> str:
             return f"{self.name}({id(self)})"
+
+    class ConfigResourceExistenceChecker:
+        """Does the resource a config change names exist? A broker (or the cluster default, ''), a topic."""
+
+        def __init__(self, controller: QuorumController) -> None:
+            self.controller = controller
+
+        def __call__(self, config_resource: Any) -> None:
+            self.accept(config_resource)
+
+        def accept(self, config_resource: Any) -> None:
+            resource_type, name = config_resource
+            if resource_type == ConfigResourceType.BROKER_LOGGER:
+                return  # always allowed
+            if resource_type == ConfigResourceType.BROKER:
+                if name == "":
+                    return  # the cluster's configs
+                try:
+                    node_id = int(name)
+                except ValueError:
+                    raise InvalidRequestException(f"Invalid broker name {name}") from None
+                # Kafka also accepts a controller's id (featureControl.isControllerId, KIP-919): not ported.
+                if not self.controller.cluster_control.broker_registrations().contains_key(node_id):
+                    raise BrokerIdNotRegisteredException(f"No node with id {node_id} found.")
+            elif resource_type == ConfigResourceType.TOPIC:
+                if self.controller.replication_control.get_topic_id(name) is None:
+                    raise UnknownTopicOrPartitionException(f"The topic '{name}' does not exist.")
 
     class QuorumMetaLogListener(RaftClient.Listener):
         """The raft client's callbacks (on its thread), each turned into an event on the controller's queue."""
@@ -407,7 +493,11 @@ class QuorumController:
                  node_id: int, cluster_id: str, queue: KafkaEventQueue, time: Time, raft_client: RaftClient,
                  default_replication_factor: int, default_num_partitions: int, replica_placer: ReplicaPlacer,
                  max_idle_interval_ns: int | None, session_timeout_ns: int, bootstrap_metadata: Any,
-                 max_records_per_batch: int) -> None:
+                 max_records_per_batch: int, config_schema: KafkaConfigSchema | None = None,
+                 configuration_validator: ConfigurationValidator | None = None,
+                 static_config: dict[str, Any] | None = None, create_topic_policy: CreateTopicPolicy | None = None,
+                 alter_config_policy: AlterConfigPolicy | None = None,
+                 leader_imbalance_check_interval_ns: int | None = None) -> None:
         self.non_fatal_fault_handler = non_fatal_fault_handler
         self.fatal_fault_handler = fatal_fault_handler
         self.log = logging.LoggerAdapter(logging.getLogger("org.apache.kafka.controller.QuorumController"),
@@ -420,7 +510,11 @@ class QuorumController:
         self.snapshot_registry = SnapshotRegistry(log_context)
         self.deferred_event_queue = DeferredEventQueue(log_context)
         self.offset_control = OffsetControlManager(self.snapshot_registry, log_context)
-        self.configuration_control = ConfigurationControlManager(self.snapshot_registry, log_context)
+        self.resource_exists = QuorumController.ConfigResourceExistenceChecker(self)
+        self.configuration_control = ConfigurationControlManager(
+            self.snapshot_registry, log_context, config_schema=config_schema, validator=configuration_validator,
+            static_config=static_config, node_id=node_id, existence_checker=self.resource_exists,
+            alter_config_policy=alter_config_policy)
         # A log without a metadata.version is treated as the oldest KRaft version until one is replayed.
         self.feature_control = FeatureControlManager(self.snapshot_registry, MINIMUM_KRAFT_VERSION, log_context)
         self.cluster_control = ClusterControlManager(self.snapshot_registry, cluster_id, self.feature_control,
@@ -431,8 +525,10 @@ class QuorumController:
         self.replication_control = ReplicationControlManager(self.snapshot_registry, self.cluster_control,
                                                              self.configuration_control, self.feature_control,
                                                              default_replication_factor, default_num_partitions,
-                                                             log_context)
+                                                             log_context, create_topic_policy)
         self.max_idle_interval_ns = max_idle_interval_ns
+        self.leader_imbalance_check_interval_ns = leader_imbalance_check_interval_ns
+        self.imbalanced_scheduled = ImbalanceSchedule.DEFERRED
         self.raft_client = raft_client
         self.bootstrap_metadata = bootstrap_metadata
         self.max_records_per_batch = max_records_per_batch
@@ -494,19 +590,27 @@ class QuorumController:
         return event.future
 
     def _append_records(self, result: ControllerResult, controller_epoch: int) -> int:
-        """appendRecords: each batch (all of an atomic result, else up to max_records_per_batch) is prepared with
-        the raft client, replayed, scheduled, and snapshotted; returns the last batch's last offset."""
+        return QuorumController.append_records(self.log, result, self.max_records_per_batch,
+                                               lambda records: self._append_batch(records, controller_epoch))
+
+    @staticmethod
+    def append_records(log: Any, result: ControllerResult, max_records_per_batch: int,
+                       appender: Callable[[list[ApiMessageAndVersion]], int]) -> int:
+        """appendRecords: each batch (all of an atomic result, else up to max_records_per_batch) goes to
+        `appender`, which prepares it with the raft client, replays it, and schedules it; returns the last batch's
+        last offset."""
         records = result.records
         try:
             if result.is_atomic:
-                if len(records) > self.max_records_per_batch:
-                    raise RuntimeError(f"IllegalStateException: Attempted to atomically commit {len(records)} "
-                                       f"records, but maxRecordsPerBatch is {self.max_records_per_batch}")
-                return self._append_batch(records, controller_epoch)
+                if len(records) > max_records_per_batch:
+                    raise IllegalStateException(f"Attempted to atomically commit {len(records)} records, but "
+                                                f"maxRecordsPerBatch is {max_records_per_batch}")
+                offset = appender(records)
+                log.debug("Atomically appended %d record(s) ending with offset %d.", len(records), offset)
+                return offset
             offset = -1
-            for start_index in range(0, len(records), self.max_records_per_batch):
-                offset = self._append_batch(records[start_index:start_index + self.max_records_per_batch],
-                                            controller_epoch)
+            for start_index in range(0, len(records), max_records_per_batch):
+                offset = appender(records[start_index:start_index + max_records_per_batch])
             return offset
         except ApiException as e:
             # An ApiException from the raft layer is not the caller's error: make it an unexpected one.
@@ -570,6 +674,7 @@ class QuorumController:
 
     def _after_activation(self, offset: int) -> None:
         # The activation records are replayed by now: metadata.version is known, periodic writes can start.
+        self.maybe_schedule_next_balance_partition_leaders()
         self.maybe_schedule_next_write_no_op_record()
         self.reschedule_maybe_fence_stale_brokers()
 
@@ -584,6 +689,7 @@ class QuorumController:
             self.offset_control.deactivate()
             self.cluster_control.deactivate()
             self.cancel_maybe_fence_replicas()
+            self.cancel_maybe_balance_partition_leaders()
             self.cancel_next_write_no_op_record()
         except Exception as e:
             self.fatal_fault_handler.handle_fault("exception while renouncing leadership", e)
@@ -633,6 +739,44 @@ class QuorumController:
 
     def cancel_maybe_fence_replicas(self) -> None:
         self.queue.cancel_deferred(MAYBE_FENCE_REPLICAS)
+
+    def maybe_schedule_next_balance_partition_leaders(self) -> None:
+        """Arm the balancing event when some partition's leader is not its preferred replica: after the check
+        interval, or 10 ms from now if the last event left elections undone."""
+        if (self.imbalanced_scheduled is ImbalanceSchedule.SCHEDULED or self.leader_imbalance_check_interval_ns is None
+                or not self.replication_control.are_partition_leaders_imbalanced()):
+            return
+        self.log.debug("%sScheduling write event for %s because scheduled (%s), checkIntervalNs (%s) and "
+                       "isImbalanced (%s)", self.log_context, MAYBE_BALANCE_PARTITION_LEADERS,
+                       self.imbalanced_scheduled, self.leader_imbalance_check_interval_ns,
+                       self.replication_control.are_partition_leaders_imbalanced())
+
+        def maybe_balance_partition_leaders() -> ControllerResult[bool]:
+            start_time_ns = self.time.nanoseconds()
+            result = self.replication_control.maybe_balance_partition_leaders()
+            self.log.info("%smaybeBalancePartitionLeaders: generated %d records in %d microseconds.%s",
+                          self.log_context, len(result.records), (self.time.nanoseconds() - start_time_ns) // 1000,
+                          " Rescheduling immediately." if result.response else "")
+            # The write event reschedules itself once its records are applied (maybe_schedule_next_... above).
+            self.imbalanced_scheduled = ImbalanceSchedule.IMMEDIATELY if result.response \
+                else ImbalanceSchedule.DEFERRED
+            return result
+
+        event = QuorumController.ControllerWriteEvent(
+            self, MAYBE_BALANCE_PARTITION_LEADERS, ControllerWriteOperation(maybe_balance_partition_leaders),
+            {ControllerOperationFlag.DOES_NOT_UPDATE_QUEUE_TIME})
+        delay_ns = self.time.nanoseconds()
+        if self.imbalanced_scheduled is ImbalanceSchedule.DEFERRED:
+            delay_ns += self.leader_imbalance_check_interval_ns
+        else:
+            # Deferred events run before queued ones: a small delay keeps an immediate one from starving them.
+            delay_ns += 10_000_000
+        self.queue.schedule_deferred(MAYBE_BALANCE_PARTITION_LEADERS, EarliestDeadlineFunction(delay_ns), event)
+        self.imbalanced_scheduled = ImbalanceSchedule.SCHEDULED
+
+    def cancel_maybe_balance_partition_leaders(self) -> None:
+        self.imbalanced_scheduled = ImbalanceSchedule.DEFERRED
+        self.queue.cancel_deferred(MAYBE_BALANCE_PARTITION_LEADERS)
 
     def maybe_schedule_next_write_no_op_record(self) -> None:
         """A NoOpRecord every metadata.max.idle.interval.ms: the log and its high watermark move even when idle,
@@ -751,6 +895,36 @@ class QuorumController:
         return self.append_write_event("unregisterBroker", context.deadline_ns,
                                        lambda: self.replication_control.unregister_broker(broker_id),
                                        {ControllerOperationFlag.RUNS_IN_PREMIGRATION})
+
+    def find_topic_names(self, context: ControllerRequestContext, ids: list[Any]) -> Future:
+        if not ids:
+            return _completed({})
+        return self.append_read_event("findTopicNames", context.deadline_ns,
+                                      lambda: self.replication_control.find_topic_names(
+                                          self.offset_control.last_stable_offset(), ids))
+
+    def describe_configs(self, context: ControllerRequestContext, resources: dict[Any, list[str]]) -> Future:
+        """DescribeConfigs: {resource: its committed configs (those named, or all) | ApiError}."""
+        return self.append_read_event("describeConfigs", context.deadline_ns,
+                                      lambda: self.configuration_control.describe_configs(
+                                          self.offset_control.last_stable_offset(), resources))
+
+    def finalized_features(self, context: ControllerRequestContext) -> Future[dict[str, int]]:
+        return self.append_read_event("getFinalizedFeatures", context.deadline_ns,
+                                      lambda: self.feature_control.finalized_features(
+                                          self.offset_control.last_stable_offset()))
+
+    def incremental_alter_configs(self, context: ControllerRequestContext, config_changes: dict[Any, dict[str, Any]],
+                                  validate_only: bool) -> Future:
+        """IncrementalAlterConfigs: {resource: ApiError} once the ConfigRecords are committed."""
+        if not config_changes:
+            return _completed({})
+
+        def generate() -> ControllerResult:
+            result = self.configuration_control.incremental_alter_configs(config_changes, False)
+            return result.without_records() if validate_only else result
+
+        return self.append_write_event("incrementalAlterConfigs", context.deadline_ns, generate)
 
     def find_topic_ids(self, context: ControllerRequestContext, names: list[str]) -> Future:
         if not names:

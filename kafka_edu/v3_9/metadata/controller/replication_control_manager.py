@@ -99,6 +99,7 @@ from kafka_edu.v3_9.server_common.timeline.timeline_integer import TimelineInteg
 log = logging.getLogger(__name__)
 
 MAX_RECORDS_PER_USER_OP = 10000  # QuorumController.MAX_RECORDS_PER_USER_OP: the records one user operation may make
+MAX_ELECTIONS_PER_IMBALANCE = 1_000  # the preferred-leader elections one balancing event writes at most
 
 ZERO_UUID = uuid.UUID(int=0)  # Uuid.ZERO_UUID
 
@@ -207,6 +208,8 @@ class ReplicationControlManager:
             TimelineHashMap(snapshot_registry)
         self._topics: TimelineHashMap[uuid.UUID, TopicControlInfo] = TimelineHashMap(snapshot_registry)
         self._brokers_to_isrs = BrokersToIsrs(self._topics)
+        # The partitions whose leader is not their preferred (first) replica.
+        self._imbalanced_partitions: TimelineHashSet[TopicIdPartition] = TimelineHashSet(snapshot_registry)
 
     # -- replay ---------------------------------------------------------------------------------------------------
 
@@ -248,6 +251,13 @@ class ReplicationControlManager:
             log.info("%sReplayed PartitionRecord for existing partition %s and %s.", self._log_prefix, description,
                      new_part_info)
             topic_info.parts.put(record.partition_id, new_part_info)
+        self._update_imbalanced(record.topic_id, record.partition_id, new_part_info)
+
+    def _update_imbalanced(self, topic_id: uuid.UUID, partition_id: int, registration: PartitionRegistration) -> None:
+        if registration.has_preferred_leader():
+            self._imbalanced_partitions.remove(TopicIdPartition(topic_id, partition_id))
+        else:
+            self._imbalanced_partitions.add(TopicIdPartition(topic_id, partition_id))
 
     def replay_partition_change(self, record: Any) -> None:
         topic_info = self._topics.get(record.topic_id)
@@ -260,6 +270,7 @@ class ReplicationControlManager:
                                "but no partition with that id was found.")
         new_partition_info = prev_partition_info.merge(record)
         topic_info.parts.put(record.partition_id, new_partition_info)
+        self._update_imbalanced(record.topic_id, record.partition_id, new_partition_info)
         log.debug("%sReplayed partition change %s for topic %s", self._log_prefix, record, topic_info.name)
 
     def replay_remove_topic(self, record: Any) -> None:
@@ -275,6 +286,8 @@ class ReplicationControlManager:
                 if colliding.is_empty():
                     self._topics_with_collision_chars.remove(normalized_name)
         self._global_partition_count.set(self._global_partition_count.get() - topic.parts.size())
+        for partition_id in topic.parts.key_set():
+            self._imbalanced_partitions.remove(TopicIdPartition(record.topic_id, partition_id))
         self._configuration_control.delete_topic_configs(topic.name)
         log.info("%sReplayed RemoveTopicRecord for topic %s with ID %s.", self._log_prefix, topic.name,
                  _uuid_string(record.topic_id))
@@ -487,6 +500,41 @@ class ReplicationControlManager:
 
     def has_leaderships(self, broker_id: int) -> bool:
         return self._brokers_to_isrs.has_leaderships(broker_id)
+
+    def imbalanced_partitions(self) -> TimelineHashSet[TopicIdPartition]:
+        return self._imbalanced_partitions
+
+    def are_partition_leaders_imbalanced(self) -> bool:
+        return not self._imbalanced_partitions.is_empty()
+
+    def maybe_balance_partition_leaders(self) -> ControllerResult[bool]:
+        """Preferred-leader elections for the partitions whose leader is not their first replica; the response
+        says whether there may be more to do at once (the batch reached MAX_ELECTIONS_PER_IMBALANCE)."""
+        records: list[Any] = []
+        self.maybe_trigger_leader_change_for_partitions_without_preferred_leader(records, MAX_ELECTIONS_PER_IMBALANCE)
+        return ControllerResult.of(records, len(records) >= MAX_ELECTIONS_PER_IMBALANCE)
+
+    def maybe_trigger_leader_change_for_partitions_without_preferred_leader(self, records: list[Any],
+                                                                           max_elections: int) -> None:
+        for topic_partition in list(self._imbalanced_partitions):
+            if len(records) >= max_elections:
+                return
+            topic = self._topics.get(topic_partition.topic_id)
+            if topic is None:
+                log.error("%sSkipping unknown imbalanced topic %s", self._log_prefix, topic_partition)
+                continue
+            partition = topic.parts.get(topic_partition.partition_id)
+            if partition is None:
+                log.error("%sSkipping unknown imbalanced partition %s", self._log_prefix, topic_partition)
+                continue
+            change = (PartitionChangeBuilder(partition, topic_partition.topic_id, topic_partition.partition_id,
+                                             self._leader_acceptor(partition),
+                                             self._feature_control.metadata_version())
+                      .set_election(Election.PREFERRED)
+                      .set_default_dir_provider(self.cluster_describer.default_dir)
+                      .build())
+            if change is not None:
+                records.append(change)
 
     def are_some_partitions_leaderless(self) -> bool:
         return next(self._brokers_to_isrs.partitions_with_no_leader(), None) is not None
