@@ -83,11 +83,12 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
         return
     write = terminalreporter.write_line
     terminalreporter.section("Kafka's own tests, ported (tests/kafka_tests)")
-    write(f"{'Kafka':6} {'test class':34} {'cases':>5} {'n/a':>4} {'to port':>7} {'ported':>6} {'passed':>6} "
+    width = max(34, *(len(r["class"]) for r in rows))
+    write(f"{'Kafka':6} {'test class':{width}} {'cases':>5} {'n/a':>4} {'to port':>7} {'ported':>6} {'passed':>6} "
           f"{'failed':>6} {'differs':>7} {'pass %':>6}")
     for r in rows:
         share = f"{100 * r['passed'] / r['applicable']:.0f}" if r["applicable"] else "-"
-        write(f"{r['version']:6} {r['class']:34} {r['cases']:5} {r['not_applicable']:4} {r['not_ported']:7} "
+        write(f"{r['version']:6} {r['class']:{width}} {r['cases']:5} {r['not_applicable']:4} {r['not_ported']:7} "
               f"{r['ported']:6} {r['passed']:6} {r['failed']:6} {r['differs']:7} {share:>6}")
     target = os.environ.get("KAFKA_EDU_KAFKA_TESTS_JSON")
     if target:
