@@ -12,7 +12,8 @@ from the leader's is told where to truncate in the Fetch response. The RPCs:
 
 Everything runs on one thread, the KafkaRaftClientDriver's, in `poll`; other threads only queue requests, appends and
 listener registrations and wake it up. Left out of 3.9: KIP-853 dynamic voters (AddRaftVoter, RemoveRaftVoter,
-UpdateRaftVoter, bootstrap servers, VotersRecord), the metrics, and the memory pool.
+UpdateRaftVoter, VotersRecord; bootstrap servers are a constructor argument only), the metrics, and the memory
+pool.
 """
 
 from __future__ import annotations
@@ -35,7 +36,10 @@ from kafka_edu.v1_0_2.clients.common.errors import (
 from kafka_edu.v1_0_2.clients.common.record.compression_type import CompressionType
 from kafka_edu.v3_9.clients.common.protocol.api_keys import ApiKeys
 from kafka_edu.v3_9.clients.common.protocol.errors import Errors
+from kafka_edu.v3_9.clients.common.utils.time import SYSTEM as SYSTEM_TIME
+from kafka_edu.v3_9.clients.common.utils.time import Time
 from kafka_edu.v3_9.clients.common.utils.timer import LONG_MAX, Timer
+from kafka_edu.v3_9.clients.common.uuid import ZERO_UUID
 from kafka_edu.v3_9.raft.raft import raft_util
 from kafka_edu.v3_9.raft.raft.batch import Batch
 from kafka_edu.v3_9.raft.raft.batch_reader import BatchReader, CloseListener
@@ -99,11 +103,21 @@ class KafkaRaftClient(RaftClient[T], Generic[T]):
                  quorum_config: Any, message_queue: RaftMessageQueue | None = None,
                  time_ms: Callable[[], int] = _system_time_ms, fetch_max_wait_ms: int = MAX_FETCH_WAIT_MS,
                  followers_always_flush: bool = False, random: _random.Random | None = None,
-                 node_directory_id: Any = None) -> None:
+                 node_directory_id: Any = None, time: Time | None = None,
+                 bootstrap_servers: list[tuple[str, int]] | None = None) -> None:
         """`quorum_config` is a QuorumConfig (its election/fetch/request timeouts, backoffs and linger).
+
+        `time` is Kafka's Time (a MockTime in tests): when given, every clock reading of the client and of what it
+        hands the clock to (QuorumState and its states, the accumulator, the snapshot writer) is its `milliseconds`;
+        without it, `time_ms` (the system clock by default).
+
+        `bootstrap_servers` (controller.quorum.bootstrap.servers, (host, port) each): where an observer looks for the
+        leader, as nodes -2, -3, ...; without them, the static voters are.
 
         Static voters carry no directory id: `node_directory_id` stays None and the requests send none.
         """
+        if node_directory_id is not None and node_directory_id == ZERO_UUID:
+            raise ValueError("The node directory id must be set and not be the zero uuid")
         self._node_id = node_id
         self._node_directory_id = node_directory_id
         self.serde = serde
@@ -112,6 +126,9 @@ class KafkaRaftClient(RaftClient[T], Generic[T]):
         self.log = log_
         self.fetch_purgatory = ThresholdPurgatory(expiration_service)
         self.append_purgatory = ThresholdPurgatory(expiration_service)
+        self.time: Time = time if time is not None else SYSTEM_TIME
+        if time is not None:
+            time_ms = time.milliseconds
         self.time_ms = time_ms
         self.cluster_id = cluster_id
         self.local_listeners = local_listeners
@@ -128,6 +145,10 @@ class KafkaRaftClient(RaftClient[T], Generic[T]):
         self.voters: VoterSet | None = None  # KRaftControlRecordStateMachine.lastVoterSet(), fixed with static voters
         self.quorum: QuorumState | None = None
         self.request_manager: RequestManager | None = None
+        self._bootstrap_nodes: list[Node] | None = None
+        if bootstrap_servers:
+            # Node objects for the addresses, with decreasing negative ids
+            self._bootstrap_nodes = [Node(-2 - i, host, port) for i, (host, port) in enumerate(bootstrap_servers)]
 
     def _update_follower_high_watermark(self, state: FollowerState, high_watermark: int | None) -> None:
         if high_watermark is None:
@@ -207,10 +228,15 @@ class KafkaRaftClient(RaftClient[T], Generic[T]):
         self.voters = (VoterSet.from_inet_socket_addresses(self.channel.listener_name(), voter_addresses)
                        if voter_addresses else VoterSet.empty())
         log.info("Starting voters are %s", self.voters)
-        if not voter_addresses:
-            raise KafkaException("Missing kraft bootstrap servers. Must specify a value for controller.quorum.voters.")
-        bootstrap_nodes = [Node(voter_id, host, port) for voter_id, (host, port) in voter_addresses.items()]
-        log.info("Starting request manager with static voters: %s", [str(n) for n in bootstrap_nodes])
+        if self._bootstrap_nodes is not None:
+            bootstrap_nodes = self._bootstrap_nodes
+            log.info("Starting request manager with bootstrap servers: %s", [str(n) for n in bootstrap_nodes])
+        else:
+            if not voter_addresses:
+                raise KafkaException("Missing kraft bootstrap servers. Must specify a value for "
+                                     "controller.quorum.voters.")
+            bootstrap_nodes = [Node(voter_id, host, port) for voter_id, (host, port) in voter_addresses.items()]
+            log.info("Starting request manager with static voters: %s", [str(n) for n in bootstrap_nodes])
         self.request_manager = RequestManager(bootstrap_nodes, self.quorum_config.retry_backoff_ms(),
                                               self.quorum_config.request_timeout_ms(), self.random)
         self.quorum = QuorumState(self._node_id, self._node_directory_id, self.voters, self.local_listeners,

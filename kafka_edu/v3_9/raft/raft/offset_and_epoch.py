@@ -19,17 +19,18 @@ class OffsetAndEpoch:
             return -1 if self.offset < other.offset else 1
         return 0
 
+    # compare_to's order as tuples: a MockLog finds its earliest and latest snapshot with min/max over them all
     def __lt__(self, other: OffsetAndEpoch) -> bool:
-        return self.compare_to(other) < 0
+        return (self.epoch, self.offset) < (other.epoch, other.offset)
 
     def __le__(self, other: OffsetAndEpoch) -> bool:
-        return self.compare_to(other) <= 0
+        return (self.epoch, self.offset) <= (other.epoch, other.offset)
 
     def __gt__(self, other: OffsetAndEpoch) -> bool:
-        return self.compare_to(other) > 0
+        return (self.epoch, self.offset) > (other.epoch, other.offset)
 
     def __ge__(self, other: OffsetAndEpoch) -> bool:
-        return self.compare_to(other) >= 0
+        return (self.epoch, self.offset) >= (other.epoch, other.offset)
 
     def __str__(self) -> str:
         return f"OffsetAndEpoch(offset={self.offset}, epoch={self.epoch})"

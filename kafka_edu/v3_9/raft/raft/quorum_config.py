@@ -80,6 +80,22 @@ class QuorumConfig:
         self._fetch_timeout_ms: int = abstract_config.get_int(QUORUM_FETCH_TIMEOUT_MS_CONFIG)
         self._append_linger_ms: int = abstract_config.get_int(QUORUM_LINGER_MS_CONFIG)
 
+    @classmethod
+    def of(cls, request_timeout_ms: int, retry_backoff_ms: int, election_timeout_ms: int,
+           election_backoff_max_ms: int, fetch_timeout_ms: int, append_linger_ms: int) -> QuorumConfig:
+        """3.9's QuorumConfig(requestTimeoutMs, retryBackoffMs, electionTimeoutMs, electionBackoffMaxMs,
+        fetchTimeoutMs, appendLingerMs): the timeouts alone, no voters or bootstrap servers (tests build it so)."""
+        config = cls.__new__(cls)
+        config._voters = []
+        config._bootstrap_servers = []
+        config._request_timeout_ms = request_timeout_ms
+        config._retry_backoff_ms = retry_backoff_ms
+        config._election_timeout_ms = election_timeout_ms
+        config._election_backoff_max_ms = election_backoff_max_ms
+        config._fetch_timeout_ms = fetch_timeout_ms
+        config._append_linger_ms = append_linger_ms
+        return config
+
     def voters(self) -> list[str]:
         return self._voters
 

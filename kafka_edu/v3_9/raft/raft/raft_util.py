@@ -255,6 +255,8 @@ def singleton_describe_quorum_response(api_version: int, topic_partition: Any, l
 def describe_quorum_partition_error_response(api_version: int, topic_partition: Any, error: Errors) -> Any:
     return _response(ApiKeys.DESCRIBE_QUORUM, api_version, error_code=Errors.NONE, error_message=None, topics=[{
         "topic_name": topic_partition.topic, "partitions": [{
+            # DescribeQuorumResponse.singletonErrorResponse sets only the index and error: the rest keep their
+            # defaults (0)
             "partition_index": topic_partition.partition, "error_code": error, "error_message": error.name,
-            "leader_id": -1, "leader_epoch": -1, "high_watermark": -1, "current_voters": [], "observers": []}]}],
+            "leader_id": 0, "leader_epoch": 0, "high_watermark": 0, "current_voters": [], "observers": []}]}],
         nodes=[])
