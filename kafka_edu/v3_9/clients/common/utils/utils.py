@@ -6,7 +6,10 @@ from __future__ import annotations
 import logging
 import os
 import shutil
+from collections.abc import Callable, Iterable
 from pathlib import Path
+
+from kafka_edu.v1_0_2.clients.common.errors import IllegalArgumentException
 
 log = logging.getLogger("org.apache.kafka.common.utils.Utils")
 
@@ -33,3 +36,71 @@ def atomic_move_with_fallback(source: Path, target: Path, need_flush_parent_dir:
     finally:
         if need_flush_parent_dir:
             flush_dir(target.absolute().parent)
+
+
+# --- Utils.closeAll / closeQuietly / closeAllQuietly: the network layer's closes (added for the 3.9 network port) ---
+
+def close_all(*closeables: object) -> None:
+    """Utils.closeAll: close each (None is skipped) even if one fails; the first failure is raised at the end."""
+    exception: BaseException | None = None
+    for closeable in closeables:
+        if closeable is None:
+            continue
+        try:
+            closeable.close()  # type: ignore[attr-defined]
+        except Exception as e:
+            if exception is None:
+                exception = e
+    if exception is not None:
+        raise exception
+
+
+def close_quietly(closeable: object, name: str, first_exception: list[BaseException] | None = None) -> None:
+    """Utils.closeQuietly: close, log a failure; with `first_exception` (an AtomicReference: a list of at most one
+    exception) the first failure is also kept there."""
+    if closeable is None:
+        return
+    try:
+        closeable.close()  # type: ignore[attr-defined]
+    except Exception as e:
+        if first_exception is not None and not first_exception:
+            first_exception.append(e)
+        log.error("Failed to close %s with type %s", name, type(closeable).__name__, exc_info=True)
+
+
+def close_all_quietly(first_exception: list[BaseException], name: str, *closeables: object) -> None:
+    """Utils.closeAllQuietly: close_quietly each, keeping the first failure in `first_exception`."""
+    for closeable in closeables:
+        close_quietly(closeable, name, first_exception)
+
+
+# --- Utils.swallow / tryAll / replaceSuffix: the log segment's helpers (added for the 3.9 storage port) ---
+
+def swallow(logger: logging.Logger, level: int, what: str, code: Callable[[], object] | None) -> None:
+    """Utils.swallow: run `code`; a failure is logged at `level` and goes no further."""
+    if code is None:
+        return
+    try:
+        code()
+    except Exception:
+        logger.log(level, what, exc_info=True)
+
+
+def try_all(all: Iterable[Callable[[], object]]) -> None:
+    """Utils.tryAll: run every callable even if one fails; the first failure is raised at the end."""
+    exception: BaseException | None = None
+    for call in all:
+        try:
+            call()
+        except Exception as t:
+            if exception is None:
+                exception = t
+    if exception is not None:
+        raise exception
+
+
+def replace_suffix(s: str, old_suffix: str, new_suffix: str) -> str:
+    """Utils.replaceSuffix: `s` with its `old_suffix` replaced by `new_suffix`."""
+    if not s.endswith(old_suffix):
+        raise IllegalArgumentException(f"Expected string to end with {old_suffix} but string is {s}")
+    return s[:len(s) - len(old_suffix)] + new_suffix

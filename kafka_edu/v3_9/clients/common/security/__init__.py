@@ -1,0 +1,1 @@
+"""org.apache.kafka.common.security (Kafka 3.9)."""

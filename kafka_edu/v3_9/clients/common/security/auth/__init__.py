@@ -1,0 +1,1 @@
+"""org.apache.kafka.common.security.auth (Kafka 3.9)."""

@@ -1,0 +1,1 @@
+"""org.apache.kafka.common.security.authenticator (Kafka 3.9)."""
