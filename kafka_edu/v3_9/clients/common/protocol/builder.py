@@ -33,3 +33,19 @@ def _convert(f: dataclasses.Field[Any], value: Any) -> Any:
     if isinstance(kind, PrimitiveField) and isinstance(value, int) and issubclass(kind.type_, datetime.timedelta):
         return datetime.timedelta(milliseconds=value)
     return value
+
+
+def values(entity: Any) -> dict[str, Any]:
+    """The inverse of `build`: a kio object's fields as plain values (nested objects as dicts, timedeltas as
+    milliseconds), ready to `build` the same message at another version."""
+    out = {}
+    for f in dataclasses.fields(entity):
+        value = getattr(entity, f.name)
+        if isinstance(value, tuple) and value and dataclasses.is_dataclass(value[0]):
+            value = [values(item) for item in value]
+        elif dataclasses.is_dataclass(value):
+            value = values(value)
+        elif isinstance(value, datetime.timedelta):
+            value = value // datetime.timedelta(milliseconds=1)
+        out[f.name] = value
+    return out

@@ -28,7 +28,8 @@ class Errors(enum.IntEnum):
     def for_exception(cls, exception: BaseException) -> Errors:
         """The code a Kafka exception travels as: the nearest Kafka class in its hierarchy decides."""
         for klass in type(exception).__mro__:
-            error = _BY_EXCEPTION_NAME.get(klass.__name__)
+            error = _BY_1_0_2_CLASS_NAME.get(klass.__name__) if klass.__module__ == _ERRORS_1_0_2 else None
+            error = error or _BY_EXCEPTION_NAME.get(klass.__name__)
             if error is not None:
                 return error
         return cls.UNKNOWN_SERVER_ERROR
@@ -174,8 +175,11 @@ _BY_EXCEPTION_NAME = {e.exception_name: e for e in Errors if e.exception_name}
 # The port raises Kafka 1.0.2's exception classes; where 3.9 renamed a class, the 1.0.2 name keeps its code.
 _BY_EXCEPTION_NAME.update({
     "NotLeaderForPartitionException": Errors.NOT_LEADER_OR_FOLLOWER,
-    "InvalidRecordException": Errors.CORRUPT_MESSAGE,  # 1.0.2: a CorruptRecordException without a code of its own
     "ProducerFencedException": Errors.INVALID_PRODUCER_EPOCH,
     "StaleControllerEpochException": Errors.STALE_CONTROLLER_EPOCH,
     "RequestTimedOutException": Errors.REQUEST_TIMED_OUT,
 })
+# 1.0.2's InvalidRecordException was a CorruptRecordException without a code of its own; 3.9's class of that name
+# (kafka_edu.v3_9.clients.common.invalid_record_exception) is INVALID_RECORD.
+_ERRORS_1_0_2 = "kafka_edu.v1_0_2.clients.common.errors"
+_BY_1_0_2_CLASS_NAME = {"InvalidRecordException": Errors.CORRUPT_MESSAGE}

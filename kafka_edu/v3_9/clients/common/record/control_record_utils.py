@@ -120,18 +120,21 @@ class ControlRecordUtils:
         return message
 
     @staticmethod
-    def _deserialize(expected: ControlRecordType, data: DefaultRecord | bytes | memoryview) -> Any:
-        if isinstance(data, DefaultRecord):
-            # Kafka's Record overloads check the key's type first, then read the value.
-            if data.key is None:
+    def _deserialize(expected: ControlRecordType, data: Any) -> Any:
+        if isinstance(data, DefaultRecord) or callable(getattr(data, "key", None)):
+            # Kafka's Record overloads check the key's type first, then read the value. A 3.9 Record has key() and
+            # value() methods, 1.0.2's DefaultRecord has attributes.
+            key = data.key() if callable(data.key) else data.key
+            value = data.value() if callable(data.value) else data.value
+            if key is None:
                 raise InvalidRecordException("Control record has no key")
-            actual = ControlRecordType.parse(data.key)
+            actual = ControlRecordType.parse(key)
             if actual is not expected:
                 raise IllegalArgumentException(f"Expected {expected.name} control record type({expected.type}), "
                                                f"but found {actual.name}")
-            if data.value is None:
+            if value is None:
                 raise InvalidRecordException(f"{expected.name} control record has no value")
-            data = data.value
+            data = value
         return ControlRecordUtils.deserialize(expected, data)
 
 

@@ -9,6 +9,7 @@ remote.log.storage.system.enable is false.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping
 from typing import Any
 
@@ -170,3 +171,49 @@ def validate(existing_configs: Mapping[str, str], props: Mapping[str, Any],
     validate_values(value_maps)
     if value_maps["remote.storage.enable"]:
         validate_remote_storage_only_if_system_enabled(value_maps, is_remote_log_storage_system_enabled, False)
+
+
+class LogConfig:
+    """LogConfig(props): a topic's log configs, parsed (defaults filled in). Added for the 3.9 segment port with the
+    fields a segment and its log read; compression, message format and remote-log fields are not here yet."""
+
+    def __init__(self, props: Mapping[str, Any], overridden_configs: frozenset[str] = frozenset()) -> None:
+        self.props = dict(props)
+        self.overridden_configs = overridden_configs
+        values = CONFIG.parse(props)
+        self.segment_size: int = values["segment.bytes"]
+        self.segment_ms: int = values["segment.ms"]
+        self.segment_jitter_ms: int = values["segment.jitter.ms"]
+        self.max_index_size: int = values["segment.index.bytes"]
+        self.flush_interval: int = values["flush.messages"]
+        self.flush_ms: int = values["flush.ms"]
+        self.retention_size: int = values["retention.bytes"]
+        self.retention_ms: int = values["retention.ms"]
+        self._max_message_size: int = values["max.message.bytes"]
+        self.index_interval: int = values["index.interval.bytes"]
+        self.file_delete_delay_ms: int = values["file.delete.delay.ms"]
+        self.delete_retention_ms: int = values["delete.retention.ms"]
+        self.compaction_lag_ms: int = values["min.compaction.lag.ms"]
+        self.max_compaction_lag_ms: int = values["max.compaction.lag.ms"]
+        self.min_cleanable_ratio: float = values["min.cleanable.dirty.ratio"]
+        policies = [c.lower() for c in values["cleanup.policy"]]
+        self.compact = "compact" in policies
+        self.delete = "delete" in policies
+        self.unclean_leader_election_enable: bool = values["unclean.leader.election.enable"]
+        self.min_in_sync_replicas: int = values["min.insync.replicas"]
+        self.preallocate: bool = values["preallocate"]
+        self.message_down_conversion_enable: bool = values["message.downconversion.enable"]
+
+    def max_message_size(self) -> int:
+        return self._max_message_size
+
+    def random_segment_jitter(self) -> int:
+        """A random jitter below min(segment.jitter.ms, segment.ms), so that segments do not all roll at once."""
+        if self.segment_jitter_ms == 0:
+            return 0
+        return random.randrange(2**31) % min(self.segment_jitter_ms, self.segment_ms)
+
+    def max_segment_ms(self) -> int:
+        if self.compact and self.max_compaction_lag_ms > 0:
+            return min(self.max_compaction_lag_ms, self.segment_ms)
+        return self.segment_ms
