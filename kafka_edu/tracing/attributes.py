@@ -162,6 +162,7 @@ from kafka_edu.tracing.describers import (  # noqa: E402, F401
     kraft_storage,
     leader_epoch,
     lifecycle,
+    log_cleaner,
     replication,
     request_path,
     security,

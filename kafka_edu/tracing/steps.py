@@ -20,6 +20,8 @@ _BROKER_STATES = _SERVER + "BrokerStates.scala"
 _SCHEDULER = "core/src/main/scala/kafka/utils/KafkaScheduler.scala"
 _ZK_UTILS = "core/src/main/scala/kafka/utils/ZkUtils.scala"
 _LOG_MANAGER = "core/src/main/scala/kafka/log/LogManager.scala"
+_LOG_CLEANER = "core/src/main/scala/kafka/log/LogCleaner.scala"
+_LOG_CLEANER_MANAGER = "core/src/main/scala/kafka/log/LogCleanerManager.scala"
 _SOCKET_SERVER = "core/src/main/scala/kafka/network/SocketServer.scala"
 _REQUEST_CHANNEL = "core/src/main/scala/kafka/network/RequestChannel.scala"
 _KAFKA_APIS = _SERVER + "KafkaApis.scala"
@@ -217,6 +219,20 @@ STEPS: dict[str, Step] = {
     "TX.complete": Step("TransactionStateManager.appendTransactionToLog", _TXN_STATE_MANAGER),
     "TX.expire": Step("TransactionCoordinator.abortTimedOutTransactions", _TXN_COORDINATOR),
     "TX.state": Step("TransactionMetadata.completeTransitionTo", _TXN_METADATA, event="txn.state.change"),
+    # The log cleaner (FIDELITY CL): one trace per pass that does work, rooted at CL.work. Ported from 1.0.2 so far;
+    # CL.swap's row names 3.9's UnifiedLog, the 1.0.2 port's span is Log.replaceSegments (SYMBOLS below).
+    "CL.startup": Step("LogCleaner.startup", _LOG_CLEANER),
+    "CL.work": Step("CleanerThread.doWork", _LOG_CLEANER),
+    "CL.grab": Step("LogCleanerManager.grabFilthiestCompactedLog", _LOG_CLEANER_MANAGER),
+    "CL.clean": Step("Cleaner.clean", _LOG_CLEANER),
+    "CL.map": Step("Cleaner.buildOffsetMap", _LOG_CLEANER),
+    "CL.group": Step("Cleaner.groupSegmentsBySize", _LOG_CLEANER),
+    "CL.segments": Step("Cleaner.cleanSegments", _LOG_CLEANER),
+    "CL.into": Step("Cleaner.cleanInto", _LOG_CLEANER),
+    "CL.swap": Step("UnifiedLog.replaceSegments", "core/src/main/scala/kafka/log/UnifiedLog.scala", KAFKA_3_9),
+    "CL.done": Step("LogCleanerManager.doneCleaning", _LOG_CLEANER_MANAGER),
+    "CL.delete": Step("LogCleanerManager.deletableLogs", _LOG_CLEANER_MANAGER),
+    "CL.abort": Step("LogCleanerManager.abortAndPauseCleaning", _LOG_CLEANER_MANAGER),
     # KRaft (FIDELITY KR, Kafka 3.9): storage, the servers, the Raft client, the quorum controller and its queue
     "KR.storage": Step("StorageTool.runFormatCommand", "core/src/main/scala/kafka/tools/StorageTool.scala", KAFKA_3_9),
     "KR.build": Step("Kafka.buildServer", _KAFKA, KAFKA_3_9),
@@ -371,6 +387,8 @@ _SYMBOL_ROWS: list[Symbol] = [
            port=_ACL_AUTHORIZER_PORT + "SimpleAclAuthorizer.remove_acls"),
     Symbol("SimpleAclAuthorizer.AclChangedNotificationHandler.processNotification", _ACL_AUTHORIZER,
            port=_ACL_AUTHORIZER_PORT + "AclChangedNotificationHandler.process_notification", root=True),
+    # The log cleaner's swap in Kafka 1.0.2 (CL.swap is 3.9's UnifiedLog.replaceSegments)
+    Symbol("Log.replaceSegments", "core/src/main/scala/kafka/log/Log.scala", step="CL.swap"),
     # KRaft (Kafka 3.9). Second spans of two-sided rows carry the row too; add rows here as parts get built.
     # A role change in a call that has no recorded span of its own (step.event gives it this one).
     Symbol("QuorumState.memoryTransitionTo", _RAFT + "QuorumState.java", KAFKA_3_9),

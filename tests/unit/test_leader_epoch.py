@@ -224,6 +224,11 @@ class FakeReplicaManager:
     def __init__(self) -> None:
         self.replicas: dict[TopicPartition, Replica] = {}
         self.zk_utils = None
+        self.log_manager = self  # the fetcher truncates through LogManager.truncateTo, as Kafka's does
+
+    def truncate_to(self, partition_offsets: dict[TopicPartition, int]) -> None:
+        for tp, offset in partition_offsets.items():
+            self.replicas[tp].log.truncate_to(offset)
 
     def get_replica(self, tp: TopicPartition, replica_id: int | None = None) -> Replica | None:
         return self.replicas.get(tp)

@@ -22,6 +22,14 @@ class InconsistentBrokerIdException(KafkaException):
     pass
 
 
+class LogCleaningAbortedException(RuntimeError):
+    """kafka.common.LogCleaningAbortedException: the cleaning of a log was aborted (truncation, deletion)."""
+
+
+class ThreadShutdownException(RuntimeError):
+    """kafka.common.ThreadShutdownException: a cleaner thread noticed its shutdown in the middle of a clean."""
+
+
 class GenerateBrokerIdException(KafkaException):
     pass
 

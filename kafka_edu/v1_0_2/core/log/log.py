@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from kafka_edu.tracing import span
 from kafka_edu.v1_0_2.clients.common.errors import (
     CorruptRecordException,
     IllegalArgumentException,
@@ -1137,6 +1138,7 @@ class Log:
 
         self._schedule("delete-file", delete_seg, self.config.file_delete_delay_ms)
 
+    @span("Log.replaceSegments")
     def replace_segments(self, new_segment: LogSegment, old_segments: list[LogSegment],
                          is_recovered_swap_file: bool = False) -> None:
         """Swap `new_segment` in for `old_segments` so that a crash at any point can be completed on load."""

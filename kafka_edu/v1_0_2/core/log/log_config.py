@@ -31,6 +31,13 @@ _PROPS: dict[str, tuple[str, int | None]] = {
     "file.delete.delay.ms": ("file_delete_delay_ms", 0),
     "message.timestamp.difference.max.ms": ("message_timestamp_difference_max_ms", 0),
     "min.insync.replicas": ("min_in_sync_replicas", 1),
+    "delete.retention.ms": ("delete_retention_ms", 0),
+    "min.compaction.lag.ms": ("compaction_lag_ms", 0),
+}
+
+# Double-valued topic properties -> (field, smallest, largest legal value).
+_DOUBLE_PROPS: dict[str, tuple[str, float, float]] = {
+    "min.cleanable.dirty.ratio": ("min_cleanable_ratio", 0.0, 1.0),
 }
 
 # String-valued topic properties -> (field, allowed values); cleanup.policy is a comma-separated list of them.
@@ -114,6 +121,9 @@ class LogConfig:
     message_timestamp_type: str = "CreateTime"  # messageTimestampType: CreateTime or LogAppendTime
     message_timestamp_difference_max_ms: int = LONG_MAX  # messageTimestampDifferenceMaxMs (CreateTime only)
     min_in_sync_replicas: int = 1  # minInSyncReplicas: read by Partition for acks=all
+    delete_retention_ms: int = 24 * 60 * 60 * 1000  # deleteRetentionMs: how long the cleaner keeps a tombstone
+    compaction_lag_ms: int = 0  # compactionLagMs (min.compaction.lag.ms): records this young are not compacted
+    min_cleanable_ratio: float = 0.5  # minCleanableRatio (min.cleanable.dirty.ratio): dirty share to clean a log
 
     @property
     def compact(self) -> bool:
@@ -126,7 +136,7 @@ class LogConfig:
     @classmethod
     def from_props(cls, props: Mapping[str, Any], defaults: LogConfig | None = None) -> LogConfig:
         """Build from Kafka topic property names ("segment.bytes": "1048576"); unknown names are ignored."""
-        values: dict[str, int | str] = {}
+        values: dict[str, int | float | str] = {}
         for name, raw in props.items():
             if name in _STRING_PROPS:
                 field, allowed = _STRING_PROPS[name]
@@ -136,6 +146,17 @@ class LogConfig:
                     raise ConfigException(f"Invalid value {raw} for configuration {name}: String must be one of: "
                                           f"{', '.join(allowed)}")
                 values[field] = ",".join(items)
+                continue
+            if name in _DOUBLE_PROPS:
+                field, lowest, highest = _DOUBLE_PROPS[name]
+                try:
+                    ratio = float(raw)
+                except (TypeError, ValueError):
+                    raise ConfigException(f"Invalid value {raw} for configuration {name}: not a number") from None
+                if not lowest <= ratio <= highest:
+                    raise ConfigException(f"Invalid value {ratio} for configuration {name}: Value must be between "
+                                          f"{lowest} and {highest}")
+                values[field] = ratio
                 continue
             if name not in _PROPS:
                 continue

@@ -10,15 +10,21 @@ import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from kafka_edu.v1_0_2.clients.common.errors import KafkaException, KafkaStorageException, LogDirNotFoundException
+from kafka_edu.v1_0_2.clients.common.utils.time import SYSTEM, Time
 from kafka_edu.v1_0_2.core.log.log import Log
+from kafka_edu.v1_0_2.core.log.log_cleaner import CleanerConfig, LogCleaner
 from kafka_edu.v1_0_2.core.log.log_config import LogConfig
 from kafka_edu.v1_0_2.core.log.log_segment import system_time_ms
 from kafka_edu.v1_0_2.core.server.broker_states import BrokerState, BrokerStates
 from kafka_edu.v1_0_2.core.server.checkpoints.offset_checkpoint_file import OffsetCheckpointFile
 from kafka_edu.v1_0_2.core.server.log_dir_failure_channel import LogDirFailureChannel
 from kafka_edu.v1_0_2.core.utils.kafka_scheduler import KafkaScheduler
+
+if TYPE_CHECKING:
+    from kafka_edu.v1_0_2.core.server.kafka_config import KafkaConfig
 
 log = logging.getLogger("kafka.log.LogManager")
 
@@ -29,6 +35,18 @@ INITIAL_TASK_DELAY_MS = 30 * 1000
 PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS = 10 * 60 * 1000
 DEFAULT_MAX_PID_EXPIRATION_MS = 7 * 24 * 60 * 60 * 1000  # transactional.id.expiration.ms's default
 METADATA_PARTITION_DIR = "__cluster_metadata-0"  # the KRaft metadata log (3.9: a topic-partition the LogManager skips)
+
+
+def cleaner_config_of(config: KafkaConfig) -> CleanerConfig:
+    """LogManager.apply's CleanerConfig: the broker's `log.cleaner.*` settings (max message size: message.max.bytes)."""
+    return CleanerConfig(num_threads=config.log_cleaner_threads,
+                         dedupe_buffer_size=config.log_cleaner_dedupe_buffer_size,
+                         dedupe_buffer_load_factor=config.log_cleaner_dedupe_buffer_load_factor,
+                         io_buffer_size=config.log_cleaner_io_buffer_size,
+                         max_message_size=config.message_max_bytes,
+                         max_io_bytes_per_second=config.log_cleaner_io_max_bytes_per_second,
+                         back_off_ms=config.log_cleaner_backoff_ms,
+                         enable_cleaner=config.log_cleaner_enable)
 
 
 class FileLock:
@@ -61,7 +79,10 @@ class LogManager:
                  retention_check_ms: int, scheduler: KafkaScheduler, broker_state: BrokerState,
                  log_dir_failure_channel: LogDirFailureChannel,
                  max_pid_expiration_ms: int = DEFAULT_MAX_PID_EXPIRATION_MS,
-                 time_ms: Callable[[], int] = system_time_ms) -> None:
+                 time_ms: Callable[[], int] = system_time_ms, cleaner_config: CleanerConfig | None = None,
+                 time: Time | None = None) -> None:
+        """`cleaner_config` None builds no cleaner, as CleanerConfig(enableCleaner = false); `time` is the
+        cleaner's clock (Kafka's Time; `time_ms` stays the logs' and tasks' clock)."""
         self.log_dirs = [Path(d).absolute() for d in log_dirs]
         self.topic_configs = topic_configs
         self.default_config = default_config
@@ -90,6 +111,12 @@ class LogManager:
             d: OffsetCheckpointFile(d / LOG_START_OFFSET_CHECKPOINT_FILE, log_dir_failure_channel)
             for d in self.live_log_dirs}
         self.load_logs()
+
+        self.cleaner_config = cleaner_config if cleaner_config is not None else CleanerConfig(enable_cleaner=False)
+        self.cleaner: LogCleaner | None = (
+            LogCleaner(self.cleaner_config, self.live_log_dirs, self.logs, log_dir_failure_channel,
+                       time=time if time is not None else SYSTEM)
+            if self.cleaner_config.enable_cleaner else None)
 
     @property
     def live_log_dirs(self) -> list[Path]:
@@ -219,9 +246,17 @@ class LogManager:
                                 INITIAL_TASK_DELAY_MS, self.flush_recovery_offset_checkpoint_ms)
         self.scheduler.schedule("kafka-log-start-offset-checkpoint", self.checkpoint_log_start_offsets,
                                 INITIAL_TASK_DELAY_MS, self.flush_start_offset_checkpoint_ms)
+        if self.cleaner is not None:
+            self.cleaner.startup()
 
     def shutdown(self) -> None:
         log.info("Shutting down.")
+        # stop the cleaner first
+        if self.cleaner is not None:
+            try:
+                self.cleaner.shutdown()
+            except Exception as e:  # CoreUtils.swallow
+                log.warning("Error while shutting down the log cleaner: %s", e)
         pools = []
         jobs: dict[Path, list] = {}
         for d in self.live_log_dirs:
@@ -271,6 +306,42 @@ class LogManager:
             self.preferred_log_dirs.pop(topic_partition, None)
             return current
 
+    def truncate_to(self, partition_offsets: dict[tuple[str, int], int]) -> None:
+        """Truncate each partition's log to its offset; a cut below the active segment first stops the log's
+        cleaning (CL.abort), and its cleaner checkpoint may not stay past the new end."""
+        truncated = False
+        for topic_partition, truncate_offset in partition_offsets.items():
+            lg = self.logs.get(topic_partition)
+            if lg is None:
+                continue
+            need_to_stop_cleaner = self.cleaner is not None and truncate_offset < lg.active_segment.base_offset
+            if need_to_stop_cleaner:
+                self.cleaner.abort_and_pause_cleaning(topic_partition)  # type: ignore[union-attr]
+            try:
+                if lg.truncate_to(truncate_offset):
+                    truncated = True
+                if need_to_stop_cleaner:
+                    self.cleaner.maybe_truncate_checkpoint(  # type: ignore[union-attr]
+                        Path(lg.dir).parent, topic_partition, lg.active_segment.base_offset)
+            finally:
+                if need_to_stop_cleaner:
+                    self.cleaner.resume_cleaning(topic_partition)  # type: ignore[union-attr]
+        if truncated:
+            self.checkpoint_log_recovery_offsets()
+
+    def truncate_fully_and_start_at(self, topic_partition: tuple[str, int], new_offset: int) -> None:
+        """Empty the partition's log and start it at `new_offset`, its cleaning paused meanwhile."""
+        lg = self.logs.get(topic_partition)
+        if lg is not None:
+            if self.cleaner is not None:
+                self.cleaner.abort_and_pause_cleaning(topic_partition)
+            lg.truncate_fully_and_start_at(new_offset)
+            if self.cleaner is not None:
+                self.cleaner.maybe_truncate_checkpoint(Path(lg.dir).parent, topic_partition,
+                                                       lg.active_segment.base_offset)
+                self.cleaner.resume_cleaning(topic_partition)
+        self.checkpoint_log_recovery_offsets()
+
     def update_preferred_log_dir(self, topic_partition: tuple[str, int], log_dir: str | Path) -> None:
         self.preferred_log_dirs[topic_partition] = Path(log_dir).absolute()
 
@@ -296,6 +367,10 @@ class LogManager:
             removed = self.logs.pop(topic_partition, None)
         if removed is None:
             return None
+        # no cleaning may be running on a log about to be deleted
+        if self.cleaner is not None:
+            self.cleaner.abort_cleaning(topic_partition)
+            self.cleaner.update_checkpoints(Path(removed.dir).parent.absolute())
         removed.close()
         parent = Path(removed.dir).parent
         renamed = parent / Log.log_delete_dir_name(Path(removed.dir).name)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -375,6 +376,12 @@ class LogSegment:
     @property
     def last_modified(self) -> int:
         return int(self.log.file.stat().st_mtime * 1000)
+
+    @last_modified.setter
+    def last_modified(self, ms: int) -> None:
+        """Set the last-modified time of the log and its two indexes (the cleaner keeps a cleaned segment's age)."""
+        for f in (self.log.file, self.index.file, self.time_index.file):
+            os.utime(f, ns=(ms * 1_000_000, ms * 1_000_000))
 
     @property
     def largest_timestamp(self) -> int:

@@ -20,7 +20,7 @@ from kafka_edu.v1_0_2.core.controller.kafka_controller import KafkaController
 from kafka_edu.v1_0_2.core.coordinator.group.group_coordinator import GroupCoordinator
 from kafka_edu.v1_0_2.core.coordinator.transaction.transaction_coordinator import TransactionCoordinator
 from kafka_edu.v1_0_2.core.log.log_config import LogConfig
-from kafka_edu.v1_0_2.core.log.log_manager import LogManager
+from kafka_edu.v1_0_2.core.log.log_manager import LogManager, cleaner_config_of
 from kafka_edu.v1_0_2.core.network.blocking_channel import BlockingChannel
 from kafka_edu.v1_0_2.core.network.socket_server import SocketServer
 from kafka_edu.v1_0_2.core.security.credential_provider import CredentialProvider
@@ -315,7 +315,8 @@ class KafkaServer:
             flush_recovery_offset_checkpoint_ms=self.config.log_flush_offset_checkpoint_interval_ms,
             flush_start_offset_checkpoint_ms=self.config.log_flush_start_offset_checkpoint_interval_ms,
             retention_check_ms=self.config.log_cleanup_interval_ms, scheduler=self.kafka_scheduler,
-            broker_state=self.broker_state, log_dir_failure_channel=self.log_dir_failure_channel)
+            broker_state=self.broker_state, log_dir_failure_channel=self.log_dir_failure_channel,
+            cleaner_config=cleaner_config_of(self.config))
 
     def fetch_all_topic_configs(self) -> dict[str, dict[str, str]]:
         manager = DynamicConfigManager(self.zk_utils, {})
@@ -523,4 +524,7 @@ def copy_kafka_config_to_log(config: KafkaConfig) -> dict[str, Any]:
         "compression.type": config.compression_type,
         "message.timestamp.type": config.log_message_timestamp_type,
         "message.timestamp.difference.max.ms": config.log_message_timestamp_difference_max_ms,
+        "delete.retention.ms": config.log_cleaner_delete_retention_ms,
+        "min.compaction.lag.ms": config.log_cleaner_min_compaction_lag_ms,
+        "min.cleanable.dirty.ratio": config.log_cleaner_min_clean_ratio,
     }

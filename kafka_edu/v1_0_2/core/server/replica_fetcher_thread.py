@@ -150,7 +150,7 @@ class ReplicaFetcherThread(AbstractFetcherThread):
                              "latest offset %d", self.replica_id, topic_partition, replica.log_end_offset,
                              self.source_broker.id, leader_end_offset)
             event("records.truncated", replica=replica, leader_end_offset=leader_end_offset)
-            replica.log.truncate_to(leader_end_offset)
+            self.replica_mgr.log_manager.truncate_to({topic_partition: leader_end_offset})
             return leader_end_offset
         leader_start_offset = self.earliest_or_latest_offset(topic_partition, EARLIEST_TIMESTAMP)
         self.log.warning("Replica %d for partition %s reset its fetch offset from %d to current leader %d's "
@@ -160,7 +160,7 @@ class ReplicaFetcherThread(AbstractFetcherThread):
         # Only a follower behind the leader's log start (the leader deleted old segments) starts over.
         if leader_start_offset > replica.log_end_offset:
             event("records.truncated", replica=replica, leader_end_offset=leader_end_offset)
-            replica.log.truncate_fully_and_start_at(leader_start_offset)
+            self.replica_mgr.log_manager.truncate_fully_and_start_at(topic_partition, leader_start_offset)
         return offset_to_fetch
 
     def unclean_leader_election_enable(self, topic: str) -> bool:
@@ -242,7 +242,7 @@ class ReplicaFetcherThread(AbstractFetcherThread):
                     else:
                         truncation_offset = epoch_offset.end_offset
                     event("log.truncate", replica=replica, epoch_offset=epoch_offset, offset=truncation_offset)
-                    replica.log.truncate_to(truncation_offset)
+                    self.replica_mgr.log_manager.truncate_to({tp: truncation_offset})
                     truncation_points[tp] = truncation_offset
             except KafkaStorageException as e:
                 self.log.info("Failed to truncate %s: %r", tp, e)

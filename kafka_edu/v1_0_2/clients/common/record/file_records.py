@@ -7,7 +7,7 @@ import os
 import struct
 from collections.abc import Iterator
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import crc32c
 
@@ -24,6 +24,9 @@ from kafka_edu.v1_0_2.clients.common.record.default_record import (
     increment_sequence,
     read_records_partially,
 )
+
+if TYPE_CHECKING:
+    from kafka_edu.v1_0_2.clients.common.record.memory_records import FilterResult, RecordFilter
 
 # --- Wire layout of a record batch, magic v2 (Records.java and DefaultRecordBatch.java constants). ---
 
@@ -286,6 +289,17 @@ class MemoryRecords:
 
     def size_in_bytes(self) -> int:
         return len(self.buffer)
+
+    def valid_bytes(self) -> int:
+        """The bytes of the whole batches at the front of the buffer (a partial batch at its end is not counted)."""
+        return sum(batch.size_in_bytes for batch in self.batches())
+
+    def filter_to(self, partition: object, filter: RecordFilter, destination_buffer_size: int,
+                  max_record_batch_size: int) -> FilterResult:
+        """MemoryRecords.filterTo: see memory_records.filter_to."""
+        from kafka_edu.v1_0_2.clients.common.record.memory_records import filter_to
+
+        return filter_to(self, partition, filter, destination_buffer_size, max_record_batch_size)
 
     def batches(self) -> Iterator[DefaultRecordBatch]:
         view = memoryview(self.buffer)

@@ -12,7 +12,7 @@ from typing import Any
 
 from kio.serial import entity_writer
 
-from kafka_edu.v1_0_2.clients.common.errors import IllegalArgumentException
+from kafka_edu.v1_0_2.clients.common.errors import IllegalArgumentException, IllegalStateException
 from kafka_edu.v1_0_2.clients.common.record.compression_type import CompressionType
 from kafka_edu.v1_0_2.clients.common.record.default_record import NO_SEQUENCE, DefaultRecord
 from kafka_edu.v1_0_2.clients.common.record.end_transaction_marker import EndTransactionMarker
@@ -63,6 +63,7 @@ class MemoryRecordsBuilder:
         self.last_offset: int | None = None
         self.num_records = 0
         self.uncompressed_bytes_written = 0
+        self._built = False
 
     def append_with_offset(self, offset: int, record: DefaultRecord) -> None:
         self._append_with_offset(offset, False, record.timestamp, record.key, record.value, record.headers)
@@ -91,6 +92,18 @@ class MemoryRecordsBuilder:
 
     def next_sequential_offset(self) -> int:
         return self.base_offset if self.last_offset is None else self.last_offset + 1
+
+    def override_last_offset(self, last_offset: int) -> None:
+        """Give the batch a last offset past its last record (the cleaner keeps a batch's last sequence so)."""
+        if self._built:
+            raise IllegalStateException("Cannot override the last offset after the records have been built")
+        self.last_offset = last_offset
+
+    def info(self) -> tuple[int, int]:
+        """RecordsInfo (v2): (max timestamp, shallow offset of it), the shallow offset being the last offset."""
+        if self.timestamp_type is TimestampType.LOG_APPEND_TIME:
+            return self.log_append_time, self.last_offset if self.last_offset is not None else -1
+        return self.max_timestamp, self.last_offset if self.last_offset is not None else -1
 
     def append_control_record(self, timestamp: int, type: ControlRecordType, value: bytes) -> None:
         """A control record: key (version 0, type), value the message's bytes."""
@@ -141,6 +154,7 @@ class MemoryRecordsBuilder:
         """Write the header in front of the (compressed) records and fill in the CRC."""
         if self.last_offset is None:
             return MemoryRecords(b"")
+        self._built = True
         if self.timestamp_type is TimestampType.LOG_APPEND_TIME:
             self.max_timestamp = self.log_append_time
             self.offset_of_max_timestamp = self.last_offset
