@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import tempfile
 from collections import defaultdict
 from pathlib import Path
 
@@ -17,6 +18,7 @@ import pytest
 from kafka_edu.tracing import provider
 from tests.kafka_tests.referee import KafkaTestClass, snake
 
+FIGURES_ENV = "KAFKA_EDU_KAFKA_TESTS_FIGURES"  # read by docs/hooks/kafka_tests.py
 _outcomes: dict[str, dict[str, str]] = defaultdict(dict)  # module file -> test function -> outcome
 _classes: dict[str, KafkaTestClass] = {}
 
@@ -35,10 +37,24 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             _classes[item.module.__file__] = kafka
 
 
+_to_run: set[str] = set()  # node ids of the Kafka cases this session still has to run
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    every_class = {str(path.resolve()) for path in Path(__file__).parent.rglob("*_test.py")}
+    if session.config.option.keyword or not every_class <= set(_classes):
+        return  # a partial run: its figures would draw a partial page
+    _to_run.update(item.nodeid for item in session.items if str(Path(item.fspath).resolve()) in _classes)
+
+
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     path = str(Path(report.fspath).resolve())
     if path not in _classes:
         return
+    if report.when == "teardown" and report.nodeid in _to_run:
+        _to_run.discard(report.nodeid)
+        if not _to_run:
+            _publish_figures()
     name = report.location[2].split("[")[0]
     if report.when == "call" or (report.when == "setup" and report.outcome != "passed"):
         if hasattr(report, "wasxfail"):
@@ -51,6 +67,14 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
         rank = {"failed": 3, "passed": 2, "differs": 1, "skipped": 0}
         if previous is None or rank[outcome] > rank[previous]:
             _outcomes[path][name] = outcome
+
+
+def _publish_figures() -> None:
+    """Every Kafka case of this session has run: its figures go to a file named in FIGURES_ENV, so a docs build
+    later in the same session (tests/test_docs.py) draws the page from this run instead of running the tests again."""
+    target = Path(tempfile.gettempdir()) / f"kafka-edu-kafka-tests-{os.getpid()}.json"
+    target.write_text(json.dumps(figures(), indent=2) + "\n")
+    os.environ[FIGURES_ENV] = str(target)
 
 
 def figures() -> list[dict]:
