@@ -220,6 +220,11 @@ CONFIG_DEF = (
     .define("max.connections.per.ip", Type.INT, INT_MAX, at_least(1))
     .define("max.connections.per.ip.overrides", Type.STRING, "")
     .define("connections.max.idle.ms", Type.LONG, 10 * 60 * 1000)
+    # Socket server, 3.9 (SocketServerConfigs): broker-wide connection limits, listen backlog, auth-failure delay
+    .define("max.connections", Type.INT, INT_MAX, at_least(0))
+    .define("max.connection.creation.rate", Type.INT, INT_MAX, at_least(0))
+    .define("socket.listen.backlog.size", Type.INT, 50, at_least(1))
+    .define("connection.failed.authentication.delay.ms", Type.INT, 100, at_least(0))
     # Rack
     .define("broker.rack", Type.STRING, None)
     # Log
@@ -477,6 +482,10 @@ class KafkaConfig(AbstractConfig):
         self.max_connections_per_ip_overrides: dict[str, int] = {
             k: _java_int(v) for k, v in self._get_map("max.connections.per.ip.overrides").items()}
         self.connections_max_idle_ms: int = self.get_long("connections.max.idle.ms")
+        self.max_connections: int = self.get_int("max.connections")
+        self.max_connection_creation_rate: int = self.get_int("max.connection.creation.rate")
+        self.socket_listen_backlog_size: int = self.get_int("socket.listen.backlog.size")
+        self.failed_authentication_delay_ms: int = self.get_int("connection.failed.authentication.delay.ms")
 
         # Rack
         self.rack: str | None = self.get_string("broker.rack")
@@ -1004,3 +1013,24 @@ def _java_int(text: str) -> int:
     if re.fullmatch(r"[+-]?[0-9]+", text) is None or not -(2**31) <= int(text) <= INT_MAX:
         raise IllegalArgumentException(f'For input string: "{text}"')
     return int(text)
+
+
+# --- Kafka 3.9's KafkaConfig.configType, for the request log's masking of sensitive values ---
+
+_LISTENER_CONFIG_REGEX = re.compile(r"listener\.name\.[^.]*\.(.*)")  # DynamicBrokerConfig.ListenerConfigRegex
+
+
+def config_type(config_name: str) -> Type | None:
+    """KafkaConfig.configType: the type of a broker config, None if it is not one; a listener override
+    (`listener.name.<l>.<name>`, or `listener.name.<l>.<mechanism>.<name>`) has the type of the config it
+    overrides (DynamicBrokerConfig.brokerConfigSynonyms with matchListenerOverride)."""
+    names = [config_name]
+    match = _LISTENER_CONFIG_REGEX.fullmatch(config_name)
+    if match is not None:
+        base_name = match.group(1)
+        names += [base_name, base_name[base_name.find(".") + 1:]]
+    for name in names:
+        key = CONFIG_DEF.config_keys.get(name)
+        if key is not None:
+            return key.type
+    return None

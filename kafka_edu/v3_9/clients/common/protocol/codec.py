@@ -113,11 +113,24 @@ class DecodedResponse:
     header_tagged_fields: Mapping[int, bytes]
 
 
-def decode_request(frame: bytes | bytearray | memoryview,
-                   is_api_enabled: Callable[[ApiKeys, int], bool] | None = None) -> DecodedRequest:
-    """Parse one size-stripped request frame; raises only the codec errors. `is_api_enabled` is the listener's
-    (its ApiVersionManager's); without one, each API's advertised range decides."""
-    buf = memoryview(bytes(frame))
+@dataclass(frozen=True)
+class DecodedRequestHeader:
+    api_key: ApiKeys
+    api_version: int
+    correlation_id: int
+    client_id: str  # "" when the wire carries null; without the traceparent suffix
+    header_tagged_fields: Mapping[int, bytes]
+    traceparent: str | None
+    header_version: int
+    size: int  # bytes of the header: where the body starts
+
+
+def decode_request_header(frame: bytes | bytearray | memoryview) -> DecodedRequestHeader:
+    """RequestHeader.parse: the header of a size-stripped request frame, its body left unread (3.9's Processor
+    checks the API is enabled on the listener before the body is parsed). InvalidRequestError (UnknownApiKeyError
+    for a key this broker lacks) when it cannot be read."""
+    # nothing read here refers back into the frame: a view will do, no copy
+    buf = frame if isinstance(frame, memoryview) else memoryview(frame)
     if len(buf) < 4:
         raise InvalidRequestError(f"request of {len(buf)} bytes has no api key and version")
     api_key, api_version = struct.unpack_from(">hh", buf)
@@ -133,6 +146,19 @@ def decode_request(frame: bytes | bytearray | memoryview,
         traceparent = _traceparent(tagged.get(TRACEPARENT_TAG))
     else:
         client_id, traceparent = split_client_id(client_id)
+    return DecodedRequestHeader(api, api_version, correlation_id, client_id, tagged, traceparent, header_version, pos)
+
+
+def decode_request(frame: bytes | bytearray | memoryview,
+                   is_api_enabled: Callable[[ApiKeys, int], bool] | None = None) -> DecodedRequest:
+    """Parse one size-stripped request frame; raises only the codec errors. `is_api_enabled` is the listener's
+    (its ApiVersionManager's); without one, each API's advertised range decides."""
+    buf = memoryview(bytes(frame))
+    header = decode_request_header(buf)
+    api, api_version, correlation_id, client_id = (header.api_key, header.api_version, header.correlation_id,
+                                                   header.client_id)
+    tagged, traceparent, header_version, pos = (header.header_tagged_fields, header.traceparent,
+                                                header.header_version, header.size)
     if not (api.is_supported(api_version) if is_api_enabled is None else is_api_enabled(api, api_version)):
         raise UnsupportedVersionError(api, api_version, correlation_id, client_id, traceparent)
     try:

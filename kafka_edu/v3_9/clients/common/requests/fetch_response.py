@@ -199,6 +199,20 @@ class FetchResponse:
         return partition_data(partition_index=partition, error_code=error, high_watermark=INVALID_HIGH_WATERMARK)
 
     @staticmethod
+    def records_or_fail(partition: PartitionData) -> Any:
+        """The partition's records as a Records object: EMPTY for none; bytes (records as decoded off the wire) are
+        read as MemoryRecords, which is what Kafka's deserialization gives."""
+        from kafka_edu.v3_9.clients.common.record.memory_records import MemoryRecords  # the record layer is heavier
+
+        if partition.records is None:
+            return MemoryRecords.EMPTY
+        if hasattr(partition.records, "batches"):
+            return partition.records
+        if isinstance(partition.records, (bytes, bytearray, memoryview)):
+            return MemoryRecords.readable_records(partition.records)
+        raise TypeError(f"The record type is {type(partition.records).__name__}, which is not a subtype of Records.")
+
+    @staticmethod
     def records_size(partition: PartitionData) -> int:
         """The size of the partition's records, 0 for none."""
         return 0 if partition.records is None else _size_in_bytes(partition.records)
