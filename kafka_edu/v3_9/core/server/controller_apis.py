@@ -3,22 +3,30 @@
 from __future__ import annotations
 
 import dataclasses
+import datetime
+import enum
 import logging
+import random
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import Future
+from dataclasses import dataclass
 from typing import Any
 
+from kio.schema.create_partitions.v3 import response as create_partitions_response
 from kio.schema.create_topics.v7 import response as create_topics_response
+from kio.schema.delete_topics.v6 import response as delete_topics_response
 from kio.schema.request_header.v2.header import RequestHeader
+from kio.serial._introspect import EntityTupleField, PrimitiveField, PrimitiveTupleField, classify_field
 
 from kafka_edu.tracing import step
+from kafka_edu.v1_0_2.clients.common.errors import ApiException, ClusterAuthorizationException, InvalidRequestException
 from kafka_edu.v1_0_2.core.network.request_channel import Request, RequestChannel, Response, ResponseAction
 from kafka_edu.v1_0_2.core.server.kafka_apis import millis
 from kafka_edu.v3_9.clients.common.internals import topic as Topic
 from kafka_edu.v3_9.clients.common.protocol.api_keys import ApiKeys
-from kafka_edu.v3_9.clients.common.protocol.builder import build
+from kafka_edu.v3_9.clients.common.protocol.builder import build, values
 from kafka_edu.v3_9.clients.common.protocol.codec import api_versions_unsupported_response, encode_response
 from kafka_edu.v3_9.clients.common.protocol.errors import Errors
 from kafka_edu.v3_9.core.server.api_version_manager import ApiVersionManager, ListenerType, SimpleApiVersionManager
@@ -43,6 +51,7 @@ CONTROLLER_SUPPORTED_VERSIONS: dict[ApiKeys, tuple[int, int]] = {
     ApiKeys.ALTER_PARTITION: (0, 3),
     ApiKeys.BROKER_REGISTRATION: (0, 4),
     ApiKeys.BROKER_HEARTBEAT: (0, 1),
+    ApiKeys.UNREGISTER_BROKER: (0, 0),
     ApiKeys.DESCRIBE_CLUSTER: (0, 1),
     ApiKeys.ALLOCATE_PRODUCER_IDS: (0, 0),
     ApiKeys.CREATE_PARTITIONS: (0, 3),
@@ -56,32 +65,106 @@ def controller_api_version_manager() -> SimpleApiVersionManager:
 RAFT_APIS = frozenset({ApiKeys.FETCH, ApiKeys.FETCH_SNAPSHOT, ApiKeys.VOTE, ApiKeys.BEGIN_QUORUM_EPOCH,
                        ApiKeys.END_QUORUM_EPOCH, ApiKeys.DESCRIBE_QUORUM})
 
+ZERO_UUID = uuid.UUID(int=0)  # Uuid.ZERO_UUID
+CLUSTER_NAME = "kafka-cluster"  # Resource.CLUSTER_NAME
+
+
+class TopicDeletionDisabledException(ApiException):
+    """org.apache.kafka.common.errors.TopicDeletionDisabledException (TOPIC_DELETION_DISABLED)."""
+
+
+# -- authorization: kafka.server.AuthHelper over org.apache.kafka.server.authorizer.Authorizer --------------------
+# The port has no 3.9 authorizer (StandardAuthorizer is not ported), so a controller normally runs with none and every
+# request is allowed, as in 3.9 without `authorizer.class.name`. An object with Kafka's Authorizer.authorize(context,
+# actions) -> [AuthorizationResult] can be given: ControllerApis then asks it what 3.9 asks.
+
+class AuthorizationResult(enum.Enum):
+    ALLOWED = "ALLOWED"
+    DENIED = "DENIED"
+
+
+@dataclass(frozen=True)
+class Action:
+    """org.apache.kafka.server.authorizer.Action on a LITERAL resource pattern: an AclOperation name ("ALTER",
+    "CLUSTER_ACTION"...) on a resource type ("CLUSTER", "TOPIC") and name."""
+
+    operation: str
+    resource_type: str
+    resource_name: str
+    resource_reference_count: int = 1
+    log_if_allowed: bool = True
+    log_if_denied: bool = True
+
+
+class AuthHelper:
+    def __init__(self, authorizer: Any | None) -> None:
+        self.authorizer = authorizer
+
+    def authorize(self, request: Request, operation: str, resource_type: str, resource_name: str,
+                  log_if_allowed: bool = True, log_if_denied: bool = True, ref_count: int = 1) -> bool:
+        if self.authorizer is None:
+            return True
+        action = Action(operation, resource_type, resource_name, ref_count, log_if_allowed, log_if_denied)
+        return self.authorizer.authorize(request, [action])[0] == AuthorizationResult.ALLOWED
+
+    def authorize_cluster_operation(self, request: Request, operation: str) -> None:
+        if not self.authorize(request, operation, "CLUSTER", CLUSTER_NAME):
+            raise ClusterAuthorizationException(f"Request {request} is not authorized.")
+
+    def filter_by_authorized(self, request: Request, operation: str, resource_type: str, resources: Iterable[str],
+                             log_if_allowed: bool = True, log_if_denied: bool = True) -> set[str]:
+        if self.authorizer is None:
+            return set(resources)
+        counts: dict[str, int] = {}
+        for name in resources:
+            counts[name] = counts.get(name, 0) + 1
+        actions = [Action(operation, resource_type, name, count, log_if_allowed, log_if_denied)
+                   for name, count in counts.items()]
+        results = self.authorizer.authorize(request, actions)
+        return {action.resource_name for action, result in zip(actions, results, strict=False)
+                if result == AuthorizationResult.ALLOWED}
+
+
+class _WallClock:
+    """The port's Request timestamps are wall-clock ns (time.time_ns), so ControllerApis' default Time reads that."""
+
+    def milliseconds(self) -> int:
+        return time.time_ns() // 1_000_000
+
+    def nanoseconds(self) -> int:
+        return time.time_ns()
+
 
 class ControllerApis:
     """Dispatches each request on the CONTROLLER listener: Raft RPCs to the Raft manager, metadata operations to the
     QuorumController, each answered when its future completes (a write only once its records are committed)."""
 
     def __init__(self, request_channel: RequestChannel, controller: Any, raft_manager: Any, config: Any,
-                 cluster_id: str, api_version_manager: ApiVersionManager | None = None) -> None:
+                 cluster_id: str, api_version_manager: ApiVersionManager | None = None, *,
+                 authorizer: Any | None = None, time: Any | None = None) -> None:
         self.request_channel = request_channel
         self.api_version_manager = api_version_manager or controller_api_version_manager()
         self.controller = controller
         self.raft_manager = raft_manager
         self.config = config
         self.cluster_id = cluster_id
+        self.authorizer = authorizer
+        self.time = time if time is not None else _WallClock()
+        self.auth_helper = AuthHelper(authorizer)
         self.handlers: dict[int, Callable[[Request], Future[Any] | None]] = {
-            ApiKeys.FETCH: self.handle_raft_request,
-            ApiKeys.FETCH_SNAPSHOT: self.handle_raft_request,
+            ApiKeys.FETCH: self.handle_fetch,
+            ApiKeys.FETCH_SNAPSHOT: self.handle_fetch_snapshot,
             ApiKeys.CREATE_TOPICS: self.handle_create_topics,
             ApiKeys.DELETE_TOPICS: self.handle_delete_topics,
             ApiKeys.API_VERSIONS: self.handle_api_versions_request,
-            ApiKeys.VOTE: self.handle_raft_request,
-            ApiKeys.BEGIN_QUORUM_EPOCH: self.handle_raft_request,
-            ApiKeys.END_QUORUM_EPOCH: self.handle_raft_request,
-            ApiKeys.DESCRIBE_QUORUM: self.handle_raft_request,
+            ApiKeys.VOTE: self.handle_vote,
+            ApiKeys.BEGIN_QUORUM_EPOCH: self.handle_begin_quorum_epoch,
+            ApiKeys.END_QUORUM_EPOCH: self.handle_end_quorum_epoch,
+            ApiKeys.DESCRIBE_QUORUM: self.handle_describe_quorum,
             ApiKeys.ALTER_PARTITION: self.handle_alter_partition_request,
             ApiKeys.BROKER_REGISTRATION: self.handle_broker_registration,
             ApiKeys.BROKER_HEARTBEAT: self.handle_broker_heartbeat_request,
+            ApiKeys.UNREGISTER_BROKER: self.handle_unregister_broker,
             ApiKeys.DESCRIBE_CLUSTER: self.handle_describe_cluster,
             ApiKeys.ALLOCATE_PRODUCER_IDS: self.handle_allocate_producer_ids_request,
             ApiKeys.CREATE_PARTITIONS: self.handle_create_partitions,
@@ -100,21 +183,24 @@ class ControllerApis:
                 return
             future = handler(request)
             if future is not None:
-                future.add_done_callback(lambda f: self._log_failure(request, f))
-        except Exception:
-            log.exception("Unexpected error handling request %s from %s", api.api_name, request.client_id)
-            self.close_connection(request)
+                # A failure in the future or in the stages that answer it (the response could not be sent, say).
+                future.add_done_callback(lambda f: self._on_handler_done(request, f))
+        except Exception as e:
+            # the blocking part of a handler failed (an authorization refused, say)
+            log.error("Unexpected error handling request %s from %s: %s", api.api_name, request.client_id, e)
+            self.handle_error(request, e)
         finally:
             if request.api_local_complete_time_ns < 0:
-                request.api_local_complete_time_ns = time.time_ns()
+                request.api_local_complete_time_ns = self.time.nanoseconds()
 
-    def _log_failure(self, request: Request, future: Future[Any]) -> None:
-        if future.exception() is not None:
+    def _on_handler_done(self, request: Request, future: Future[Any]) -> None:
+        exception = future.exception()
+        if exception is not None:
             log.error("Unexpected error handling request %s: %s", ApiKeys.for_key(request.api_key).api_name,
-                      future.exception())
-            self.close_connection(request)
+                      exception)
+            self.handle_error(request, exception)
 
-    # -- sending --------------------------------------------------------------------------------------------------
+    # -- sending: RequestHandlerHelper ------------------------------------------------------------------------------
 
     def send_response(self, request: Request, body: Any) -> None:
         payload = encode_response(request.api_key, request.api_version, request.correlation_id, body)
@@ -123,20 +209,69 @@ class ControllerApis:
     def close_connection(self, request: Request) -> None:
         self.request_channel.send_response(Response(request, None, ResponseAction.CLOSE_CONNECTION))
 
+    def handle_error(self, request: Request, e: BaseException) -> None:
+        """RequestHandlerHelper.handleError: the request's error response for `e`, or the connection closed when
+        none can be sent."""
+        try:
+            self.send_response(request, self.get_error_response(request, e))
+        except Exception:
+            log.exception("Closing connection %s: no error response could be sent", request.connection_id)
+            self.close_connection(request)
+
+    def get_error_response(self, request: Request, e: BaseException) -> Any:
+        """AbstractRequest.getErrorResponse: every error code of the response set to `e`'s code; the topic
+        requests answer each topic they name."""
+        api_error = ApiError.from_throwable(e)
+        error, message = api_error.error, api_error.message
+        schema = self.response_schema(request)
+        data = request.body
+        if request.api_key == ApiKeys.CREATE_TOPICS:
+            return build(schema, throttle_time=0, topics=[
+                {"name": t.name, "topic_id": ZERO_UUID, "error_code": error, "error_message": message,
+                 "configs": []} for t in data.topics])
+        if request.api_key == ApiKeys.DELETE_TOPICS:
+            topics = [{"name": t.name, "topic_id": t.topic_id} for t in getattr(data, "topics", ())]
+            topics += [{"name": name, "topic_id": ZERO_UUID} for name in getattr(data, "topic_names", ())]
+            return build(schema, throttle_time=0, responses=[dict(t, error_code=error, error_message=message)
+                                                             for t in topics])
+        if request.api_key == ApiKeys.CREATE_PARTITIONS:
+            return build(schema, throttle_time=0, results=[
+                {"name": t.name, "error_code": error, "error_message": message} for t in data.topics])
+        return _error_body(schema, error, message)
+
     def response_schema(self, request: Request) -> type[Any]:
         return ApiKeys.for_key(request.api_key).response_schema(request.api_version)
 
     # -- the Raft RPCs --------------------------------------------------------------------------------------------
 
+    def handle_fetch(self, request: Request) -> Future[Any]:
+        self.auth_helper.authorize_cluster_operation(request, "CLUSTER_ACTION")
+        return self.handle_raft_request(request)
+
+    def handle_fetch_snapshot(self, request: Request) -> Future[Any]:
+        self.auth_helper.authorize_cluster_operation(request, "CLUSTER_ACTION")
+        return self.handle_raft_request(request)
+
+    def handle_vote(self, request: Request) -> Future[Any]:
+        self.auth_helper.authorize_cluster_operation(request, "CLUSTER_ACTION")
+        return self.handle_raft_request(request)
+
+    def handle_begin_quorum_epoch(self, request: Request) -> Future[Any]:
+        self.auth_helper.authorize_cluster_operation(request, "CLUSTER_ACTION")
+        return self.handle_raft_request(request)
+
+    def handle_end_quorum_epoch(self, request: Request) -> Future[Any]:
+        self.auth_helper.authorize_cluster_operation(request, "CLUSTER_ACTION")
+        return self.handle_raft_request(request)
+
+    def handle_describe_quorum(self, request: Request) -> Future[Any]:
+        self.auth_helper.authorize_cluster_operation(request, "DESCRIBE")
+        return self.handle_raft_request(request)
+
     def handle_raft_request(self, request: Request) -> Future[Any]:
         """Handed to the Raft client's thread; answered when it has an answer (a Fetch may wait for records)."""
-        future: Future[Any] = self.raft_manager.handle_request(request, time.time_ns() // 1_000_000)
-
-        def respond(done: Future[Any]) -> None:
-            if done.exception() is None:
-                self.send_response(request, done.result())
-        future.add_done_callback(respond)
-        return future
+        future: Future[Any] = self.raft_manager.handle_request(request, self.time.milliseconds())
+        return self._answer(request, future, lambda response: response)
 
     # -- ApiVersions ----------------------------------------------------------------------------------------------
 
@@ -159,11 +294,11 @@ class ControllerApis:
             return ControllerRequestContext(header)
         return ControllerRequestContext.with_timeout(timeout_ms, header)
 
-    def _answer(self, request: Request, future: Future[Any], to_response: Callable[[Any], Any],
-                error_response: Callable[[Errors, str], Any]) -> Future[Any]:
+    def _answer(self, request: Request, future: Future[Any], to_response: Callable[[Any], Any]) -> Future[Any]:
         """Send the response when the controller's future completes: at commit for a write. A failed operation
-        (NOT_CONTROLLER on a voter that is not active, say) is answered with its error code, as 3.9's handlers do;
-        the future returned fails only if no answer could be sent, and then the connection closes."""
+        (NOT_CONTROLLER on a voter that is not active, say) is answered with the request's error response, as 3.9's
+        handlers do; the future returned fails only if no answer could be sent (handle then sends the error
+        response, as 3.9's handle does with the exception of its handler's future)."""
         answered: Future[Any] = Future()
 
         def respond(done: Future[Any]) -> None:
@@ -172,7 +307,7 @@ class ControllerApis:
                 if exception is None:
                     self.send_response(request, to_response(done.result()))
                 else:
-                    self.send_response(request, error_response(Errors.for_exception(exception), str(exception)))
+                    self.send_response(request, self.get_error_response(request, exception))
             except Exception as e:
                 answered.set_exception(e)
             else:
@@ -183,27 +318,36 @@ class ControllerApis:
     def handle_create_topics(self, request: Request) -> Future[Any]:
         data = request.body
         schema = self.response_schema(request)
-        future = self.create_topics(self._request_context(request, millis(data.timeout)), data)
-        return self._answer(request, future, lambda response: convert(response, schema),
-                            lambda error, message: build(schema, throttle_time=0, topics=[
-                                {"name": t.name, "error_code": error, "error_message": message}
-                                for t in data.topics]))
+        future = self.create_topics(
+            self._request_context(request, millis(data.timeout)), data,
+            self.auth_helper.authorize(request, "CREATE", "CLUSTER", CLUSTER_NAME, log_if_denied=False),
+            lambda names: self.auth_helper.filter_by_authorized(request, "CREATE", "TOPIC", names),
+            lambda names: self.auth_helper.filter_by_authorized(request, "DESCRIBE_CONFIGS", "TOPIC", names,
+                                                                log_if_denied=False))
+        return self._answer(request, future, lambda response: convert(response, schema))
 
-    def create_topics(self, context: ControllerRequestContext, data: Any) -> Future[Any]:
-        """A name given twice is refused (INVALID_REQUEST, once), and so is __cluster_metadata; the other topics go
-        to the controller (no authorizer here: all may be created and described)."""
-        topic_names: list[str] = []  # in request order, as the answers follow it
-        duplicate_topic_names: list[str] = []
-        for topic in data.topics:
-            if topic.name not in duplicate_topic_names:
-                if topic.name in topic_names:
-                    topic_names.remove(topic.name)
-                    duplicate_topic_names.append(topic.name)
+    def create_topics(self, context: ControllerRequestContext, request: Any, has_cluster_auth: bool,
+                      get_creatable_topics: Callable[[Iterable[str]], set[str]],
+                      get_describable_topics: Callable[[Iterable[str]], set[str]]) -> Future[Any]:
+        """A name given twice is refused (INVALID_REQUEST, once), and so is __cluster_metadata; of the others, those
+        the principal may not create get TOPIC_AUTHORIZATION_FAILED and the rest go to the controller, which
+        reports the configs of those it may describe."""
+        topic_names: dict[str, None] = {}  # an ordered set, in request order
+        duplicate_topic_names: dict[str, None] = {}
+        for topic_data in request.topics:
+            if topic_data.name not in duplicate_topic_names:
+                if topic_data.name in topic_names:
+                    del topic_names[topic_data.name]
+                    duplicate_topic_names[topic_data.name] = None
                 else:
-                    topic_names.append(topic.name)
-        allowed_topic_names = {name for name in topic_names if name != Topic.CLUSTER_METADATA_TOPIC_NAME}
-        effective_request = dataclasses.replace(data, topics=tuple(
-            t for t in data.topics if t.name not in duplicate_topic_names and t.name in allowed_topic_names))
+                    topic_names[topic_data.name] = None
+        allowed_topic_names = [name for name in topic_names if name != Topic.CLUSTER_METADATA_TOPIC_NAME]
+        authorized_topic_names = set(allowed_topic_names) if has_cluster_auth \
+            else set(get_creatable_topics(allowed_topic_names))
+        describable_topic_names = set(get_describable_topics(allowed_topic_names))
+        effective_request = dataclasses.replace(request, topics=tuple(
+            t for t in request.topics
+            if t.name not in duplicate_topic_names and t.name in authorized_topic_names))
         result: Future[Any] = Future()
 
         def done(f: Future[Any]) -> None:
@@ -211,117 +355,236 @@ class ControllerApis:
                 result.set_exception(f.exception())
                 return
             response = f.result()
-            extra = [create_topics_response.CreatableTopicResult(
-                name=name, topic_id=uuid.UUID(int=0), error_code=Errors.INVALID_REQUEST,
-                error_message="Duplicate topic name.", configs=()) for name in duplicate_topic_names]
-            extra += [create_topics_response.CreatableTopicResult(
-                name=name, topic_id=uuid.UUID(int=0), error_code=Errors.INVALID_REQUEST,
-                error_message=f"Creation of internal topic {Topic.CLUSTER_METADATA_TOPIC_NAME} is prohibited.",
-                configs=()) for name in topic_names if name == Topic.CLUSTER_METADATA_TOPIC_NAME]
+            extra = [_creatable_topic_result(name, Errors.INVALID_REQUEST, "Duplicate topic name.")
+                     for name in duplicate_topic_names]
+            for name in topic_names:
+                if name == Topic.CLUSTER_METADATA_TOPIC_NAME:
+                    extra.append(_creatable_topic_result(
+                        name, Errors.INVALID_REQUEST,
+                        f"Creation of internal topic {Topic.CLUSTER_METADATA_TOPIC_NAME} is prohibited."))
+                elif name not in authorized_topic_names:
+                    extra.append(_creatable_topic_result(name, Errors.TOPIC_AUTHORIZATION_FAILED,
+                                                         "Authorization failed."))
             result.set_result(dataclasses.replace(response, topics=tuple(response.topics) + tuple(extra)))
-        self.controller.create_topics(context, effective_request, allowed_topic_names).add_done_callback(done)
+        self.controller.create_topics(context, effective_request, describable_topic_names).add_done_callback(done)
         return result
 
     def handle_delete_topics(self, request: Request) -> Future[Any]:
-        """By name (and by id from v6): names are looked up to ids first, as 3.9's deleteTopics does."""
         data = request.body
         schema = self.response_schema(request)
         context = self._request_context(request, millis(data.timeout))
-        names = list(data.topic_names) + [t.name for t in getattr(data, "topics", ()) if t.name]
-        result: Future[Any] = Future()
+        future = self.delete_topics(
+            context, data, request.api_version,
+            self.auth_helper.authorize(request, "DELETE", "CLUSTER", CLUSTER_NAME, log_if_denied=False),
+            lambda names: self.auth_helper.filter_by_authorized(request, "DESCRIBE", "TOPIC", names),
+            lambda names: self.auth_helper.filter_by_authorized(request, "DELETE", "TOPIC", names))
+        return self._answer(request, future, lambda results: build(
+            schema, throttle_time=0, responses=[values(r) for r in results]))
 
-        def deleted(ids_by_name: dict[str, Any], done: Future[Any]) -> None:
-            if done.exception() is not None:
-                result.set_exception(done.exception())
-                return
-            errors = done.result()
-            result.set_result([{"name": name, "topic_id": topic_id, "error_code": errors[topic_id].error,
-                                "error_message": errors[topic_id].message} for name, topic_id in ids_by_name.items()])
+    def delete_topics(self, context: ControllerRequestContext, request: Any, api_version: int,
+                      has_cluster_auth: bool, get_describable_topics: Callable[[Iterable[str]], set[str]],
+                      get_deletable_topics: Callable[[Iterable[str]], set[str]]) -> Future[list[Any]]:
+        """By name (`topic_names`, up to v5) or by name or id (`topics`, v6): the names and ids given are checked
+        for duplicates and conflicts, ids resolved to names for the authorizer, names to ids for the controller,
+        which deletes by id. The results come back shuffled, as in Kafka, so that their order tells nothing."""
+        if not getattr(self.config, "delete_topic_enable", True):
+            if api_version < 3:
+                raise InvalidRequestException("Topic deletion is disabled.")
+            raise TopicDeletionDisabledException()
+        responses: list[Any] = []
 
-        def found(done: Future[Any]) -> None:
-            if done.exception() is not None:
-                result.set_exception(done.exception())
-                return
-            responses, ids_by_name = [], {}
-            for name, id_or_error in done.result().items():
-                if isinstance(id_or_error, ApiError):
-                    responses.append({"name": name, "error_code": id_or_error.error,
-                                      "error_message": id_or_error.message})
+        def append_response(name: str | None, topic_id: uuid.UUID, error: ApiError) -> None:
+            responses.append(delete_topics_response.DeletableTopicResult(
+                name=name, topic_id=topic_id, error_code=error.error, error_message=error.message))
+
+        provided_names: dict[str, None] = {}  # ordered sets
+        duplicate_provided_names: dict[str, None] = {}
+        provided_ids: dict[uuid.UUID, None] = {}
+        duplicate_provided_ids: dict[uuid.UUID, None] = {}
+
+        def add_provided_name(name: str) -> None:
+            if name in duplicate_provided_names or name in provided_names:
+                duplicate_provided_names[name] = None
+                provided_names.pop(name, None)
+            else:
+                provided_names[name] = None
+
+        for name in getattr(request, "topic_names", ()):
+            add_provided_name(name)
+        for topic in getattr(request, "topics", ()):
+            if topic.name is None:
+                if topic.topic_id == ZERO_UUID:
+                    append_response(None, ZERO_UUID, ApiError(Errors.INVALID_REQUEST,
+                                                              "Neither topic name nor id were specified."))
+                elif topic.topic_id in duplicate_provided_ids or topic.topic_id in provided_ids:
+                    duplicate_provided_ids[topic.topic_id] = None
+                    provided_ids.pop(topic.topic_id, None)
                 else:
-                    ids_by_name[name] = id_or_error
-            self.controller.delete_topics(context, list(ids_by_name.values())).add_done_callback(
-                lambda d: result.set_result(responses) if not ids_by_name else deleted(ids_by_name, d))
+                    provided_ids[topic.topic_id] = None
+            elif topic.topic_id == ZERO_UUID:
+                add_provided_name(topic.name)
+            else:
+                append_response(topic.name, topic.topic_id, ApiError(
+                    Errors.INVALID_REQUEST, "You may not specify both topic name and topic id."))
+        for name in duplicate_provided_names:
+            append_response(name, ZERO_UUID, ApiError(Errors.INVALID_REQUEST, "Duplicate topic name."))
+        for topic_id in duplicate_provided_ids:
+            append_response(None, topic_id, ApiError(Errors.INVALID_REQUEST, "Duplicate topic id."))
+        # The authorizer takes names: resolve the ids to names first.
+        to_authenticate: dict[str, None] = dict(provided_names)
+        id_to_name: dict[uuid.UUID, str] = {}
+        result: Future[list[Any]] = Future()
 
-        self.controller.find_topic_ids(context, names).add_done_callback(found)
-        return self._answer(request, result, lambda responses: build(schema, throttle_time=0,
-                                                                     responses=responses),
-                            lambda error, message: build(schema, throttle_time=0, responses=[
-                                {"name": name, "error_code": error, "error_message": message} for name in names]))
+        def then(step_future: Future[Any], next_step: Callable[[Any], None]) -> None:
+            def on_done(done: Future[Any]) -> None:
+                if done.exception() is not None:
+                    result.set_exception(done.exception())
+                    return
+                try:
+                    next_step(done.result())
+                except Exception as e:
+                    result.set_exception(e)
+            step_future.add_done_callback(on_done)
+
+        def names_found(topic_names: dict[uuid.UUID, Any]) -> None:
+            for topic_id, name_or_error in topic_names.items():
+                if isinstance(name_or_error, ApiError):
+                    append_response(None, topic_id, name_or_error)
+                else:
+                    to_authenticate[name_or_error] = None
+                    id_to_name[topic_id] = name_or_error
+            if has_cluster_auth:
+                describable = deletable = set(to_authenticate)
+            else:
+                describable = set(get_describable_topics(list(to_authenticate)))
+                deletable = set(get_deletable_topics(list(to_authenticate)))
+            # a topic given by id that may not be deleted: named only if the principal may describe it
+            for topic_id, name in list(id_to_name.items()):
+                if name not in deletable:
+                    append_response(name if name in describable else None, topic_id,
+                                    ApiError(Errors.TOPIC_AUTHORIZATION_FAILED))
+                    del id_to_name[topic_id]
+
+            def ids_found(topic_ids: dict[str, Any]) -> None:
+                for name, id_or_error in topic_ids.items():
+                    if name not in describable:
+                        append_response(name, ZERO_UUID, ApiError(Errors.TOPIC_AUTHORIZATION_FAILED))
+                    elif isinstance(id_or_error, ApiError):
+                        append_response(name, ZERO_UUID, id_or_error)
+                    elif name in deletable:
+                        if id_or_error in duplicate_provided_ids or id_or_error in id_to_name:
+                            # an id given and a name that maps to it: said only once authorization succeeded, as
+                            # saying it earlier would reveal the mapping
+                            duplicate_provided_ids[id_or_error] = None
+                            id_to_name.pop(id_or_error, None)
+                            append_response(name, id_or_error, ApiError(
+                                Errors.INVALID_REQUEST,
+                                "The provided topic name maps to an ID that was already supplied."))
+                        else:
+                            id_to_name[id_or_error] = name
+                    else:
+                        append_response(name, ZERO_UUID, ApiError(Errors.TOPIC_AUTHORIZATION_FAILED))
+
+                def deleted(id_to_error: dict[uuid.UUID, ApiError]) -> None:
+                    for topic_id, error in id_to_error.items():
+                        append_response(id_to_name.get(topic_id), topic_id, error)
+                    random.shuffle(responses)
+                    result.set_result(responses)
+                then(self.controller.delete_topics(context, list(id_to_name)), deleted)
+            then(self.controller.find_topic_ids(context, list(provided_names)), ids_found)
+        then(self.controller.find_topic_names(context, list(provided_ids)), names_found)
+        return result
 
     def handle_create_partitions(self, request: Request) -> Future[Any]:
         data = request.body
         schema = self.response_schema(request)
-        future = self.create_partitions(self._request_context(request, millis(data.timeout)), data)
-        return self._answer(request, future, lambda results: build(schema, throttle_time=0, results=results),
-                            lambda error, message: build(schema, throttle_time=0, results=[
-                                {"name": t.name, "error_code": error, "error_message": message}
-                                for t in data.topics]))
+        future = self.create_partitions(
+            self._request_context(request, millis(data.timeout)), data,
+            lambda names: self.auth_helper.filter_by_authorized(request, "ALTER", "TOPIC", names))
+        return self._answer(request, future, lambda results: build(schema, throttle_time=0,
+                                                                   results=[values(r) for r in results]))
 
-    def create_partitions(self, context: ControllerRequestContext, data: Any) -> Future[list[Any]]:
-        """Duplicated names are refused here, each once; the rest go to the controller."""
-        names = [t.name for t in data.topics]
-        duplicates = {n for n in names if names.count(n) > 1}
-        responses: list[Any] = [{"name": n, "error_code": Errors.INVALID_REQUEST,
-                                 "error_message": "Duplicate topic name."} for n in sorted(duplicates)]
-        topics = [t for t in data.topics if t.name not in duplicates]  # no authorizer: all may be altered
+    def create_partitions(self, context: ControllerRequestContext, request: Any,
+                          get_alter_authorized_topics: Callable[[Iterable[str]], set[str]]) -> Future[list[Any]]:
+        """A name given twice is refused (INVALID_REQUEST, once), and a topic the principal may not alter
+        (TOPIC_AUTHORIZATION_FAILED); the rest go to the controller."""
+        responses: list[Any] = []
+        duplicate_topic_names: dict[str, None] = {}  # ordered sets
+        topic_names: dict[str, None] = {}
+        for topic in request.topics:
+            if topic.name in topic_names:
+                duplicate_topic_names[topic.name] = None
+            topic_names[topic.name] = None
+        for name in duplicate_topic_names:
+            responses.append(_create_partitions_topic_result(name, Errors.INVALID_REQUEST, "Duplicate topic name."))
+            del topic_names[name]
+        authorized_topic_names = set(get_alter_authorized_topics(list(topic_names)))
+        topics = []
+        for name in topic_names:
+            if name in authorized_topic_names:
+                topics.append(next(t for t in request.topics if t.name == name))
+            else:
+                responses.append(_create_partitions_topic_result(name, Errors.TOPIC_AUTHORIZATION_FAILED, None))
         result: Future[list[Any]] = Future()
 
         def done(f: Future[Any]) -> None:
             if f.exception() is not None:
                 result.set_exception(f.exception())
-            else:
-                result.set_result(responses + list(f.result()))
-        self.controller.create_partitions(context, topics, data.validate_only).add_done_callback(done)
+                return
+            for r in f.result():
+                responses.append(r if not isinstance(r, dict) else build(
+                    create_partitions_response.CreatePartitionsTopicResult, **r))
+            result.set_result(responses)
+        self.controller.create_partitions(context, topics, request.validate_only).add_done_callback(done)
         return result
 
     def handle_alter_partition_request(self, request: Request) -> Future[Any]:
         schema = self.response_schema(request)
+        self.auth_helper.authorize_cluster_operation(request, "CLUSTER_ACTION")
         future = self.controller.alter_partition(self._request_context(request), request.body)
-        return self._answer(request, future, lambda response: convert(response, schema),
-                            lambda error, _m: build(schema, throttle_time=0, error_code=error, topics=[]))
+        return self._answer(request, future, lambda response: convert(response, schema))
 
     def handle_broker_registration(self, request: Request) -> Future[Any]:
         schema = self.response_schema(request)
+        self.auth_helper.authorize_cluster_operation(request, "CLUSTER_ACTION")
         future = self.controller.register_broker(self._request_context(request), request.body)
         return self._answer(request, future,
                             lambda reply: build(schema, throttle_time=0, error_code=Errors.NONE,
-                                                broker_epoch=reply.epoch),
-                            lambda error, _m: build(schema, throttle_time=0, error_code=error, broker_epoch=-1))
+                                                broker_epoch=reply.epoch))
 
     def handle_broker_heartbeat_request(self, request: Request) -> Future[Any]:
         schema = self.response_schema(request)
+        self.auth_helper.authorize_cluster_operation(request, "CLUSTER_ACTION")
         future = self.controller.process_broker_heartbeat(self._request_context(request), request.body)
         return self._answer(request, future,
                             lambda reply: build(schema, throttle_time=0, error_code=Errors.NONE,
                                                 is_caught_up=reply.is_caught_up, is_fenced=reply.is_fenced,
-                                                should_shut_down=reply.should_shut_down),
-                            lambda error, _m: build(schema, throttle_time=0, error_code=error, is_caught_up=False,
-                                                    is_fenced=True, should_shut_down=False))
+                                                should_shut_down=reply.should_shut_down))
+
+    def handle_unregister_broker(self, request: Request) -> Future[Any]:
+        """The broker leaves every ISR and leadership, then its registration goes (`kafka-cluster.sh
+        unregister`); it takes ALTER on the cluster."""
+        schema = self.response_schema(request)
+        self.auth_helper.authorize_cluster_operation(request, "ALTER")
+        future = self.controller.unregister_broker(self._request_context(request), request.body.broker_id)
+        return self._answer(request, future, lambda _: build(schema, throttle_time=0, error_code=Errors.NONE,
+                                                             error_message=None))
 
     def handle_allocate_producer_ids_request(self, request: Request) -> Future[Any]:
         schema = self.response_schema(request)
+        self.auth_helper.authorize_cluster_operation(request, "CLUSTER_ACTION")
         future = self.controller.allocate_producer_ids(self._request_context(request), request.body)
         return self._answer(request, future,
                             lambda block: build(schema, throttle_time=0, error_code=Errors.NONE,
                                                 producer_id_start=block.first_producer_id(),
-                                                producer_id_len=block.size()),
-                            lambda error, _m: build(schema, throttle_time=0, error_code=error, producer_id_start=-1,
-                                                    producer_id_len=0))
+                                                producer_id_len=block.size()))
 
     # -- DescribeCluster --------------------------------------------------------------------------------------------
 
     def handle_describe_cluster(self, request: Request) -> None:
-        """On a controller listener: the cluster id, the active controller and the voters as the nodes."""
+        """On a controller listener: the cluster id, the active controller and the voters as the nodes. Unlike on a
+        broker, it takes ALTER on the cluster."""
+        self.auth_helper.authorize_cluster_operation(request, "ALTER")
         schema = self.response_schema(request)
         leader = self.raft_manager.leader_and_epoch()
         voters = QuorumConfig.parse_voter_connections(self.config.quorum_config.voters())
@@ -331,6 +594,41 @@ class ControllerApis:
             brokers=[{"broker_id": node_id, "host": host, "port": port, "rack": None}
                      for node_id, (host, port) in voters.items()],
             cluster_authorized_operations=-2147483648))
+
+
+def _creatable_topic_result(name: str, error: Errors, message: str | None) -> Any:
+    return create_topics_response.CreatableTopicResult(name=name, topic_id=ZERO_UUID, error_code=error,
+                                                       error_message=message, configs=())
+
+
+def _create_partitions_topic_result(name: str, error: Errors, message: str | None) -> Any:
+    return create_partitions_response.CreatePartitionsTopicResult(name=name, error_code=error, error_message=message)
+
+
+def _error_body(schema: type[Any], error: Errors, message: str | None) -> Any:
+    """A response with its error code set and every other field at its default (Kafka's getErrorResponse of the
+    requests answered by one top-level error)."""
+    kwargs: dict[str, Any] = {}
+    for f in dataclasses.fields(schema):
+        if f.name == "error_code":
+            kwargs[f.name] = error
+        elif f.name == "error_message":
+            kwargs[f.name] = message
+        elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+            kind = classify_field(f)
+            if isinstance(kind, (EntityTupleField, PrimitiveTupleField)):
+                kwargs[f.name] = ()
+            elif isinstance(kind, PrimitiveField) and issubclass(kind.type_, datetime.timedelta):
+                kwargs[f.name] = datetime.timedelta(0)
+            elif isinstance(kind, PrimitiveField) and issubclass(kind.type_, bool):
+                kwargs[f.name] = False
+            elif isinstance(kind, PrimitiveField) and issubclass(kind.type_, str):
+                kwargs[f.name] = ""
+            elif isinstance(kind, PrimitiveField) and issubclass(kind.type_, uuid.UUID):
+                kwargs[f.name] = ZERO_UUID
+            else:
+                kwargs[f.name] = 0
+    return schema(**kwargs)
 
 
 def convert(body: Any, schema: type[Any]) -> Any:
