@@ -179,6 +179,26 @@ def tui(options: argparse.Namespace) -> int:
     return 0
 
 
+def raft_sim(options: argparse.Namespace) -> int:
+    """Kafka's raft event simulation (RaftEventSimulationTest) as a traced run: cluster_runner/raft_sim.py."""
+    from kafka_edu.cluster_runner.raft_sim import run_raft_sim, summary_lines
+    if options.voters < 1 or options.observers < 0 or options.steps < 0 or not 0 <= options.drop < 1:
+        console.print("raft-sim: --voters ≥ 1, --observers ≥ 0, --steps ≥ 0 and 0 ≤ --drop < 1")
+        return 2
+    every = options.progress_every or max(1000, options.steps // 10)
+    long_run = options.steps >= 2 * every
+
+    def report(line: str) -> None:
+        console.print(line, highlight=False, soft_wrap=True)
+
+    result = run_raft_sim(options.seed, options.voters, options.observers, options.drop, options.steps,
+                          Path(options.traces), trace=not options.no_trace, progress=report if long_run else None,
+                          progress_every=every)
+    for line in summary_lines(result):
+        report(line)
+    return result.exit_code
+
+
 def _run_manifest(options: argparse.Namespace, changes: bool = False) -> dict:
     """The manifest of `--run DIR`, else of the run a command means when it names none (RunDirectory.newest)."""
     from kafka_edu.cluster_runner.run_directory import RunDirectory
@@ -443,6 +463,34 @@ def build_parser() -> argparse.ArgumentParser:
     tu.add_argument("--zookeeper", help="use this ZooKeeper instead of starting one")
     tu.add_argument("--override", action="append", default=[], metavar="k=v", help="a broker property for all")
     tu.add_argument("--traces", default="traces")
+    rs = sub.add_parser(
+        "raft-sim", help="Kafka's raft event simulation: a KRaft quorum in this process on a simulated clock, its "
+                         "invariants checked after every step, its spans written as a run (traces/<run-id>/)",
+        description="Runs Kafka 3.9's RaftEventSimulationTest machinery: --voters KafkaRaftClients (and --observers) "
+                    "over in-memory logs and a simulated network, all on one simulated clock driven by one Random "
+                    "seeded with --seed, so a seed replays the same run. Each node polls every 3-7 ms, the network "
+                    "delivers every 2 ms and loses each message with probability --drop (a lost request is retried "
+                    "after the 3 s request timeout), and the leader appends the next value of a replicated counter "
+                    "every 2-4 ms. After every step (one scheduled event) "
+                    "the invariants are checked: MonotonicHighWatermark, MonotonicEpoch, "
+                    "MajorityReachedHighWatermark, SingleLeader, SnapshotAtLogStart, LeaderNeverLoadSnapshot; "
+                    "every --progress-every steps and at the end, ConsistentCommittedData. Prints a summary (leader "
+                    "changes, committed offset, each check's verdict); exit code 1 on a violation, naming the step "
+                    "and the invariant. Spans go to traces/<run-id>/controller-<id>.jsonl (observers: "
+                    "broker-<id>), timed on the simulated clock: kafka-edu tui --run traces/<run-id> reads them. "
+                    "Nodes do not crash or restart here; the test cases that kill and partition nodes are in "
+                    "tests/kafka_tests/v3_9/raft/raft/raft_event_simulation_test.py.")
+    rs.add_argument("--seed", type=int, default=0, help="the simulation's random seed (default 0)")
+    rs.add_argument("--voters", type=int, default=3, help="voters, node ids 1..N (default 3)")
+    rs.add_argument("--observers", type=int, default=0, help="observers after the voters (default 0)")
+    rs.add_argument("--drop", type=float, default=0.0,
+                    help="probability that the network loses a message, request or response (default 0)")
+    rs.add_argument("--steps", type=int, default=10_000, help="scheduled events to run (default 10000)")
+    rs.add_argument("--progress-every", type=int, default=0, metavar="N",
+                    help="compare the nodes' committed data, and report progress on a long run, every N steps "
+                         "(default: a tenth of the run, at least 1000)")
+    rs.add_argument("--traces", default="traces", help="where the run directory goes (default traces/)")
+    rs.add_argument("--no-trace", action="store_true", help="write no spans and no run directory")
     cg = sub.add_parser("consumer-groups", help="list or describe consumer groups (kafka-consumer-groups.sh)")
     group = cg.add_mutually_exclusive_group(required=True)
     group.add_argument("--list", action="store_true")
@@ -547,6 +595,8 @@ def main(argv: list[str] | None = None) -> int:
             return delete_records(options)
         if options.command == "log-dirs":
             return log_dirs(options)
+        if options.command == "raft-sim":
+            return raft_sim(options)
         if options.command == "mine":
             return mining_cli.run(options)
         if options.command == "lesson":

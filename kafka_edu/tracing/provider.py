@@ -1,5 +1,10 @@
 """One TracerProvider per process, writing the span files TRACING.md fixes.
 
+A process that runs several Kafka nodes in itself (the raft simulation, `kafka-edu raft-sim`) gives each node a
+Tracing of its own (`node_tracing`: its own `service.instance.id` and span file) and makes it the current one while
+that node's code runs (`with using(tracing):`); such a Tracing may read span times from a clock the process drives
+(`clock`, see clock.py) instead of the wall clock.
+
 Spans go to the files of `writer.py` (OTLP/JSON Lines through the official file exporter, starts in a side file so
 live views can draw a step that is still running), written in batches by one background thread a few times a
 second: the thread that starts or ends a span only appends it to a queue. Request-path traces are sampled and kept
@@ -10,6 +15,9 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 
 from opentelemetry import trace
@@ -77,8 +85,10 @@ class ExceptionsOnSpans(logging.Handler):
         current = trace.get_current_span()
         if current.is_recording():
             exc = record.exc_info[1]
+            tracing = current_tracing()
             current.record_exception(exc, attributes={"exception.type": type(exc).__name__,
-                                                      "exception.message": str(exc)})
+                                                      "exception.message": str(exc)},
+                                     timestamp=tracing.now_ns() if tracing is not None else None)
 
 
 class Tracing:
@@ -86,7 +96,7 @@ class Tracing:
 
     def __init__(self, provider: TracerProvider, process_attributes: ProcessAttributes,
                  writer: SpanFileWriter | None, memory: InMemorySpanExporter | None, span_file: Path | None,
-                 request_path_on: bool) -> None:
+                 request_path_on: bool, clock: Callable[[], int] | None = None) -> None:
         self.provider = provider
         self.tracer = provider.get_tracer("kafka_edu")
         self.process_attributes = process_attributes
@@ -94,6 +104,11 @@ class Tracing:
         self.memory = memory
         self.span_file = span_file
         self.request_path_on = request_path_on
+        self.clock = clock  # nanoseconds for span times; None: the wall clock (OpenTelemetry's own)
+
+    def now_ns(self) -> int | None:
+        """The time to stamp on a span start, end or event: None lets OpenTelemetry read the wall clock."""
+        return self.clock() if self.clock is not None else None
 
     @property
     def dropped(self) -> int:
@@ -121,9 +136,26 @@ def resource_for(instance_id: str, run_id: str, mode: str) -> Resource:
     })
 
 
-def setup_tracing(instance_id: str, run_id: str, mode: str = "zk", run_dir: Path | None = None) -> Tracing:
+def setup_tracing(instance_id: str, run_id: str, mode: str = "zk", run_dir: Path | None = None,
+                  clock: Callable[[], int] | None = None) -> Tracing:
     """Install this process's TracerProvider. With no run_dir, spans are kept in memory (tests)."""
     global _current
+    _current = _build(instance_id, run_id, mode, run_dir, clock)
+    _instrument_once()
+    return _current
+
+
+def node_tracing(instance_id: str, run_id: str, mode: str, run_dir: Path | None = None,
+                 clock: Callable[[], int] | None = None) -> Tracing:
+    """A Tracing for one of several nodes run in this process, current only inside `using(it)`; its spans go to
+    `<run_dir>/<instance_id>.jsonl` under that instance's resource, timed by `clock` when given."""
+    tracing = _build(instance_id, run_id, mode, run_dir, clock)
+    _instrument_once()
+    return tracing
+
+
+def _build(instance_id: str, run_id: str, mode: str, run_dir: Path | None,
+           clock: Callable[[], int] | None) -> Tracing:
     request_path_on = os.environ.get(TRACING_ENV, "on").lower() != "off"
     provider = TracerProvider(resource=resource_for(instance_id, run_id, mode),
                               sampler=RequestPathSampler(request_path_on),
@@ -139,20 +171,37 @@ def setup_tracing(instance_id: str, run_id: str, mode: str = "zk", run_dir: Path
         span_file = run_dir / f"{instance_id}.jsonl"
         writer = SpanFileWriter(run_dir, instance_id, TracePolicy.from_environment())
         provider.add_span_processor(writer)
-    _current = Tracing(provider, process_attributes, writer, memory, span_file, request_path_on)
+    return Tracing(provider, process_attributes, writer, memory, span_file, request_path_on, clock)
+
+
+def _instrument_once() -> None:
     from kafka_edu.tracing.instrument import instrument  # it imports the port, which imports this module
     instrument()
     root_logger = logging.getLogger()
     if _exception_handler not in root_logger.handlers:
         root_logger.addHandler(_exception_handler)
-    return _current
+
+
+_using: ContextVar[Tracing | None] = ContextVar("kafka_edu_tracing", default=None)
+
+
+@contextmanager
+def using(tracing: Tracing | None) -> Iterator[Tracing | None]:
+    """Make `tracing` the current one for the code inside (one node's turn in a simulation); None: the process's."""
+    token = _using.set(tracing)
+    try:
+        yield tracing
+    finally:
+        _using.reset(token)
 
 
 def current_tracing() -> Tracing | None:
-    return _current
+    chosen = _using.get()
+    return chosen if chosen is not None else _current
 
 
 def set_process_attribute(key: str, value: object) -> None:
     """Attach an attribute to every span this process starts from now on."""
-    if _current is not None:
-        _current.process_attributes.attributes[key] = value
+    tracing = current_tracing()
+    if tracing is not None:
+        tracing.process_attributes.attributes[key] = value

@@ -99,13 +99,14 @@ def _step_span_name(step_id: str) -> str:
 
 
 class _Open:
-    """One span in progress: what `_finish` needs to end it."""
+    """One span in progress: what `_finish` needs to end it (and the clock its times are read from)."""
 
-    __slots__ = ("span", "token")
+    __slots__ = ("span", "token", "tracing")
 
-    def __init__(self, span_: Span | None, token: object) -> None:
+    def __init__(self, span_: Span | None, token: object, tracing: provider.Tracing | None = None) -> None:
         self.span = span_
         self.token = token
+        self.tracing = tracing
 
 
 def _begin(m: _Marker, code: CodeType, line: int, scope: Callable[[], Mapping[str, Any]]) -> _Open | None:
@@ -143,8 +144,9 @@ def _begin(m: _Marker, code: CodeType, line: int, scope: Callable[[], Mapping[st
         breakpoints.on_step(step_id, m.name)
     links = [Link(c) for c in _described(m.links, scope) or ()] if m.links is not None else None
     span_ = tracing.tracer.start_span(m.name, context=context, attributes=attrs, links=links,
-                                      record_exception=False, set_status_on_exception=False)
-    return _Open(span_, otel_context.attach(trace.set_span_in_context(span_)))
+                                      start_time=tracing.now_ns(), record_exception=False,
+                                      set_status_on_exception=False)
+    return _Open(span_, otel_context.attach(trace.set_span_in_context(span_)), tracing)
 
 
 def _finish(m: _Marker, opened: _Open, exc: BaseException | None, scope: Callable[[], Mapping[str, Any]]) -> None:
@@ -152,16 +154,21 @@ def _finish(m: _Marker, opened: _Open, exc: BaseException | None, scope: Callabl
     if span_ is None:
         otel_context.detach(opened.token)
         return
+    now_ns = opened.tracing.now_ns if opened.tracing is not None else _wall_clock
     if exc is not None:
         # Python exceptions here carry Kafka's class names (InconsistentBrokerIdException, ...).
-        span_.record_exception(exc, attributes={"exception.type": type(exc).__name__})
+        span_.record_exception(exc, attributes={"exception.type": type(exc).__name__}, timestamp=now_ns())
         span_.set_status(Status(StatusCode.ERROR, f"{type(exc).__name__}: {exc}"))
     if m.end is not None:
         described = _described(m.end, scope)
         if described:
             span_.set_attributes(described)
     otel_context.detach(opened.token)  # after the describers: they may name the span as the current one
-    span_.end()
+    span_.end(end_time=now_ns())
+
+
+def _wall_clock() -> None:
+    return None  # OpenTelemetry reads the wall clock itself
 
 
 def _described(describer: Callable[[Mapping[str, Any]], Any], scope: Callable[[], Mapping[str, Any]]) -> Any:
@@ -279,7 +286,7 @@ def _decorate(m: _Marker, func: F) -> F:
             tracing = provider.current_tracing()
             if tracing is None or (m.request_root and not tracing.request_path_on):
                 return func(*args, **kwargs)
-            started = time.time_ns()
+            started = tracing.now_ns() or time.time_ns()
             result = func(*args, **kwargs)
             _retro_span(tracing, m, code, line, started, scope_of(args, kwargs, result))
             return result
@@ -314,7 +321,7 @@ def _retro_span(tracing: provider.Tracing, m: _Marker, code: CodeType, line: int
     links = [Link(c) for c in _described(m.links, scope) or ()] if m.links is not None else None
     span_ = tracing.tracer.start_span(m.name, context=_ROOT_CONTEXT if m.root else None, attributes=attrs,
                                       links=links, start_time=started)
-    span_.end()
+    span_.end(end_time=tracing.now_ns())
 
 
 def event(name_or_step: str, owner: Any = _NO_OWNER, /, **values: Any) -> None:
@@ -354,7 +361,8 @@ def _add_event(current: Span, name_or_step: str, scope: Mapping[str, Any]) -> No
         attrs.update(_described(describer, lambda: scope) or {})
     if EVENTS[name]:
         attrs["kafka.step"] = EVENTS[name]
-    current.add_event(name, attrs)
+    tracing = provider.current_tracing()
+    current.add_event(name, attrs, timestamp=tracing.now_ns() if tracing is not None else None)
 
 
 # -- context across threads and processes (used by the tracing package and the wire codec) ------------------------
