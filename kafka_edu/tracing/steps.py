@@ -498,6 +498,7 @@ EVENTS: dict[str, str | None] = {
     "leader.epoch.stale": None,
     "raft.vote.granted": None,  # KRaft: a vote a voter granted or refused, with its reason
     "broker.state.change": None,  # KRaft: a broker's BrokerLifecycleManager changed its BrokerState
+    "partition.uncleanable": None,  # Kafka 3.9's cleaner gave up on a partition after a failure (CL.work)
 }
 
 # Roots of request-path traces: a connection accepted, a processor's loop phases, one client request, and a follower's

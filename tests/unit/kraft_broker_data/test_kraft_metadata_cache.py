@@ -90,7 +90,8 @@ def test_only_unfenced_brokers_are_alive() -> None:
     assert not cache.has_alive_broker(9) and not cache.is_broker_fenced(9)  # unknown is not fenced either
     assert cache.get_alive_broker_epoch(2) == 11 and cache.get_alive_broker_epoch(3) is None
     assert cache.get_alive_broker_nodes("PLAINTEXT") == [Node(1, "127.0.0.1", 9093), Node(2, "127.0.0.1", 9094)]
-    assert cache.get_alive_broker_node(3, "PLAINTEXT") == Node(3, "127.0.0.1", 9095)  # registered: has a node
+    assert cache.get_alive_broker_node(2, "PLAINTEXT") == Node(2, "127.0.0.1", 9094)
+    assert cache.get_alive_broker_node(3, "PLAINTEXT") is None  # registered but fenced: not alive
     assert cache.get_alive_broker_node(1, "SSL") is None
 
     # a broker in controlled shutdown is still alive, but may not join an ISR

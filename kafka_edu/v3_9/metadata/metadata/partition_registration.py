@@ -58,7 +58,9 @@ class PartitionRegistration:
             isr=tuple(record.isr), removing_replicas=tuple(record.removing_replicas),
             adding_replicas=tuple(record.adding_replicas), leader=record.leader,
             leader_recovery_state=LeaderRecoveryState(record.leader_recovery_state),
-            leader_epoch=record.leader_epoch, partition_epoch=record.partition_epoch)
+            leader_epoch=record.leader_epoch, partition_epoch=record.partition_epoch,
+            elr=tuple(getattr(record, "eligible_leader_replicas", None) or ()),
+            last_known_elr=tuple(getattr(record, "last_known_elr", None) or ()))
 
     def merge(self, record: Any) -> PartitionRegistration:
         """This partition after a PartitionChangeRecord: a new leader bumps the leader epoch, and every change

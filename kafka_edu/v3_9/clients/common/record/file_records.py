@@ -8,6 +8,7 @@ pread/pwrite.
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Iterable
 from pathlib import Path
@@ -40,7 +41,13 @@ class FileChannel:
         flags = os.O_RDWR | os.O_CREAT if mutable else os.O_RDONLY
         return FileChannel(path, os.open(path, flags, 0o644))
 
+    def _ensure_open(self) -> None:
+        # a closed descriptor number may already belong to another file: fail as Java's closed channel does
+        if not self._open:
+            raise OSError(errno.EBADF, "java.nio.channels.ClosedChannelException")
+
     def size(self) -> int:
+        self._ensure_open()
         return os.fstat(self.fd).st_size
 
     def position(self, new_position: int | None = None) -> int:
@@ -50,6 +57,7 @@ class FileChannel:
 
     def read(self, size: int, position: int) -> bytes:
         """Up to `size` bytes at `position`, fewer only at the end of the file (Utils.readFully)."""
+        self._ensure_open()
         chunks = []
         remaining = size
         while remaining > 0:
@@ -63,16 +71,19 @@ class FileChannel:
 
     def write(self, data: bytes | bytearray | memoryview) -> int:
         """Write at the channel's position and advance it."""
+        self._ensure_open()
         written = os.pwrite(self.fd, data, self._position)
         self._position += written
         return written
 
     def truncate(self, size: int) -> None:
+        self._ensure_open()
         os.ftruncate(self.fd, size)
         if self._position > size:
             self._position = size
 
     def force(self, meta_data: bool) -> None:
+        self._ensure_open()
         os.fsync(self.fd) if meta_data else os.fdatasync(self.fd)
 
     def is_open(self) -> bool:

@@ -57,7 +57,9 @@ class RequestContext:
     def parse_request(self, buffer: ByteBuffer | bytes | bytearray | memoryview) -> RequestAndSize:
         """The body after the header; InvalidRequestException when it cannot be parsed."""
         try:
-            decoded = decode_request(frame_bytes(buffer))
+            # which versions this listener serves was decided before (the Processor's isApiEnabled check): here any
+            # version the message schema knows parses, whatever another part of the process narrowed ApiKeys to
+            decoded = decode_request(frame_bytes(buffer), _any_known_version)
         except CodecError as e:
             if isinstance(e, UnsupportedVersionError) and e.api_key is ApiKeys.API_VERSIONS:
                 return RequestAndSize(None, 0)
@@ -73,8 +75,8 @@ class RequestContext:
         return ByteBufferSend.size_prefixed(ByteBuffer.wrap(payload))
 
     def is_unsupported_api_versions_request(self) -> bool:
-        return self.header.api_key is ApiKeys.API_VERSIONS and not ApiKeys.API_VERSIONS.is_supported(
-            self.header.api_version)
+        return self.header.api_key is ApiKeys.API_VERSIONS and not _any_known_version(ApiKeys.API_VERSIONS,
+                                                                                       self.header.api_version)
 
     def api_version(self) -> int:
         # an ApiVersions request of a version this broker lacks is answered at v0, which every client reads
@@ -92,3 +94,7 @@ class RequestContext:
                 f"listenerName={self.listener_name}, securityProtocol={self.security_protocol.name}, "
                 f"clientInformation={self.client_information}, fromPrivilegedListener="
                 f"{str(self.from_privileged_listener).lower()})")
+
+
+def _any_known_version(api: ApiKeys, version: int) -> bool:
+    return api.oldest_version <= version <= api.latest_version

@@ -23,6 +23,32 @@ def flush_dir(path: Path) -> None:
         os.close(fd)
 
 
+def flush_dir_if_exists(path: Path) -> None:
+    """Utils.flushDirIfExists: flush_dir, but a directory that is gone (renamed for deletion) is fine."""
+    try:
+        flush_dir(path)
+    except FileNotFoundError:
+        pass
+
+
+def delete(file: Path | None) -> None:
+    """Utils.delete: remove a file or a directory tree; one already gone is fine."""
+    if file is None:
+        return
+    if file.is_dir() and not file.is_symlink():
+        shutil.rmtree(file, onerror=_ignore_missing)
+    else:
+        try:
+            file.unlink()
+        except FileNotFoundError:
+            pass
+
+
+def _ignore_missing(function: Callable[..., object], path: str, exc_info: tuple) -> None:
+    if not isinstance(exc_info[1], FileNotFoundError):
+        raise exc_info[1]
+
+
 def atomic_move_with_fallback(source: Path, target: Path, need_flush_parent_dir: bool = True) -> None:
     """Utils.atomicMoveWithFallback: rename atomically, else move; then fsync the target's directory."""
     try:

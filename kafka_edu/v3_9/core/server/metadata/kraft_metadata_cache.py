@@ -6,6 +6,7 @@ import logging
 import random
 import uuid
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from kafka_edu.v1_0_2.clients.common.errors import InvalidTopicException
@@ -16,7 +17,7 @@ from kafka_edu.v1_0_2.core.server.replica_manager import INTERNAL_TOPICS
 from kafka_edu.v3_9.clients.common.protocol.errors import Errors
 from kafka_edu.v3_9.metadata.controller.configuration_control_manager import ConfigResource, ConfigResourceType
 from kafka_edu.v3_9.metadata.image.metadata_image import MetadataImage
-from kafka_edu.v3_9.metadata.metadata.broker_registration import Endpoint
+from kafka_edu.v3_9.metadata.metadata.broker_registration import BrokerRegistration, Endpoint
 from kafka_edu.v3_9.metadata.metadata.partition_registration import NO_LEADER, PartitionRegistration
 from kafka_edu.v3_9.raft.raft.voter_set import Node
 from kafka_edu.v3_9.server_common.server.common.metadata_version import MetadataVersion
@@ -25,6 +26,15 @@ log = logging.getLogger("kafka.server.metadata.KRaftMetadataCache")
 
 ZERO_UUID = uuid.UUID(int=0)  # Uuid.ZERO_UUID: the id of a topic the image does not have
 NO_NODE = Node(-1, "", -1)  # Node.noNode(): a leader that is known but has no endpoint on the listener
+
+
+@dataclass
+class UpdateMetadataPartitionState(PartitionState):
+    """UpdateMetadataRequestData.UpdateMetadataPartitionState as getPartitionInfo answers: the 1.0.2 PartitionState
+    (what the 1.0.2 code reading the cache expects) with the topic name and partition index 3.9's message has."""
+
+    topic_name: str = ""
+    partition_index: int = -1
 
 
 class KRaftMetadataCache:
@@ -92,13 +102,23 @@ class KRaftMetadataCache:
 
     def _get_offline_replicas(self, image: MetadataImage, partition: PartitionRegistration,
                               listener_name: str) -> list[int]:
-        # Without JBOD a replica is offline when its broker is: not registered, fenced, or not on this listener.
+        """Replicas whose broker is not registered, or is offline for this partition (`_is_replica_offline`)."""
         offline_replicas = []
         for broker_id in partition.replicas:
             broker = image.cluster.broker(broker_id)
-            if broker is None or broker.fenced or listener_name not in broker.listeners:
+            if broker is None or self._is_replica_offline(partition, listener_name, broker):
                 offline_replicas.append(broker_id)
         return offline_replicas
+
+    def _is_replica_offline(self, partition: PartitionRegistration, listener_name: str,
+                            broker: BrokerRegistration) -> bool:
+        """Fenced, not on this listener, or (JBOD) assigned to a log dir the broker does not have online."""
+        return (broker.fenced or listener_name not in broker.listeners
+                or self._is_replica_in_offline_dir(broker, partition))
+
+    @staticmethod
+    def _is_replica_in_offline_dir(broker: BrokerRegistration, partition: PartitionRegistration) -> bool:
+        return not broker.has_online_dir(partition.directory(broker.id))
 
     def _get_alive_endpoint(self, image: MetadataImage, broker_id: int, listener_name: str) -> Node | None:
         """The broker's endpoint on the listener, if it is registered and has one (3.9 does not look at fencing
@@ -143,12 +163,12 @@ class KRaftMetadataCache:
                 replica_nodes=self._maybe_filter_alive_replicas(image, partition.replicas, listener_name, False),
                 isr_nodes=self._maybe_filter_alive_replicas(image, partition.isr, listener_name, False),
                 offline_replicas=self._get_offline_replicas(image, partition, listener_name),
-                eligible_leader_replicas=[], last_known_elr=[]))  # KIP-966's ELR: not ported, always empty
+                eligible_leader_replicas=list(partition.elr), last_known_elr=list(partition.last_known_elr)))
         return result, next_index
 
-    def describe_topic_response(self, topics: Iterable[str], listener_name: str,
-                                topic_partition_start_index: Callable[[str], int], maximum_number_of_partitions: int,
-                                ignore_topics_with_exceptions: bool) -> dict[str, Any]:
+    def get_topic_metadata_for_describe_topic_response(
+            self, topics: Iterable[str], listener_name: str, topic_partition_start_index: Callable[[str], int],
+            maximum_number_of_partitions: int, ignore_topics_with_exceptions: bool) -> dict[str, Any]:
         """DescribeTopicPartitions' answer for `topics` (sorted by name), paged: at most
         `maximum_number_of_partitions` partitions, and a next cursor where the page ends."""
         image = self._current_image
@@ -180,6 +200,9 @@ class KRaftMetadataCache:
                 result["next_cursor"] = dict(topic_name=topic_name, partition_index=0)
                 break
         return result
+
+    # the name DescribeTopicPartitionsRequestHandler calls it by
+    describe_topic_response = get_topic_metadata_for_describe_topic_response
 
     def get_all_topics(self) -> set[str]:
         return set(self._current_image.topics.topics_by_name)
@@ -233,8 +256,9 @@ class KRaftMetadataCache:
         return [n for n in nodes if n is not None]
 
     def get_alive_broker_node(self, broker_id: int, listener_name: str) -> Node | None:
+        """The broker's endpoint on the listener; None if it is not registered, fenced, or not on the listener."""
         broker = self._current_image.cluster.broker(broker_id)
-        return None if broker is None else _node(broker_id, broker.listeners.get(listener_name))
+        return None if broker is None or broker.fenced else _node(broker_id, broker.listeners.get(listener_name))
 
     def get_alive_broker_nodes(self, listener_name: str) -> list[Node]:
         nodes = []
@@ -244,16 +268,17 @@ class KRaftMetadataCache:
                 nodes.append(node)
         return nodes
 
-    def get_partition_info(self, topic_name: str, partition_id: int) -> PartitionState | None:
+    def get_partition_info(self, topic_name: str, partition_id: int) -> UpdateMetadataPartitionState | None:
         """The partition as UpdateMetadata would have carried it: no controller epoch (the controller keeps none for
-        brokers), the partition epoch where ZooKeeper had the znode version."""
+        brokers), the partition epoch where ZooKeeper had the znode version; no offline replicas."""
         topic = self._current_image.topics.get_topic(topic_name)
         partition = None if topic is None else topic.partitions.get(partition_id)
         if partition is None:
             return None
-        return PartitionState(controller_epoch=-1, leader=partition.leader, leader_epoch=partition.leader_epoch,
-                              isr=list(partition.isr), zk_version=partition.partition_epoch,
-                              replicas=list(partition.replicas))
+        return UpdateMetadataPartitionState(
+            topic_name=topic_name, partition_index=partition_id, controller_epoch=-1, leader=partition.leader,
+            leader_epoch=partition.leader_epoch, isr=list(partition.isr), zk_version=partition.partition_epoch,
+            replicas=list(partition.replicas))
 
     def num_partitions(self, topic_name: str) -> int | None:
         topic = self._current_image.topics.get_topic(topic_name)
@@ -286,8 +311,10 @@ class KRaftMetadataCache:
             for partition in topic.partitions.values():
                 for replica_id in partition.replicas:
                     broker = image.cluster.broker(replica_id)
-                    node = None if broker is None else _node(replica_id, broker.listeners.get(listener_name))
-                    result[replica_id] = node or NO_NODE
+                    if broker is not None and not broker.fenced:
+                        node = _node(replica_id, broker.listeners.get(listener_name))
+                        if node is not None and not _is_empty(node):
+                            result[replica_id] = node
         return result
 
     def get_controller_id(self) -> int | None:
@@ -323,6 +350,11 @@ class KRaftMetadataCache:
 
     def get_cluster_id(self) -> str | None:
         return self._cluster_id
+
+
+def _is_empty(node: Node) -> bool:
+    """Node.isEmpty: no host or no port."""
+    return not node.host or node.port < 0
 
 
 def _node(broker_id: int, endpoint: Endpoint | None) -> Node | None:

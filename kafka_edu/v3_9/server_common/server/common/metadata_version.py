@@ -5,6 +5,7 @@ from __future__ import annotations
 from enum import Enum
 
 from kafka_edu.v1_0_2.clients.common.errors import IllegalArgumentException
+from kafka_edu.v3_9.clients.common.record.record_version import RecordVersion
 
 
 class MetadataVersion(Enum):
@@ -100,6 +101,33 @@ class MetadataVersion(Enum):
 
     def is_directory_assignment_supported(self) -> bool:
         return self.is_at_least(MetadataVersion.IBP_3_7_IV2)
+
+    # added for the 3.9 KafkaConfig port: what KafkaConfig.validateValues asks of the inter-broker protocol
+    def is_sasl_inter_broker_handshake_request_enabled(self) -> bool:
+        return self.is_at_least(MetadataVersion.IBP_0_10_0_IV1)
+
+    def is_feature_versioning_supported(self) -> bool:
+        return self.is_at_least(MetadataVersion.IBP_2_7_IV0)
+
+    def is_topic_ids_supported(self) -> bool:
+        return self.is_at_least(MetadataVersion.IBP_2_8_IV0)
+
+    def is_migration_supported(self) -> bool:
+        return self.is_at_least(MetadataVersion.IBP_3_4_IV0)
+
+    @staticmethod
+    def min_supported_for(record_version: RecordVersion) -> MetadataVersion:
+        return {RecordVersion.V0: MetadataVersion.IBP_0_8_0, RecordVersion.V1: MetadataVersion.IBP_0_10_0_IV0,
+                RecordVersion.V2: MetadataVersion.IBP_0_11_0_IV0}[record_version]
+
+    def highest_supported_record_version(self) -> RecordVersion:
+        """The newest record format (magic) brokers at this version write (added for the 3.9 LocalLog port)."""
+        if self.is_less_than(MetadataVersion.IBP_0_10_0_IV0):
+            return RecordVersion.V0
+        elif self.is_less_than(MetadataVersion.IBP_0_11_0_IV0):
+            return RecordVersion.V1
+        else:
+            return RecordVersion.V2
 
     def is_at_least(self, other: MetadataVersion) -> bool:
         return _ORDER[self] >= _ORDER[other]

@@ -195,7 +195,8 @@ class AbstractIndex:
                 log.debug("Index %s was not resized because it already has size %s", self._file.absolute(),
                           rounded_new_size)
                 return False
-            raf = open(self._file, "r+b")  # closed in finally, as Kafka does
+            # RandomAccessFile(file, "rw"): a missing file is created; closed in finally, as Kafka does
+            raf = open(os.open(self._file, os.O_RDWR | os.O_CREAT, 0o644), "r+b")
             try:
                 position = self._mmap.position()
 

@@ -22,6 +22,8 @@ from kafka_edu.v1_0_2.clients.common.config.config_def import (
     ValidString,
 )
 from kafka_edu.v1_0_2.clients.common.errors import InvalidConfigurationException
+from kafka_edu.v3_9.clients.common.record.record_version import RecordVersion
+from kafka_edu.v3_9.clients.common.record.timestamp_type import TimestampType
 from kafka_edu.v3_9.server_common.server.common.metadata_version import MetadataVersion
 
 LONG_MAX = 2**63 - 1
@@ -175,7 +177,8 @@ def validate(existing_configs: Mapping[str, str], props: Mapping[str, Any],
 
 class LogConfig:
     """LogConfig(props): a topic's log configs, parsed (defaults filled in). Added for the 3.9 segment port with the
-    fields a segment and its log read; compression, message format and remote-log fields are not here yet."""
+    fields a segment and its log read; LocalLog and UnifiedLog added the message format, compression, timestamp
+    and remote-log fields (RemoteLogConfig's are plain fields here)."""
 
     def __init__(self, props: Mapping[str, Any], overridden_configs: frozenset[str] = frozenset()) -> None:
         self.props = dict(props)
@@ -203,9 +206,65 @@ class LogConfig:
         self.min_in_sync_replicas: int = values["min.insync.replicas"]
         self.preallocate: bool = values["preallocate"]
         self.message_down_conversion_enable: bool = values["message.downconversion.enable"]
+        # added for the 3.9 UnifiedLog port: what an append and retention read
+        self.compression_type: str = values["compression.type"]
+        self.compression = self._get_compression(values)
+        self.message_timestamp_type = TimestampType.for_name(values["message.timestamp.type"])
+        self.message_timestamp_difference_max_ms: int = values["message.timestamp.difference.max.ms"]
+        # before/after fall back to the deprecated difference config while they keep their default
+        before = values["message.timestamp.before.max.ms"]
+        after = values["message.timestamp.after.max.ms"]
+        self.message_timestamp_before_max_ms: int = (before if before != LONG_MAX
+                                                     else self.message_timestamp_difference_max_ms)
+        self.message_timestamp_after_max_ms: int = (after if after != LONG_MAX
+                                                    else self.message_timestamp_difference_max_ms)
+        self._remote_storage_enable: bool = values["remote.storage.enable"]
+        self._remote_log_copy_disable: bool = values["remote.log.copy.disable"]
+        self._local_retention_ms: int = values["local.retention.ms"]
+        self._local_retention_bytes: int = values["local.retention.bytes"]
+        self.message_format_version = MetadataVersion.from_version_string(values["message.format.version"])
 
     def max_message_size(self) -> int:
         return self._max_message_size
+
+    @staticmethod
+    def _get_compression(values: Mapping[str, Any]) -> Any:
+        """LogConfig.getCompression: the topic's codec with its level; None for `producer` (keep the producer's)."""
+        from kafka_edu.v3_9.clients.common.compress.compression import Compression
+        compression_type = values["compression.type"]
+        if compression_type == "gzip":
+            return Compression.gzip().level(values["compression.gzip.level"]).build()
+        if compression_type == "lz4":
+            return Compression.lz4().level(values["compression.lz4.level"]).build()
+        if compression_type == "zstd":
+            return Compression.zstd().level(values["compression.zstd.level"]).build()
+        if compression_type == "snappy":
+            return Compression.snappy().build()
+        if compression_type == "uncompressed":
+            return Compression.NONE
+        return None
+
+    def remote_storage_enable(self) -> bool:
+        return self._remote_storage_enable
+
+    def remote_log_copy_disable(self) -> bool:
+        return self._remote_log_copy_disable
+
+    def local_retention_ms(self) -> int:
+        return self.retention_ms if self._local_retention_ms == DEFAULT_LOCAL_RETENTION_MS else self._local_retention_ms
+
+    def local_retention_bytes(self) -> int:
+        return (self.retention_size if self._local_retention_bytes == DEFAULT_LOCAL_RETENTION_BYTES
+                else self._local_retention_bytes)
+
+    def record_version(self) -> RecordVersion:
+        return self.message_format_version.highest_supported_record_version()
+
+    def init_file_size(self) -> int:
+        """The size a new segment file is created with: the whole segment when preallocating."""
+        if self.preallocate:
+            return self.segment_size
+        return 0
 
     def random_segment_jitter(self) -> int:
         """A random jitter below min(segment.jitter.ms, segment.ms), so that segments do not all roll at once."""
@@ -217,3 +276,87 @@ class LogConfig:
         if self.compact and self.max_compaction_lag_ms > 0:
             return min(self.max_compaction_lag_ms, self.segment_ms)
         return self.segment_ms
+
+
+# Added for the 3.9 KafkaConfig port: the broker's log configs (LogConfig.SERVER_CONFIG_DEF), and when the deprecated
+# message format config still counts.
+def _server_config_def() -> ConfigDef:
+    from kafka_edu.v3_9.server_common.server.config import server_log_configs as s
+    hours = 60 * 60 * 1000
+    validator = CONFIG.config_keys  # the topic configs' validators serve their broker synonyms too
+    return (ConfigDef()
+            .define(s.NUM_PARTITIONS_CONFIG, Type.INT, s.NUM_PARTITIONS_DEFAULT, Range.at_least(1))
+            .define(s.LOG_DIR_CONFIG, Type.STRING, s.LOG_DIR_DEFAULT)
+            .define(s.LOG_DIRS_CONFIG, Type.STRING, None)
+            .define(s.LOG_SEGMENT_BYTES_CONFIG, Type.INT, DEFAULT_SEGMENT_BYTES, Range.at_least(RECORD_OVERHEAD_V0))
+            .define(s.LOG_ROLL_TIME_MILLIS_CONFIG, Type.LONG, None)
+            .define(s.LOG_ROLL_TIME_HOURS_CONFIG, Type.INT, DEFAULT_SEGMENT_MS // hours, Range.at_least(1))
+            .define(s.LOG_ROLL_TIME_JITTER_MILLIS_CONFIG, Type.LONG, None)
+            .define(s.LOG_ROLL_TIME_JITTER_HOURS_CONFIG, Type.INT, DEFAULT_SEGMENT_JITTER_MS // hours,
+                    Range.at_least(0))
+            .define(s.LOG_RETENTION_TIME_MILLIS_CONFIG, Type.LONG, None)
+            .define(s.LOG_RETENTION_TIME_MINUTES_CONFIG, Type.INT, None)
+            .define(s.LOG_RETENTION_TIME_HOURS_CONFIG, Type.INT, DEFAULT_RETENTION_MS // hours)
+            .define(s.LOG_RETENTION_BYTES_CONFIG, Type.LONG, s.LOG_RETENTION_BYTES_DEFAULT)
+            .define(s.LOG_CLEANUP_INTERVAL_MS_CONFIG, Type.LONG, s.LOG_CLEANUP_INTERVAL_MS_DEFAULT, Range.at_least(1))
+            .define(s.LOG_CLEANUP_POLICY_CONFIG, Type.LIST, s.LOG_CLEANUP_POLICY_DEFAULT,
+                    ValidList.in_("compact", "delete"))
+            .define(s.LOG_INDEX_SIZE_MAX_BYTES_CONFIG, Type.INT, s.LOG_INDEX_SIZE_MAX_BYTES_DEFAULT, Range.at_least(4))
+            .define(s.LOG_INDEX_INTERVAL_BYTES_CONFIG, Type.INT, s.LOG_INDEX_INTERVAL_BYTES_DEFAULT, Range.at_least(0))
+            .define(s.LOG_FLUSH_INTERVAL_MESSAGES_CONFIG, Type.LONG, s.LOG_FLUSH_INTERVAL_MESSAGES_DEFAULT,
+                    Range.at_least(1))
+            .define(s.LOG_DELETE_DELAY_MS_CONFIG, Type.LONG, s.LOG_DELETE_DELAY_MS_DEFAULT, Range.at_least(0))
+            .define(s.LOG_FLUSH_SCHEDULER_INTERVAL_MS_CONFIG, Type.LONG, s.LOG_FLUSH_SCHEDULER_INTERVAL_MS_DEFAULT)
+            .define(s.LOG_FLUSH_INTERVAL_MS_CONFIG, Type.LONG, None)
+            .define(s.LOG_FLUSH_OFFSET_CHECKPOINT_INTERVAL_MS_CONFIG, Type.INT,
+                    s.LOG_FLUSH_OFFSET_CHECKPOINT_INTERVAL_MS_DEFAULT, Range.at_least(0))
+            .define(s.LOG_FLUSH_START_OFFSET_CHECKPOINT_INTERVAL_MS_CONFIG, Type.INT,
+                    s.LOG_FLUSH_START_OFFSET_CHECKPOINT_INTERVAL_MS_DEFAULT, Range.at_least(0))
+            .define(s.LOG_PRE_ALLOCATE_CONFIG, Type.BOOLEAN, DEFAULT_PREALLOCATE)
+            .define(s.NUM_RECOVERY_THREADS_PER_DATA_DIR_CONFIG, Type.INT, s.NUM_RECOVERY_THREADS_PER_DATA_DIR_DEFAULT,
+                    Range.at_least(1))
+            .define(s.AUTO_CREATE_TOPICS_ENABLE_CONFIG, Type.BOOLEAN, s.AUTO_CREATE_TOPICS_ENABLE_DEFAULT)
+            .define(s.MIN_IN_SYNC_REPLICAS_CONFIG, Type.INT, s.MIN_IN_SYNC_REPLICAS_DEFAULT, Range.at_least(1))
+            .define(s.LOG_MESSAGE_FORMAT_VERSION_CONFIG, Type.STRING, s.LOG_MESSAGE_FORMAT_VERSION_DEFAULT,
+                    _metadata_version_validator)
+            .define(s.LOG_MESSAGE_TIMESTAMP_TYPE_CONFIG, Type.STRING, s.LOG_MESSAGE_TIMESTAMP_TYPE_DEFAULT,
+                    validator["message.timestamp.type"].validator)
+            .define(s.LOG_MESSAGE_TIMESTAMP_DIFFERENCE_MAX_MS_CONFIG, Type.LONG,
+                    s.LOG_MESSAGE_TIMESTAMP_DIFFERENCE_MAX_MS_DEFAULT, Range.at_least(0))
+            .define(s.LOG_MESSAGE_TIMESTAMP_BEFORE_MAX_MS_CONFIG, Type.LONG,
+                    s.LOG_MESSAGE_TIMESTAMP_BEFORE_MAX_MS_DEFAULT, Range.at_least(0))
+            .define(s.LOG_MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG, Type.LONG,
+                    s.LOG_MESSAGE_TIMESTAMP_AFTER_MAX_MS_DEFAULT, Range.at_least(0))
+            .define(s.CREATE_TOPIC_POLICY_CLASS_NAME_CONFIG, Type.CLASS, None)
+            .define(s.ALTER_CONFIG_POLICY_CLASS_NAME_CONFIG, Type.CLASS, None)
+            .define(s.LOG_MESSAGE_DOWNCONVERSION_ENABLE_CONFIG, Type.BOOLEAN,
+                    s.LOG_MESSAGE_DOWNCONVERSION_ENABLE_DEFAULT)
+            .define(s.LOG_DIR_FAILURE_TIMEOUT_MS_CONFIG, Type.LONG, s.LOG_DIR_FAILURE_TIMEOUT_MS_DEFAULT,
+                    Range.at_least(1))
+            .define(s.LOG_INITIAL_TASK_DELAY_MS_CONFIG, Type.LONG, s.LOG_INITIAL_TASK_DELAY_MS_DEFAULT,
+                    Range.at_least(0)))
+
+
+SERVER_CONFIG_DEF = _server_config_def()
+
+
+def should_ignore_message_format_version(inter_broker_protocol_version: MetadataVersion) -> bool:
+    """From 3.0 on, log.message.format.version / message.format.version are ignored."""
+    return inter_broker_protocol_version.is_at_least(MetadataVersion.IBP_3_0_IV1)
+
+
+class MessageFormatVersion:
+    """LogConfig.MessageFormatVersion: a (deprecated) message format version next to the inter-broker protocol."""
+
+    def __init__(self, message_format_version_string: str, inter_broker_protocol_version_string: str) -> None:
+        self.message_format_version_string = message_format_version_string
+        self.inter_broker_protocol_version_string = inter_broker_protocol_version_string
+        self.message_format_version = MetadataVersion.from_version_string(message_format_version_string)
+        self.inter_broker_protocol_version = MetadataVersion.from_version_string(inter_broker_protocol_version_string)
+
+    def should_ignore(self) -> bool:
+        return should_ignore_message_format_version(self.inter_broker_protocol_version)
+
+    def should_warn(self) -> bool:
+        return (self.inter_broker_protocol_version.is_at_least(MetadataVersion.IBP_3_0_IV1)
+                and self.message_format_version.highest_supported_record_version().precedes(RecordVersion.V2))

@@ -1,0 +1,36 @@
+"""Port of server/src/main/java/org/apache/kafka/server/metrics/MetricConfigs.java (Kafka 3.9): the metrics sampling
+and reporter keys (defined so a broker's properties are read as 3.9 reads them; this port reports no JMX metrics)."""
+
+from __future__ import annotations
+
+from kafka_edu.v3_9.clients.common.config.config_def import ConfigDef, Range, Type
+
+METRIC_SAMPLE_WINDOW_MS_CONFIG = "metrics.sample.window.ms"
+METRIC_SAMPLE_WINDOW_MS_DEFAULT = 30000
+METRIC_NUM_SAMPLES_CONFIG = "metrics.num.samples"
+METRIC_NUM_SAMPLES_DEFAULT = 2
+METRIC_REPORTER_CLASSES_CONFIG = "metric.reporters"
+METRIC_REPORTER_CLASSES_DEFAULT = ""
+METRIC_RECORDING_LEVEL_CONFIG = "metrics.recording.level"
+METRIC_RECORDING_LEVEL_DEFAULT = "INFO"
+AUTO_INCLUDE_JMX_REPORTER_CONFIG = "auto.include.jmx.reporter"
+AUTO_INCLUDE_JMX_REPORTER_DEFAULT = True
+KAFKA_METRICS_REPORTER_CLASSES_CONFIG = "kafka.metrics.reporters"
+KAFKA_METRIC_REPORTER_CLASSES_DEFAULT = ""
+KAFKA_METRICS_POLLING_INTERVAL_SECONDS_CONFIG = "kafka.metrics.polling.interval.secs"
+KAFKA_METRICS_POLLING_INTERVAL_SECONDS_DEFAULT = 10
+CLIENT_TELEMETRY_MAX_BYTES_CONFIG = "telemetry.max.bytes"
+CLIENT_TELEMETRY_MAX_BYTES_DEFAULT = 1024 * 1024
+
+CONFIG_DEF = (
+    ConfigDef()
+    .define(METRIC_NUM_SAMPLES_CONFIG, Type.INT, METRIC_NUM_SAMPLES_DEFAULT, Range.at_least(1))
+    .define(METRIC_SAMPLE_WINDOW_MS_CONFIG, Type.LONG, METRIC_SAMPLE_WINDOW_MS_DEFAULT, Range.at_least(1))
+    .define(METRIC_REPORTER_CLASSES_CONFIG, Type.LIST, METRIC_REPORTER_CLASSES_DEFAULT)
+    .define(METRIC_RECORDING_LEVEL_CONFIG, Type.STRING, METRIC_RECORDING_LEVEL_DEFAULT)
+    .define(AUTO_INCLUDE_JMX_REPORTER_CONFIG, Type.BOOLEAN, AUTO_INCLUDE_JMX_REPORTER_DEFAULT)
+    .define(KAFKA_METRICS_REPORTER_CLASSES_CONFIG, Type.LIST, KAFKA_METRIC_REPORTER_CLASSES_DEFAULT)
+    .define(KAFKA_METRICS_POLLING_INTERVAL_SECONDS_CONFIG, Type.INT, KAFKA_METRICS_POLLING_INTERVAL_SECONDS_DEFAULT,
+            Range.at_least(1))
+    .define(CLIENT_TELEMETRY_MAX_BYTES_CONFIG, Type.INT, CLIENT_TELEMETRY_MAX_BYTES_DEFAULT, Range.at_least(1))
+)

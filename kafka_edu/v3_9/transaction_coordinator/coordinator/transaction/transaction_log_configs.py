@@ -1,0 +1,39 @@
+"""Port of transaction-coordinator/src/main/java/org/apache/kafka/coordinator/transaction/TransactionLogConfigs.java
+(Kafka 3.9): the __transaction_state topic's shape, producer-id expiration and partition verification."""
+
+from __future__ import annotations
+
+from kafka_edu.v3_9.clients.common.config.config_def import ConfigDef, Range, Type
+
+TRANSACTIONS_TOPIC_PARTITIONS_CONFIG = "transaction.state.log.num.partitions"
+TRANSACTIONS_TOPIC_PARTITIONS_DEFAULT = 50
+TRANSACTIONS_TOPIC_SEGMENT_BYTES_CONFIG = "transaction.state.log.segment.bytes"
+TRANSACTIONS_TOPIC_SEGMENT_BYTES_DEFAULT = 100 * 1024 * 1024
+TRANSACTIONS_TOPIC_REPLICATION_FACTOR_CONFIG = "transaction.state.log.replication.factor"
+TRANSACTIONS_TOPIC_REPLICATION_FACTOR_DEFAULT = 3
+TRANSACTIONS_TOPIC_MIN_ISR_CONFIG = "transaction.state.log.min.isr"
+TRANSACTIONS_TOPIC_MIN_ISR_DEFAULT = 2
+TRANSACTIONS_LOAD_BUFFER_SIZE_CONFIG = "transaction.state.log.load.buffer.size"
+TRANSACTIONS_LOAD_BUFFER_SIZE_DEFAULT = 5 * 1024 * 1024
+TRANSACTION_PARTITION_VERIFICATION_ENABLE_CONFIG = "transaction.partition.verification.enable"
+TRANSACTION_PARTITION_VERIFICATION_ENABLE_DEFAULT = True
+PRODUCER_ID_EXPIRATION_MS_CONFIG = "producer.id.expiration.ms"
+PRODUCER_ID_EXPIRATION_MS_DEFAULT = 86400000
+PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS_CONFIG = "producer.id.expiration.check.interval.ms"
+PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS_DEFAULT = 600000
+
+CONFIG_DEF = (
+    ConfigDef()
+    .define(TRANSACTIONS_TOPIC_MIN_ISR_CONFIG, Type.INT, TRANSACTIONS_TOPIC_MIN_ISR_DEFAULT, Range.at_least(1))
+    .define(TRANSACTIONS_LOAD_BUFFER_SIZE_CONFIG, Type.INT, TRANSACTIONS_LOAD_BUFFER_SIZE_DEFAULT, Range.at_least(1))
+    .define(TRANSACTIONS_TOPIC_REPLICATION_FACTOR_CONFIG, Type.SHORT, TRANSACTIONS_TOPIC_REPLICATION_FACTOR_DEFAULT,
+            Range.at_least(1))
+    .define(TRANSACTIONS_TOPIC_PARTITIONS_CONFIG, Type.INT, TRANSACTIONS_TOPIC_PARTITIONS_DEFAULT, Range.at_least(1))
+    .define(TRANSACTIONS_TOPIC_SEGMENT_BYTES_CONFIG, Type.INT, TRANSACTIONS_TOPIC_SEGMENT_BYTES_DEFAULT,
+            Range.at_least(1))
+    .define(TRANSACTION_PARTITION_VERIFICATION_ENABLE_CONFIG, Type.BOOLEAN,
+            TRANSACTION_PARTITION_VERIFICATION_ENABLE_DEFAULT)
+    .define(PRODUCER_ID_EXPIRATION_MS_CONFIG, Type.INT, PRODUCER_ID_EXPIRATION_MS_DEFAULT, Range.at_least(1))
+    .define_internal(PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS_CONFIG, Type.INT,
+                     PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS_DEFAULT, Range.at_least(1))
+)
