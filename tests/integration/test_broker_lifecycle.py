@@ -11,9 +11,10 @@ from kafka_edu.v1_0_2.core.log.log import Log
 from kafka_edu.v1_0_2.core.log.log_config import LogConfig
 from tests.integration.helpers import meta_broker_id, wait_until
 
-# CT.startup.1 is KafkaController.startup itself, inside LC.startup.12; the Startup event runs in its own trace.
+# CL.startup is LogCleaner.startup, inside LC.startup.08 (log.cleaner.enable is true by default); CT.startup.1 is
+# KafkaController.startup itself, inside LC.startup.12; the Startup event runs in its own trace.
 STARTUP_ORDER = ["LC.startup.01", "LC.startup.02", "LC.startup.03", "LC.startup.04", "LC.startup.05",
-                 "LC.startup.06", "LC.startup.07", "LC.startup.08", "LC.startup.09", "LC.startup.10",
+                 "LC.startup.06", "LC.startup.07", "LC.startup.08", "CL.startup", "LC.startup.09", "LC.startup.10",
                  "LC.startup.11", "LC.startup.12", "CT.startup.1", "LC.startup.13", "LC.startup.14",
                  "LC.startup.15", "LC.startup.16", "LC.startup.17", "LC.startup.18", "LC.startup.19",
                  "LC.startup.20", "LC.startup.21", "LC.startup.22", "LC.startup.23", "LC.startup.24"]
