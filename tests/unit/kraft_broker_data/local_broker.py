@@ -18,9 +18,9 @@ from kafka_edu.v1_0_2.core.server.log_dir_failure_channel import LogDirFailureCh
 from kafka_edu.v1_0_2.core.utils.concurrent import AtomicBoolean
 from kafka_edu.v1_0_2.core.utils.kafka_scheduler import KafkaScheduler
 from kafka_edu.v3_9.core.server.alter_partition_manager import AlterPartitionManager
+from kafka_edu.v3_9.core.server.kraft_replica_manager_bridge import KRaftReplicaManager
 from kafka_edu.v3_9.core.server.metadata.broker_metadata_publisher import BrokerMetadataPublisher
 from kafka_edu.v3_9.core.server.metadata.kraft_metadata_cache import KRaftMetadataCache
-from kafka_edu.v3_9.core.server.replica_manager import KRaftReplicaManager
 from kafka_edu.v3_9.metadata.image.loader.snapshot_manifest import SnapshotManifest
 from kafka_edu.v3_9.metadata.image.metadata_delta import MetadataDelta
 from kafka_edu.v3_9.metadata.image.metadata_image import MetadataImage

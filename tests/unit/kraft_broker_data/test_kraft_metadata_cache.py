@@ -9,8 +9,8 @@ from kafka_edu.v1_0_2.core.log.log import TopicPartition
 from kafka_edu.v1_0_2.core.server.kafka_apis import KafkaApis
 from kafka_edu.v1_0_2.core.server.metadata_cache import Broker
 from kafka_edu.v3_9.clients.common.protocol.errors import Errors
+from kafka_edu.v3_9.core.server.kraft_replica_manager_bridge import to_leader_and_isr_partition_state
 from kafka_edu.v3_9.core.server.metadata.kraft_metadata_cache import NO_NODE, ZERO_UUID, KRaftMetadataCache
-from kafka_edu.v3_9.core.server.replica_manager import to_leader_and_isr_partition_state
 from kafka_edu.v3_9.metadata.common.metadata import (
     ApiMessageAndVersion,
     BrokerRegistrationChangeRecord,

@@ -48,6 +48,7 @@ from kafka_edu.v3_9.core.server.alter_partition_manager import AlterPartitionMan
 from kafka_edu.v3_9.core.server.auto_topic_creation_manager import DefaultAutoTopicCreationManager
 from kafka_edu.v3_9.core.server.broker_lifecycle_manager import BrokerLifecycleManager
 from kafka_edu.v3_9.core.server.forwarding_manager import ForwardingManagerImpl
+from kafka_edu.v3_9.core.server.kraft_replica_manager_bridge import KRaftReplicaManager
 from kafka_edu.v3_9.core.server.metadata.broker_metadata_publisher import BrokerMetadataPublisher
 from kafka_edu.v3_9.core.server.metadata.kraft_metadata_cache import KRaftMetadataCache
 from kafka_edu.v3_9.core.server.node_to_controller_channel_manager import (
@@ -56,7 +57,6 @@ from kafka_edu.v3_9.core.server.node_to_controller_channel_manager import (
     NodeToControllerChannelManagerImpl,
     RaftControllerNodeProvider,
 )
-from kafka_edu.v3_9.core.server.replica_manager import KRaftReplicaManager
 from kafka_edu.v3_9.core.server.shared_server import SharedServer
 from kafka_edu.v3_9.metadata.metadata.broker_state import BrokerState
 from kafka_edu.v3_9.server_common.server.util.future_utils import Deadline, wait_with_logging

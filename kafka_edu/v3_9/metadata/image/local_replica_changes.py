@@ -7,9 +7,10 @@ import uuid
 from dataclasses import dataclass, field
 
 from kafka_edu.v1_0_2.core.log.log import TopicPartition
+from kafka_edu.v3_9.clients.common.topic_id_partition import TopicIdPartition
 from kafka_edu.v3_9.metadata.image.topic_delta import TopicDelta
 from kafka_edu.v3_9.metadata.image.topics_delta import TopicsDelta
-from kafka_edu.v3_9.metadata.metadata.partition_registration import PartitionRegistration
+from kafka_edu.v3_9.metadata.metadata.partition_registration import MIGRATING_DIR, PartitionRegistration
 
 
 @dataclass(frozen=True)
@@ -25,17 +26,16 @@ class PartitionInfo:
 
 @dataclass(frozen=True)
 class LocalReplicaChanges:
-    """The partitions a delta removes from this broker, makes it lead and makes it follow.
-
-    3.9 also maps each changed partition to its log directory (JBOD, KIP-858); this port has one log directory, so
-    that map is left out.
-    """
+    """The partitions a delta removes from this broker, makes it lead and makes it follow, with the log directory
+    of each it leads or follows (KIP-858)."""
 
     deletes: set[TopicPartition] = field(default_factory=set)
     leaders: dict[TopicPartition, PartitionInfo] = field(default_factory=dict)
     followers: dict[TopicPartition, PartitionInfo] = field(default_factory=dict)
     # topic name -> id, for the topics of `leaders` and `followers`
     topic_ids: dict[str, uuid.UUID] = field(default_factory=dict)
+    # the log directory the metadata assigns to each partition of `leaders` and `followers` (KIP-858)
+    directory_ids: dict[TopicIdPartition, uuid.UUID] = field(default_factory=dict)
 
     def __str__(self) -> str:
         return (f"LocalReplicaChanges(deletes = {sorted(map(str, self.deletes))}, leaders = "
@@ -61,6 +61,9 @@ def topic_local_changes(topic_delta: TopicDelta, broker_id: int) -> LocalReplica
             target = changes.leaders if partition.leader == broker_id else changes.followers
             target[topic_partition] = PartitionInfo(topic_delta.id(), partition)
             changes.topic_ids.setdefault(topic_delta.name(), topic_delta.id())
+            # a registration built without directories (as records before KIP-858 are read) is MIGRATING
+            directory = partition.directory(broker_id) if partition.directories else MIGRATING_DIR
+            changes.directory_ids[TopicIdPartition(topic_delta.id(), topic_partition)] = directory
     return changes
 
 
@@ -74,6 +77,7 @@ def local_changes(topics_delta: TopicsDelta, broker_id: int) -> LocalReplicaChan
         changes.leaders.update(topic_changes.leaders)
         changes.followers.update(topic_changes.followers)
         changes.topic_ids.update(topic_changes.topic_ids)
+        changes.directory_ids.update(topic_changes.directory_ids)
     for topic_id in topics_delta.deleted_topic_ids():
         topic_image = topics_delta.image().get_topic(topic_id)
         for partition_id, prev_partition in topic_image.partitions.items():

@@ -20,6 +20,7 @@ class Node:
     id: int
     host: str
     port: int
+    rack: str | None = None
 
     def id_string(self) -> str:
         return str(self.id)

@@ -24,8 +24,8 @@ if TYPE_CHECKING:
     from kafka_edu.v1_0_2.core.coordinator.transaction.transaction_coordinator import TransactionCoordinator
     from kafka_edu.v1_0_2.core.log.log_manager import LogManager
     from kafka_edu.v1_0_2.core.server.kafka_config import KafkaConfig
+    from kafka_edu.v3_9.core.server.kraft_replica_manager_bridge import KRaftReplicaManager
     from kafka_edu.v3_9.core.server.metadata.kraft_metadata_cache import KRaftMetadataCache
-    from kafka_edu.v3_9.core.server.replica_manager import KRaftReplicaManager
 
 log = logging.getLogger("kafka.server.metadata.BrokerMetadataPublisher")
 
