@@ -1,0 +1,431 @@
+"""1.0.2's group and transaction coordinators on Kafka 3.9's ReplicaManager and UnifiedLog, through the KRaft
+broker's seams (kraft_coordinator_bridge.py, group_coordinator_adapter.py): a real 3.9 LogManager on a tmp dir, a 3.9
+ReplicaManager that leads `__consumer_offsets-0` and `__transaction_state-0` through a metadata delta, and the
+requests as KafkaApis hands them over (kio bodies, a RequestContext).
+
+A consumer joins, syncs and commits; a second coordinator elected on the same partition loads the group from the
+log and answers the same offsets; the member leaves, the group is deleted, and a third coordinator finds neither.
+A transaction's offsets count once its COMMIT marker is reported. A transactional producer id persists in
+`__transaction_state` and a second transaction coordinator reloads it.
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections.abc import Iterator
+from concurrent.futures import Future
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from kio.schema.join_group.v9.request import JoinGroupRequest
+from kio.schema.leave_group.v5.request import LeaveGroupRequest
+from kio.schema.list_groups.v4.request import ListGroupsRequest
+from kio.schema.offset_commit.v8.request import OffsetCommitRequest
+from kio.schema.offset_fetch.v8.request import OffsetFetchRequestGroup
+from kio.schema.sync_group.v5.request import SyncGroupRequest
+from kio.schema.txn_offset_commit.v3.request import TxnOffsetCommitRequest
+from kio.schema.types import BrokerId, TopicName
+from kio.static.primitive import i32
+
+from kafka_edu.v1_0_2.clients.common.requests.transaction_result import TransactionResult
+from kafka_edu.v1_0_2.core.coordinator.group.group_metadata_manager import GROUP_METADATA_TOPIC_NAME
+from kafka_edu.v1_0_2.core.coordinator.transaction.transaction_coordinator import (
+    InitProducerIdResult,
+    TransactionCoordinator,
+)
+from kafka_edu.v1_0_2.core.coordinator.transaction.transaction_state_manager import (
+    TRANSACTION_STATE_TOPIC_NAME,
+    TransactionConfig,
+    TransactionStateManager,
+)
+from kafka_edu.v1_0_2.core.server.kafka_config import KafkaConfig
+from kafka_edu.v1_0_2.core.utils.kafka_scheduler import KafkaScheduler
+from kafka_edu.v3_9.clients.common.protocol.api_keys import ApiKeys
+from kafka_edu.v3_9.clients.common.protocol.builder import build
+from kafka_edu.v3_9.clients.common.protocol.errors import Errors
+from kafka_edu.v3_9.clients.common.topic_partition import TopicPartition
+from kafka_edu.v3_9.core.coordinator.group.group_coordinator_adapter import GroupCoordinatorAdapter
+from kafka_edu.v3_9.core.server.kraft_coordinator_bridge import CoordinatorReplicaManager, TransactionCoordinatorAdapter
+from kafka_edu.v3_9.core.server.replica_manager import ReplicaManager
+from kafka_edu.v3_9.metadata.common.metadata.partition_record import PartitionRecord
+from kafka_edu.v3_9.metadata.common.metadata.topic_record import TopicRecord
+from kafka_edu.v3_9.metadata.image.topics_delta import TopicsDelta
+from kafka_edu.v3_9.metadata.image.topics_image import TopicsImage
+from tests.kafka_tests.v3_9.core.coordinator.group.group_coordinator_adapter_test import make_context
+from tests.kafka_tests.v3_9.core.server.replica_manager_test import image_from_topics, setup_replica_manager
+
+BROKER_ID = 0
+WAIT_S = 10
+OFFSETS_TP = TopicPartition(GROUP_METADATA_TOPIC_NAME, 0)
+TXN_TP = TopicPartition(TRANSACTION_STATE_TOPIC_NAME, 0)
+
+
+def _lead_locally(replica_manager: ReplicaManager, topics: list[str]) -> None:
+    """The metadata delta that makes this broker the only replica and leader of partition 0 of each topic."""
+    delta = TopicsDelta(TopicsImage.EMPTY)
+    for name in topics:
+        topic_id = uuid.uuid4()
+        delta.replay_topic(TopicRecord(name=TopicName(name), topic_id=topic_id))
+        delta.replay_partition(PartitionRecord(
+            partition_id=i32(0), topic_id=topic_id, replicas=(BrokerId(BROKER_ID),), isr=(i32(BROKER_ID),),
+            removing_replicas=(), adding_replicas=(), leader=BrokerId(BROKER_ID), leader_epoch=i32(0),
+            partition_epoch=i32(0), directories=()))
+    replica_manager.apply_delta(delta, image_from_topics(delta.apply()))
+
+
+@pytest.fixture
+def replica_manager(tmp_path: Path) -> Iterator[ReplicaManager]:
+    world = setup_replica_manager(tmp_path, BROKER_ID, log_dirs=[tmp_path / "data"])
+    _lead_locally(world.replica_manager, [GROUP_METADATA_TOPIC_NAME, TRANSACTION_STATE_TOPIC_NAME])
+    yield world.replica_manager
+    world.replica_manager.shutdown(checkpoint_hw=False)
+
+
+def _drain(scheduler: KafkaScheduler) -> None:
+    """Wait until what the one-thread scheduler runs now (a load) has run: a task queued after it runs after it."""
+    done = threading.Event()
+    scheduler.schedule("drain", done.set)
+    assert done.wait(WAIT_S)
+
+
+def _result(future: Future[Any]) -> Any:
+    return future.result(timeout=WAIT_S)
+
+
+# -- the group coordinator ------------------------------------------------------------------------------------
+
+
+def _group_coordinator(replica_manager: ReplicaManager) -> GroupCoordinatorAdapter:
+    # one offsets partition; no initial rebalance delay: the first join completes once the purgatory's reaper
+    # sees it due
+    config = KafkaConfig.from_props({
+        "process.roles": "broker", "node.id": str(BROKER_ID), "controller.quorum.voters": "1@127.0.0.1:9093",
+        "controller.listener.names": "CONTROLLER", "listeners": "PLAINTEXT://127.0.0.1:9092",
+        "log.dirs": "/tmp/kafka-edu-coordinator-bridge-test", "offsets.topic.num.partitions": "1",
+        "group.initial.rebalance.delay.ms": "0"}, do_log=False)
+    adapter = GroupCoordinatorAdapter.apply(config, replica_manager)
+    adapter.startup(lambda: 1)
+    return adapter
+
+
+def _elect(adapter: GroupCoordinatorAdapter, leader_epoch: int) -> None:
+    adapter.on_election(0, leader_epoch)
+    _drain(adapter.coordinator.group_manager.scheduler)
+
+
+def _fetch(adapter: GroupCoordinatorAdapter, group_id: str) -> dict[str, Any]:
+    request = build(OffsetFetchRequestGroup, group_id=group_id,
+                    topics=[dict(name="foo", partition_indexes=[0, 1])])
+    return _result(adapter.fetch_offsets(make_context(ApiKeys.OFFSET_FETCH, 8), request, False))
+
+
+@dataclass
+class Member:
+    member_id: str
+    generation_id: int
+
+
+def _join_and_sync(adapter: GroupCoordinatorAdapter, group_id: str) -> Member:
+    join = build(JoinGroupRequest, group_id=group_id, session_timeout=10000, rebalance_timeout=10000, member_id="",
+                 group_instance_id=None, protocol_type="consumer", reason=None,
+                 protocols=[dict(name="range", metadata=b"subscription")])
+    joined = _result(adapter.join_group(make_context(ApiKeys.JOIN_GROUP, 9), join))
+    assert joined["error_code"] == Errors.NONE
+    member_id = joined["member_id"]
+    assert member_id.startswith("client-")
+    assert joined["leader"] == member_id
+    assert joined["generation_id"] == 1
+    assert joined["protocol_type"] == "consumer" and joined["protocol_name"] == "range"
+    assert joined["members"] == [dict(member_id=member_id, group_instance_id=None, metadata=b"subscription")]
+
+    sync = build(SyncGroupRequest, group_id=group_id, generation_id=1, member_id=member_id, group_instance_id=None,
+                 protocol_type="consumer", protocol_name="range",
+                 assignments=[dict(member_id=member_id, assignment=b"foo-0,foo-1")])
+    synced = _result(adapter.sync_group(make_context(ApiKeys.SYNC_GROUP, 5), sync))
+    assert synced == dict(error_code=Errors.NONE, protocol_type="consumer", protocol_name="range",
+                          assignment=b"foo-0,foo-1")
+    return Member(member_id, 1)
+
+
+def test_a_consumer_group_commits_and_a_new_coordinator_loads_it_from_the_log(
+        replica_manager: ReplicaManager) -> None:
+    first = _group_coordinator(replica_manager)
+    try:
+        _elect(first, 0)
+        member = _join_and_sync(first, "group")
+
+        commit = build(OffsetCommitRequest, group_id="group", generation_id_or_member_epoch=member.generation_id,
+                       member_id=member.member_id, group_instance_id=None,
+                       topics=[dict(name="foo", partitions=[
+                           dict(partition_index=0, committed_offset=42, committed_leader_epoch=-1,
+                                committed_metadata="m0"),
+                           dict(partition_index=1, committed_offset=7, committed_leader_epoch=-1,
+                                committed_metadata=None)])])
+        committed = _result(first.commit_offsets(make_context(ApiKeys.OFFSET_COMMIT, 8), commit))
+        assert committed == dict(topics=[dict(name="foo", partitions=[
+            dict(partition_index=0, error_code=Errors.NONE), dict(partition_index=1, error_code=Errors.NONE)])])
+
+        expected = dict(group_id="group", topics=[dict(name="foo", partitions=[
+            dict(partition_index=0, metadata="m0", committed_offset=42, committed_leader_epoch=-1,
+                 error_code=Errors.NONE),
+            dict(partition_index=1, metadata="", committed_offset=7, committed_leader_epoch=-1,
+                 error_code=Errors.NONE)])])
+        assert _fetch(first, "group") == expected
+    finally:
+        first.shutdown()
+
+    # the group's record (at the sync) and the offsets' batch are in the 3.9 log
+    assert replica_manager.get_log_end_offset(OFFSETS_TP) == 3
+
+    second = _group_coordinator(replica_manager)
+    try:
+        _elect(second, 1)
+        assert _fetch(second, "group") == expected
+        described = _result(second.describe_groups(make_context(ApiKeys.DESCRIBE_GROUPS, 5), ["group"]))
+        assert described[0]["error_code"] == Errors.NONE
+        assert described[0]["group_state"] == "Stable"
+        assert described[0]["protocol_data"] == "range"
+        assert [m["member_id"] for m in described[0]["members"]] == [member.member_id]
+        assert described[0]["members"][0]["member_assignment"] == b"foo-0,foo-1"
+        listed = _result(second.list_groups(make_context(ApiKeys.LIST_GROUPS, 4),
+                                                build(ListGroupsRequest, states_filter=["stable"])))
+        assert listed == dict(error_code=Errors.NONE, groups=[dict(group_id="group", protocol_type="consumer",
+                                                                   group_state="Stable", group_type="classic")])
+
+        # the loaded member leaves: the group empties and the new generation's record goes to the log
+        leave = build(LeaveGroupRequest, group_id="group",
+                      members=[dict(member_id=member.member_id, group_instance_id=None, reason=None)])
+        left = _result(second.leave_group(make_context(ApiKeys.LEAVE_GROUP, 5), leave))
+        assert left == dict(error_code=Errors.NONE, members=[
+            dict(member_id=member.member_id, group_instance_id=None, error_code=Errors.NONE)])
+
+        # the empty group is deleted: its offsets' and its own tombstones go to the leader's log directly
+        end_before_delete = replica_manager.get_log_end_offset(OFFSETS_TP)
+        deleted = _result(second.delete_groups(make_context(ApiKeys.DELETE_GROUPS, 2), ["group"]))
+        assert deleted == [dict(group_id="group", error_code=Errors.NONE)]
+        assert replica_manager.get_log_end_offset(OFFSETS_TP) == end_before_delete + 3
+    finally:
+        second.shutdown()
+
+    # a third coordinator replays the tombstones: neither the group nor its offsets are left
+    third = _group_coordinator(replica_manager)
+    try:
+        _elect(third, 2)
+        assert _fetch(third, "group") == dict(group_id="group", topics=[dict(name="foo", partitions=[
+            dict(partition_index=p, metadata="", committed_offset=-1, committed_leader_epoch=-1,
+                 error_code=Errors.NONE) for p in (0, 1)])])
+        described = _result(third.describe_groups(make_context(ApiKeys.DESCRIBE_GROUPS, 5), ["group"]))
+        assert described[0]["group_state"] == "Dead"
+    finally:
+        third.shutdown()
+
+
+def test_static_members_are_not_supported(replica_manager: ReplicaManager) -> None:
+    adapter = _group_coordinator(replica_manager)
+    try:
+        _elect(adapter, 0)
+        join = build(JoinGroupRequest, group_id="group", session_timeout=10000, rebalance_timeout=10000,
+                     member_id="", group_instance_id="instance-1", protocol_type="consumer", reason=None,
+                     protocols=[dict(name="range", metadata=b"")])
+        future = adapter.join_group(make_context(ApiKeys.JOIN_GROUP, 9), join)
+        assert Errors.for_exception(future.exception(timeout=WAIT_S)) == Errors.UNSUPPORTED_VERSION
+    finally:
+        adapter.shutdown()
+
+
+def test_offsets_partition_led_elsewhere_is_not_coordinator(replica_manager: ReplicaManager) -> None:
+    """Before its election no group is this coordinator's: a group-level error fails the fetch."""
+    adapter = _group_coordinator(replica_manager)
+    try:
+        future = adapter.fetch_offsets(make_context(ApiKeys.OFFSET_FETCH, 8),
+                                       build(OffsetFetchRequestGroup, group_id="group", topics=None), False)
+        assert Errors.for_exception(future.exception(timeout=WAIT_S)) == Errors.NOT_COORDINATOR
+    finally:
+        adapter.shutdown()
+
+
+# -- the replica manager face ----------------------------------------------------------------------------------
+
+
+def test_appends_of_a_partition_not_led_here_fail_as_3_9_says(replica_manager: ReplicaManager) -> None:
+    bridge = CoordinatorReplicaManager(replica_manager)
+    assert bridge.get_magic(OFFSETS_TP) == 2
+    assert bridge.get_magic(TopicPartition(GROUP_METADATA_TOPIC_NAME, 1)) is None
+    assert bridge.get_log(TopicPartition(GROUP_METADATA_TOPIC_NAME, 1)) is None
+    assert bridge.get_partition(TopicPartition(GROUP_METADATA_TOPIC_NAME, 1)) is None
+
+    responses: list[Any] = []
+    bridge.append_records(timeout=1000, required_acks=-1, internal_topics_allowed=True, is_from_client=False,
+                          entries_per_partition={TopicPartition(GROUP_METADATA_TOPIC_NAME, 1): b""},
+                          response_callback=responses.append)
+    assert len(responses) == 1
+    assert responses[0][TopicPartition(GROUP_METADATA_TOPIC_NAME, 1)].error == Errors.UNKNOWN_TOPIC_OR_PARTITION
+
+
+# -- the transaction coordinator -------------------------------------------------------------------------------
+
+
+class FakeProducerIdManager:
+    """Hands out producer ids from 1000 (the controller's block, in a broker)."""
+
+    def __init__(self) -> None:
+        self.next_producer_id = 1000
+
+    def generate_producer_id(self) -> int:
+        self.next_producer_id += 1
+        return self.next_producer_id - 1
+
+    def shutdown(self) -> None:
+        pass
+
+
+class FakeMarkerChannelManager:
+    """Records the markers the coordinator would send to the partitions' leaders."""
+
+    def __init__(self) -> None:
+        self.removed: list[int] = []
+        self.markers: list[tuple[str, TransactionResult]] = []
+
+    def remove_markers_for_txn_topic_partition(self, txn_topic_partition_id: int) -> None:
+        self.removed.append(txn_topic_partition_id)
+
+    def add_txn_markers_to_send(self, transactional_id: str, coordinator_epoch: int, txn_result: TransactionResult,
+                                *args: Any) -> None:
+        self.markers.append((transactional_id, txn_result))
+
+    def start(self) -> None:
+        pass
+
+    def shutdown(self) -> None:
+        pass
+
+
+def _transaction_coordinator(replica_manager: ReplicaManager) -> TransactionCoordinatorAdapter:
+    txn_config = TransactionConfig(transaction_log_num_partitions=1)
+    scheduler = KafkaScheduler(threads=1, thread_name_prefix="transaction-test-")
+    txn_manager = TransactionStateManager(BROKER_ID, None, scheduler, CoordinatorReplicaManager(replica_manager),
+                                          txn_config)
+    coordinator = TransactionCoordinator(BROKER_ID, None, txn_config=txn_config, scheduler=scheduler,
+                                         txn_manager=txn_manager,
+                                         txn_marker_channel_manager=FakeMarkerChannelManager(),
+                                         producer_id_manager=FakeProducerIdManager())
+    adapter = TransactionCoordinatorAdapter(coordinator)
+    adapter.startup(lambda: 1)
+    return adapter
+
+
+def _init_producer_id(adapter: TransactionCoordinatorAdapter, transactional_id: str,
+                      expected: Any = None) -> InitProducerIdResult:
+    future: Future[InitProducerIdResult] = Future()
+    adapter.handle_init_producer_id(transactional_id, 60000, expected, future.set_result)
+    return _result(future)
+
+
+def test_a_transactional_producer_id_persists_and_reloads(replica_manager: ReplicaManager) -> None:
+    first = _transaction_coordinator(replica_manager)
+    try:
+        first.on_election(0, 0)
+        _drain(first.coordinator.scheduler)
+        assert first.coordinator.txn_marker_channel_manager.removed == [0]
+
+        result = _init_producer_id(first, "txn-1")
+        assert result == InitProducerIdResult(1000, 0, Errors.NONE)
+        described = first.handle_describe_transactions("txn-1")
+        assert (described["error_code"], described["producer_id"], described["producer_epoch"],
+                described["transaction_state"]) == (Errors.NONE, 1000, 0, "Empty")
+    finally:
+        first.shutdown()
+
+    assert replica_manager.get_log_end_offset(TXN_TP) == 1
+
+    second = _transaction_coordinator(replica_manager)
+    try:
+        second.on_election(0, 1)
+        _drain(second.coordinator.scheduler)
+        described = second.handle_describe_transactions("txn-1")
+        assert (described["error_code"], described["producer_id"], described["producer_epoch"],
+                described["transaction_state"], described["transaction_timeout"]) == (
+            Errors.NONE, 1000, 0, "Empty", 60000)
+        listed = second.handle_list_transactions([], ["Empty"])
+        assert listed == dict(error_code=Errors.NONE, unknown_state_filters=[], transaction_states=[
+            dict(transactional_id="txn-1", producer_id=1000, transaction_state="Empty")])
+
+        # KIP-360: a producer that names another producer id than the coordinator's is fenced
+        stranger = _init_producer_id(second, "txn-1", _ProducerIdAndEpoch(77, 0))
+        assert stranger.error == Errors.PRODUCER_FENCED
+        # the producer itself bumps its epoch on the reloaded metadata (KafkaApis hands the pair over as a tuple)
+        assert _init_producer_id(second, "txn-1", (1000, 0)) == InitProducerIdResult(1000, 1, Errors.NONE)
+
+        # the old epoch is fenced, as 3.9 says it (1.0.2 said INVALID_PRODUCER_EPOCH)
+        assert _add_partitions(second, 1000, 0, [FOO_0]) == Errors.PRODUCER_FENCED
+        assert _add_partitions(second, 1000, 1, [FOO_0]) == Errors.NONE
+        verified: Future[dict[str, Any]] = Future()
+        second.handle_verify_partitions_in_transaction("txn-1", 1000, 1, [FOO_0, FOO_1], verified.set_result)
+        assert _result(verified) == dict(transactional_id="txn-1", topic_results=[
+            dict(name="foo", results_by_partition=[
+                dict(partition_index=0, partition_error_code=Errors.NONE),
+                dict(partition_index=1, partition_error_code=Errors.TRANSACTION_ABORTABLE)])])
+        described = second.handle_describe_transactions("txn-1")
+        assert (described["transaction_state"], described["topics"]) == ("Ongoing", [dict(topic="foo", partitions=[0])])
+
+        assert _end_transaction(second, 1000, 0, TransactionResult.COMMIT) == Errors.PRODUCER_FENCED
+        assert _end_transaction(second, 1000, 1, TransactionResult.COMMIT) == Errors.NONE
+        assert second.coordinator.txn_marker_channel_manager.markers == [("txn-1", TransactionResult.COMMIT)]
+        assert second.handle_describe_transactions("txn-1")["transaction_state"] == "PrepareCommit"
+    finally:
+        second.shutdown()
+
+    # the epoch bump, the partition added and the commit decided
+    assert replica_manager.get_log_end_offset(TXN_TP) == 4
+
+
+FOO_0 = TopicPartition("foo", 0)
+FOO_1 = TopicPartition("foo", 1)
+
+
+def _add_partitions(adapter: TransactionCoordinatorAdapter, producer_id: int, producer_epoch: int,
+                    partitions: list[TopicPartition]) -> Errors:
+    future: Future[Errors] = Future()
+    adapter.handle_add_partitions_to_transaction("txn-1", producer_id, producer_epoch, set(partitions),
+                                                 future.set_result)
+    return _result(future)
+
+
+def _end_transaction(adapter: TransactionCoordinatorAdapter, producer_id: int, producer_epoch: int,
+                     result: TransactionResult) -> Errors:
+    future: Future[Errors] = Future()
+    adapter.handle_end_transaction("txn-1", producer_id, producer_epoch, result, future.set_result)
+    return _result(future)
+
+
+@dataclass(frozen=True)
+class _ProducerIdAndEpoch:
+    producer_id: int
+    epoch: int
+
+
+def test_transactional_offsets_count_once_the_transaction_commits(replica_manager: ReplicaManager) -> None:
+    adapter = _group_coordinator(replica_manager)
+    try:
+        _elect(adapter, 0)
+        commit = build(TxnOffsetCommitRequest, transactional_id="txn-1", group_id="txn-group", producer_id=1000,
+                       producer_epoch=0, generation_id=-1, member_id="", group_instance_id=None,
+                       topics=[dict(name="foo", partitions=[dict(partition_index=0, committed_offset=5,
+                                                                 committed_leader_epoch=-1, committed_metadata="t")])])
+        committed = _result(adapter.commit_transactional_offsets(make_context(ApiKeys.TXN_OFFSET_COMMIT, 3), commit))
+        assert committed == dict(topics=[dict(name="foo", partitions=[
+            dict(partition_index=0, error_code=Errors.NONE)])])
+        # the transactional batch is in the log, its offsets pending until the marker
+        assert replica_manager.get_log_end_offset(OFFSETS_TP) == 1
+        pending = _fetch(adapter, "txn-group")["topics"][0]["partitions"][0]
+        assert pending["committed_offset"] == -1
+
+        # the COMMIT marker reached the offsets partition (KafkaApis's WriteTxnMarkers tells the coordinator)
+        adapter.on_transaction_completed(1000, [OFFSETS_TP], TransactionResult.COMMIT)
+        _drain(adapter.coordinator.group_manager.scheduler)
+        assert _fetch(adapter, "txn-group")["topics"][0]["partitions"][0]["committed_offset"] == 5
+    finally:
+        adapter.shutdown()
