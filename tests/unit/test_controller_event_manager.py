@@ -112,7 +112,7 @@ def test_close_lets_the_running_event_finish_and_drops_the_queued_ones():
     closer = threading.Thread(target=manager.close)
     closer.start()
     try:
-        wait_until(lambda: not manager.thread.is_running, 10, "the shutdown to be initiated")
+        wait_until(lambda: not manager.thread.is_running.get(), 10, "the shutdown to be initiated")
         assert manager.state is ControllerState.ControlledShutdown  # still inside the running event
     finally:
         release.set()

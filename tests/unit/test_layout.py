@@ -85,26 +85,18 @@ def test_nothing_reads_a_frames_local_variables():
 
 # What the 1.0.2 tree takes from 3.9's beyond the wire layer, the chimera the 3.9 broker issues take apart: the KRaft
 # branches in 1.0.2's KafkaApis, KafkaConfig, MetadataCache and transaction marker channel (a KRaft broker still runs
-# them), and helpers ported from 3.9's source that 1.0.2 had in its own form (ShutdownableThread, ControlRecordType,
-# Utils' durable rename). The list may only shrink.
+# them), and 3.9's raft control batches (MemoryRecords.withLeaderChangeMessage and the like) in 1.0.2's
+# MemoryRecordsBuilder, which the raft still writes with. The list may only shrink.
 CHIMERA = {
-    ("clients/common/record/end_transaction_marker.py", "clients.common.record.control_record_utils"),
     ("clients/common/record/memory_records_builder.py", "clients.common.record.control_record_utils"),
-    ("core/controller/controller_event_manager.py", "server_common.server.util.shutdownable_thread"),
     ("core/coordinator/transaction/transaction_marker_channel_manager.py",
      "core.server.node_to_controller_channel_manager"),
     ("core/coordinator/transaction/transaction_marker_channel_manager.py", "raft.raft.voter_set"),
-    ("core/coordinator/transaction/transaction_marker_channel_manager.py",
-     "server_common.server.util.shutdownable_thread"),
     ("core/coordinator/transaction/transaction_marker_request_completion_handler.py",
      "core.server.node_to_controller_channel_manager"),
     ("core/kafka.py", "core.server.kafka_raft_server"),
-    ("core/log/producer_state_manager.py", "clients.common.record.control_record_utils"),
     ("core/security/security_utils.py", "metadata.controller.replication_control_manager"),
     ("core/server/acl_apis.py", "metadata.controller.replication_control_manager"),
-    ("core/server/broker_metadata_checkpoint.py", "clients.common.utils.utils"),
-    ("core/server/checkpoints/checkpoint_file.py", "clients.common.utils.utils"),
-    ("core/server/kafka_apis.py", "clients.common.record.control_record_utils"),
     ("core/server/kafka_apis.py", "core.server.api_version_manager"),
     ("core/server/kafka_apis.py", "core.server.auto_topic_creation_manager"),
     ("core/server/kafka_apis.py", "core.server.forwarding_manager"),
@@ -112,7 +104,6 @@ CHIMERA = {
     ("core/server/kafka_config.py", "raft.raft"),
     ("core/server/kafka_config.py", "raft.raft.quorum_config"),
     ("core/server/kafka_config.py", "server_common.server.common.metadata_version"),
-    ("core/server/kafka_server.py", "core.server.api_version_manager"),
     ("core/server/metadata_cache.py", "raft.raft.voter_set"),
 }
 

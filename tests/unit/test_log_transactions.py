@@ -15,6 +15,7 @@ from kafka_edu.v1_0_2.clients.common.errors import (
     TransactionCoordinatorFencedException,
 )
 from kafka_edu.v1_0_2.clients.common.record.compression_type import CompressionType
+from kafka_edu.v1_0_2.clients.common.record.control_record_type import ControlRecordType
 from kafka_edu.v1_0_2.clients.common.record.end_transaction_marker import EndTransactionMarker
 from kafka_edu.v1_0_2.clients.common.record.file_records import MemoryRecords, TimestampType
 from kafka_edu.v1_0_2.clients.common.record.memory_records_builder import (
@@ -27,7 +28,6 @@ from kafka_edu.v1_0_2.core.log.log import Log
 from kafka_edu.v1_0_2.core.log.log_config import LogConfig
 from kafka_edu.v1_0_2.core.log.transaction_index import AbortedTxn
 from kafka_edu.v3_9.clients.common.protocol.errors import Errors
-from kafka_edu.v3_9.clients.common.record.control_record_utils import ControlRecordType
 
 NOW = 1_700_000_000_000
 READ_COMMITTED = IsolationLevel.READ_COMMITTED

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from kafka_edu.tracing import step
 from kafka_edu.v1_0_2.core.controller.controller_state import ControllerState
-from kafka_edu.v3_9.server_common.server.util.shutdownable_thread import ShutdownableThread
+from kafka_edu.v1_0_2.core.utils.shutdownable_thread import ShutdownableThread
 
 CONTROLLER_EVENT_THREAD_NAME = "controller-event-thread"
 
@@ -68,7 +68,7 @@ class ControllerEventManager:
     def do_work(self) -> None:
         """ControllerEventThread.doWork: take one event, run it in its state, tell the listener, back to Idle."""
         item = self._queue.get()
-        if item is None or not self.thread.is_running:
+        if item is None or not self.thread.is_running.get():
             return
         controller_event, put_in = item
         self._state = controller_event.state
@@ -93,9 +93,11 @@ class ControllerEventThread(ShutdownableThread):
     finishes first, and events still queued are dropped, as an interrupted `take()` drops them.
     """
 
+    logger_name = "kafka.controller.ControllerEventManager$ControllerEventThread"
+
     def __init__(self, manager: ControllerEventManager, name: str) -> None:
-        super().__init__(name, is_interruptible=True,
-                         logger_name="kafka.controller.ControllerEventManager$ControllerEventThread", daemon=True)
+        super().__init__(name)
+        self.daemon = True  # unlike Kafka's, as the port's other broker threads: a failed shutdown keeps no process up
         self.manager = manager
 
     def do_work(self) -> None:

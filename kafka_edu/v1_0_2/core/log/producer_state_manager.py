@@ -21,6 +21,7 @@ from kafka_edu.v1_0_2.clients.common.errors import (
     TransactionCoordinatorFencedException,
     UnknownProducerIdException,
 )
+from kafka_edu.v1_0_2.clients.common.record.control_record_type import ControlRecordType
 from kafka_edu.v1_0_2.clients.common.record.end_transaction_marker import EndTransactionMarker
 from kafka_edu.v1_0_2.clients.common.record.file_records import (
     NO_PRODUCER_EPOCH,
@@ -30,7 +31,6 @@ from kafka_edu.v1_0_2.clients.common.record.file_records import (
     DefaultRecordBatch,
 )
 from kafka_edu.v1_0_2.core.log.log_segment import LogOffsetMetadata, filename_prefix_from_offset
-from kafka_edu.v3_9.clients.common.record.control_record_utils import ControlRecordType
 
 logger = logging.getLogger(__name__)
 

@@ -9,7 +9,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from kafka_edu.v3_9.clients.common.utils.utils import flush_dir
+from kafka_edu.v1_0_2.clients.common.utils.utils import atomic_move_with_fallback
 
 log = logging.getLogger("kafka.server.BrokerMetadataCheckpoint")
 
@@ -48,8 +48,7 @@ class BrokerMetadataCheckpoint:
                     f.write(f"#\n#{_timestamp()}\nversion=0\nbroker.id={broker_metadata.broker_id}\n")
                     f.flush()
                     os.fsync(f.fileno())
-                os.replace(temp, self.file)  # the atomic move keeps a crash from leaving half a file
-                flush_dir(self.file.parent)
+                atomic_move_with_fallback(temp, self.file)  # a crash leaves the old file or the new, never half
             except OSError as e:
                 log.error("Failed to write meta.properties due to %s", e)
                 raise

@@ -17,6 +17,7 @@ from kafka_edu.v1_0_2.clients.common.errors import (
     InvalidRequestException,
     InvalidTopicException,
 )
+from kafka_edu.v1_0_2.clients.common.record.control_record_type import ControlRecordType
 from kafka_edu.v1_0_2.clients.common.record.end_transaction_marker import EndTransactionMarker
 from kafka_edu.v1_0_2.clients.common.record.file_records import MAGIC_VALUE_V2
 from kafka_edu.v1_0_2.clients.common.record.memory_records_builder import with_end_transaction_marker
@@ -56,7 +57,6 @@ from kafka_edu.v3_9.clients.common.protocol.api_keys import ApiKeys
 from kafka_edu.v3_9.clients.common.protocol.builder import build
 from kafka_edu.v3_9.clients.common.protocol.codec import api_versions_unsupported_response, encode_response
 from kafka_edu.v3_9.clients.common.protocol.errors import Errors
-from kafka_edu.v3_9.clients.common.record.control_record_utils import ControlRecordType
 from kafka_edu.v3_9.core.server.api_version_manager import ApiVersionManager, DefaultApiVersionManager, ListenerType
 from kafka_edu.v3_9.core.server.handlers.describe_topic_partitions_request_handler import (
     DescribeTopicPartitionsRequestHandler,

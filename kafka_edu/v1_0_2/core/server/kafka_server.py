@@ -33,7 +33,7 @@ from kafka_edu.v1_0_2.core.server.dynamic_config_manager import (
     TopicConfigHandler,
     UserConfigHandler,
 )
-from kafka_edu.v1_0_2.core.server.kafka_apis import KafkaApis, broker_api_version_manager
+from kafka_edu.v1_0_2.core.server.kafka_apis import ApiVersionManager, KafkaApis, broker_api_version_manager
 from kafka_edu.v1_0_2.core.server.kafka_config import KafkaConfig
 from kafka_edu.v1_0_2.core.server.kafka_healthcheck import KafkaHealthcheck
 from kafka_edu.v1_0_2.core.server.kafka_request_handler import KafkaRequestHandlerPool
@@ -48,7 +48,6 @@ from kafka_edu.v1_0_2.core.utils.zk_utils import ZkUtils
 from kafka_edu.v3_9.clients.common.protocol.api_keys import ApiKeys
 from kafka_edu.v3_9.clients.common.protocol.builder import build
 from kafka_edu.v3_9.clients.common.protocol.errors import Errors
-from kafka_edu.v3_9.core.server.api_version_manager import DefaultApiVersionManager
 
 # What 1.0.2 sends (inter.broker.protocol.version 0.9.0 and later); its header (v1) carries the traceparent in the
 # client id (codec.py).
@@ -81,7 +80,7 @@ class KafkaServer:
         self.metadata_cache: MetadataCache | None = None
         self.credential_provider: CredentialProvider | None = None
         self.socket_server: SocketServer | None = None
-        self.api_version_manager: DefaultApiVersionManager | None = None
+        self.api_version_manager: ApiVersionManager | None = None
         self.authorizer: Any = None
         self.dynamic_config_manager: DynamicConfigManager | None = None
         self.kafka_healthcheck: KafkaHealthcheck | None = None

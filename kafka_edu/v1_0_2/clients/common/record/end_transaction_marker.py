@@ -7,8 +7,11 @@ import struct
 from dataclasses import dataclass
 
 from kafka_edu.v1_0_2.clients.common.errors import IllegalArgumentException, InvalidRecordException
+from kafka_edu.v1_0_2.clients.common.record.control_record_type import (
+    CURRENT_CONTROL_RECORD_KEY_SIZE,
+    ControlRecordType,
+)
 from kafka_edu.v1_0_2.clients.common.record.default_record import DefaultRecord, size_of_varint
-from kafka_edu.v3_9.clients.common.record.control_record_utils import CURRENT_CONTROL_RECORD_KEY_SIZE, ControlRecordType
 
 log = logging.getLogger(__name__)
 

@@ -30,12 +30,12 @@ from kafka_edu.v1_0_2.core.coordinator.transaction.transaction_metadata import T
 from kafka_edu.v1_0_2.core.log.log import TopicPartition
 from kafka_edu.v1_0_2.core.network.blocking_channel import BlockingChannel
 from kafka_edu.v1_0_2.core.server.metadata_cache import NO_NODE
+from kafka_edu.v1_0_2.core.utils.shutdownable_thread import ShutdownableThread
 from kafka_edu.v3_9.clients.common.protocol.api_keys import ApiKeys
 from kafka_edu.v3_9.clients.common.protocol.builder import build
 from kafka_edu.v3_9.clients.common.protocol.errors import Errors
 from kafka_edu.v3_9.core.server.node_to_controller_channel_manager import ClientResponse
 from kafka_edu.v3_9.raft.raft.voter_set import Node
-from kafka_edu.v3_9.server_common.server.util.shutdownable_thread import ShutdownableThread
 
 if TYPE_CHECKING:
     from kafka_edu.v1_0_2.core.coordinator.transaction.transaction_state_manager import TransactionStateManager
@@ -142,9 +142,12 @@ class InterBrokerSendThread(ShutdownableThread):
     """Asks its generator for requests, sends each to its destination and hands the answer (or the lost connection)
     to the request's completion handler; then sleeps until woken up (`wakeup`)."""
 
+    logger_name = "kafka.common.InterBrokerSendThread"
+
     def __init__(self, name: str, request_generator: Callable[[], list[RequestAndCompletionHandler]],
                  network_client_factory: Callable[[Node], Any], has_pending_work: Callable[[], bool]) -> None:
-        super().__init__(name, is_interruptible=True, logger_name="kafka.common.InterBrokerSendThread", daemon=True)
+        super().__init__(name)
+        self.daemon = True  # unlike Kafka's, as the port's other broker threads: a failed shutdown keeps no process up
         self.request_generator = request_generator
         self.network_client_factory = network_client_factory
         self.has_pending_work = has_pending_work
@@ -152,6 +155,12 @@ class InterBrokerSendThread(ShutdownableThread):
         self._woken = False
         self._clients: dict[int, tuple[Node, Any]] = {}
         self._reconnect_after_ms: dict[int, float] = {}
+
+    def shutdown(self) -> None:
+        self.initiate_shutdown()
+        # wake the thread up in case it waits in poll
+        self.wakeup()
+        self.await_shutdown()
 
     def do_work(self) -> None:
         poll_timeout_ms: float | None = None  # Long.MaxValue: until woken
@@ -206,7 +215,7 @@ class InterBrokerSendThread(ShutdownableThread):
 
     def _poll(self, timeout_ms: float | None) -> None:
         with self._wakeup:
-            if not self._woken and self.is_running:
+            if not self._woken and self.is_running.get():
                 self._wakeup.wait(None if timeout_ms is None else timeout_ms / 1000)
             self._woken = False
 
@@ -251,10 +260,7 @@ class TransactionMarkerChannelManager:
         self.txn_marker_send_thread.start()
 
     def shutdown(self) -> None:
-        self.txn_marker_send_thread.initiate_shutdown()
-        self.txn_marker_send_thread.wakeup()
-        if self.txn_marker_send_thread.is_started:
-            self.txn_marker_send_thread.await_shutdown()
+        self.txn_marker_send_thread.shutdown()
         self.txn_marker_send_thread.close_clients()
         self.txn_marker_purgatory.shutdown()
         with self._queues_lock:

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
-from kafka_edu.v3_9.clients.common.utils.utils import atomic_move_with_fallback
+from kafka_edu.v1_0_2.clients.common.utils.utils import atomic_move_with_fallback
 
 if TYPE_CHECKING:
     from kafka_edu.v1_0_2.core.server.log_dir_failure_channel import LogDirFailureChannel

@@ -28,7 +28,7 @@ from kafka_edu.v1_0_2.core.log.log_cleaner_manager import (
 from kafka_edu.v1_0_2.core.log.log_config import LogConfig
 from kafka_edu.v1_0_2.core.log.log_manager import PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS
 from kafka_edu.v1_0_2.core.server.log_dir_failure_channel import LogDirFailureChannel
-from kafka_edu.v3_9.clients.common.record.control_record_utils import ControlRecordType
+from kafka_edu.v1_0_2.clients.common.record.control_record_type import ControlRecordType
 from tests.kafka_tests.mock_scheduler import MockTimeWithScheduler
 from tests.kafka_tests.referee import kafka_test_class
 from tests.kafka_tests.test_utils import singleton_records, temp_dir

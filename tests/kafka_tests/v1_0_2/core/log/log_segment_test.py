@@ -44,7 +44,7 @@ from kafka_edu.v1_0_2.core.log.producer_state_manager import (
 )
 from kafka_edu.v1_0_2.core.log.time_index import TimeIndex
 from kafka_edu.v1_0_2.core.log.transaction_index import TransactionIndex
-from kafka_edu.v3_9.clients.common.record.control_record_utils import ControlRecordType
+from kafka_edu.v1_0_2.clients.common.record.control_record_type import ControlRecordType
 from tests.kafka_tests.referee import kafka_test_class
 
 KAFKA = kafka_test_class(

@@ -34,7 +34,7 @@ from kafka_edu.v1_0_2.core.log.producer_state_manager import (
     ValidationType,
     producer_snapshot_file,
 )
-from kafka_edu.v3_9.clients.common.record.control_record_utils import ControlRecordType
+from kafka_edu.v1_0_2.clients.common.record.control_record_type import ControlRecordType
 from kafka_edu.v3_9.clients.common.utils.mock_time import MockTime
 from tests.kafka_tests.referee import kafka_test_class
 
