@@ -103,9 +103,9 @@ class ClusterModel:
                 # The controller's decision; with request-path spans on, the brokers' makeLeaders confirm it.
                 partition = f"{attributes.get('kafka.topic')}-{attributes.get('kafka.partition')}"
                 self._set_leaders(span, attributes["kafka.leader"], [partition], lead=True)
-            elif span.name == "ReplicaManager.makeLeaders":
+            elif span.name in ("ReplicaManager.makeLeaders", "ReplicaManager.applyLocalLeadersDelta"):
                 self._set_leaders(span, broker_id, attributes.get("kafka.partitions") or [], lead=True)
-            elif span.name == "ReplicaManager.makeFollowers":
+            elif span.name in ("ReplicaManager.makeFollowers", "ReplicaManager.applyLocalFollowersDelta"):
                 self._set_leaders(span, broker_id, attributes.get("kafka.partitions") or [], lead=False)
             for event in span.events:
                 if event.name == "partition.state.change":

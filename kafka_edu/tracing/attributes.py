@@ -165,6 +165,7 @@ from kafka_edu.tracing.describers import (  # noqa: E402, F401
     log_cleaner,
     replication,
     request_path,
+    request_path_39,
     security,
     transactions,
 )

@@ -42,8 +42,10 @@ def request_root(request: Any) -> Span | None:
     if not tracing.request_path_on:
         root = UNSAMPLED
     else:
-        from kafka_edu.tracing.describers.request_path import request_attributes  # one describer for the root
-        attributes = {**_STATIC, **request_attributes(request)}
+        from kafka_edu.tracing.describers import request_path, request_path_39  # one describer for the root
+        describe = (request_path_39.request_attributes if request_path_39.is_3_9_request(request)
+                    else request_path.request_attributes)
+        attributes = {**_STATIC, **describe(request)}
         sender = remote_span_context(request.traceparent)
         root = tracing.tracer.start_span(_ROOT, context=_ROOT_CONTEXT, attributes=attributes,
                                          links=[Link(sender)] if sender else None,
@@ -53,16 +55,33 @@ def request_root(request: Any) -> Span | None:
 
 
 def completes_request(update_request_metrics: F) -> F:
-    """On `Request.update_request_metrics(end_ns)`: its metrics go on the request's root span, which ends at end_ns."""
+    """On `Request.update_request_metrics`: its metrics go on the request's root span, which ends then. 1.0.2's
+    port hands the end time (`update_request_metrics(end_time_ns)`); 3.9's (`update_request_metrics(
+    network_thread_time_nanos, response)`) reads its own monotonic clock, so its root ends now."""
+    code = update_request_metrics.__code__
+    ends_at_argument = code.co_argcount > 1 and code.co_varnames[1] == "end_time_ns"
+
     @functools.wraps(update_request_metrics)
-    def wrapper(request: Any, end_time_ns: int, *args: Any, **kwargs: Any) -> Any:
-        metrics = update_request_metrics(request, end_time_ns, *args, **kwargs)
+    def wrapper(request: Any, *args: Any, **kwargs: Any) -> Any:
+        metrics = update_request_metrics(request, *args, **kwargs)
         root = request.__dict__.pop(_ATTR, None)
         if root is not None and root.is_recording():
-            root.set_attributes(metrics)
-            root.end(end_time=end_time_ns)
+            root.set_attributes(_metric_attributes(metrics))
+            root.end(end_time=args[0] if ends_at_argument else _now_ns())
         return metrics
     return wrapper  # type: ignore[return-value]
+
+
+def _metric_attributes(metrics: dict[str, float]) -> dict[str, float]:
+    """`kafka.request.*` names (TRACING.md) for the metrics 3.9's port returns under Kafka's own names
+    (`request_queue_time_ms`, `local_time_ms`, ...); 1.0.2's returns them named already."""
+    return {key if key.startswith("kafka.") else "kafka.request." + key.removeprefix("request_"): value
+            for key, value in metrics.items()}
+
+
+def _now_ns() -> int | None:
+    tracing = provider.current_tracing()
+    return tracing.now_ns() if tracing is not None else None
 
 
 def remote_span_context(traceparent: str | None) -> SpanContext | None:

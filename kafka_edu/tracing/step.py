@@ -73,8 +73,12 @@ class _Marker:
         self.step_id = step_id or symbol.step
         self.request_root = name in REQUEST_PATH_ROOTS
         self.root = root or self.request_root
-        self.static = {"kafka.origin.file": symbol.origin_file, "kafka.origin.symbol": symbol.origin_symbol,
-                       "kafka.origin.version": symbol.version}
+        # A span name two versions share (NW.acceptor.1 and RQ.net.3 are both Acceptor.accept): the row says which
+        # Kafka it ports.
+        row = STEPS.get(self.step_id) if self.step_id else None
+        origin = row if row is not None and row.event is None and row.span_name == name else symbol
+        self.static = {"kafka.origin.file": origin.origin_file, "kafka.origin.symbol": origin.origin_symbol,
+                       "kafka.origin.version": origin.version}
         if self.step_id:
             self.static["kafka.step"] = self.step_id
         describer = attributes.describer_for(self.step_id, name)

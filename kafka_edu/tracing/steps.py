@@ -57,6 +57,8 @@ _RAFT_CLIENT = _RAFT + "KafkaRaftClient.java"
 _QUORUM_CONTROLLER = "metadata/src/main/java/org/apache/kafka/controller/QuorumController.java"
 _REPLICATION_CONTROL = "metadata/src/main/java/org/apache/kafka/controller/ReplicationControlManager.java"
 _EVENT_QUEUE = "server-common/src/main/java/org/apache/kafka/queue/KafkaEventQueue.java"
+_UNIFIED_LOG = "core/src/main/scala/kafka/log/UnifiedLog.scala"
+_LOG_VALIDATOR = "storage/src/main/java/org/apache/kafka/storage/internals/log/LogValidator.java"
 
 
 @dataclass(frozen=True)
@@ -219,8 +221,9 @@ STEPS: dict[str, Step] = {
     "TX.complete": Step("TransactionStateManager.appendTransactionToLog", _TXN_STATE_MANAGER),
     "TX.expire": Step("TransactionCoordinator.abortTimedOutTransactions", _TXN_COORDINATOR),
     "TX.state": Step("TransactionMetadata.completeTransitionTo", _TXN_METADATA, event="txn.state.change"),
-    # The log cleaner (FIDELITY CL): one trace per pass that does work, rooted at CL.work. Ported from 1.0.2 so far;
-    # CL.swap's row names 3.9's UnifiedLog, the 1.0.2 port's span is Log.replaceSegments (SYMBOLS below).
+    # The log cleaner (FIDELITY CL): one trace per pass that does work, rooted at CL.work. Both ports carry these
+    # rows (a 3.9 span says so in kafka.origin.version); CL.swap's row names 3.9's UnifiedLog, the 1.0.2 port's span
+    # is Log.replaceSegments (SYMBOLS below).
     "CL.startup": Step("LogCleaner.startup", _LOG_CLEANER),
     "CL.work": Step("CleanerThread.doWork", _LOG_CLEANER),
     "CL.grab": Step("LogCleanerManager.grabFilthiestCompactedLog", _LOG_CLEANER_MANAGER),
@@ -258,6 +261,33 @@ STEPS: dict[str, Step] = {
                        "metadata/src/main/java/org/apache/kafka/image/loader/MetadataLoader.java", KAFKA_3_9),
     # The deferred "maybeFenceReplicas" write event that rescheduleMaybeFenceStaleBrokers defines, when it runs.
     "KR.fence": Step("QuorumController.rescheduleMaybeFenceStaleBrokers", _QUORUM_CONTROLLER, KAFKA_3_9),
+    # Kafka 3.9's request path and storage on a KRaft broker (FIDELITY RQ). Rows that keep a 1.0.2 span name
+    # (Acceptor.accept, KafkaApis.handleProduceRequest, ...) take their 3.9 origin from here (step.py).
+    "RQ.net.1": Step("SocketServer.<init>", _SOCKET_SERVER, KAFKA_3_9),
+    "RQ.net.2": Step("SocketServer.enableRequestProcessing", _SOCKET_SERVER, KAFKA_3_9),
+    "RQ.net.3": Step("Acceptor.accept", _SOCKET_SERVER, KAFKA_3_9),
+    "RQ.net.4": Step("Processor.processNewResponses", _SOCKET_SERVER, KAFKA_3_9),
+    "RQ.net.5": Step("Processor.processCompletedReceives", _SOCKET_SERVER, KAFKA_3_9),
+    "RQ.net.6": Step("Processor.closeExcessConnections", _SOCKET_SERVER, KAFKA_3_9),
+    "RQ.net.7": Step("KafkaRequestHandler.run", _REQUEST_HANDLER, KAFKA_3_9),
+    "RQ.produce.1": Step("KafkaApis.handleProduceRequest", _KAFKA_APIS, KAFKA_3_9),
+    "RQ.produce.2": Step("ReplicaManager.handleProduceAppend", _REPLICA_MANAGER, KAFKA_3_9),
+    "RQ.produce.3": Step("ReplicaManager.appendRecords", _REPLICA_MANAGER, KAFKA_3_9),
+    "RQ.produce.4": Step("Partition.appendRecordsToLeader", _PARTITION, KAFKA_3_9),
+    "RQ.produce.5": Step("UnifiedLog.append", _UNIFIED_LOG, KAFKA_3_9),
+    "RQ.produce.6": Step("LogValidator.validateMessagesAndAssignOffsets", _LOG_VALIDATOR, KAFKA_3_9),
+    "RQ.produce.7": Step("LocalLog.append", "core/src/main/scala/kafka/log/LocalLog.scala", KAFKA_3_9),
+    "RQ.produce.8": Step("DelayedProduce.tryComplete", _SERVER + "DelayedProduce.scala", KAFKA_3_9),
+    "RQ.fetch.1": Step("KafkaApis.handleFetchRequest", _KAFKA_APIS, KAFKA_3_9),
+    "RQ.fetch.2": Step("FetchManager.newContext", _SERVER + "FetchSession.scala", KAFKA_3_9),
+    "RQ.fetch.3": Step("ReplicaManager.fetchMessages", _REPLICA_MANAGER, KAFKA_3_9),
+    "RQ.fetch.4": Step("Partition.fetchRecords", _PARTITION, KAFKA_3_9),
+    "RQ.fetch.5": Step("DelayedFetch.tryComplete", _SERVER + "DelayedFetch.scala", KAFKA_3_9),
+    "RQ.follower.1": Step("AbstractFetcherThread.processFetchRequest", _FETCHER, KAFKA_3_9),
+    "RQ.follower.2": Step("AbstractFetcherThread.truncateOnFetchResponse", _FETCHER, KAFKA_3_9),
+    "RQ.isr": Step("Partition.submitAlterPartition", _PARTITION, KAFKA_3_9),
+    "RQ.load.1": Step("LogManager.loadLogs", _LOG_MANAGER, KAFKA_3_9),
+    "RQ.load.2": Step("LogLoader.load", "core/src/main/scala/kafka/log/LogLoader.scala", KAFKA_3_9),
 }
 
 
@@ -457,9 +487,16 @@ _SYMBOL_ROWS: list[Symbol] = [
     Symbol("BrokerLifecycleManager.ShutdownEvent.run", _SERVER + "BrokerLifecycleManager.scala", KAFKA_3_9),
     Symbol("BrokerServer.shutdown", _SERVER + "BrokerServer.scala", KAFKA_3_9),
     # The broker applying a metadata delta (inside KR.publish's BrokerMetadataPublisher.onMetadataUpdate): 3.9's
-    # applyDelta runs the 1.0.2 makeLeaders / makeFollowers; a leader's ISR change goes to the controller.
-    Symbol("ReplicaManager.applyDelta", _REPLICA_MANAGER, KAFKA_3_9),
-    Symbol("ReplicaManager.stopPartitions", _REPLICA_MANAGER, KAFKA_3_9),
+    # applyDelta stops the replicas the broker lost, then leads and follows; a leader's ISR change goes to the
+    # controller.
+    Symbol("ReplicaManager.applyDelta", _REPLICA_MANAGER, KAFKA_3_9,
+           port="kafka_edu.v3_9.core.server.replica_manager:ReplicaManager.apply_delta"),
+    Symbol("ReplicaManager.stopPartitions", _REPLICA_MANAGER, KAFKA_3_9,
+           port="kafka_edu.v3_9.core.server.replica_manager:ReplicaManager._stop_partitions"),
+    Symbol("ReplicaManager.applyLocalLeadersDelta", _REPLICA_MANAGER, KAFKA_3_9,
+           port="kafka_edu.v3_9.core.server.replica_manager:ReplicaManager._apply_local_leaders_delta"),
+    Symbol("ReplicaManager.applyLocalFollowersDelta", _REPLICA_MANAGER, KAFKA_3_9,
+           port="kafka_edu.v3_9.core.server.replica_manager:ReplicaManager._apply_local_followers_delta"),
     Symbol("Partition.submitAlterPartition", _PARTITION, KAFKA_3_9),
     Symbol("AlterPartitionManager.sendRequest", _SERVER + "AlterPartitionManager.scala", KAFKA_3_9),
     Symbol("AlterPartitionManager.handleAlterPartitionResponse", _SERVER + "AlterPartitionManager.scala", KAFKA_3_9),

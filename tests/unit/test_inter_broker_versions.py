@@ -35,9 +35,7 @@ def test_the_1_0_2_senders_use_1_0_2s_versions_and_the_broker_serves_1_0_2s_rang
     assert kafka_server.CONTROLLED_SHUTDOWN_VERSION == 1
     assert transaction_marker_channel_manager.WRITE_TXN_MARKERS_VERSION == 0
     for api, versions in KAFKA_1_0_2_INTER_BROKER.items():
-        assert KAFKA_1_0_2_VERSIONS[api] == versions, api
-        if api is not ApiKeys.WRITE_TXN_MARKERS:  # a KRaft broker advertises 3.9's 0-1 of it
-            assert SUPPORTED_VERSIONS[api] == versions, api
+        assert KAFKA_1_0_2_VERSIONS[api] == versions and SUPPORTED_VERSIONS[api] == versions, api
     # none of them is flexible: the traceparent rides in the client id (ControlledShutdown v0: nowhere)
     for api, (low, high) in KAFKA_1_0_2_INTER_BROKER.items():
         assert all(api.request_header_version(v) < 2 for v in range(low, high + 1))

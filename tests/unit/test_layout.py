@@ -84,7 +84,7 @@ def test_nothing_reads_a_frames_local_variables():
 
 
 # What the 1.0.2 tree takes from 3.9's beyond the wire layer, the chimera the 3.9 broker issues take apart: the KRaft
-# branches in 1.0.2's KafkaApis, KafkaConfig, MetadataCache and transaction marker channel (a KRaft broker still runs
+# branches in 1.0.2's KafkaConfig, MetadataCache and transaction marker channel (a KRaft broker still runs
 # them), and 3.9's raft control batches (MemoryRecords.withLeaderChangeMessage and the like) in 1.0.2's
 # MemoryRecordsBuilder, which the raft still writes with. The list may only shrink.
 CHIMERA = {
@@ -97,10 +97,6 @@ CHIMERA = {
     ("core/kafka.py", "core.server.kafka_raft_server"),
     ("core/security/security_utils.py", "metadata.controller.replication_control_manager"),
     ("core/server/acl_apis.py", "metadata.controller.replication_control_manager"),
-    ("core/server/kafka_apis.py", "core.server.api_version_manager"),
-    ("core/server/kafka_apis.py", "core.server.auto_topic_creation_manager"),
-    ("core/server/kafka_apis.py", "core.server.forwarding_manager"),
-    ("core/server/kafka_apis.py", "core.server.handlers.describe_topic_partitions_request_handler"),
     ("core/server/kafka_config.py", "raft.raft"),
     ("core/server/kafka_config.py", "raft.raft.quorum_config"),
     ("core/server/kafka_config.py", "server_common.server.common.metadata_version"),

@@ -1,6 +1,6 @@
 """Leader epochs as Kafka 1.0.2 keeps them (KIP-101): the LeaderEpochFileCache and its checkpoint, the epochs a
-log records as leaders and followers append, a follower's truncation choice, and the leader's answer to
-OffsetsForLeaderEpoch."""
+log records as leaders and followers append, and a follower's truncation choice. (A leader's answer to
+OffsetsForLeaderEpoch, on the KRaft broker's 3.9 ReplicaManager: tests/unit/kraft_broker_data/test_apply_delta.py.)"""
 
 from __future__ import annotations
 
@@ -28,8 +28,6 @@ from kafka_edu.v1_0_2.core.server.replica_fetcher_thread import ReplicaFetcherTh
 from kafka_edu.v3_9.clients.common.protocol.api_keys import ApiKeys
 from kafka_edu.v3_9.clients.common.protocol.builder import build
 from kafka_edu.v3_9.clients.common.protocol.errors import Errors
-from tests.unit.image.records import ORDERS, change_leader, feature_level, partition, register_broker, topic, unfence
-from tests.unit.kraft_broker_data.local_broker import LocalBroker
 
 TP = TopicPartition("orders", 0)
 NOW = 1_700_000_000_000
@@ -344,31 +342,3 @@ def test_a_failed_epoch_request_marks_every_partition_for_another_try(tmp_path: 
     thread.partition_states[TP] = PartitionFetchState.of(1, True)
     thread.maybe_truncate()
     assert manager.replicas[TP].log_end_offset == 1 and thread.partition_states[TP].truncating_log
-
-
-# -- the leader's answer ----------------------------------------------------------------------------------------------
-
-def test_the_leader_answers_from_its_cache_a_follower_and_a_stranger_with_errors(tmp_path: Path) -> None:
-    broker = LocalBroker(tmp_path)
-    try:
-        broker.publish(feature_level(), register_broker(1, 10), register_broker(2, 11), unfence(1, 10),
-                       unfence(2, 11), topic("orders", ORDERS), partition(ORDERS, 0, (1, 2)),
-                       partition(ORDERS, 1, (2, 1)))
-        led = broker.replica_manager.get_partition(TopicPartition("orders", 0))
-        led.append_records_to_leader(client_batch(b"a", b"b"), is_from_client=True)  # epoch 0: offsets 0-1
-        broker.publish(change_leader(ORDERS, 0, 1, (1,)))  # a new leader epoch, the same leader
-        led.append_records_to_leader(client_batch(b"c"), is_from_client=True)  # epoch 1: offset 2
-        epoch = led.get_leader_epoch()
-        assert epoch >= 1 and led.get_replica().epochs.epoch_entries() == [EpochEntry(0, 0), EpochEntry(epoch, 2)]
-        answers = broker.replica_manager.last_offset_for_leader_epoch({
-            TopicPartition("orders", 0): 0, TopicPartition("orders", 1): 0, TopicPartition("nope", 0): 0})
-        assert answers == {
-            TopicPartition("orders", 0): EpochEndOffset(Errors.NONE, 2),
-            TopicPartition("orders", 1): EpochEndOffset(Errors.NOT_LEADER_OR_FOLLOWER, UNDEFINED_EPOCH_OFFSET),
-            TopicPartition("nope", 0): EpochEndOffset(Errors.UNKNOWN_TOPIC_OR_PARTITION, UNDEFINED_EPOCH_OFFSET)}
-        ends = broker.replica_manager.last_offset_for_leader_epoch
-        assert ends({TopicPartition("orders", 0): epoch})[TopicPartition("orders", 0)].end_offset == 3  # the LEO
-        assert ends({TopicPartition("orders", 0): epoch + 5})[TopicPartition("orders", 0)] == EpochEndOffset(
-            Errors.NONE, UNDEFINED_EPOCH_OFFSET)  # an epoch this leader never had
-    finally:
-        broker.close()

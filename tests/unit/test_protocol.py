@@ -48,7 +48,7 @@ CODEC_ERRORS = (InvalidRequestError, UnknownApiKeyError, UnsupportedVersionError
 
 @pytest.fixture(autouse=True)
 def every_kio_version_supported():
-    """The codec is tested over kio's whole range; the broker narrows ApiKeys.supported when KafkaApis is imported."""
+    """The codec is tested over kio's whole range; a test that narrows ApiKeys.supported has it undone."""
     saved = {api: api.supported for api in ApiKeys}
     for api in ApiKeys:
         api.reset_supported()

@@ -19,7 +19,7 @@ from kafka_edu.v1_0_2.clients.common.security.scram import scram_credential_util
 from kafka_edu.v1_0_2.clients.common.security.scram.scram_formatter import ScramFormatter
 from kafka_edu.v1_0_2.clients.common.security.scram.scram_mechanism import ScramMechanism
 from kafka_edu.v1_0_2.core.security.credential_provider import CredentialProvider
-from kafka_edu.v1_0_2.core.server.kafka_apis import broker_api_version_manager
+from kafka_edu.v1_0_2.core.server.kafka_apis import api_versions_response
 from kafka_edu.v1_0_2.core.server.kafka_config import KafkaConfig
 from kafka_edu.v3_9.clients.common.protocol.api_keys import ApiKeys
 from kafka_edu.v3_9.clients.common.protocol.builder import build
@@ -122,7 +122,7 @@ def builder(tmp_path, credential_provider) -> Any:
     config = KafkaConfig.from_props({"zookeeper.connect": "127.0.0.1:1", "java.security.auth.login.config": str(jaas),
                                      "sasl.enabled.mechanisms": "PLAIN,SCRAM-SHA-256,SCRAM-SHA-512"})
     return server_channel_builder("SASL_PLAINTEXT", "SASL_PLAINTEXT", config, credential_provider.credential_cache,
-                                  broker_api_version_manager(kraft=False, advertised="1.0.2"), processor=0)
+                                  api_versions_response("1.0.2"), processor=0)
 
 
 @pytest.fixture

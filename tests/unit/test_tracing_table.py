@@ -132,14 +132,15 @@ def test_every_step_span_is_a_symbol_and_every_symbol_names_a_real_row():
             assert row.span_name in SYMBOLS, step_id
     for name, symbol in SYMBOLS.items():
         assert symbol.step is None or symbol.step in STEPS, name
-        assert symbol.origin_file.startswith(("core/", "clients/", "raft/", "metadata/", "server-common/")), name
+        assert symbol.origin_file.startswith(("core/", "clients/", "raft/", "metadata/", "server-common/",
+                                              "storage/")), name
     for name, step_id in EVENTS.items():
         assert step_id is None or STEPS[step_id].event == name
 
 
 @pytest.mark.skipif(not FIDELITY.exists(), reason="needs ../shared/FIDELITY.md beside the repository")
 def test_every_fidelity_row_maps_to_the_table():
-    rows = re.findall(r"^\| ((?:LC|NW|CT|LE|TX|KR|CL)\.[A-Za-z0-9_.]+) \| (`[^|]*`|\*event\* `[^`]*`)",
+    rows = re.findall(r"^\| ((?:LC|NW|CT|LE|TX|KR|CL|RQ)\.[A-Za-z0-9_.]+) \| (`[^|]*`|\*event\* `[^`]*`)",
                       FIDELITY.read_text(), re.M)
     assert len(rows) > 80
     fidelity_ids = {row_id for row_id, _ in rows}

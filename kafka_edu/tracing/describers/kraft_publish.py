@@ -1,8 +1,8 @@
 """Describers for a KRaft broker applying metadata (Kafka 3.9; see kafka_edu/tracing/attributes.py).
 
 KR.publish on a broker reads: MetadataLoader.handleCommit -> BrokerMetadataPublisher.onMetadataUpdate ->
-ReplicaManager.applyDelta -> ReplicaManager.stopPartitions / makeLeaders / makeFollowers (the last two are the
-1.0.2 spans, with their 1.0.2 origin). A delta of NoOps only (the controller commits one every 500 ms) changes
+ReplicaManager.applyDelta -> ReplicaManager.stopPartitions / applyLocalLeadersDelta / applyLocalFollowersDelta. A
+delta of NoOps only (the controller commits one every 500 ms) changes
 nothing a broker applies: no span. A leader's ISR change reads: Partition.maybeExpandIsr (1.0.2) ->
 Partition.submitAlterPartition -> AlterPartitionManager.sendRequest; the answer, on the channel's thread, is a
 trace of its own (AlterPartitionManager.handleAlterPartitionResponse) linked to the request, where the ISR is
@@ -21,6 +21,8 @@ from kafka_edu.tracing.describers.replication import _record_change
 _ON_METADATA_UPDATE = "BrokerMetadataPublisher.onMetadataUpdate"
 _APPLY_DELTA = "ReplicaManager.applyDelta"
 _STOP_PARTITIONS = "ReplicaManager.stopPartitions"
+_APPLY_LOCAL_LEADERS = "ReplicaManager.applyLocalLeadersDelta"
+_APPLY_LOCAL_FOLLOWERS = "ReplicaManager.applyLocalFollowersDelta"
 _SUBMIT = "Partition.submitAlterPartition"
 _SEND = "AlterPartitionManager.sendRequest"
 _RESPONSE = "AlterPartitionManager.handleAlterPartitionResponse"
@@ -75,7 +77,8 @@ def _published(s: Scope) -> dict[str, Any]:
 
 @start(_APPLY_DELTA)
 def _apply_delta(s: Scope) -> dict[str, Any]:
-    replica_manager, changes = s["self"], s["changes"]  # the local changes apply_delta worked out
+    replica_manager = s["self"]
+    changes = s["delta"].local_changes(replica_manager.config.node_id)  # what apply_delta works out first
     return {"kafka.node.id": replica_manager.config.node_id,
             "kafka.metadata.image.offset": s["new_image"].offset(),
             "kafka.partitions.deleted": _names(changes.deletes), "kafka.partitions.leader": _names(changes.leaders),
@@ -83,19 +86,42 @@ def _apply_delta(s: Scope) -> dict[str, Any]:
             "kafka.partitions.changed.count": len(changes.deletes) + len(changes.leaders) + len(changes.followers)}
 
 
+def _stops(partitions_to_stop: Any) -> list[tuple[Any, bool]]:
+    """(partition, delete the local log) for each StopPartition."""
+    return [(p.topic_partition, p.delete_local_log) for p in partitions_to_stop]
+
+
 @start(_STOP_PARTITIONS)
 def _stop_partitions(s: Scope) -> dict[str, Any]:
-    partitions_to_stop = s["partitions_to_stop"]
+    stops = _stops(s["partitions_to_stop"])
     # an offsets partition deleted here: its groups' unload (groups.py) links to this span's parent
-    _record_change([tp for tp, delete in partitions_to_stop.items() if delete])
-    return {"kafka.partitions": _names(partitions_to_stop),
-            "kafka.partitions.deleted": _names(tp for tp, delete in partitions_to_stop.items() if delete)}
+    _record_change([tp for tp, delete in stops if delete])
+    return {"kafka.partitions": _names(tp for tp, _ in stops),
+            "kafka.partitions.deleted": _names(tp for tp, delete in stops if delete)}
 
 
 @end(_STOP_PARTITIONS)
 def _stopped_partitions(s: Scope) -> dict[str, Any]:
     failures = s["result"]
     return {"kafka.partitions.failed": _names(failures)} if failures else {}
+
+
+@start(_APPLY_LOCAL_LEADERS)
+def _apply_local_leaders(s: Scope) -> dict[str, Any]:
+    leaders = s["local_leaders"]
+    _record_change(leaders)  # the group coordinator's load of an offsets partition links back here
+    return {"kafka.partitions": _names(leaders),
+            "kafka.leader.epochs": [info.partition.leader_epoch for _, info in sorted(
+                leaders.items(), key=lambda item: str(item[0]))][:_MAX_NAMES]}
+
+
+@start(_APPLY_LOCAL_FOLLOWERS)
+def _apply_local_followers(s: Scope) -> dict[str, Any]:
+    followers = s["local_followers"]
+    _record_change(followers)
+    return {"kafka.partitions": _names(followers),
+            "kafka.leaders": [info.partition.leader for _, info in sorted(
+                followers.items(), key=lambda item: str(item[0]))][:_MAX_NAMES]}
 
 
 # -- a leader's ISR change, through the controller ------------------------------------------------------------------

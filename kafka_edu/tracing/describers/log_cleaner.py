@@ -293,17 +293,17 @@ def _swap(s: Scope) -> dict[str, Any]:
             "kafka.log.swap.recovered": bool(s.get("is_recovered_swap_file", False))}
 
 
-# -- CL.swap: UnifiedLog.replaceSegments (3.9), around the call in Cleaner.cleanSegments --------------------------
+# -- CL.swap: UnifiedLog.replaceSegments (3.9) -----------------------------------------------------------------------
 
 @start("CL.swap")
 def _swap_3_9(s: Scope) -> dict[str, Any]:
     if not _is_3_9(s["self"]):  # 1.0.2's Log.replaceSegments is the same row
         return _swap(s)
-    cleaned = s.get("cleaned")
-    segments = s.get("segments") or []
-    return {**_tp(s["self"].topic_partition()),
-            "kafka.log.segment.new": cleaned.base_offset() if cleaned is not None else -1,
-            "kafka.log.segments.replaced": [seg.base_offset() for seg in segments]}
+    # a list in Kafka's signature; the cleaner hands one
+    new_segments = [seg.base_offset() for seg in s["new_segments"]]
+    return {**_tp(s["self"].topic_partition()), "kafka.log.segment.new": new_segments[0] if new_segments else -1,
+            "kafka.log.segments.new": new_segments,
+            "kafka.log.segments.replaced": [seg.base_offset() for seg in s["old_segments"]], **_version(s["self"])}
 
 
 # -- CL.done: LogCleanerManager.doneCleaning --------------------------------------------------------------------------

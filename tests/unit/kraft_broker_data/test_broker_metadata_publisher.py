@@ -1,6 +1,7 @@
 """BrokerMetadataPublisher (Kafka 3.9): installed on a real MetadataLoader, it gets nothing while the loader catches
-up, then the whole image once, which starts the managers; the group coordinator loads the __consumer_offsets
-partitions this broker comes to lead and unloads those it stops leading, once each."""
+up, then the whole image once, which starts the managers; the group coordinator (through its adapter) is elected
+for the __consumer_offsets partitions this broker comes to lead, loading each once, and resigns those it stops
+leading; a deleted topic's committed offsets go."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ from typing import Any
 import pytest
 
 from kafka_edu.v1_0_2.clients.common.errors import TimeoutException
-from kafka_edu.v1_0_2.core.log.log import TopicPartition
+from kafka_edu.v3_9.clients.common.topic_partition import TopicPartition
+from kafka_edu.v3_9.core.server.replica_manager import HIGH_WATERMARK_FILENAME
 from kafka_edu.v3_9.metadata.common.metadata import ApiMessageAndVersion, PartitionChangeRecord
 from kafka_edu.v3_9.metadata.image.loader.metadata_loader import MetadataLoader
 from kafka_edu.v3_9.raft.raft.batch import Batch
@@ -100,75 +102,80 @@ def test_nothing_is_applied_until_the_loader_has_caught_up_then_the_managers_sta
         loader.wait_for_all_events_to_be_handled()
         assert initializations.calls == [] and not broker.publisher.first_publish_future.done()
         assert broker.replica_manager.all_partitions == {} and broker.metadata_cache.get_all_topics() == set()
-        assert not broker.group_coordinator.is_active
+        assert not broker.group_coordinator.coordinator.is_active
 
         raft_log.commit(partition(ORDERS, 1, (2, 1)), no_op())  # 7-8: caught up
         broker.publisher.first_publish_future.result(TIMEOUT)
         [(first_image,)] = initializations.calls
-        assert first_image.offset() == 8 and broker.group_coordinator.is_active
+        assert first_image.offset() == 8 and broker.group_coordinator.coordinator.is_active
         assert broker.metadata_cache.get_all_topics() == {"orders"}
         assert sorted(map(str, broker.replica_manager.all_partitions)) == ["orders-0", "orders-1"]
-        assert broker.replica_manager.high_watermark_check_point_thread_started.get()
+        # the high watermark checkpoints started, now that the partitions exist
+        wait_until(lambda: (broker.log_dir / HIGH_WATERMARK_FILENAME).exists(), TIMEOUT, "the first HW checkpoint")
 
         raft_log.commit(change_leader(ORDERS, 1, 1, (1, 2)))
-        wait_until(lambda: broker.replica_manager.get_partition(TopicPartition("orders", 1))
-                   .leader_replica_if_local() is not None, TIMEOUT, "the next delta applied")
+        wait_until(lambda: broker.replica_manager.online_partition(TopicPartition("orders", 1)).is_leader(),
+                   TIMEOUT, "the next delta applied")
         assert len(initializations.calls) == 1
     finally:
         loader.close()
 
 
 def test_the_group_coordinator_loads_the_offsets_partitions_this_broker_leads_once(broker: LocalBroker) -> None:
-    manager = broker.group_coordinator.group_manager
-    immigrations = Spy(broker.group_coordinator, "handle_group_immigration")
-    emigrations = Spy(broker.group_coordinator, "handle_group_emigration")
+    manager = broker.group_coordinator.coordinator.group_manager
+    elections = Spy(broker.group_coordinator, "on_election")
+    resignations = Spy(broker.group_coordinator, "on_resignation")
+    loads = Spy(broker.group_coordinator.coordinator, "handle_group_immigration")
     broker.publish(*cluster(), *offsets_topic((1, 2, 1)))
     wait_until(lambda: manager.is_partition_owned(0) and manager.is_partition_owned(2), TIMEOUT, "groups loaded")
-    assert sorted(immigrations.calls) == [(0,), (2,)] and emigrations.calls == [] and not manager.is_partition_owned(1)
+    assert sorted(elections.calls) == [(0, 0), (2, 0)] and sorted(loads.calls) == [(0,), (2,)]
+    assert resignations.calls == [(1, 0)] and not manager.is_partition_owned(1)  # it follows 1: nothing to own
 
-    # an ISR change on a partition it leads is a "leader" change in 3.9's LocalReplicaChanges: no reload here
+    # an ISR change on a partition it leads is a "leader" change in 3.9's LocalReplicaChanges, but no election
     broker.publish(ApiMessageAndVersion(PartitionChangeRecord(partition_id=0, topic_id=OFFSETS, isr=(1,)), 1))
-    assert sorted(immigrations.calls) == [(0,), (2,)]
+    assert sorted(elections.calls) == [(0, 0), (2, 0)] and sorted(loads.calls) == [(0,), (2,)]
 
-    # leadership of 0 moves away, 1 comes here
+    # leadership of 0 moves away (epoch 1), 1 comes here (epoch 1)
     broker.publish(change_leader(OFFSETS, 0, 2, (2, 1)), change_leader(OFFSETS, 1, 1, (1, 2)))
     wait_until(lambda: manager.is_partition_owned(1) and not manager.is_partition_owned(0), TIMEOUT, "moved")
-    assert emigrations.calls == [(0,)] and sorted(immigrations.calls) == [(0,), (1,), (2,)]
+    assert resignations.calls[1:] == [(0, 1)] and sorted(elections.calls) == [(0, 0), (1, 1), (2, 0)]
+    assert sorted(loads.calls) == [(0,), (1,), (2,)]
 
-    # a follower's ISR change is no resignation either: it led nothing there
+    # a follower's ISR change: 3.9 tells the coordinator to resign again (it owns nothing there, nothing changes)
     broker.publish(ApiMessageAndVersion(PartitionChangeRecord(partition_id=0, topic_id=OFFSETS, isr=(2,)), 1))
-    assert emigrations.calls == [(0,)]
+    assert resignations.calls[2:] == [(0, 1)] and len(elections.calls) == 3
+    assert [p for p in range(3) if manager.is_partition_owned(p)] == [1, 2]
 
 
 def test_a_deleted_topic_resigns_its_partitions_and_drops_its_offsets(broker: LocalBroker) -> None:
-    manager = broker.group_coordinator.group_manager
-    deleted = Spy(broker.group_coordinator, "handle_deleted_partitions")
+    manager = broker.group_coordinator.coordinator.group_manager
+    deleted = Spy(broker.group_coordinator.coordinator, "handle_deleted_partitions")
     broker.publish(*cluster(), *offsets_topic((1, 2)), topic("orders", ORDERS), partition(ORDERS, 0, (2, 1)))
     wait_until(lambda: manager.is_partition_owned(0), TIMEOUT, "groups loaded")
 
     broker.publish(remove_topic(ORDERS))
     assert [sorted(map(str, partitions)) for (partitions,) in deleted.calls] == [["orders-0"]]
 
-    emigrations = Spy(broker.group_coordinator, "handle_group_emigration")
+    resignations = Spy(broker.group_coordinator, "on_resignation")
     broker.publish(remove_topic(OFFSETS))
-    assert emigrations.calls == [(0,)]  # only the partition it led
+    assert resignations.calls == [(0, 0)]  # only the partition it led
     wait_until(lambda: not manager.is_partition_owned(0), TIMEOUT, "groups unloaded")
     assert sorted(map(str, deleted.calls[-1][0])) == ["__consumer_offsets-0", "__consumer_offsets-1"]
 
 
 def test_a_broker_that_leads_nothing_publishes_without_touching_a_partition(broker: LocalBroker) -> None:
-    immigrations = Spy(broker.group_coordinator, "handle_group_immigration")
+    elections = Spy(broker.group_coordinator, "on_election")
     broker.publish(feature_level(), register_broker(2, 11), register_broker(3, 12), unfence(2, 11), unfence(3, 12),
                    topic("__consumer_offsets", OFFSETS), partition(OFFSETS, 0, (2, 3)),
                    topic("orders", ORDERS), partition(ORDERS, 0, (3, 2)))
-    assert broker.publisher.first_publish_future.done() and broker.group_coordinator.is_active
+    assert broker.publisher.first_publish_future.done() and broker.group_coordinator.coordinator.is_active
     assert broker.metadata_cache.get_all_topics() == {"__consumer_offsets", "orders"}
-    assert broker.replica_manager.all_partitions == {} and immigrations.calls == []
+    assert broker.replica_manager.all_partitions == {} and elections.calls == []
     assert not any(broker.log_dir.glob("*-0"))
 
 
 def test_a_failure_to_start_the_managers_fails_the_first_publish(broker: LocalBroker) -> None:
-    def fail() -> None:
+    def fail(*args: Any, **kwargs: Any) -> None:
         raise OSError("disk gone")
     broker.log_manager.startup = fail
     broker.publish(*cluster())

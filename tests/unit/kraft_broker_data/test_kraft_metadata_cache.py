@@ -1,16 +1,17 @@
-"""KRaftMetadataCache (Kafka 3.9): a MetadataImage built from the controller's records answers a broker's queries,
-including the ones KafkaApis asks the ZooKeeper-mode MetadataCache; a fenced broker is not alive."""
+"""KRaftMetadataCache (Kafka 3.9): a MetadataImage built from the controller's records answers a broker's queries; a
+fenced broker is not alive; and a partition's registration becomes the state ReplicaManager.applyDelta hands to
+Partition.makeLeader / makeFollower. (KafkaApis answering Metadata from this cache: KafkaApisTest, ported under
+tests/kafka_tests/v3_9/core/server/kafka_apis_test.py, runs on a KRaftMetadataCache.)"""
 
 from __future__ import annotations
 
 import uuid
 
-from kafka_edu.v1_0_2.core.log.log import TopicPartition
-from kafka_edu.v1_0_2.core.server.kafka_apis import KafkaApis
 from kafka_edu.v1_0_2.core.server.metadata_cache import Broker
 from kafka_edu.v3_9.clients.common.protocol.errors import Errors
-from kafka_edu.v3_9.core.server.kraft_replica_manager_bridge import to_leader_and_isr_partition_state
+from kafka_edu.v3_9.clients.common.topic_partition import TopicPartition
 from kafka_edu.v3_9.core.server.metadata.kraft_metadata_cache import NO_NODE, ZERO_UUID, KRaftMetadataCache
+from kafka_edu.v3_9.core.server.replica_manager import to_leader_and_isr_partition_state
 from kafka_edu.v3_9.metadata.common.metadata import (
     ApiMessageAndVersion,
     BrokerRegistrationChangeRecord,
@@ -32,7 +33,6 @@ from tests.unit.image.records import (
     topic,
     unfence,
 )
-from tests.unit.kraft_broker_data.local_broker import broker_config
 
 GHOST = uuid.UUID(int=0xC3)
 
@@ -145,21 +145,13 @@ def test_each_new_image_replaces_the_answers_whole() -> None:
     assert (state.leader, state.leader_epoch, state.isr, state.zk_version) == (2, 1, [2], 1)
 
 
-def test_kafka_apis_reads_the_kraft_cache_as_it_reads_the_zookeeper_one(tmp_path) -> None:
-    cache = KRaftMetadataCache(1)
-    cache.set_image(cluster())
-    apis = KafkaApis(request_channel=None, replica_manager=None, admin_manager=None, group_coordinator=None,
-                     txn_coordinator=None, broker_id=1, config=broker_config(1, tmp_path), metadata_cache=cache,
-                     controller=None, cluster_id="c1", log_config_defaults={})
-    topics = {t["name"]: t for t in apis.get_topic_metadata(False, {"orders", "nope"}, "PLAINTEXT")}
-    assert topics["nope"]["error_code"] == Errors.UNKNOWN_TOPIC_OR_PARTITION
-    assert [(p["partition_index"], p["leader_id"], p["isr_nodes"]) for p in topics["orders"]["partitions"]] == [
-        (0, 1, [1, 2]), (1, 2, [2, 3])]
-
-
-def test_a_registration_becomes_the_state_a_1_0_2_partition_applies() -> None:
+def test_a_registration_becomes_the_state_a_partition_applies() -> None:
+    """PartitionRegistration.toLeaderAndIsrPartitionState: no controller epoch in KRaft; the partition epoch, the
+    reassignment and the leader recovery state travel with it."""
     registration = image_of(feature_level(), topic("orders", ORDERS), partition(ORDERS, 0, (1, 2)),
                             change_leader(ORDERS, 0, 2, (2,))).topics.get_partition(ORDERS, 0)
-    state = to_leader_and_isr_partition_state(registration, is_new=True)
-    assert (state.leader, state.leader_epoch, state.isr, state.replicas, state.zk_version, state.is_new,
-            state.controller_epoch) == (2, 1, [2], [1, 2], 1, True, -1)
+    state = to_leader_and_isr_partition_state(registration, TopicPartition("orders", 0), is_new=True)
+    assert (state.topic_name, state.partition_index, state.leader, state.leader_epoch, state.isr, state.replicas,
+            state.partition_epoch, state.is_new, state.controller_epoch) == ("orders", 0, 2, 1, [2], [1, 2], 1, True,
+                                                                             -1)
+    assert (state.adding_replicas, state.removing_replicas, state.leader_recovery_state) == ([], [], 0)

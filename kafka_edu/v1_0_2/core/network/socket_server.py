@@ -45,7 +45,8 @@ class SocketServer:
         # the SCRAM credentials a SASL listener's logins are checked against (KafkaServer's, kept from ZooKeeper)
         self.credential_provider = credential_provider or CredentialProvider(config.sasl_enabled_mechanisms)
         # A controller's SocketServer binds the controller listeners; a broker's every other one (3.9).
-        if api_version_manager is not None and api_version_manager.listener_type.value == "controller":
+        listener_type = getattr(api_version_manager, "listener_type", None)  # a ZooKeeper-mode broker's has none
+        if listener_type is not None and listener_type.value == "controller":
             self.end_points = config.controller_listeners
         else:
             self.end_points = config.data_plane_listeners

@@ -6,21 +6,23 @@ import datetime
 import logging
 import threading
 import time
-import uuid
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from kafka_edu.tracing import note, span, step
 from kafka_edu.v1_0_2.clients.common.errors import (
     ControllerMovedException,
     InvalidRecordException,
-    InvalidRequestException,
     InvalidTopicException,
 )
 from kafka_edu.v1_0_2.clients.common.record.control_record_type import ControlRecordType
 from kafka_edu.v1_0_2.clients.common.record.end_transaction_marker import EndTransactionMarker
 from kafka_edu.v1_0_2.clients.common.record.file_records import MAGIC_VALUE_V2
 from kafka_edu.v1_0_2.clients.common.record.memory_records_builder import with_end_transaction_marker
+from kafka_edu.v1_0_2.clients.common.requests.api_versions_response import (
+    ApiVersionsResponse,
+    create_api_versions_response,
+)
 from kafka_edu.v1_0_2.clients.common.requests.fetch_response import INVALID_LAST_STABLE_OFFSET
 from kafka_edu.v1_0_2.clients.common.requests.isolation_level import IsolationLevel
 from kafka_edu.v1_0_2.clients.common.requests.transaction_result import TransactionResult
@@ -57,19 +59,8 @@ from kafka_edu.v3_9.clients.common.protocol.api_keys import ApiKeys
 from kafka_edu.v3_9.clients.common.protocol.builder import build
 from kafka_edu.v3_9.clients.common.protocol.codec import api_versions_unsupported_response, encode_response
 from kafka_edu.v3_9.clients.common.protocol.errors import Errors
-from kafka_edu.v3_9.core.server.api_version_manager import ApiVersionManager, DefaultApiVersionManager, ListenerType
-from kafka_edu.v3_9.core.server.handlers.describe_topic_partitions_request_handler import (
-    DescribeTopicPartitionsRequestHandler,
-)
-
-if TYPE_CHECKING:
-    from kafka_edu.v3_9.core.server.auto_topic_creation_manager import DefaultAutoTopicCreationManager
-    from kafka_edu.v3_9.core.server.forwarding_manager import ForwardingManagerImpl
 
 log = logging.getLogger("kafka.server.KafkaApis")
-
-BROKER_ENDPOINT = 1  # DescribeCluster's EndpointType: 1 brokers, 2 controllers
-ZERO_UUID = uuid.UUID(int=0)
 
 ADMIN_CLIENT_ID = "__admin_client"
 GROUP_METADATA_TOPIC_NAME = "__consumer_offsets"
@@ -83,9 +74,10 @@ EARLIEST_TIMESTAMP = -2
 LATEST_TIMESTAMP = -1
 READ_COMMITTED = 1
 
-# The versions this broker implements and advertises in ApiVersions. Produce is advertised from v0 so that
-# librdkafka keeps compression enabled; v0-v2 carry the old message formats, which this log does not store, and
-# get UNSUPPORTED_VERSION per partition. Fetch starts at v4, the first to return record batch v2 as stored.
+# The versions this broker implements: its ApiVersions with kafka.edu.advertised.api.versions=latest
+# (docs/api-versions.md). Produce is advertised from v0 so that librdkafka keeps compression enabled; v0-v2 carry the
+# old message formats, which this log does not store, and get UNSUPPORTED_VERSION per partition. Fetch starts at v4,
+# the first to return record batch v2 as stored.
 # The controller-to-broker requests (LeaderAndIsr, StopReplica, UpdateMetadata, ControlledShutdown) are served at
 # exactly 1.0.2's versions, every one of which their handlers parse; 1.0.2's controller and brokers send the newest
 # (LeaderAndIsr v1, UpdateMetadata v4, StopReplica v0, ControlledShutdown v1). Their headers carry the sender's W3C
@@ -120,9 +112,7 @@ SUPPORTED_VERSIONS: dict[ApiKeys, tuple[int, int]] = {
     # v3 adds KIP-447's generation and member checks, which 1.0.2's coordinator has not got
     ApiKeys.TXN_OFFSET_COMMIT: (0, 2),
     ApiKeys.OFFSET_FOR_LEADER_EPOCH: (0, 0),
-    # v1 (3.9's, flexible, same fields) for a KRaft broker, which advertises it as 3.9 does; a ZooKeeper-mode
-    # broker serves 1.0.2's v0 only (KAFKA_1_0_2_VERSIONS), which its transaction coordinators send
-    ApiKeys.WRITE_TXN_MARKERS: (0, 1),
+    ApiKeys.WRITE_TXN_MARKERS: (0, 0),  # what the transaction coordinators send
     ApiKeys.DESCRIBE_CONFIGS: (0, 4),
     ApiKeys.LEADER_AND_ISR: (0, 1),
     ApiKeys.STOP_REPLICA: (0, 0),
@@ -133,11 +123,7 @@ SUPPORTED_VERSIONS: dict[ApiKeys, tuple[int, int]] = {
     ApiKeys.ALTER_CONFIGS: (0, 2),
     ApiKeys.ALTER_REPLICA_LOG_DIRS: (0, 2),
     ApiKeys.DESCRIBE_LOG_DIRS: (0, 4),
-    ApiKeys.DESCRIBE_CLUSTER: (0, 1),
-    ApiKeys.DESCRIBE_TOPIC_PARTITIONS: (0, 0),
 }
-for _api, (_low, _high) in SUPPORTED_VERSIONS.items():
-    _api.set_supported(_low, _high)
 
 # What a Kafka 1.0.2 broker served (1.0.2's ApiKeys), within what this port implements: the ZooKeeper-mode broker's
 # default ApiVersions (kafka.edu.advertised.api.versions=1.0.2). One exception, documented in docs/api-versions.md:
@@ -183,35 +169,11 @@ KAFKA_1_0_2_VERSIONS: dict[ApiKeys, tuple[int, int]] = {
     ApiKeys.WRITE_TXN_MARKERS: (0, 0),
 }
 
-# What only a ZooKeeper-mode broker serves (3.9's ApiMessageType listeners = zkBroker): a KRaft broker learns the
-# metadata from the log, and controlled shutdown goes through heartbeats. DescribeConfigs and AlterConfigs use
-# ZooKeeper in this port, so a KRaft broker does not advertise them either (yet), nor the 1.0.2 ports of
-# DeleteRecords, DescribeLogDirs and AlterReplicaLogDirs, which are not tested on a KRaft broker.
-# The ACL APIs act on SimpleAclAuthorizer's ACLs in ZooKeeper; a KRaft broker (3.9: StandardAuthorizer, ACLs in the
-# metadata log) does not serve them.
-ZK_BROKER_ONLY_APIS = frozenset({ApiKeys.ADD_PARTITIONS_TO_TXN, ApiKeys.ADD_OFFSETS_TO_TXN, ApiKeys.END_TXN,
-                                 ApiKeys.TXN_OFFSET_COMMIT,  # a KRaft broker coordinates no transactions (yet)
-                                 ApiKeys.LEADER_AND_ISR, ApiKeys.STOP_REPLICA, ApiKeys.UPDATE_METADATA,
-                                 ApiKeys.CONTROLLED_SHUTDOWN, ApiKeys.DESCRIBE_CONFIGS, ApiKeys.ALTER_CONFIGS,
-                                 ApiKeys.DELETE_RECORDS, ApiKeys.DESCRIBE_LOG_DIRS, ApiKeys.ALTER_REPLICA_LOG_DIRS,
-                                 ApiKeys.DESCRIBE_ACLS, ApiKeys.CREATE_ACLS, ApiKeys.DELETE_ACLS})
 
-
-# What only a KRaft broker serves here: DescribeCluster (2.8) and DescribeTopicPartitions (3.8) came after 1.0.2.
-KRAFT_BROKER_ONLY_APIS = frozenset({ApiKeys.DESCRIBE_CLUSTER, ApiKeys.DESCRIBE_TOPIC_PARTITIONS})
-
-
-def broker_api_version_manager(kraft: bool, advertised: str = "latest") -> DefaultApiVersionManager:
-    """What a broker's listeners serve: a KRaft broker (Kafka 3.9) all it implements but the ZooKeeper-only APIs; a
-    ZooKeeper-mode broker Kafka 1.0.2's versions (`advertised` "1.0.2", its default), or all it implements
+def api_versions_response(advertised: str = "1.0.2") -> ApiVersionsResponse:
+    """What the broker's listeners serve: Kafka 1.0.2's versions ("1.0.2", the default), or all this port implements
     ("latest")."""
-    if kraft:
-        return DefaultApiVersionManager(ListenerType.BROKER, {api: versions for api, versions
-                                                              in SUPPORTED_VERSIONS.items()
-                                                              if api not in ZK_BROKER_ONLY_APIS})
-    table = KAFKA_1_0_2_VERSIONS if advertised == "1.0.2" else SUPPORTED_VERSIONS
-    return DefaultApiVersionManager(ListenerType.ZK_BROKER, {api: versions for api, versions in table.items()
-                                                             if api not in KRAFT_BROKER_ONLY_APIS})
+    return create_api_versions_response(KAFKA_1_0_2_VERSIONS if advertised == "1.0.2" else SUPPORTED_VERSIONS)
 
 
 # SecurityProtocol ids (1.0.2's SecurityProtocol.forId): an UpdateMetadata endpoint before v3 names no listener, so
@@ -237,9 +199,8 @@ class KafkaApis:
     def __init__(self, request_channel: RequestChannel, replica_manager: ReplicaManager, admin_manager: AdminManager,
                  group_coordinator: GroupCoordinator, txn_coordinator: TransactionCoordinator, broker_id: int,
                  config: KafkaConfig, metadata_cache: MetadataCache, controller: KafkaController, cluster_id: str,
-                 log_config_defaults: dict[str, Any], forwarding_manager: ForwardingManagerImpl | None = None,
-                 auto_topic_creation_manager: DefaultAutoTopicCreationManager | None = None,
-                 api_version_manager: ApiVersionManager | None = None, authorizer: Any = None) -> None:
+                 log_config_defaults: dict[str, Any], api_versions: ApiVersionsResponse | None = None,
+                 authorizer: Any = None) -> None:
         self.request_channel = request_channel
         self.replica_manager = replica_manager
         self.admin_manager = admin_manager
@@ -251,9 +212,6 @@ class KafkaApis:
         self.controller = controller
         self.cluster_id = cluster_id
         self.log_config_defaults = log_config_defaults
-        # 3.9's RaftSupport: set on a KRaft broker, whose metadata_cache is a KRaftMetadataCache
-        self.forwarding_manager = forwarding_manager
-        self.auto_topic_creation_manager = auto_topic_creation_manager
         self.authorizer = authorizer  # `authorizer.class.name`'s; None: every request is allowed
         self.handlers: dict[int, Callable[[Request], None]] = {
             ApiKeys.PRODUCE: self.handle_produce_request,
@@ -295,19 +253,10 @@ class KafkaApis:
             ApiKeys.ALTER_CONFIGS: self.handle_alter_configs_request,
             ApiKeys.ALTER_REPLICA_LOG_DIRS: self.handle_alter_replica_log_dirs_request,
             ApiKeys.DESCRIBE_LOG_DIRS: self.handle_describe_log_dirs_request,
-            ApiKeys.DESCRIBE_CLUSTER: self.handle_describe_cluster,
-            ApiKeys.DESCRIBE_TOPIC_PARTITIONS: self.handle_describe_topic_partitions_request,
         }
-        self.api_version_manager = api_version_manager or broker_api_version_manager(
-            self.is_kraft, config.get_string("kafka.edu.advertised.api.versions"))
-        for api in ZK_BROKER_ONLY_APIS if self.is_kraft else KRAFT_BROKER_ONLY_APIS:
-            del self.handlers[api]
-        self.describe_topic_partitions_request_handler = DescribeTopicPartitionsRequestHandler(metadata_cache,
-                                                                                               config)
-
-    @property
-    def is_kraft(self) -> bool:
-        return self.forwarding_manager is not None
+        # the versions the listeners serve (SocketServer has the same list: it parses nothing else)
+        self.api_versions = api_versions or api_versions_response(
+            config.get_string("kafka.edu.advertised.api.versions"))
 
     @step("NW.apis.1")
     def handle(self, request: Request) -> None:
@@ -369,12 +318,11 @@ class KafkaApis:
     def handle_api_versions_request(self, request: Request) -> None:
         if request.body is None:  # a version newer than ours: answer in v0 so the client can pick another
             payload = api_versions_unsupported_response(request.correlation_id,
-                                                        self.api_version_manager.api_version_entries(0))
+                                                        self.api_versions.api_version_entries(0))
             self.request_channel.send_response(Response(request, payload, ResponseAction.SEND))
             return
         self.send_response(request, build(self.response_schema(request), error_code=Errors.NONE, throttle_time=0,
-                                          api_keys=self.api_version_manager.api_version_entries(
-                                              request.api_version)))
+                                          api_keys=self.api_versions.api_version_entries(request.api_version)))
 
     # -- Metadata -----------------------------------------------------------------------------------------------------
 
@@ -427,10 +375,7 @@ class KafkaApis:
         return result
 
     def create_topic(self, topic: str) -> Errors:
-        """Auto-creation: the topic is written to ZooKeeper now and has no leader yet (LEADER_NOT_AVAILABLE). On
-        KRaft the controller is asked to create it, and the client retries until it is committed and published."""
-        if self.auto_topic_creation_manager is not None:
-            return self.auto_topic_creation_manager.create_topics({topic})[topic]
+        """Auto-creation: the topic is written to ZooKeeper now and has no leader yet (LEADER_NOT_AVAILABLE)."""
         results: dict[str, tuple[Errors, str | None]] = {}
         arguments = dict(num_partitions=self.config.num_partitions,
                          replication_factor=self.config.default_replication_factor)
@@ -769,11 +714,9 @@ class KafkaApis:
         if key_type == GROUP_KEY_TYPE:
             partition = self.group_coordinator.partition_for(body.key)
             topic_metadata = self.get_or_create_internal_topic(GROUP_METADATA_TOPIC_NAME, request.listener_name)
-        elif key_type == TRANSACTION_KEY_TYPE and self.txn_coordinator.txn_manager is not None:
+        elif key_type == TRANSACTION_KEY_TYPE:
             partition = self.txn_coordinator.partition_for(body.key)
             topic_metadata = self.get_or_create_internal_topic(TRANSACTION_STATE_TOPIC_NAME, request.listener_name)
-        elif key_type == TRANSACTION_KEY_TYPE:
-            partition, topic_metadata = -1, None  # a KRaft broker coordinates no transactions (yet)
         else:
             # 1.0.2 throws InvalidRequestException("Unknown coordinator type"): the request's error response.
             self.send_response(request, build(self.response_schema(request), throttle_time=0,
@@ -798,10 +741,6 @@ class KafkaApis:
         metadata = self.metadata_cache.get_topic_metadata({topic}, listener_name)
         if topic in metadata:
             return metadata[topic]
-        if self.auto_topic_creation_manager is not None:
-            # the controller checks the replication factor against the unfenced brokers
-            self.auto_topic_creation_manager.create_topics({topic})
-            return None
         if topic == GROUP_METADATA_TOPIC_NAME:
             replication_factor, num_partitions = (self.config.offsets_topic_replication_factor,
                                                   self.config.offsets_topic_partitions)
@@ -1062,12 +1001,6 @@ class KafkaApis:
 
     def handle_create_topics_request(self, request: Request) -> None:
         body = request.body
-        if self.is_kraft:
-            self.forward_to_controller(request, lambda error: build(
-                self.response_schema(request), throttle_time=0, topics=[
-                    dict(name=t.name, error_code=error, error_message=None, topic_id=None, num_partitions=-1,
-                         replication_factor=-1, configs=None) for t in body.topics]))
-            return
         names = [t.name for t in body.topics]
         duplicates = {n for n in names if names.count(n) > 1}
         create_info = {t.name: dict(num_partitions=t.num_partitions, replication_factor=t.replication_factor,
@@ -1097,11 +1030,6 @@ class KafkaApis:
 
     def handle_delete_topics_request(self, request: Request) -> None:
         body = request.body
-        if self.is_kraft:
-            self.forward_to_controller(request, lambda error: build(
-                self.response_schema(request), throttle_time=0, responses=[
-                    dict(name=name, error_code=error, error_message=None) for name in body.topic_names]))
-            return
         topics = set(body.topic_names)
         unauthorized = {t for t in topics
                         if not self.authorize(request.session, Operation.DELETE, Resource(ResourceType.TOPIC, t))}
@@ -1121,23 +1049,10 @@ class KafkaApis:
         self.admin_manager.delete_topics(millis(body.timeout_ms if hasattr(body, "timeout_ms") else body.timeout),
                                          topics, send_response_callback)
 
-    def forward_to_controller(self, request: Request, error_response: Callable[[Errors], Any]) -> None:
-        """3.9's maybeForwardToController on a KRaft broker: the active controller answers, through this broker."""
-
-        def response_callback(response: Any | None, error: Errors) -> None:
-            self.send_response(request, response if response is not None else error_response(error))
-
-        self.forwarding_manager.forward_request(request, response_callback)
-
-    # -- CreatePartitions (ZooKeeper: the active controller's AdminManager; KRaft: forwarded) ----------------------
+    # -- CreatePartitions (the active controller's AdminManager) -----------------------------------------------------
 
     def handle_create_partitions_request(self, request: Request) -> None:
         body = request.body
-        if self.is_kraft:
-            self.forward_to_controller(request, lambda error: build(
-                self.response_schema(request), throttle_time=0, results=[
-                    dict(name=t.name, error_code=error, error_message=None) for t in body.topics]))
-            return
 
         def send_response_callback(results: dict[str, tuple[Errors, str | None]]) -> None:
             self.send_response(request, build(self.response_schema(request), throttle_time=0, results=[
@@ -1224,40 +1139,6 @@ class KafkaApis:
                                                             end_offset=epoch_end_offset.end_offset))
             self.send_response(request, build(self.response_schema(request),
                                               topics=[dict(topic=t, partitions=p) for t, p in topics.items()]))
-
-    # -- DescribeCluster and DescribeTopicPartitions (KRaft) ---------------------------------------------------------
-
-    def handle_describe_cluster(self, request: Request) -> None:
-        """The brokers and, as the controller, a random alive broker (clients cannot reach the KRaft controllers)."""
-        schema = self.response_schema(request)
-        if getattr(request.body, "endpoint_type", BROKER_ENDPOINT) != BROKER_ENDPOINT:
-            self.send_response(request, build(
-                schema, throttle_time=0, error_code=Errors.UNSUPPORTED_ENDPOINT_TYPE,
-                error_message="The request was sent to an endpoint of type BROKER, but we wanted an endpoint of "
-                              "type CONTROLLER", endpoint_type=BROKER_ENDPOINT, cluster_id=self.cluster_id,
-                controller_id=-1, brokers=[], cluster_authorized_operations=-2147483648))
-            return
-        brokers = [dict(broker_id=node.id, host=node.host, port=node.port, rack=None)
-                   for node in self.metadata_cache.get_broker_nodes(request.listener_name)]
-        controller_id = self.metadata_cache.get_controller_id()
-        self.send_response(request, build(
-            schema, throttle_time=0, error_code=Errors.NONE, error_message=None, endpoint_type=BROKER_ENDPOINT,
-            cluster_id=self.cluster_id, controller_id=-1 if controller_id is None else controller_id,
-            brokers=brokers, cluster_authorized_operations=-2147483648))
-
-    def handle_describe_topic_partitions_request(self, request: Request) -> None:
-        schema = self.response_schema(request)
-        try:
-            response = self.describe_topic_partitions_request_handler.handle_describe_topic_partitions_request(
-                request)
-        except InvalidRequestException as e:
-            # the request's error response: every topic it names, with the error
-            log.info("DescribeTopicPartitions from %s refused: %s", request.client_id, e)
-            self.send_response(request, build(schema, throttle_time=0, next_cursor=None, topics=[
-                dict(error_code=Errors.INVALID_REQUEST, name=t.name, topic_id=ZERO_UUID, partitions=[])
-                for t in request.body.topics]))
-            return
-        self.send_response(request, build(schema, throttle_time=0, **response))
 
     # -- SaslHandshake / SaslAuthenticate: a login is the network thread's; here only after one, or on PLAINTEXT ----
 

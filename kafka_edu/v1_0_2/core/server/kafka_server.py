@@ -15,6 +15,7 @@ from kafka_edu.v1_0_2.clients.common.errors import (
     InconsistentBrokerIdException,
     KafkaException,
 )
+from kafka_edu.v1_0_2.clients.common.requests.api_versions_response import ApiVersionsResponse
 from kafka_edu.v1_0_2.core.controller.controller_context import create_broker
 from kafka_edu.v1_0_2.core.controller.kafka_controller import KafkaController
 from kafka_edu.v1_0_2.core.coordinator.group.group_coordinator import GroupCoordinator
@@ -33,7 +34,7 @@ from kafka_edu.v1_0_2.core.server.dynamic_config_manager import (
     TopicConfigHandler,
     UserConfigHandler,
 )
-from kafka_edu.v1_0_2.core.server.kafka_apis import ApiVersionManager, KafkaApis, broker_api_version_manager
+from kafka_edu.v1_0_2.core.server.kafka_apis import KafkaApis, api_versions_response
 from kafka_edu.v1_0_2.core.server.kafka_config import KafkaConfig
 from kafka_edu.v1_0_2.core.server.kafka_healthcheck import KafkaHealthcheck
 from kafka_edu.v1_0_2.core.server.kafka_request_handler import KafkaRequestHandlerPool
@@ -80,7 +81,7 @@ class KafkaServer:
         self.metadata_cache: MetadataCache | None = None
         self.credential_provider: CredentialProvider | None = None
         self.socket_server: SocketServer | None = None
-        self.api_version_manager: ApiVersionManager | None = None
+        self.api_versions: ApiVersionsResponse | None = None  # what the listeners serve, at which versions
         self.authorizer: Any = None
         self.dynamic_config_manager: DynamicConfigManager | None = None
         self.kafka_healthcheck: KafkaHealthcheck | None = None
@@ -144,10 +145,9 @@ class KafkaServer:
 
                     # Acceptors bind now so the bound ports are known; processors wait until the end of startup.
                     with step("LC.startup.10", self):
-                        self.api_version_manager = broker_api_version_manager(
-                            kraft=False, advertised=self.config.get_string("kafka.edu.advertised.api.versions"))
-                        self.socket_server = SocketServer(self.config, self.api_version_manager,
-                                                          self.credential_provider)
+                        self.api_versions = api_versions_response(
+                            self.config.get_string("kafka.edu.advertised.api.versions"))
+                        self.socket_server = SocketServer(self.config, self.api_versions, self.credential_provider)
                         self.socket_server.startup(startup_processors=False)
 
                     with step("LC.startup.11"):
@@ -182,7 +182,7 @@ class KafkaServer:
                                               self.transaction_coordinator, self.config.broker_id,
                                               self.config, self.metadata_cache, self.kafka_controller,
                                               self.cluster_id, copy_kafka_config_to_log(self.config),
-                                              api_version_manager=self.api_version_manager,
+                                              api_versions=self.api_versions,
                                               authorizer=self.authorizer)
 
                     with step("LC.startup.18", self):

@@ -18,6 +18,7 @@ from kio.schema.fetch.v16.response import EpochEndOffset as FetchEpochEndOffset
 from kio.schema.offset_for_leader_epoch.v4.response import EpochEndOffset
 from kio.static.primitive import i32, i64
 
+from kafka_edu.tracing import step
 from kafka_edu.v1_0_2.clients.common.errors import (
     ApiException,
     IllegalStateException,
@@ -27,7 +28,6 @@ from kafka_edu.v1_0_2.clients.common.errors import (
     PolicyViolationException,
     UnexpectedAppendOffsetException,
 )
-from kafka_edu.v1_0_2.core.api.leader_and_isr import LeaderAndIsr
 from kafka_edu.v3_9.clients.common.errors.fenced_leader_epoch_exception import FencedLeaderEpochException
 from kafka_edu.v3_9.clients.common.errors.not_leader_or_follower_exception import NotLeaderOrFollowerException
 from kafka_edu.v3_9.clients.common.errors.offset_not_available_exception import OffsetNotAvailableException
@@ -37,12 +37,14 @@ from kafka_edu.v3_9.clients.common.record.file_records import TimestampAndOffset
 from kafka_edu.v3_9.clients.common.record.memory_records import MemoryRecords
 from kafka_edu.v3_9.clients.common.record.record_batch import NO_TIMESTAMP
 from kafka_edu.v3_9.clients.common.requests.fetch_request import PartitionData
+from kafka_edu.v3_9.clients.common.topic_id_partition import TopicIdPartition
 from kafka_edu.v3_9.clients.common.topic_partition import TopicPartition
 from kafka_edu.v3_9.clients.common.utils.time import Time
 from kafka_edu.v3_9.clients.common.uuid import ZERO_UUID, DirectoryId, Uuid
+from kafka_edu.v3_9.core.api.leader_and_isr import INITIAL_LEADER_EPOCH, INITIAL_PARTITION_EPOCH, LeaderAndIsr
 from kafka_edu.v3_9.core.cluster.replica import Replica
 from kafka_edu.v3_9.core.log.unified_log import UnifiedLog
-from kafka_edu.v3_9.core.server.alter_partition_manager import TopicIdPartition, error_of
+from kafka_edu.v3_9.core.server.alter_partition_manager import error_of
 from kafka_edu.v3_9.core.server.delayed_operation_key import TopicPartitionOperationKey
 from kafka_edu.v3_9.metadata.metadata.partition_registration import LeaderRecoveryState
 from kafka_edu.v3_9.server_common.server.common.metadata_version import MetadataVersion
@@ -64,9 +66,6 @@ from kafka_edu.v3_9.storage.storage.internals.log.verification_guard import Veri
 log = logging.getLogger("kafka.cluster.Partition")
 state_change_logger = logging.getLogger("state.change.logger")
 
-# LeaderAndIsr's constants (kafka.api.LeaderAndIsr)
-INITIAL_LEADER_EPOCH = 0
-INITIAL_PARTITION_EPOCH = 0
 # KafkaController.InitialControllerEpoch
 INITIAL_CONTROLLER_EPOCH = 0
 # OffsetsForLeaderEpochResponse
@@ -301,12 +300,10 @@ class CommittedPartitionState(PartitionState):
 
 class PendingPartitionChange(PartitionState):
     """An ISR change sent to the controller and not answered yet. Compared by identity: an answer is for this very
-    proposal. `sent_leader_and_isr` is the 1.0.2-shaped LeaderAndIsr the AlterPartitionManager of this tree takes
-    (the partition epoch in `zk_version`); the ISR with broker epochs (KIP-903) travels beside it."""
+    proposal."""
 
     last_committed_state: CommittedPartitionState
     sent_leader_and_isr: LeaderAndIsr
-    sent_isr_with_broker_epoch: tuple[BrokerState, ...]
     leader_recovery_state = LeaderRecoveryState.RECOVERED
 
     @property
@@ -323,12 +320,10 @@ class PendingPartitionChange(PartitionState):
 
 class PendingExpandIsr(PendingPartitionChange):
     def __init__(self, new_in_sync_replica_id: int, sent_leader_and_isr: LeaderAndIsr,
-                 last_committed_state: CommittedPartitionState,
-                 sent_isr_with_broker_epoch: tuple[BrokerState, ...] = ()) -> None:
+                 last_committed_state: CommittedPartitionState) -> None:
         self.new_in_sync_replica_id = new_in_sync_replica_id
         self.sent_leader_and_isr = sent_leader_and_isr
         self.last_committed_state = last_committed_state
-        self.sent_isr_with_broker_epoch = sent_isr_with_broker_epoch
 
     @property
     def maximal_isr(self) -> frozenset[int]:  # type: ignore[override]
@@ -345,12 +340,10 @@ class PendingExpandIsr(PendingPartitionChange):
 
 class PendingShrinkIsr(PendingPartitionChange):
     def __init__(self, out_of_sync_replica_ids: Iterable[int], sent_leader_and_isr: LeaderAndIsr,
-                 last_committed_state: CommittedPartitionState,
-                 sent_isr_with_broker_epoch: tuple[BrokerState, ...] = ()) -> None:
+                 last_committed_state: CommittedPartitionState) -> None:
         self.out_of_sync_replica_ids = frozenset(out_of_sync_replica_ids)
         self.sent_leader_and_isr = sent_leader_and_isr
         self.last_committed_state = last_committed_state
-        self.sent_isr_with_broker_epoch = sent_isr_with_broker_epoch
 
     @property
     def maximal_isr(self) -> frozenset[int]:  # type: ignore[override]
@@ -1132,6 +1125,7 @@ class Partition:
                 return self._do_append_records_to_follower_or_future_replica(records, is_future)
             raise
 
+    @step("RQ.produce.4")
     def append_records_to_leader(self, records: MemoryRecords, origin: AppendOrigin, required_acks: int,
                                  request_local: Any = None,
                                  verification_guard: VerificationGuard = VerificationGuard.SENTINEL) -> LogAppendInfo:
@@ -1160,6 +1154,7 @@ class Partition:
 
         return info.copy(LeaderHwChange.INCREASED if leader_hw_incremented else LeaderHwChange.SAME)
 
+    @step("RQ.fetch.4")
     def fetch_records(self, fetch_params: FetchParams, fetch_partition_data: PartitionData, fetch_time_ms: int,
                       max_bytes: int, min_one_message: bool, update_fetch_state: bool) -> LogReadInfo:
         """Read for a fetch. A follower's read also records its position (unless it must truncate first: a
@@ -1376,10 +1371,10 @@ class Partition:
         # the ISR sent is the committed one plus the new replica, each with its broker epoch (KIP-903)
         isr_to_send = sorted(self.partition_state.isr | {new_in_sync_replica_id})
         isr_with_broker_epoch = self._add_broker_epoch_to_isr(isr_to_send)
-        new_leader_and_isr = LeaderAndIsr(self._local_broker_id, self._leader_epoch, isr_to_send,
+        new_leader_and_isr = LeaderAndIsr(self._local_broker_id, self._leader_epoch,
+                                          self.partition_state.leader_recovery_state, isr_with_broker_epoch,
                                           self._partition_epoch)
-        updated_state = PendingExpandIsr(new_in_sync_replica_id, new_leader_and_isr, current_state,
-                                         isr_with_broker_epoch)
+        updated_state = PendingExpandIsr(new_in_sync_replica_id, new_leader_and_isr, current_state)
         self.partition_state = updated_state
         return updated_state
 
@@ -1388,10 +1383,10 @@ class Partition:
         # the HW keeps counting the out-of-sync replicas until the controller agrees (maximal ISR)
         isr_to_send = sorted(self.partition_state.isr - out_of_sync_replica_ids)
         isr_with_broker_epoch = self._add_broker_epoch_to_isr(isr_to_send)
-        new_leader_and_isr = LeaderAndIsr(self._local_broker_id, self._leader_epoch, isr_to_send,
+        new_leader_and_isr = LeaderAndIsr(self._local_broker_id, self._leader_epoch,
+                                          self.partition_state.leader_recovery_state, isr_with_broker_epoch,
                                           self._partition_epoch)
-        updated_state = PendingShrinkIsr(out_of_sync_replica_ids, new_leader_and_isr, current_state,
-                                         isr_with_broker_epoch)
+        updated_state = PendingShrinkIsr(out_of_sync_replica_ids, new_leader_and_isr, current_state)
         self.partition_state = updated_state
         return updated_state
 
@@ -1411,14 +1406,14 @@ class Partition:
             states.append(BrokerState(broker_id=i32(broker_id), broker_epoch=i64(broker_epoch)))
         return tuple(states)
 
+    @step("RQ.isr")
     def _submit_alter_partition(self, proposed_isr_state: PendingPartitionChange) -> Future[LeaderAndIsr]:
         """Send the change; its answer is applied only if the partition is still in exactly this pending state."""
         log.debug("%sSubmitting ISR state change %s", self._log_ident, proposed_isr_state)
         topic_id = self.topic_id()
         future = self._alter_isr_manager.submit(
             TopicIdPartition(_py_uuid.UUID(bytes=(topic_id or ZERO_UUID).to_bytes()), self.topic_partition),
-            proposed_isr_state.sent_leader_and_isr, self._controller_epoch,
-            proposed_isr_state.sent_isr_with_broker_epoch)
+            proposed_isr_state.sent_leader_and_isr, self._controller_epoch)
 
         def when_complete(done: Future[LeaderAndIsr]) -> None:
             hw_incremented = False
@@ -1466,21 +1461,21 @@ class Partition:
                                        leader_and_isr: LeaderAndIsr) -> bool:
         """The controller committed a state: adopt its ISR and partition epoch, unless stale. Returns whether the
         HW moved."""
-        # the 1.0.2-shaped LeaderAndIsr carries the partition epoch in zk_version
-        partition_epoch = leader_and_isr.zk_version
         if leader_and_isr.leader_epoch != self._leader_epoch:
             log.debug("%sIgnoring new ISR %s since we have a stale leader epoch %s.", self._log_ident,
                       leader_and_isr, self._leader_epoch)
             self._alter_partition_listener.mark_failed()
             return False
-        if partition_epoch < self._partition_epoch:
+        if leader_and_isr.partition_epoch < self._partition_epoch:
             log.debug("%sIgnoring new ISR %s since we have a newer version %s.", self._log_ident, leader_and_isr,
                       self._partition_epoch)
             self._alter_partition_listener.mark_failed()
             return False
-        # the manager of this tree checked the answer's leader recovery state; a leader's is RECOVERED
-        self.partition_state = CommittedPartitionState(frozenset(leader_and_isr.isr), LeaderRecoveryState.RECOVERED)
-        self._partition_epoch = partition_epoch
+        # Either the controller committed the proposal at a newer partition epoch, or it had nothing to change (the
+        # same epoch): both leave the pending state, so that later changes go out.
+        self.partition_state = CommittedPartitionState(frozenset(leader_and_isr.isr),
+                                                       leader_and_isr.leader_recovery_state)
+        self._partition_epoch = leader_and_isr.partition_epoch
         log.info("%sISR updated to %s %s and version updated to %s", self._log_ident,
                  ",".join(str(r) for r in sorted(self.partition_state.isr)),
                  "(under-min-isr)" if self.is_under_min_isr() else "", self._partition_epoch)

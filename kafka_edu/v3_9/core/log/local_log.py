@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from kafka_edu.tracing import step
 from kafka_edu.v1_0_2.clients.common.errors import (
     IllegalArgumentException,
     IllegalStateException,
@@ -336,6 +337,7 @@ class LocalLog:
         return self._maybe_handle_io_exception(
             lambda: f"Exception while reading from {self.topic_partition} in dir {self._dir.parent}", read)
 
+    @step("RQ.produce.7")
     def append(self, last_offset: int, largest_timestamp: int, shallow_offset_of_max_timestamp: int,
                records: MemoryRecords) -> None:
         self.segments.active_segment().append(last_offset, largest_timestamp, shallow_offset_of_max_timestamp,

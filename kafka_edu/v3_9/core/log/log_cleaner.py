@@ -494,8 +494,7 @@ class Cleaner:
 
             self._info("Swapping in cleaned segment %s for segment(s) %s in log %s", cleaned,
                        ",".join(str(s.base_offset()) for s in segments), log)
-            with step("CL.swap", log):
-                log.replace_segments([cleaned], segments)
+            log.replace_segments([cleaned], segments)
         except LogCleaningAbortedException:
             try:
                 cleaned.delete_if_exists()

@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
+from kafka_edu.tracing import step
 from kafka_edu.v1_0_2.clients.common.errors import IllegalStateException, InvalidOffsetException
 from kafka_edu.v1_0_2.core.utils.kafka_logging import Logging
 from kafka_edu.v3_9.clients.common.utils.utils import replace_suffix
@@ -76,6 +77,7 @@ class LogLoader:
         """dir.listFiles filtered to regular files (sorted, for a deterministic order)."""
         return sorted(file for file in self._dir.iterdir() if file.is_file())
 
+    @step("RQ.load.2")
     def load(self) -> LoadedLogOffsets:
         """Load the segments from disk and return the loaded log's offsets; the leader epoch cache and the producer
         state manager are updated to match. An OSError is not converted: this runs before the logs are online.

@@ -4,6 +4,7 @@ checkpoint tasks, and closes everything cleanly at shutdown."""
 
 from __future__ import annotations
 
+import contextvars
 import itertools
 import os
 import queue
@@ -14,6 +15,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Protocol
 
+from kafka_edu.tracing import step
 from kafka_edu.v1_0_2.clients.common.errors import (
     IllegalStateException,
     KafkaException,
@@ -379,6 +381,7 @@ class LogManager:
             num_remaining_logs[path] = num_remaining_logs[path] - 1
             return num_remaining_logs[path]
 
+    @step("RQ.load.1")
     def load_logs(self, default_config: LogConfig, topic_config_overrides: Mapping[str, LogConfig],
                   is_stray: Callable[[UnifiedLog], bool]) -> None:
         """Recover and load every log of the live log dirs, `num.recovery.threads.per.data.dir` threads per dir."""
@@ -490,7 +493,8 @@ class LogManager:
                             # every log of this dir is loaded
                             self._load_logs_completed_flags[log_dir_absolute_path] = True
 
-                jobs.append([pool.submit(job, log_dir) for log_dir in logs_to_load])
+                # each job in a copy of this thread's context, so that what it does belongs to this load
+                jobs.append([pool.submit(contextvars.copy_context().run, job, log_dir) for log_dir in logs_to_load])
             except OSError as e:
                 handle_io_exception(log_dir_absolute_path, e)
 

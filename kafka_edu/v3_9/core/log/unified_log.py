@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from kio.schema.describe_producers.v0.response import ProducerId, ProducerState
 
+from kafka_edu.tracing import step
 from kafka_edu.v1_0_2.clients.common.errors import (
     CorruptRecordException,
     IllegalArgumentException,
@@ -564,6 +565,7 @@ class UnifiedLog:
                             # the leader accepted the records: their size is not checked again
                             ignore_record_size=True)
 
+    @step("RQ.produce.5")
     def _append(self, records: MemoryRecords, origin: AppendOrigin, inter_broker_protocol_version: MetadataVersion,
                 validate_and_assign_offsets: bool, leader_epoch: int, request_local: RequestLocal | None,
                 verification_guard: VerificationGuard, ignore_record_size: bool) -> LogAppendInfo:
@@ -1422,6 +1424,7 @@ class UnifiedLog:
                      f"logStartOffset={self.log_start_offset}, logEndOffset={self.log_end_offset()})")
         return "".join(parts)
 
+    @step("CL.swap")
     def replace_segments(self, new_segments: list[LogSegment], old_segments: list[LogSegment]) -> None:
         with self._lock:
             self._local_log.check_if_memory_mapped_buffer_closed()

@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from kafka_edu.tracing import completes_request, step
 from kafka_edu.v1_0_2.clients.common.config.config_def import Password, Type
 from kafka_edu.v1_0_2.clients.common.security.auth.kafka_principal import KafkaPrincipal
 from kafka_edu.v1_0_2.core.server.kafka_config import config_type
@@ -220,6 +221,7 @@ class Request(BaseRequest):
             self.api_local_complete_time_nanos = SYSTEM.nanoseconds()
         return max(self.api_local_complete_time_nanos - self.request_dequeue_time_nanos, 0)
 
+    @completes_request
     def update_request_metrics(self, network_thread_time_nanos: int, response: Response) -> dict[str, float]:
         """Where the request's time went, in ms, as Kafka computes it for its request histograms: a callback's time
         counts as local time, not remote. Returned (the port has no histograms)."""
@@ -372,6 +374,7 @@ class RequestChannel:
     def end_throttling(self, request: Request) -> None:
         self._send_response(EndThrottlingResponse(request))
 
+    @step("NW.channel.resp")
     def _send_response(self, response: Response) -> None:
         if isinstance(response, (SendResponse, NoOpResponse, CloseConnectionResponse)):
             # one of these per request

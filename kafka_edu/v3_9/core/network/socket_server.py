@@ -26,6 +26,7 @@ import threading
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from kafka_edu.tracing import event, step
 from kafka_edu.v1_0_2.clients.common.config.config_def import ConfigException
 from kafka_edu.v1_0_2.clients.common.errors import (
     IllegalArgumentException,
@@ -145,6 +146,7 @@ class SocketServer:
     """Handles new connections, requests and responses to and from the broker (or controller): one acceptor per
     listener, N processors per acceptor, M handler threads behind the request channel."""
 
+    @step("RQ.net.1")
     def __init__(self, config: Any, metrics: Any = None, time: Time = SYSTEM, credential_provider: Any = None,
                  api_version_manager: ApiVersionManager | None = None) -> None:
         self.config = config
@@ -191,6 +193,7 @@ class SocketServer:
             self._next_processor_id += 1
             return processor_id
 
+    @step("RQ.net.2")
     def enable_request_processing(self, authorizer_futures: Mapping[Any, CompletableFuture[Any]]
                                   ) -> CompletableFuture[None]:
         """Start each listener once its authorizer future (matched by listener name) completes, or once all do if
@@ -552,19 +555,21 @@ class Acceptor:
         socket_channel = server_socket_channel.accept()  # type: ignore[union-attr]
         if socket_channel is None:
             return None  # another select had it already
-        try:
-            self.connection_quotas.inc(self.listener_name, socket_channel.socket().get_inet_address())
-            self.configure_accepted_socket_channel(socket_channel)
-            return socket_channel
-        except TooManyConnectionsException as e:
-            self.log.info("Rejected connection from %s, address already has the configured maximum of %d "
-                          "connections.", e.ip, e.count)
-            self.connection_quotas.close_channel(self.log, self.listener_name, socket_channel)
-            return None
-        except OSError:
-            self.log.error("Encountered an error while configuring the connection, closing it.", exc_info=True)
-            self.connection_quotas.close_channel(self.log, self.listener_name, socket_channel)
-            return None
+        with step("RQ.net.3", self, channel=socket_channel):
+            try:
+                self.connection_quotas.inc(self.listener_name, socket_channel.socket().get_inet_address())
+                self.configure_accepted_socket_channel(socket_channel)
+                return socket_channel
+            except TooManyConnectionsException as e:
+                self.log.info("Rejected connection from %s, address already has the configured maximum of %d "
+                              "connections.", e.ip, e.count)
+                event("NW.acceptor.2", e=e)
+                self.connection_quotas.close_channel(self.log, self.listener_name, socket_channel)
+                return None
+            except OSError:
+                self.log.error("Encountered an error while configuring the connection, closing it.", exc_info=True)
+                self.connection_quotas.close_channel(self.log, self.listener_name, socket_channel)
+                return None
 
     def configure_accepted_socket_channel(self, socket_channel: SocketChannel) -> None:
         """A hook for tests (Kafka's protected configureAcceptedSocketChannel)."""
@@ -775,6 +780,7 @@ class Processor:
             self.close(channel_id)
         self.process_exception(error_message, throwable)
 
+    @step("RQ.net.4")
     def process_new_responses(self) -> None:
         while (current_response := self._dequeue_response()) is not None:
             channel_id = current_response.request.context.connection_id
@@ -820,6 +826,7 @@ class Processor:
             self.selector.send(NetworkSend(connection_id, response_send))
             self._inflight_responses[connection_id] = response
 
+    @step("NW.processor.3")
     def poll(self) -> None:
         poll_timeout = 300 if self._new_connections.empty() else 0
         try:
@@ -870,25 +877,28 @@ class Processor:
                             channel.principal_serde())
                         req = Request(self.id, context, now_nanos, self.memory_pool, receive.payload(),
                                       self.request_channel.metrics, None)
-
-                        # KIP-511: the client's software name and version, taken here rather than in the API layer
-                        if header.api_key is ApiKeys.API_VERSIONS:
-                            api_versions_request = req.body()
-                            if api_versions_request is not None and _is_valid_api_versions(
-                                    api_versions_request, header.api_version):
-                                channel.channel_metadata_registry().register_client_information(ClientInformation(
-                                    getattr(api_versions_request, "client_software_name", ""),
-                                    getattr(api_versions_request, "client_software_version", "")))
-                        # blocks while the request queue is full
-                        self.request_channel.send_request(req)
-                        self.selector.mute(connection_id)
-                        self._handle_channel_mute_event(connection_id, ChannelMuteEvent.REQUEST_RECEIVED)
+                        with step("RQ.net.5", self, request=req):
+                            # KIP-511: the client's software name and version, taken here rather than in the API
+                            # layer
+                            if header.api_key is ApiKeys.API_VERSIONS:
+                                api_versions_request = req.body()
+                                if api_versions_request is not None and _is_valid_api_versions(
+                                        api_versions_request, header.api_version):
+                                    channel.channel_metadata_registry().register_client_information(
+                                        ClientInformation(
+                                            getattr(api_versions_request, "client_software_name", ""),
+                                            getattr(api_versions_request, "client_software_version", "")))
+                            # blocks while the request queue is full
+                            self.request_channel.send_request(req)
+                            self.selector.mute(connection_id)
+                            self._handle_channel_mute_event(connection_id, ChannelMuteEvent.REQUEST_RECEIVED)
             except BaseException as e:
                 # the receive's source is valid even here: a bad receive never gets this far
                 self._process_channel_exception(receive.source(),
                                                 f"Exception while processing request from {receive.source()}", e)
         self.selector.clear_completed_receives()
 
+    @step("NW.processor.5")
     def process_completed_sends(self) -> None:
         for send in list(self.selector.completed_sends()):
             try:
@@ -917,6 +927,7 @@ class Processor:
         network_thread_time_nanos = 0 if channel is None else channel.get_and_reset_network_thread_time_nanos()
         request.update_request_metrics(network_thread_time_nanos, response)
 
+    @step("NW.processor.6")
     def process_disconnected(self) -> None:
         for connection_id in list(self.selector.disconnected().keys()):
             try:
@@ -934,9 +945,10 @@ class Processor:
     def close_excess_connections(self) -> None:
         """Over the broker-wide limit (an inter-broker connection got in on its protected listener): close one."""
         if self.connection_quotas.max_connections_exceeded(self.listener_name):
-            channel = self.selector.lowest_priority_channel()
-            if channel is not None:
-                self.close(channel.id())
+            with step("RQ.net.6", self):
+                channel = self.selector.lowest_priority_channel()
+                if channel is not None:
+                    self.close(channel.id())
 
     def close(self, connection_id: str | None = None) -> None:
         """close(connection_id): close that connection (open or closing), give its slot back and drop its
@@ -975,6 +987,7 @@ class Processor:
             self.wakeup()
         return accepted
 
+    @step("NW.processor.1")
     def configure_new_connections(self) -> None:
         """At most `connection_queue_size` a round, so that the traffic of the connections already open is not held
         up by a burst of new ones."""

@@ -18,6 +18,7 @@ from uuid import UUID
 
 from kio.schema.offset_for_leader_epoch.v4.response import EpochEndOffset
 
+from kafka_edu.tracing import step
 from kafka_edu.v1_0_2.clients.common.errors import (
     CorruptRecordException,
     IllegalStateException,
@@ -209,6 +210,7 @@ class AbstractFetcherThread(ShutdownableThread):
             self._handle_partitions_with_errors(partitions_with_error, "truncateToEpochEndOffsets")
             self._update_fetch_offset_and_maybe_mark_truncation_complete(fetch_offsets)
 
+    @step("RQ.follower.2")
     def truncate_on_fetch_response(self, epoch_end_offsets: Mapping[TopicPartition, EpochEndOffset]) -> None:
         with self.partition_map_lock:
             fetch_offsets, partitions_with_error = self._maybe_truncate_to_epoch_end_offsets(epoch_end_offsets, {})
@@ -278,6 +280,7 @@ class AbstractFetcherThread(ShutdownableThread):
                           tp, current_leader_epoch)
             return True
 
+    @step("RQ.follower.1")
     def _process_fetch_request(self, session_partitions: Mapping[TopicPartition, FetchRequestPartitionData],
                                fetch_request: FetchRequestBuilder) -> None:
         partitions_with_error: set[TopicPartition] = set()

@@ -1,9 +1,8 @@
 """Port of core/src/main/scala/kafka/server/AlterPartitionManager.scala (Kafka 3.9): DefaultAlterPartitionManager.
 
-A partition leader's ISR changes go to the active controller as AlterPartition requests, where a ZooKeeper-mode
-leader wrote the partition's znode itself. The change is asynchronous: the leader learns the outcome from the
-future `submit` returns. (3.9's ZkAlterPartitionManager, for old inter-broker protocols, is not ported: the 1.0.2
-Partition here writes ZooKeeper itself.)
+A partition leader's ISR changes go to the active controller as AlterPartition requests; the leader learns the outcome
+from the future `submit` returns. (3.9's ZkAlterPartitionManager, for ZooKeeper clusters before 2.7-IV2, is not
+ported: in this repository the ZooKeeper broker is 1.0.2's, whose Partition writes ZooKeeper itself.)
 """
 
 from __future__ import annotations
@@ -13,57 +12,41 @@ import threading
 import uuid
 from collections.abc import Callable
 from concurrent.futures import Future
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from kio.schema.alter_partition.v3 import request as alter_partition_request
-from kio.static.primitive import i8, i32, i64
-
 from kafka_edu.tracing import span
-from kafka_edu.v1_0_2.clients.common.errors import ApiException, UnsupportedVersionException
-from kafka_edu.v1_0_2.core.api.leader_and_isr import LeaderAndIsr
-from kafka_edu.v1_0_2.core.log.log import TopicPartition
+from kafka_edu.v1_0_2.clients.common.errors import ApiException, IllegalStateException
 from kafka_edu.v1_0_2.core.utils.concurrent import AtomicBoolean
-from kafka_edu.v1_0_2.core.utils.kafka_scheduler import KafkaScheduler
 from kafka_edu.v3_9.clients.common.protocol.errors import Errors
+from kafka_edu.v3_9.clients.common.requests.alter_partition_request import (
+    AlterPartitionRequest,
+    AlterPartitionRequestData,
+    PartitionData,
+    TopicData,
+)
+from kafka_edu.v3_9.clients.common.topic_id_partition import TopicIdPartition
+from kafka_edu.v3_9.clients.common.topic_partition import TopicPartition
+from kafka_edu.v3_9.clients.common.utils.time import Time
+from kafka_edu.v3_9.core.api.leader_and_isr import LeaderAndIsr
+from kafka_edu.v3_9.core.server.node_to_controller_channel_manager import (
+    ClientResponse,
+    ControllerRequest,
+    NodeToControllerChannelManagerImpl,
+)
 from kafka_edu.v3_9.metadata.metadata.partition_registration import LeaderRecoveryState
+from kafka_edu.v3_9.server_common.server.common.metadata_version import MetadataVersion
+from kafka_edu.v3_9.server_common.server.util.scheduler import Scheduler
 
 log = logging.getLogger("kafka.server.DefaultAlterPartitionManager")
 
-AlterPartitionRequest = alter_partition_request.AlterPartitionRequest
-BrokerState = alter_partition_request.BrokerState
-NO_BROKER_EPOCH = -1  # a replica whose broker epoch the leader does not know: the controller skips its check
-RETRY_BACKOFF_MS = 50  # after a top-level error, the next attempt's delay (3.9's constant)
-
-# The channel to the active controller: sends the request and later calls back with the decoded
-# AlterPartitionResponse, or with the exception that stands for no answer (a NetworkException, an
-# UnsupportedVersionException). It retries on its own until the controller answers, as 3.9's
-# NodeToControllerChannelManager does for AlterPartition; the callback may run on any thread.
-AlterPartitionSender = Callable[[AlterPartitionRequest, Callable[[Any], None]], None]
-
-
-@dataclass(frozen=True)
-class TopicIdPartition:
-    """org.apache.kafka.common.TopicIdPartition."""
-
-    topic_id: uuid.UUID
-    topic_partition: TopicPartition
-
-    @property
-    def topic(self) -> str:
-        return self.topic_partition.topic
-
-    @property
-    def partition(self) -> int:
-        return self.topic_partition.partition
-
-    def __str__(self) -> str:
-        return f"{self.topic_id}:{self.topic_partition}"
+ZERO_UUID = uuid.UUID(int=0)  # Uuid.ZERO_UUID, as the topic ids kio carries
+LONG_MAX_VALUE = 2**63 - 1
 
 
 class AlterPartitionError(ApiException):
-    """What `error.exception` is in Kafka: the exception a partition-level (or enqueue) error completes a future
-    with; the code travels along, since the port lacks a class for most of 3.9's newer codes."""
+    """`error.exception`: what a partition-level error (or a refused enqueue) completes a future with. The port has
+    no exception class for most of the codes AlterPartition answers with, so the code travels with it."""
 
     def __init__(self, error: Errors, message: str | None = None) -> None:
         super().__init__(message or error.exception_name or error.name)
@@ -75,57 +58,72 @@ def error_of(exception: BaseException) -> Errors:
     return exception.error if isinstance(exception, AlterPartitionError) else Errors.for_exception(exception)
 
 
+class AlterPartitionManager:
+    """The trait: what a Partition asks of whoever carries its ISR changes."""
+
+    def start(self) -> None:
+        pass
+
+    def shutdown(self) -> None:
+        pass
+
+    def submit(self, topic_id_partition: TopicIdPartition, leader_and_isr: LeaderAndIsr,
+               controller_epoch: int) -> Future[LeaderAndIsr]:
+        raise NotImplementedError
+
+
 @dataclass
 class AlterPartitionItem:
-    """One partition's proposed state, waiting to be sent or answered.
-
-    3.9's LeaderAndIsr carries the ISR with each member's broker epoch (KIP-903); the 1.0.2 LeaderAndIsr here holds
-    the partition epoch in `zk_version`, and the epochs come beside it.
-    """
-
     topic_id_partition: TopicIdPartition
     leader_and_isr: LeaderAndIsr
     future: Future[LeaderAndIsr]
-    controller_epoch: int
-    isr_with_broker_epoch: tuple[BrokerState, ...] = field(default=())
+    controller_epoch: int  # for ZkAlterPartitionManager
 
 
-class AlterPartitionManager:
-    """3.9's DefaultAlterPartitionManager: at most one pending change per partition, at most one request in flight;
-    changes submitted meanwhile go out together in the next request."""
+def apply(config: Any, metadata_cache: Any, scheduler: Scheduler, controller_node_provider: Any, time: Time,
+          thread_name_prefix: str, broker_epoch_supplier: Callable[[], int]) -> AlterPartitionManager:
+    """AlterPartitionManager.apply: the AlterPartition-based manager on a channel of its own ("alter-partition"),
+    which retries a request until the controller answers it."""
+    channel_manager = NodeToControllerChannelManagerImpl(controller_node_provider, config, "alter-partition",
+                                                         thread_name_prefix, retry_timeout_ms=LONG_MAX_VALUE)
+    return DefaultAlterPartitionManager(channel_manager, scheduler, time, config.node_id, broker_epoch_supplier,
+                                        lambda: metadata_cache.metadata_version())
 
-    def __init__(self, sender: AlterPartitionSender, scheduler: KafkaScheduler, broker_id: int,
-                 broker_epoch_supplier: Callable[[], int]) -> None:
-        self.sender = sender
+
+class DefaultAlterPartitionManager(AlterPartitionManager):
+    """At most one pending change per partition and one request in flight; changes submitted meanwhile go out
+    together in the next request."""
+
+    def __init__(self, controller_channel_manager: Any, scheduler: Scheduler, time: Time, broker_id: int,
+                 broker_epoch_supplier: Callable[[], int],
+                 metadata_version_supplier: Callable[[], MetadataVersion]) -> None:
+        self.controller_channel_manager = controller_channel_manager
         self.scheduler = scheduler
+        self.time = time
         self.broker_id = broker_id
         self.broker_epoch_supplier = broker_epoch_supplier
-        # Keyed by name, not id: a topic deleted and re-created under the same name must not have two entries.
+        self.metadata_version_supplier = metadata_version_supplier
+        # Keyed by TopicPartition although items carry a TopicIdPartition: a topic deleted and re-created under the
+        # same name (or one sent without an id) must not have two pending changes.
         self.unsent_isr_updates: dict[TopicPartition, AlterPartitionItem] = {}
-        self._unsent_lock = threading.Lock()
+        self._unsent_isr_updates_lock = threading.Lock()  # ConcurrentHashMap's putIfAbsent / remove
+        # one request in flight at a time
         self.inflight_request = AtomicBoolean(False)
-        """One request in flight at a time; set until its response has been handled."""
 
     def start(self) -> None:
-        """3.9 starts its own channel here; the sender's channel is started by its owner."""
+        self.controller_channel_manager.start()
 
     def shutdown(self) -> None:
-        """3.9 shuts its channel down here; the sender's channel is shut down by its owner."""
+        self.controller_channel_manager.shutdown()
 
-    def submit(self, topic_id_partition: TopicIdPartition, leader_and_isr: LeaderAndIsr, controller_epoch: int,
-               isr_with_broker_epoch: tuple[BrokerState, ...] | None = None) -> Future[LeaderAndIsr]:
-        """Queue one partition's proposed ISR; the future completes with the state the controller committed, or
-        fails with the partition's error (OPERATION_NOT_ATTEMPTED if a change of it is already pending)."""
+    def submit(self, topic_id_partition: TopicIdPartition, leader_and_isr: LeaderAndIsr,
+               controller_epoch: int) -> Future[LeaderAndIsr]:
         future: Future[LeaderAndIsr] = Future()
-        if isr_with_broker_epoch is None:
-            isr_with_broker_epoch = tuple(BrokerState(broker_id=i32(r), broker_epoch=i64(NO_BROKER_EPOCH))
-                                          for r in leader_and_isr.isr)
-        item = AlterPartitionItem(topic_id_partition, leader_and_isr, future, controller_epoch,
-                                  isr_with_broker_epoch)
-        with self._unsent_lock:
-            enqueued = topic_id_partition.topic_partition not in self.unsent_isr_updates
+        alter_partition_item = AlterPartitionItem(topic_id_partition, leader_and_isr, future, controller_epoch)
+        with self._unsent_isr_updates_lock:
+            enqueued = alter_partition_item.topic_id_partition.topic_partition not in self.unsent_isr_updates
             if enqueued:
-                self.unsent_isr_updates[topic_id_partition.topic_partition] = item
+                self.unsent_isr_updates[alter_partition_item.topic_id_partition.topic_partition] = alter_partition_item
         if enqueued:
             self.maybe_propagate_isr_changes()
         else:
@@ -135,13 +133,12 @@ class AlterPartitionManager:
         return future
 
     def maybe_propagate_isr_changes(self) -> None:
-        """Send every pending change, unless a request is already in flight (its answer sends the rest)."""
-        with self._unsent_lock:
-            if not self.unsent_isr_updates or not self.inflight_request.compare_and_set(False, True):
-                return
-            # Copied, not removed: each is removed when its answer comes, so an unanswered one goes out again.
-            inflight_alter_partition_items = list(self.unsent_isr_updates.values())
-        self.send_request(inflight_alter_partition_items)
+        """Send every pending change, unless a request is in flight already (its answer sends the rest)."""
+        if self.unsent_isr_updates and self.inflight_request.compare_and_set(False, True):
+            # copied, not removed: each leaves the map when its answer comes
+            with self._unsent_isr_updates_lock:
+                inflight_alter_partition_items = list(self.unsent_isr_updates.values())
+            self.send_request(inflight_alter_partition_items)
 
     def clear_in_flight_request(self) -> None:
         if not self.inflight_request.compare_and_set(True, False):
@@ -152,79 +149,98 @@ class AlterPartitionManager:
         broker_epoch = self.broker_epoch_supplier()
         request, topic_names_by_ids = self.build_request(inflight_alter_partition_items, broker_epoch)
         log.debug("Sending AlterPartition to controller %s", request)
+        # The channel here asks the controller for no ApiVersions: it sends the newest version the builder allows,
+        # which a 3.9 controller speaks. The response is read at that version (Kafka: the request header's).
+        request_version = request.latest_allowed_version
+        manager = self
 
-        def on_complete(response: Any) -> None:
-            # No timeout: the request is retried until answered, or until new metadata makes the partition
-            # ignore the answer.
-            log.debug("Received AlterPartition response %s", response)
-            try:
-                if isinstance(response, UnsupportedVersionException):
-                    error = Errors.UNSUPPORTED_VERSION
-                elif isinstance(response, BaseException):
-                    # 3.9 treats authentication failures so too: retried, the channel logs them
-                    error = Errors.NETWORK_EXCEPTION
+        class _Handler:
+            """No timeout: the request is retried until answered, or until new metadata makes the partition ignore
+            the answer."""
+
+            def on_complete(self, response: ClientResponse) -> None:
+                log.debug("Received AlterPartition response %s", response)
+                try:
+                    if response.authentication_exception is not None:
+                        # retried, for want of a better code; the channel logs the failure
+                        error = Errors.NETWORK_EXCEPTION
+                    elif response.version_mismatch is not None:
+                        error = Errors.UNSUPPORTED_VERSION
+                    else:
+                        error = manager.handle_alter_partition_response(
+                            request_version, response.response_body, broker_epoch, inflight_alter_partition_items,
+                            topic_names_by_ids)
+                finally:
+                    manager.clear_in_flight_request()
+
+                if error == Errors.NONE:
+                    # whatever was submitted meanwhile goes now
+                    manager.maybe_propagate_isr_changes()
                 else:
-                    error = self.handle_alter_partition_response(response, broker_epoch,
-                                                                 inflight_alter_partition_items, topic_names_by_ids)
-            finally:
-                self.clear_in_flight_request()
-            if error == Errors.NONE:
-                self.maybe_propagate_isr_changes()  # whatever was submitted meanwhile goes now
-            else:
-                self.scheduler.schedule("send-alter-partition", self.maybe_propagate_isr_changes,
-                                        delay=RETRY_BACKOFF_MS)
+                    # a top-level error: the same changes go again shortly
+                    manager.scheduler.schedule_once("send-alter-partition", manager.maybe_propagate_isr_changes, 50)
 
-        try:
-            self.sender(request, on_complete)
-        except Exception as e:  # a channel that cannot take the request now: as if it had gone unanswered
-            on_complete(e)
+            def on_timeout(self) -> None:
+                raise IllegalStateException("Encountered unexpected timeout when sending AlterPartition to the "
+                                            "controller")
+
+        self.controller_channel_manager.send_request(
+            ControllerRequest(request.api_key, request_version, request.build(request_version).data()), _Handler())
 
     def build_request(self, inflight_alter_partition_items: list[AlterPartitionItem],
-                      broker_epoch: int) -> tuple[AlterPartitionRequest, dict[uuid.UUID, str]]:
-        """AlterPartition v3, topics by id, each ISR member with its broker epoch.
-
-        3.9 asks the metadata.version whether topic ids and the leader recovery state may be sent (and falls back to
-        v1 by name): every metadata.version a KRaft cluster runs at has both, so this port always sends them.
-        Returns the request and the topic names by id, to read the answer with: the metadata cache may not know
-        a topic id used here yet, since a partition changes before the cache does.
-        """
+                      broker_epoch: int) -> tuple[AlterPartitionRequest.Builder, dict[uuid.UUID, str]]:
+        """The request, by topic id (version 2 and up) if every topic has one and the metadata version allows it,
+        else by name (version 1 at most); and the topic names by id to read the answer with, since the metadata
+        cache may not know a topic id used here yet (a partition changes before the cache does)."""
+        metadata_version = self.metadata_version_supplier()
         topic_names_by_ids: dict[uuid.UUID, str] = {}
+        can_use_topic_ids = metadata_version.is_topic_ids_supported()
+
+        message = AlterPartitionRequestData(broker_id=self.broker_id, broker_epoch=broker_epoch)
+
         items_by_topic: dict[str, list[AlterPartitionItem]] = {}
         for item in inflight_alter_partition_items:
             items_by_topic.setdefault(item.topic_id_partition.topic, []).append(item)
-        topics = []
         for topic_name, items in items_by_topic.items():
             topic_id = items[0].topic_id_partition.topic_id
+            can_use_topic_ids &= topic_id != ZERO_UUID
             topic_names_by_ids[topic_id] = topic_name
-            partitions = []
+
+            # both name and id: the version is not known yet
+            topic_data = TopicData(topic_name=topic_name, topic_id=topic_id)
+            message.topics.append(topic_data)
+
             for item in items:
-                partitions.append(alter_partition_request.PartitionData(
-                    partition_index=i32(item.topic_id_partition.partition),
-                    leader_epoch=i32(item.leader_and_isr.leader_epoch),
-                    new_isr_with_epochs=item.isr_with_broker_epoch,
-                    # the 1.0.2 Partition has no unclean-recovery state: its leader is always recovered
-                    leader_recovery_state=i8(int(LeaderRecoveryState.RECOVERED)),
-                    partition_epoch=i32(item.leader_and_isr.zk_version)))
-            topics.append(alter_partition_request.TopicData(topic_id=topic_id, partitions=tuple(partitions)))
-        request = AlterPartitionRequest(broker_id=i32(self.broker_id), broker_epoch=i64(broker_epoch),
-                                        topics=tuple(topics))
-        return request, topic_names_by_ids
+                partition_data = PartitionData(partition_index=item.topic_id_partition.partition,
+                                               leader_epoch=item.leader_and_isr.leader_epoch,
+                                               new_isr_with_epochs=list(item.leader_and_isr.isr_with_broker_epoch),
+                                               partition_epoch=item.leader_and_isr.partition_epoch)
+                if metadata_version.is_leader_recovery_supported():
+                    partition_data.leader_recovery_state = int(item.leader_and_isr.leader_recovery_state)
+                topic_data.partitions.append(partition_data)
+
+        # without topic ids the builder allows no version above 1
+        return AlterPartitionRequest.Builder(message, can_use_topic_ids), topic_names_by_ids
 
     @span("AlterPartitionManager.handleAlterPartitionResponse", root=True)
-    def handle_alter_partition_response(self, alter_partition_resp: Any, sent_broker_epoch: int,
+    def handle_alter_partition_response(self, request_api_version: int, alter_partition_resp: Any,
+                                        sent_broker_epoch: int,
                                         inflight_alter_partition_items: list[AlterPartitionItem],
                                         topic_names_by_ids: dict[uuid.UUID, str]) -> Errors:
-        """Complete each sent item's future from its partition's answer; a top-level error completes none, so all
-        are sent again."""
+        """Complete each sent item's future from its partition's answer; after a top-level error none is
+        completed, so all go again."""
         error = Errors.for_code(alter_partition_resp.error_code)
         if error == Errors.STALE_BROKER_EPOCH:
             log.warning("Broker had a stale broker epoch (%d), retrying.", sent_broker_epoch)
         elif error == Errors.CLUSTER_AUTHORIZATION_FAILED:
             log.error("Broker is not authorized to send AlterPartition to controller")
         elif error == Errors.NONE:
+            # the partitions' answers, for the callbacks
             partition_responses: dict[TopicPartition, Errors | LeaderAndIsr] = {}
             for topic in alter_partition_resp.topics:
-                topic_name = topic_names_by_ids.get(topic.topic_id)
+                # topics go by id from version 2
+                topic_name = (topic_names_by_ids.get(topic.topic_id) if request_api_version > 1
+                              else topic.topic_name)
                 if not topic_name:
                     log.error("Received an unexpected topic %s in the alter partition response, ignoring it.", topic)
                     continue
@@ -232,33 +248,43 @@ class AlterPartitionManager:
                     tp = TopicPartition(topic_name, partition.partition_index)
                     api_error = Errors.for_code(partition.error_code)
                     log.debug("Controller successfully handled AlterPartition request for %s: %s", tp, partition)
-                    if api_error != Errors.NONE:
-                        partition_responses[tp] = api_error
-                    elif partition.leader_recovery_state not in (LeaderRecoveryState.RECOVERED,
-                                                                 LeaderRecoveryState.RECOVERING):
-                        log.error("Controller returned an invalid leader recovery state (%d) for %s: %s",
-                                  partition.leader_recovery_state, tp, partition)
-                        partition_responses[tp] = Errors.UNKNOWN_SERVER_ERROR
+                    if api_error == Errors.NONE:
+                        leader_recovery_state = _optional_leader_recovery_state(partition.leader_recovery_state)
+                        if leader_recovery_state is not None:
+                            partition_responses[tp] = LeaderAndIsr.apply(
+                                partition.leader_id, partition.leader_epoch, [int(r) for r in partition.isr],
+                                leader_recovery_state, partition.partition_epoch)
+                        else:
+                            log.error("Controller returned an invalid leader recovery state (%d) for %s: %s",
+                                      partition.leader_recovery_state, tp, partition)
+                            partition_responses[tp] = Errors.UNKNOWN_SERVER_ERROR
                     else:
-                        partition_responses[tp] = LeaderAndIsr(partition.leader_id, partition.leader_epoch,
-                                                               [int(r) for r in partition.isr],
-                                                               partition.partition_epoch)
+                        partition_responses[tp] = api_error
+
             # Walk what was sent, not what came back: a partition missing from the answer stays pending and goes
-            # out again.
-            for item in inflight_alter_partition_items:
-                topic_partition = item.topic_id_partition.topic_partition
+            # out again. (The callbacks run Partition's, which takes its leaderIsrUpdateLock.)
+            for inflight_alter_partition in inflight_alter_partition_items:
+                topic_partition = inflight_alter_partition.topic_id_partition.topic_partition
                 leader_and_isr_or_error = partition_responses.get(topic_partition)
                 if leader_and_isr_or_error is None:
-                    log.warning("Partition %s was sent but not included in the response", item.topic_id_partition)
+                    log.warning("Partition %s was sent but not included in the response",
+                                inflight_alter_partition.topic_id_partition)
                     continue
-                # Removed before the callback, so that the callback may submit the partition's next change.
-                with self._unsent_lock:
+                # removed before the callback, so that the callback may submit the partition's next change
+                with self._unsent_isr_updates_lock:
                     self.unsent_isr_updates.pop(topic_partition, None)
                 if isinstance(leader_and_isr_or_error, Errors):
-                    item.future.set_exception(AlterPartitionError(leader_and_isr_or_error))
+                    inflight_alter_partition.future.set_exception(AlterPartitionError(leader_and_isr_or_error))
                 else:
-                    item.future.set_result(leader_and_isr_or_error)
+                    inflight_alter_partition.future.set_result(leader_and_isr_or_error)
         else:
             log.warning("Controller returned an unexpected top-level error when handling AlterPartition request: %s",
                         error.name)
-        return error
+        return Errors.for_code(alter_partition_resp.error_code)
+
+
+def _optional_leader_recovery_state(value: int) -> LeaderRecoveryState | None:
+    """LeaderRecoveryState.optionalOf: RECOVERED or RECOVERING, nothing for any other byte."""
+    if value in (LeaderRecoveryState.RECOVERED, LeaderRecoveryState.RECOVERING):
+        return LeaderRecoveryState(value)
+    return None

@@ -46,3 +46,44 @@ class DefaultApiVersionManager(ApiVersionManager):
     """A broker's (3.9 also folds in the versions the active controller accepts for the APIs a broker forwards:
     this port forwards CreateTopics and DeleteTopics re-built at a version the controller takes, so the broker's own
     ranges stand)."""
+
+
+# What a KRaft broker's listeners serve (3.9's ApiMessageType listeners = broker) at 3.9's version ranges, within what
+# this port's KafkaApis (kafka_edu/v3_9/core/server/kafka_apis.py) handles: every API at 3.9's full range.
+BROKER_SUPPORTED_VERSIONS: dict[ApiKeys, tuple[int, int]] = {
+    ApiKeys.PRODUCE: (0, 11),
+    ApiKeys.FETCH: (0, 17),
+    ApiKeys.LIST_OFFSETS: (0, 9),
+    ApiKeys.METADATA: (0, 12),
+    ApiKeys.OFFSET_COMMIT: (0, 9),
+    ApiKeys.OFFSET_FETCH: (0, 9),
+    ApiKeys.FIND_COORDINATOR: (0, 6),
+    ApiKeys.JOIN_GROUP: (0, 9),
+    ApiKeys.HEARTBEAT: (0, 4),
+    ApiKeys.LEAVE_GROUP: (0, 5),
+    ApiKeys.SYNC_GROUP: (0, 5),
+    ApiKeys.DESCRIBE_GROUPS: (0, 5),
+    ApiKeys.LIST_GROUPS: (0, 5),
+    ApiKeys.SASL_HANDSHAKE: (0, 1),
+    ApiKeys.API_VERSIONS: (0, 4),
+    ApiKeys.CREATE_TOPICS: (0, 7),
+    ApiKeys.DELETE_TOPICS: (0, 6),
+    ApiKeys.DELETE_RECORDS: (0, 2),
+    ApiKeys.INIT_PRODUCER_ID: (0, 5),
+    ApiKeys.OFFSET_FOR_LEADER_EPOCH: (0, 4),
+    ApiKeys.WRITE_TXN_MARKERS: (0, 1),
+    ApiKeys.DESCRIBE_LOG_DIRS: (0, 4),
+    ApiKeys.SASL_AUTHENTICATE: (0, 2),
+    ApiKeys.CREATE_PARTITIONS: (0, 3),
+    ApiKeys.DELETE_GROUPS: (0, 2),
+    ApiKeys.DESCRIBE_CLUSTER: (0, 1),
+    ApiKeys.DESCRIBE_TOPIC_PARTITIONS: (0, 0),
+}
+
+
+def broker_listener_api_version_manager(
+        enabled_apis: Mapping[ApiKeys, tuple[int, int]] | None = None) -> DefaultApiVersionManager:
+    """ApiVersionManager.apply for a KRaft broker (ListenerType.BROKER): BROKER_SUPPORTED_VERSIONS unless told
+    otherwise."""
+    return DefaultApiVersionManager(ListenerType.BROKER,
+                                    BROKER_SUPPORTED_VERSIONS if enabled_apis is None else enabled_apis)

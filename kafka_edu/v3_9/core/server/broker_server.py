@@ -6,12 +6,18 @@ the BrokerLifecycleManager registering the broker, then three waits: for the con
 up with the metadata log (STARTING -> RECOVERY), for the logs to be loaded and recovered, and for the controller to
 unfence the broker (RECOVERY -> RUNNING). Only then does the SocketServer process requests.
 
-The data plane is wired as 3.9 wires it: the KRaft metadata cache, the ForwardingManager (CreateTopics and
-DeleteTopics go on to the active controller, without an Envelope), the AlterPartitionManager on a channel of its
-own, the KRaft ReplicaManager, the group coordinator, the transaction coordinator (its producer ids from the controller,
-by AllocateProducerIds), KafkaApis on KRaft metadata and the BrokerMetadataPublisher, which starts the managers on
-the first publish. Not here: the dynamic config, quota, SCRAM, token and ACL publishers, and the
-BrokerRegistrationTracker.
+The data plane is 3.9's, wired as 3.9 wires it: the KRaft metadata cache, 3.9's LogManager (built here, started at
+the first metadata publish), the ForwardingManager (CreateTopics, DeleteTopics and CreatePartitions go on to the
+active controller), the DefaultAlterPartitionManager on a channel of its own, the ReplicaManager with its replica
+fetchers, the FetchManager's session cache, 3.9's SocketServer, KafkaRequestHandlerPool and KafkaApis, and the
+BrokerMetadataPublisher, which starts the managers on the first publish.
+
+Two seams remain, each named where it is built: the coordinators are 1.0.2's behind 3.9's GroupCoordinatorAdapter
+and kraft_coordinator_bridge.py until 3.9's own are ported, and the node's configuration object is 1.0.2's
+KafkaConfig with 3.9's KRaft keys (`node_config`: the shared server, the controller channels and the SocketServer
+read it), while the log, replica and request layers read 3.9's KafkaConfig built from the same properties (`config`).
+Not here: AddPartitionsToTxnManager (transaction verification is skipped, as 3.9 allows), the dynamic config, quota,
+SCRAM, token and ACL publishers, and the BrokerRegistrationTracker.
 """
 
 from __future__ import annotations
@@ -22,44 +28,43 @@ import os
 import socket
 import threading
 import time
-from pathlib import Path
 from typing import Any
 
 from kafka_edu.tracing import span, step
-from kafka_edu.v1_0_2.core.coordinator.group.group_coordinator import GroupCoordinator
 from kafka_edu.v1_0_2.core.coordinator.transaction.transaction_coordinator import TransactionCoordinator
-from kafka_edu.v1_0_2.core.log.log_config import LogConfig
-from kafka_edu.v1_0_2.core.log.log_manager import LogManager
-from kafka_edu.v1_0_2.core.network.socket_server import SocketServer
-from kafka_edu.v1_0_2.core.server.broker_topic_stats import BrokerTopicStats
-from kafka_edu.v1_0_2.core.server.kafka_apis import KafkaApis, broker_api_version_manager
 from kafka_edu.v1_0_2.core.server.kafka_config import SECURITY_PROTOCOLS
-from kafka_edu.v1_0_2.core.server.kafka_request_handler import KafkaRequestHandlerPool
-from kafka_edu.v1_0_2.core.server.kafka_server import copy_kafka_config_to_log
-from kafka_edu.v1_0_2.core.server.log_dir_failure_channel import LogDirFailureChannel
-from kafka_edu.v1_0_2.core.utils.concurrent import AtomicBoolean
 from kafka_edu.v1_0_2.core.utils.core_utils import swallow
 from kafka_edu.v1_0_2.core.utils.kafka_logging import Logging
-from kafka_edu.v1_0_2.core.utils.kafka_scheduler import KafkaScheduler
-from kafka_edu.v3_9.clients.common.protocol.api_keys import ApiKeys
+from kafka_edu.v3_9.clients.common.utils.time import SYSTEM
 from kafka_edu.v3_9.clients.common.uuid import Uuid
+from kafka_edu.v3_9.core.coordinator.group.group_coordinator_adapter import GroupCoordinatorAdapter
 from kafka_edu.v3_9.core.coordinator.transaction.rpc_producer_id_manager import RPCProducerIdManager
-from kafka_edu.v3_9.core.server.alter_partition_manager import AlterPartitionManager
+from kafka_edu.v3_9.core.log import log_manager as log_manager_module
+from kafka_edu.v3_9.core.log.log_manager import LogManager
+from kafka_edu.v3_9.core.network.socket_server import DATA_PLANE_METRIC_PREFIX, DATA_PLANE_THREAD_PREFIX, SocketServer
+from kafka_edu.v3_9.core.server import kafka_config as kafka_config_39
+from kafka_edu.v3_9.core.server.alter_partition_manager import AlterPartitionManager, DefaultAlterPartitionManager
+from kafka_edu.v3_9.core.server.api_version_manager import broker_listener_api_version_manager
 from kafka_edu.v3_9.core.server.auto_topic_creation_manager import DefaultAutoTopicCreationManager
 from kafka_edu.v3_9.core.server.broker_lifecycle_manager import BrokerLifecycleManager
+from kafka_edu.v3_9.core.server.fetch_session import FetchManager, FetchSessionCache, FetchSessionCacheShard
 from kafka_edu.v3_9.core.server.forwarding_manager import ForwardingManagerImpl
-from kafka_edu.v3_9.core.server.kraft_replica_manager_bridge import KRaftReplicaManager
+from kafka_edu.v3_9.core.server.kafka_apis import KafkaApis
+from kafka_edu.v3_9.core.server.kafka_request_handler import KafkaRequestHandlerPool
+from kafka_edu.v3_9.core.server.kraft_coordinator_bridge import TransactionCoordinatorAdapter
 from kafka_edu.v3_9.core.server.metadata.broker_metadata_publisher import BrokerMetadataPublisher
 from kafka_edu.v3_9.core.server.metadata.kraft_metadata_cache import KRaftMetadataCache
 from kafka_edu.v3_9.core.server.node_to_controller_channel_manager import (
-    ClientResponse,
-    ControllerRequest,
     NodeToControllerChannelManagerImpl,
     RaftControllerNodeProvider,
 )
+from kafka_edu.v3_9.core.server.remote_leader_end_point import UNBOUNDED_QUOTA
+from kafka_edu.v3_9.core.server.replica_manager import ReplicaManager
 from kafka_edu.v3_9.core.server.shared_server import SharedServer
 from kafka_edu.v3_9.metadata.metadata.broker_state import BrokerState
 from kafka_edu.v3_9.server_common.server.util.future_utils import Deadline, wait_with_logging
+from kafka_edu.v3_9.server_common.server.util.kafka_scheduler import KafkaScheduler
+from kafka_edu.v3_9.storage.storage.internals.log.log_dir_failure_channel import LogDirFailureChannel
 
 log = logging.getLogger("kafka.server.BrokerServer")
 
@@ -79,14 +84,9 @@ class ProcessStatus(enum.Enum):
     SHUTTING_DOWN = "SHUTTING_DOWN"
 
 
-class _NoBrokerState:
-    """What 1.0.2's LogManager is handed for the broker state it updates while it recovers logs. In 3.9 the
-    LogManager has no broker state: the BrokerLifecycleManager owns it (RECOVERY covers the log loading)."""
-
-    current_state = None
-
-    def new_state(self, _state: Any) -> None:
-        return None
+NUM_FETCH_SESSION_CACHE_SHARDS = 8  # BrokerServer's NumFetchSessionCacheShards
+MIN_INCREMENTAL_FETCH_SESSION_EVICTION_MS = 120000  # KafkaServer.MIN_INCREMENTAL_FETCH_SESSION_EVICTION_MS
+INT_MAX = 2**31 - 1
 
 
 class BrokerServer:
@@ -94,7 +94,11 @@ class BrokerServer:
 
     def __init__(self, shared_server: SharedServer) -> None:
         self.shared_server = shared_server
-        self.config = shared_server.shared_server_config
+        self.node_config = shared_server.shared_server_config
+        """The node's configuration as the shared server, the Raft client, the controller channels and the
+        SocketServer read it (1.0.2's KafkaConfig with 3.9's KRaft keys, until the node moves onto 3.9's)."""
+        self.config = kafka_config_39.from_props(self.node_config.originals(), do_log=False)
+        """3.9's KafkaConfig from the same properties: what the log, replica and request layers read."""
         self.log = Logging("kafka.server.BrokerServer", f"[BrokerServer id={self.config.node_id}] ")
         self.lifecycle_manager: BrokerLifecycleManager | None = None
         self.is_shutting_down = threading.Event()
@@ -108,15 +112,14 @@ class BrokerServer:
         self.log_manager: LogManager | None = None
         self.client_to_controller_channel_manager: NodeToControllerChannelManagerImpl | None = None
         self.kafka_scheduler: KafkaScheduler | None = None
-        self.broker_topic_stats: BrokerTopicStats | None = None
         self.metadata_cache: KRaftMetadataCache | None = None
         self.forwarding_manager: ForwardingManagerImpl | None = None
         self.auto_topic_creation_manager: DefaultAutoTopicCreationManager | None = None
         self.alter_partition_channel_manager: NodeToControllerChannelManagerImpl | None = None
         self.alter_partition_manager: AlterPartitionManager | None = None
-        self.replica_manager: KRaftReplicaManager | None = None
-        self.group_coordinator: GroupCoordinator | None = None
-        self.transaction_coordinator: TransactionCoordinator | None = None
+        self.replica_manager: ReplicaManager | None = None
+        self.group_coordinator: GroupCoordinatorAdapter | None = None
+        self.transaction_coordinator: TransactionCoordinatorAdapter | None = None
         self.broker_metadata_publisher: BrokerMetadataPublisher | None = None
         self.metadata_publishers: list[Any] = []
         self.cluster_id: str = shared_server.cluster_id()
@@ -146,76 +149,81 @@ class BrokerServer:
     def startup(self) -> None:
         if not self.maybe_change_status(ProcessStatus.SHUTDOWN, ProcessStatus.STARTING):
             return
-        startup_deadline = Deadline.from_delay(self.config.server_max_startup_time_ms)
-        config = self.config
+        startup_deadline = Deadline.from_delay(self.node_config.server_max_startup_time_ms)
+        config, node_config = self.config, self.node_config
         try:
             self.shared_server.start_for_broker()
 
             self.log.info("Starting broker")
 
             # start scheduler
-            self.kafka_scheduler = KafkaScheduler(config.background_threads)
+            self.kafka_scheduler = KafkaScheduler(config.background_threads())
             self.kafka_scheduler.startup()
-
-            # register broker metrics
-            self.broker_topic_stats = BrokerTopicStats()
 
             self.log_dir_failure_channel = LogDirFailureChannel(len(config.log_dirs))
 
             self.metadata_cache = KRaftMetadataCache(config.node_id, self.cluster_id)
 
-            # 3.9 builds the LogManager here and starts it on the first publish. 1.0.2's LogManager loads and
-            # recovers its logs as it is built, so that happens here, before the broker registers; its background
-            # tasks start on the first publish (BrokerMetadataPublisher.initialize_managers).
-            self.log_manager = self.create_log_manager()
+            # Built now, started at the first metadata publish: recovering logs after an unclean shutdown waits
+            # until the topic configs are known.
+            self.log_manager = log_manager_module.apply(
+                config, self.shared_server.meta_props_ensemble.error_log_dirs(), self.metadata_cache,
+                self.kafka_scheduler, SYSTEM, None, self.log_dir_failure_channel, keep_partition_metadata_file=True)
 
-            self.lifecycle_manager = BrokerLifecycleManager(config, thread_name_prefix=f"broker-{config.node_id}-",
+            self.lifecycle_manager = BrokerLifecycleManager(node_config, thread_name_prefix=f"broker-{config.node_id}-",
                                                             is_zk_broker=False, log_dirs=self.directory_ids())
 
             wait_with_logging(self.log, "", "controller quorum voters future",
                               self.raft_manager.controller_quorum_voters_future, startup_deadline)
-            controller_node_provider = RaftControllerNodeProvider.apply(self.raft_manager, config)
+            controller_node_provider = RaftControllerNodeProvider.apply(self.raft_manager, node_config)
 
             self.client_to_controller_channel_manager = NodeToControllerChannelManagerImpl(
-                controller_node_provider, config, "forwarding", f"broker-{config.node_id}-", retry_timeout_ms=60000)
+                controller_node_provider, node_config, "forwarding", f"broker-{config.node_id}-",
+                retry_timeout_ms=60000)
             self.client_to_controller_channel_manager.start()
             self.forwarding_manager = ForwardingManagerImpl(self.client_to_controller_channel_manager)
 
-            # Acceptors bind now so the bound ports are known; processors start at the end of startup.
-            self.api_version_manager = broker_api_version_manager(kraft=True)
-            self.socket_server = SocketServer(config, self.api_version_manager)
-            self.socket_server.startup(startup_processors=False)
+            self.api_version_manager = broker_listener_api_version_manager()
+
+            # The acceptors' ports are bound now (an ephemeral one has to be known to register); nothing is read
+            # from a socket until enable_request_processing, at the end.
+            self.socket_server = SocketServer(node_config, api_version_manager=self.api_version_manager)
 
             listener_info = self.broker_registration_listeners()
 
             self.alter_partition_channel_manager = NodeToControllerChannelManagerImpl(
-                controller_node_provider, config, "alter-partition", f"broker-{config.node_id}-",
+                controller_node_provider, node_config, "alter-partition", f"broker-{config.node_id}-",
                 retry_timeout_ms=NO_RETRY_TIMEOUT_MS)
-            self.alter_partition_channel_manager.start()
             lifecycle_manager = self.lifecycle_manager
-            self.alter_partition_manager = AlterPartitionManager(
-                controller_sender(self.alter_partition_channel_manager), self.kafka_scheduler, config.node_id,
-                lambda: lifecycle_manager.broker_epoch)
-            self.alter_partition_manager.start()
+            self.alter_partition_manager = DefaultAlterPartitionManager(
+                self.alter_partition_channel_manager, self.kafka_scheduler, SYSTEM, config.node_id,
+                lambda: lifecycle_manager.broker_epoch, self.metadata_cache.metadata_version)
+            self.alter_partition_manager.start()  # starts its channel
 
-            self.replica_manager = KRaftReplicaManager(
-                config, self.kafka_scheduler, self.log_manager, AtomicBoolean(False), self.metadata_cache,
-                self.log_dir_failure_channel, self.broker_topic_stats, self.alter_partition_manager)
+            self.replica_manager = ReplicaManager(
+                config=config, time=SYSTEM, scheduler=self.kafka_scheduler, log_manager=self.log_manager,
+                metadata_cache=self.metadata_cache, log_dir_failure_channel=self.log_dir_failure_channel,
+                alter_partition_manager=self.alter_partition_manager, is_shutting_down=self.is_shutting_down,
+                broker_epoch_supplier=lambda: lifecycle_manager.broker_epoch)
+            self.replica_manager.replica_fetcher_manager = self.replica_manager.create_replica_fetcher_manager(
+                None, SYSTEM, None, UNBOUNDED_QUOTA)
 
-            # Create group coordinator, but don't start it until we've started replica manager.
-            self.group_coordinator = GroupCoordinator.apply(config, self.replica_manager, self.kafka_scheduler)
+            # 3.9's old group coordinator behind its adapter; here the old one is 1.0.2's (issue 25 ports 3.9's).
+            self.group_coordinator = GroupCoordinatorAdapter.apply(node_config, self.replica_manager)
 
             client_channel = self.client_to_controller_channel_manager
-            # Create the transaction coordinator; the metadata publisher starts it with the other managers.
-            self.transaction_coordinator = TransactionCoordinator(config.node_id, None, lambda: RPCProducerIdManager(
-                config.node_id, lambda: lifecycle_manager.broker_epoch, client_channel))
+            # The transaction coordinator starts with the other managers, at the first metadata publish.
+            self.transaction_coordinator = TransactionCoordinatorAdapter(TransactionCoordinator(
+                config.node_id, None, lambda: RPCProducerIdManager(
+                    config.node_id, lambda: lifecycle_manager.broker_epoch, client_channel)))
             self.auto_topic_creation_manager = DefaultAutoTopicCreationManager(
-                config, self.client_to_controller_channel_manager, self.group_coordinator.offsets_topic_configs)
+                node_config, self.client_to_controller_channel_manager,
+                self.group_coordinator.group_metadata_topic_configs)
 
             # KAFKA-14392: a heartbeat that waits longer than half a session is not worth sending any more
             broker_lifecycle_channel_manager = NodeToControllerChannelManagerImpl(
-                controller_node_provider, config, "heartbeat", f"broker-{config.node_id}-",
-                retry_timeout_ms=config.broker_session_timeout_ms // 2)
+                controller_node_provider, node_config, "heartbeat", f"broker-{config.node_id}-",
+                retry_timeout_ms=node_config.broker_session_timeout_ms // 2)
             loader = self.shared_server.loader
             self.lifecycle_manager.start(
                 lambda: loader.last_applied_offset(),
@@ -223,21 +231,35 @@ class BrokerServer:
                 self.cluster_id,
                 listener_info,
                 {METADATA_VERSION_FEATURE: (MINIMUM_KRAFT_METADATA_VERSION, LATEST_PRODUCTION_METADATA_VERSION)},
-                # 3.9 reads it from the clean-shutdown files, which 1.0.2's LogManager leaves empty
-                None)
+                self.log_manager.read_broker_epoch_from_clean_shutdown_files())
 
-            # KafkaApis on KRaft metadata: no admin manager or ZooKeeper controller; what needs the controller is
-            # forwarded.
+            # The FetchSessionCache in shards, each owning a range of session ids.
+            session_id_range = INT_MAX // NUM_FETCH_SESSION_CACHE_SHARDS
+            fetch_session_cache_shards = [
+                FetchSessionCacheShard(config.max_incremental_fetch_session_cache_slots
+                                       // NUM_FETCH_SESSION_CACHE_SHARDS,
+                                       MIN_INCREMENTAL_FETCH_SESSION_EVICTION_MS, session_id_range, shard_num)
+                for shard_num in range(NUM_FETCH_SESSION_CACHE_SHARDS)]
+            fetch_manager = FetchManager(SYSTEM, FetchSessionCache(fetch_session_cache_shards))
+
             self.data_plane_request_processor = KafkaApis(
-                self.socket_server.request_channel, self.replica_manager, None, self.group_coordinator,
-                self.transaction_coordinator,
-                config.node_id, config, self.metadata_cache, None, self.cluster_id, copy_kafka_config_to_log(config),
+                request_channel=self.socket_server.data_plane_request_channel,
                 forwarding_manager=self.forwarding_manager,
+                replica_manager=self.replica_manager,
+                group_coordinator=self.group_coordinator,
+                txn_coordinator=self.transaction_coordinator,
                 auto_topic_creation_manager=self.auto_topic_creation_manager,
+                broker_id=config.node_id,
+                config=config,
+                metadata_cache=self.metadata_cache,
+                authorizer=None,
+                fetch_manager=fetch_manager,
+                cluster_id=self.cluster_id,
                 api_version_manager=self.api_version_manager)
             self.data_plane_request_handler_pool = KafkaRequestHandlerPool(
-                config.node_id, self.socket_server.request_channel, self.data_plane_request_processor,
-                config.num_io_threads)
+                config.node_id, self.socket_server.data_plane_request_channel, self.data_plane_request_processor,
+                SYSTEM, config.num_io_threads(), f"{DATA_PLANE_METRIC_PREFIX}RequestHandlerAvgIdlePercent",
+                DATA_PLANE_THREAD_PREFIX)
 
             self.broker_metadata_publisher = BrokerMetadataPublisher(
                 config, self.metadata_cache, self.log_manager, self.replica_manager, self.group_coordinator,
@@ -250,7 +272,7 @@ class BrokerServer:
             wait_with_logging(self.log, "", "the controller to acknowledge that we are caught up",
                               self.lifecycle_manager.initial_catch_up_future, startup_deadline)
 
-            # RECOVERY: the first publish starts the log manager, the replica manager and the group coordinator.
+            # RECOVERY: the first publish starts the log manager, the replica manager and the coordinators.
             wait_with_logging(self.log, "", "the initial broker metadata update to be published",
                               self.broker_metadata_publisher.first_publish_future, startup_deadline)
 
@@ -258,8 +280,10 @@ class BrokerServer:
             wait_with_logging(self.log, "", "the broker to be unfenced",
                               self.lifecycle_manager.set_ready_to_unfence(), startup_deadline)
 
-            # Enable inbound TCP connections.
-            self.socket_server.start_processors()
+            # Enable inbound TCP connections. Each acceptor starts once its authorizer is ready (none here).
+            socket_server_future = self.socket_server.enable_request_processing({})
+            wait_with_logging(self.log, "", "all of the SocketServer Acceptors to be started",
+                              socket_server_future, startup_deadline)
 
             self.maybe_change_status(ProcessStatus.STARTING, ProcessStatus.STARTED)
         except BaseException:
@@ -279,27 +303,12 @@ class BrokerServer:
         """ListenerInfo.toBrokerRegistrationRequest: the advertised broker listeners, a wildcard host replaced by
         this host's name and port 0 by the port bound."""
         listeners = []
-        for ep in self.config.effective_advertised_broker_listeners:
+        for ep in self.node_config.effective_advertised_broker_listeners:
             host = ep.host if ep.host and ep.host != "0.0.0.0" else socket.getfqdn()
             port = ep.port if ep.port != 0 else self.socket_server.bound_port(ep.listener_name)
             listeners.append({"name": ep.listener_name, "host": host, "port": port,
                               "security_protocol": SECURITY_PROTOCOLS.index(ep.security_protocol)})
         return listeners
-
-    def create_log_manager(self) -> LogManager:
-        """LogManager.apply: the default log config from the broker's; topic configs come from the metadata image
-        in 3.9 (next slice), so none yet."""
-        config = self.config
-        default_config = LogConfig.from_props(copy_kafka_config_to_log(config))
-        return LogManager(
-            log_dirs=[Path(d) for d in config.log_dirs],
-            initial_offline_dirs=[Path(d) for d in self.shared_server.meta_props_ensemble.error_log_dirs()],
-            topic_configs={}, default_config=default_config, io_threads=config.num_recovery_threads_per_data_dir,
-            flush_check_ms=config.log_flush_scheduler_interval_ms,
-            flush_recovery_offset_checkpoint_ms=config.log_flush_offset_checkpoint_interval_ms,
-            flush_start_offset_checkpoint_ms=config.log_flush_start_offset_checkpoint_interval_ms,
-            retention_check_ms=config.log_cleanup_interval_ms, scheduler=self.kafka_scheduler,
-            broker_state=_NoBrokerState(), log_dir_failure_channel=self.log_dir_failure_channel)
 
     @span("BrokerServer.shutdown")
     def shutdown(self, timeout_ms: int = SHUTDOWN_TIMEOUT_MS) -> None:
@@ -333,6 +342,9 @@ class BrokerServer:
             if self.data_plane_request_handler_pool is not None:
                 with swallow(log):
                     self.data_plane_request_handler_pool.shutdown()
+            if self.data_plane_request_processor is not None:
+                with swallow(log):
+                    self.data_plane_request_processor.close()
 
             # The scheduler goes first: its tasks (retention, flushes) must not touch logs being closed.
             if self.kafka_scheduler is not None:
@@ -362,10 +374,10 @@ class BrokerServer:
                 with swallow(log):
                     self.client_to_controller_channel_manager.shutdown()
 
-            # 3.9 also writes the broker epoch into the clean-shutdown files here
             if self.log_manager is not None:
+                broker_epoch = self.lifecycle_manager.broker_epoch if self.lifecycle_manager is not None else -1
                 with swallow(log):
-                    self.log_manager.shutdown()
+                    self.log_manager.shutdown(broker_epoch)
 
             if self.socket_server is not None:
                 with swallow(log):
@@ -400,25 +412,3 @@ class BrokerServer:
 def _now_ms() -> int:
     return time.monotonic_ns() // 1_000_000
 
-
-def controller_sender(channel_manager: NodeToControllerChannelManagerImpl) -> Any:
-    """AlterPartitionManager's sender over a channel to the active controller: the decoded response, or the
-    exception that stands for no answer (3.9's ControllerRequestCompletionHandler in sendRequest)."""
-
-    def send(request: Any, on_complete: Any) -> None:
-        class _Handler:
-            def on_complete(self, response: ClientResponse) -> None:
-                if response.version_mismatch is not None:
-                    on_complete(response.version_mismatch)
-                elif response.authentication_exception is not None:
-                    on_complete(response.authentication_exception)
-                else:
-                    on_complete(response.response_body)
-
-            def on_timeout(self) -> None:
-                on_complete(TimeoutError("AlterPartition was not sent within the retry timeout"))
-
-        channel_manager.send_request(ControllerRequest(ApiKeys.ALTER_PARTITION, ALTER_PARTITION_VERSION, request),
-                                     _Handler())
-
-    return send

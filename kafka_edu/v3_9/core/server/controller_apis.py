@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
-import datetime
 import enum
 import logging
 import random
-import time
 import uuid
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future
@@ -18,21 +16,27 @@ from kio.schema.create_partitions.v3 import response as create_partitions_respon
 from kio.schema.create_topics.v7 import response as create_topics_response
 from kio.schema.delete_topics.v6 import response as delete_topics_response
 from kio.schema.request_header.v2.header import RequestHeader
-from kio.serial._introspect import EntityTupleField, PrimitiveField, PrimitiveTupleField, classify_field
 
 from kafka_edu.tracing import step
-from kafka_edu.v1_0_2.clients.common.errors import ApiException, ClusterAuthorizationException, InvalidRequestException
-from kafka_edu.v1_0_2.core.network.request_channel import Request, RequestChannel, Response, ResponseAction
-from kafka_edu.v1_0_2.core.server.kafka_apis import millis
+from kafka_edu.v1_0_2.clients.common.errors import (
+    ApiException,
+    ClusterAuthorizationException,
+    InvalidRequestException,
+    UnsupportedVersionException,
+)
 from kafka_edu.v3_9.clients.common.internals import topic as Topic
 from kafka_edu.v3_9.clients.common.protocol.api_keys import ApiKeys
 from kafka_edu.v3_9.clients.common.protocol.builder import build, values
-from kafka_edu.v3_9.clients.common.protocol.codec import api_versions_unsupported_response, encode_response
 from kafka_edu.v3_9.clients.common.protocol.errors import Errors
+from kafka_edu.v3_9.clients.common.utils.time import SYSTEM, Time
+from kafka_edu.v3_9.core.network.request_channel import Request, RequestChannel
 from kafka_edu.v3_9.core.server.api_version_manager import ApiVersionManager, ListenerType, SimpleApiVersionManager
+from kafka_edu.v3_9.core.server.kafka_request_handler import ApiRequestHandler
+from kafka_edu.v3_9.core.server.request_handler_helper import RequestHandlerHelper, get_error_response
 from kafka_edu.v3_9.metadata.controller.controller_request_context import ControllerRequestContext
 from kafka_edu.v3_9.metadata.controller.replication_control_manager import ApiError
 from kafka_edu.v3_9.raft.raft.quorum_config import QuorumConfig
+from kafka_edu.v3_9.server_common.server.util.shutdownable_thread import FatalExitError
 
 log = logging.getLogger("kafka.server.ControllerApis")
 
@@ -125,33 +129,25 @@ class AuthHelper:
                 if result == AuthorizationResult.ALLOWED}
 
 
-class _WallClock:
-    """The port's Request timestamps are wall-clock ns (time.time_ns), so ControllerApis' default Time reads that."""
-
-    def milliseconds(self) -> int:
-        return time.time_ns() // 1_000_000
-
-    def nanoseconds(self) -> int:
-        return time.time_ns()
-
-
-class ControllerApis:
+class ControllerApis(ApiRequestHandler):
     """Dispatches each request on the CONTROLLER listener: Raft RPCs to the Raft manager, metadata operations to the
     QuorumController, each answered when its future completes (a write only once its records are committed)."""
 
     def __init__(self, request_channel: RequestChannel, controller: Any, raft_manager: Any, config: Any,
                  cluster_id: str, api_version_manager: ApiVersionManager | None = None, *,
-                 authorizer: Any | None = None, time: Any | None = None) -> None:
+                 authorizer: Any | None = None, quotas: Any = None, time: Time = SYSTEM) -> None:
         self.request_channel = request_channel
-        self.api_version_manager = api_version_manager or controller_api_version_manager()
+        self.authorizer = authorizer
+        self.quotas = quotas
+        self.time = time
         self.controller = controller
         self.raft_manager = raft_manager
         self.config = config
         self.cluster_id = cluster_id
-        self.authorizer = authorizer
-        self.time = time if time is not None else _WallClock()
+        self.api_version_manager = api_version_manager or controller_api_version_manager()
         self.auth_helper = AuthHelper(authorizer)
-        self.handlers: dict[int, Callable[[Request], Future[Any] | None]] = {
+        self.request_helper = RequestHandlerHelper(request_channel, quotas, time)
+        self.handlers: dict[ApiKeys, Callable[[Request], Future[Any] | None]] = {
             ApiKeys.FETCH: self.handle_fetch,
             ApiKeys.FETCH_SNAPSHOT: self.handle_fetch_snapshot,
             ApiKeys.CREATE_TOPICS: self.handle_create_topics,
@@ -171,76 +167,37 @@ class ControllerApis:
         }
 
     @step("KR.apis")
-    def handle(self, request: Request) -> None:
-        api = ApiKeys.for_key(request.api_key)
+    def handle(self, request: Request, request_local: Any = None) -> None:
         try:
-            handler = self.handlers.get(request.api_key)
+            handler = self.handlers.get(request.header.api_key)
             if handler is None:
-                # 3.9 throws ApiException("Unsupported ApiKey"): an API the controller listener does not enable.
-                log.info("Closing connection %s: %s is not served on a controller listener", request.connection_id,
-                         api.api_name)
-                self.close_connection(request)
-                return
-            future = handler(request)
-            if future is not None:
-                # A failure in the future or in the stages that answer it (the response could not be sent, say).
-                future.add_done_callback(lambda f: self._on_handler_done(request, f))
+                # the SocketServer closes the connection of an API this listener does not enable before it gets here
+                raise ApiException(f"Unsupported ApiKey {request.context.header.api_key.name}")
+            handler_future = handler(request)
+            if handler_future is not None:
+                # a failure in the future or in the stages that answer it (the response could not be sent, say)
+                handler_future.add_done_callback(lambda f: self._on_handler_done(request, f))
+        except FatalExitError:
+            raise
         except Exception as e:
             # the blocking part of a handler failed (an authorization refused, say)
-            log.error("Unexpected error handling request %s from %s: %s", api.api_name, request.client_id, e)
-            self.handle_error(request, e)
+            log.error("Unexpected error handling request %s with context %s", request.request_desc(True),
+                      request.context, exc_info=e)
+            self.request_helper.handle_error(request, e)
         finally:
-            if request.api_local_complete_time_ns < 0:
-                request.api_local_complete_time_ns = self.time.nanoseconds()
+            # only record the local completion time if it is unset
+            if request.api_local_complete_time_nanos < 0:
+                request.api_local_complete_time_nanos = self.time.nanoseconds()
 
     def _on_handler_done(self, request: Request, future: Future[Any]) -> None:
         exception = future.exception()
         if exception is not None:
-            log.error("Unexpected error handling request %s: %s", ApiKeys.for_key(request.api_key).api_name,
-                      exception)
-            self.handle_error(request, exception)
-
-    # -- sending: RequestHandlerHelper ------------------------------------------------------------------------------
-
-    def send_response(self, request: Request, body: Any) -> None:
-        payload = encode_response(request.api_key, request.api_version, request.correlation_id, body)
-        self.request_channel.send_response(Response(request, payload, ResponseAction.SEND))
-
-    def close_connection(self, request: Request) -> None:
-        self.request_channel.send_response(Response(request, None, ResponseAction.CLOSE_CONNECTION))
-
-    def handle_error(self, request: Request, e: BaseException) -> None:
-        """RequestHandlerHelper.handleError: the request's error response for `e`, or the connection closed when
-        none can be sent."""
-        try:
-            self.send_response(request, self.get_error_response(request, e))
-        except Exception:
-            log.exception("Closing connection %s: no error response could be sent", request.connection_id)
-            self.close_connection(request)
-
-    def get_error_response(self, request: Request, e: BaseException) -> Any:
-        """AbstractRequest.getErrorResponse: every error code of the response set to `e`'s code; the topic
-        requests answer each topic they name."""
-        api_error = ApiError.from_throwable(e)
-        error, message = api_error.error, api_error.message
-        schema = self.response_schema(request)
-        data = request.body
-        if request.api_key == ApiKeys.CREATE_TOPICS:
-            return build(schema, throttle_time=0, topics=[
-                {"name": t.name, "topic_id": ZERO_UUID, "error_code": error, "error_message": message,
-                 "configs": []} for t in data.topics])
-        if request.api_key == ApiKeys.DELETE_TOPICS:
-            topics = [{"name": t.name, "topic_id": t.topic_id} for t in getattr(data, "topics", ())]
-            topics += [{"name": name, "topic_id": ZERO_UUID} for name in getattr(data, "topic_names", ())]
-            return build(schema, throttle_time=0, responses=[dict(t, error_code=error, error_message=message)
-                                                             for t in topics])
-        if request.api_key == ApiKeys.CREATE_PARTITIONS:
-            return build(schema, throttle_time=0, results=[
-                {"name": t.name, "error_code": error, "error_message": message} for t in data.topics])
-        return _error_body(schema, error, message)
+            log.error("Unexpected error handling request %s with context %s", request.request_desc(True),
+                      request.context, exc_info=exception)
+            self.request_helper.handle_error(request, exception)
 
     def response_schema(self, request: Request) -> type[Any]:
-        return ApiKeys.for_key(request.api_key).response_schema(request.api_version)
+        return request.header.api_key.response_schema(request.context.api_version())
 
     # -- the Raft RPCs --------------------------------------------------------------------------------------------
 
@@ -270,44 +227,55 @@ class ControllerApis:
 
     def handle_raft_request(self, request: Request) -> Future[Any]:
         """Handed to the Raft client's thread; answered when it has an answer (a Fetch may wait for records)."""
-        future: Future[Any] = self.raft_manager.handle_request(request, self.time.milliseconds())
-        return self._answer(request, future, lambda response: response)
+        future: Future[Any] = self.raft_manager.handle_request(request.header, request.body(),
+                                                               self.time.milliseconds())
+        return self._answer(request, future, lambda response: response,
+                            self.request_helper.send_response_exempt_throttle)
 
     # -- ApiVersions ----------------------------------------------------------------------------------------------
 
     def handle_api_versions_request(self, request: Request) -> None:
-        if request.body is None:
-            payload = api_versions_unsupported_response(request.correlation_id,
-                                                        self.api_version_manager.api_version_entries(0))
-            self.request_channel.send_response(Response(request, payload, ResponseAction.SEND))
-            return
-        self.send_response(request, build(self.response_schema(request), error_code=Errors.NONE, throttle_time=0,
-                                          api_keys=self.api_version_manager.api_version_entries(
-                                              request.api_version)))
+        """Every API this listener serves, whatever the client's authentication state."""
+        # ApiVersionsRequest.isValid: the port keeps it with KafkaApis, which imports this module
+        from kafka_edu.v3_9.core.server.kafka_apis import _is_valid_api_versions_request
+
+        def create_response(throttle_ms: int) -> Any:
+            api_version_request = request.body()
+            if api_version_request is None:  # ApiVersionsRequest.hasUnsupportedRequestVersion
+                return get_error_response(request, throttle_ms, UnsupportedVersionException())
+            if not _is_valid_api_versions_request(api_version_request, request.header.api_version):
+                return get_error_response(request, throttle_ms, InvalidRequestException())
+            return build(self.response_schema(request), error_code=Errors.NONE, throttle_time=throttle_ms,
+                         api_keys=self.api_version_manager.api_version_entries(request.context.api_version()))
+        self.request_helper.send_response_maybe_throttle(request, create_response)
 
     # -- metadata operations: each a QuorumController event ---------------------------------------------------------
 
     def _request_context(self, request: Request, timeout_ms: int | None = None) -> ControllerRequestContext:
-        header = RequestHeader(request_api_key=request.api_key, request_api_version=request.api_version,
-                               correlation_id=request.correlation_id, client_id=request.client_id)
-        if timeout_ms is None:
-            return ControllerRequestContext(header)
-        return ControllerRequestContext.with_timeout(timeout_ms, header)
+        """ControllerRequestContext(request.context.header.data, request.context.principal, deadline)."""
+        header = request.header
+        header_data = RequestHeader(request_api_key=int(header.api_key), request_api_version=header.api_version,
+                                    correlation_id=header.correlation_id, client_id=header.client_id)
+        deadline_ns = (None if timeout_ms is None
+                       else ControllerRequestContext.request_timeout_ms_to_deadline_ns(self.time.nanoseconds(),
+                                                                                       timeout_ms))
+        return ControllerRequestContext(header_data, str(request.context.principal), deadline_ns)
 
-    def _answer(self, request: Request, future: Future[Any], to_response: Callable[[Any], Any]) -> Future[Any]:
-        """Send the response when the controller's future completes: at commit for a write. A failed operation
-        (NOT_CONTROLLER on a voter that is not active, say) is answered with the request's error response, as 3.9's
-        handlers do; the future returned fails only if no answer could be sent (handle then sends the error
-        response, as 3.9's handle does with the exception of its handler's future)."""
+    def _answer(self, request: Request, future: Future[Any], to_response: Callable[[Any], Any],
+                send: Callable[[Request, Any], None]) -> Future[Any]:
+        """`future.handle { (result, exception) => send(request, response) }`: the response is sent when the
+        controller's future completes (at commit for a write); a failed operation (NOT_CONTROLLER on a voter that is
+        not active, say) is answered with the request's error response. The future returned fails only if no answer
+        could be sent (handle then sends the error response, as 3.9's handle does with its handler's future)."""
         answered: Future[Any] = Future()
 
         def respond(done: Future[Any]) -> None:
             try:
                 exception = done.exception()
                 if exception is None:
-                    self.send_response(request, to_response(done.result()))
+                    send(request, to_response(done.result()))
                 else:
-                    self.send_response(request, self.get_error_response(request, exception))
+                    send(request, get_error_response(request, 0, exception))
             except Exception as e:
                 answered.set_exception(e)
             else:
@@ -315,16 +283,25 @@ class ControllerApis:
         future.add_done_callback(respond)
         return answered
 
+    def _send_response_maybe_throttle(self, request: Request, response: Any) -> None:
+        """`sendResponseMaybeThrottle(request, throttleMs => response)`: no request quota, so the throttle time is 0
+        the response was built with."""
+        self.request_helper.send_response_maybe_throttle(request, lambda _throttle_ms: response)
+
+    def _send_response_with_controller_quota(self, request: Request, response: Any) -> None:
+        self.request_helper.send_response_maybe_throttle_with_controller_quota(None, request, response)
+
     def handle_create_topics(self, request: Request) -> Future[Any]:
-        data = request.body
+        data = request.body()
         schema = self.response_schema(request)
         future = self.create_topics(
-            self._request_context(request, millis(data.timeout)), data,
+            self._request_context(request, _millis(data.timeout)), data,
             self.auth_helper.authorize(request, "CREATE", "CLUSTER", CLUSTER_NAME, log_if_denied=False),
             lambda names: self.auth_helper.filter_by_authorized(request, "CREATE", "TOPIC", names),
             lambda names: self.auth_helper.filter_by_authorized(request, "DESCRIBE_CONFIGS", "TOPIC", names,
                                                                 log_if_denied=False))
-        return self._answer(request, future, lambda response: convert(response, schema))
+        return self._answer(request, future, lambda response: convert(response, schema),
+                            self._send_response_with_controller_quota)
 
     def create_topics(self, context: ControllerRequestContext, request: Any, has_cluster_auth: bool,
                       get_creatable_topics: Callable[[Iterable[str]], set[str]],
@@ -370,16 +347,17 @@ class ControllerApis:
         return result
 
     def handle_delete_topics(self, request: Request) -> Future[Any]:
-        data = request.body
+        data = request.body()
         schema = self.response_schema(request)
-        context = self._request_context(request, millis(data.timeout))
+        context = self._request_context(request, _millis(data.timeout))
         future = self.delete_topics(
-            context, data, request.api_version,
+            context, data, request.context.api_version(),
             self.auth_helper.authorize(request, "DELETE", "CLUSTER", CLUSTER_NAME, log_if_denied=False),
             lambda names: self.auth_helper.filter_by_authorized(request, "DESCRIBE", "TOPIC", names),
             lambda names: self.auth_helper.filter_by_authorized(request, "DELETE", "TOPIC", names))
         return self._answer(request, future, lambda results: build(
-            schema, throttle_time=0, responses=[values(r) for r in results]))
+            schema, throttle_time=0, responses=[values(r) for r in results]),
+            self._send_response_with_controller_quota)
 
     def delete_topics(self, context: ControllerRequestContext, request: Any, api_version: int,
                       has_cluster_auth: bool, get_describable_topics: Callable[[Iterable[str]], set[str]],
@@ -496,13 +474,14 @@ class ControllerApis:
         return result
 
     def handle_create_partitions(self, request: Request) -> Future[Any]:
-        data = request.body
+        data = request.body()
         schema = self.response_schema(request)
         future = self.create_partitions(
-            self._request_context(request, millis(data.timeout)), data,
+            self._request_context(request, _millis(data.timeout)), data,
             lambda names: self.auth_helper.filter_by_authorized(request, "ALTER", "TOPIC", names))
         return self._answer(request, future, lambda results: build(schema, throttle_time=0,
-                                                                   results=[values(r) for r in results]))
+                                                                   results=[values(r) for r in results]),
+                            self._send_response_with_controller_quota)
 
     def create_partitions(self, context: ControllerRequestContext, request: Any,
                           get_alter_authorized_topics: Callable[[Iterable[str]], set[str]]) -> Future[list[Any]]:
@@ -541,43 +520,48 @@ class ControllerApis:
     def handle_alter_partition_request(self, request: Request) -> Future[Any]:
         schema = self.response_schema(request)
         self.auth_helper.authorize_cluster_operation(request, "CLUSTER_ACTION")
-        future = self.controller.alter_partition(self._request_context(request), request.body)
-        return self._answer(request, future, lambda response: convert(response, schema))
+        future = self.controller.alter_partition(self._request_context(request), request.body())
+        return self._answer(request, future, lambda response: convert(response, schema),
+                            self.request_helper.send_response_exempt_throttle)
 
     def handle_broker_registration(self, request: Request) -> Future[Any]:
         schema = self.response_schema(request)
         self.auth_helper.authorize_cluster_operation(request, "CLUSTER_ACTION")
-        future = self.controller.register_broker(self._request_context(request), request.body)
+        future = self.controller.register_broker(self._request_context(request), request.body())
         return self._answer(request, future,
                             lambda reply: build(schema, throttle_time=0, error_code=Errors.NONE,
-                                                broker_epoch=reply.epoch))
+                                                broker_epoch=reply.epoch),
+                            self._send_response_maybe_throttle)
 
     def handle_broker_heartbeat_request(self, request: Request) -> Future[Any]:
         schema = self.response_schema(request)
         self.auth_helper.authorize_cluster_operation(request, "CLUSTER_ACTION")
-        future = self.controller.process_broker_heartbeat(self._request_context(request), request.body)
+        future = self.controller.process_broker_heartbeat(self._request_context(request), request.body())
         return self._answer(request, future,
                             lambda reply: build(schema, throttle_time=0, error_code=Errors.NONE,
                                                 is_caught_up=reply.is_caught_up, is_fenced=reply.is_fenced,
-                                                should_shut_down=reply.should_shut_down))
+                                                should_shut_down=reply.should_shut_down),
+                            self._send_response_maybe_throttle)
 
     def handle_unregister_broker(self, request: Request) -> Future[Any]:
         """The broker leaves every ISR and leadership, then its registration goes (`kafka-cluster.sh
         unregister`); it takes ALTER on the cluster."""
         schema = self.response_schema(request)
         self.auth_helper.authorize_cluster_operation(request, "ALTER")
-        future = self.controller.unregister_broker(self._request_context(request), request.body.broker_id)
+        future = self.controller.unregister_broker(self._request_context(request), request.body().broker_id)
         return self._answer(request, future, lambda _: build(schema, throttle_time=0, error_code=Errors.NONE,
-                                                             error_message=None))
+                                                             error_message=None),
+                            self._send_response_maybe_throttle)
 
     def handle_allocate_producer_ids_request(self, request: Request) -> Future[Any]:
         schema = self.response_schema(request)
         self.auth_helper.authorize_cluster_operation(request, "CLUSTER_ACTION")
-        future = self.controller.allocate_producer_ids(self._request_context(request), request.body)
+        future = self.controller.allocate_producer_ids(self._request_context(request), request.body())
         return self._answer(request, future,
                             lambda block: build(schema, throttle_time=0, error_code=Errors.NONE,
                                                 producer_id_start=block.first_producer_id(),
-                                                producer_id_len=block.size()))
+                                                producer_id_len=block.size()),
+                            self._send_response_maybe_throttle)
 
     # -- DescribeCluster --------------------------------------------------------------------------------------------
 
@@ -588,7 +572,7 @@ class ControllerApis:
         schema = self.response_schema(request)
         leader = self.raft_manager.leader_and_epoch()
         voters = QuorumConfig.parse_voter_connections(self.config.quorum_config.voters())
-        self.send_response(request, build(
+        self._send_response_maybe_throttle(request, build(
             schema, throttle_time=0, error_code=Errors.NONE, error_message=None, endpoint_type=2,
             cluster_id=self.cluster_id, controller_id=leader.leader_id if leader.leader_id is not None else -1,
             brokers=[{"broker_id": node_id, "host": host, "port": port, "rack": None}
@@ -603,32 +587,6 @@ def _creatable_topic_result(name: str, error: Errors, message: str | None) -> An
 
 def _create_partitions_topic_result(name: str, error: Errors, message: str | None) -> Any:
     return create_partitions_response.CreatePartitionsTopicResult(name=name, error_code=error, error_message=message)
-
-
-def _error_body(schema: type[Any], error: Errors, message: str | None) -> Any:
-    """A response with its error code set and every other field at its default (Kafka's getErrorResponse of the
-    requests answered by one top-level error)."""
-    kwargs: dict[str, Any] = {}
-    for f in dataclasses.fields(schema):
-        if f.name == "error_code":
-            kwargs[f.name] = error
-        elif f.name == "error_message":
-            kwargs[f.name] = message
-        elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
-            kind = classify_field(f)
-            if isinstance(kind, (EntityTupleField, PrimitiveTupleField)):
-                kwargs[f.name] = ()
-            elif isinstance(kind, PrimitiveField) and issubclass(kind.type_, datetime.timedelta):
-                kwargs[f.name] = datetime.timedelta(0)
-            elif isinstance(kind, PrimitiveField) and issubclass(kind.type_, bool):
-                kwargs[f.name] = False
-            elif isinstance(kind, PrimitiveField) and issubclass(kind.type_, str):
-                kwargs[f.name] = ""
-            elif isinstance(kind, PrimitiveField) and issubclass(kind.type_, uuid.UUID):
-                kwargs[f.name] = ZERO_UUID
-            else:
-                kwargs[f.name] = 0
-    return schema(**kwargs)
 
 
 def convert(body: Any, schema: type[Any]) -> Any:
@@ -647,3 +605,8 @@ def _as_values(entity: Any) -> dict[str, Any]:
             value = _as_values(value)
         values[f.name] = value
     return values
+
+
+def _millis(value: Any) -> int:
+    """kio hands timeouts over as timedeltas; the handlers work in milliseconds."""
+    return int(value.total_seconds() * 1000) if hasattr(value, "total_seconds") else int(value)

@@ -9,13 +9,15 @@ import threading
 from typing import Any
 
 from kafka_edu.tracing import step
-from kafka_edu.v1_0_2.core.network.socket_server import SocketServer
-from kafka_edu.v1_0_2.core.server.kafka_request_handler import KafkaRequestHandlerPool
 from kafka_edu.v1_0_2.core.utils.core_utils import swallow
+from kafka_edu.v3_9.clients.common.utils.time import SYSTEM, Time
+from kafka_edu.v3_9.core.network.socket_server import DATA_PLANE_METRIC_PREFIX, DATA_PLANE_THREAD_PREFIX, SocketServer
 from kafka_edu.v3_9.core.server.controller_apis import ControllerApis, controller_api_version_manager
+from kafka_edu.v3_9.core.server.kafka_request_handler import KafkaRequestHandlerPool
 from kafka_edu.v3_9.core.server.shared_server import SharedServer
 from kafka_edu.v3_9.metadata.controller.quorum_controller import QuorumController
 from kafka_edu.v3_9.metadata.metadata.bootstrap.bootstrap_directory import BootstrapMetadata
+from kafka_edu.v3_9.server_common.server.util.future_utils import Deadline, wait_with_logging
 
 log = logging.getLogger("kafka.server.ControllerServer")
 
@@ -29,11 +31,14 @@ class ProcessStatus(enum.Enum):
 
 class ControllerServer:
     """The CONTROLLER listener's SocketServer, the QuorumController on the shared Raft client, ControllerApis and
-    its handler threads."""
+    its handler threads. `config` is the node's config, which this SocketServer reads too (1.0.2's KafkaConfig with
+    3.9's KRaft keys, as BrokerServer's `node_config`); a combined node's broker has a SocketServer of its own."""
 
-    def __init__(self, shared_server: SharedServer, bootstrap_metadata: BootstrapMetadata) -> None:
+    def __init__(self, shared_server: SharedServer, bootstrap_metadata: BootstrapMetadata,
+                 time: Time = SYSTEM) -> None:
         self.shared_server = shared_server
         self.config = shared_server.shared_server_config
+        self.time = time
         self.bootstrap_metadata = bootstrap_metadata
         self.lock = threading.Lock()
         self.status = ProcessStatus.SHUTDOWN
@@ -56,12 +61,13 @@ class ControllerServer:
     def startup(self) -> None:
         if not self.maybe_change_status(ProcessStatus.SHUTDOWN, ProcessStatus.STARTING):
             return
+        startup_deadline = Deadline.from_delay(self.config.server_max_startup_time_ms)
         try:
             log.info("Starting controller")
             self.api_version_manager = controller_api_version_manager()
-            # Bound first, processing later: the Raft client reaches the other voters as soon as it starts.
-            self.socket_server = SocketServer(self.config, self.api_version_manager)
-            self.socket_server.startup(startup_processors=False)
+            # The CONTROLLER listeners' acceptors and processors, not started: nothing listens (and the other voters'
+            # Raft clients retry) until enable_request_processing, at the end.
+            self.socket_server = SocketServer(self.config, None, self.time, None, self.api_version_manager)
             self.shared_server.start_for_controller()
             raft_manager = self.shared_server.raft_manager
             assert raft_manager is not None
@@ -79,13 +85,19 @@ class ControllerServer:
                                .set_static_config(self.config.originals())
                                .set_bootstrap_metadata(self.bootstrap_metadata)
                                .build())
-            self.controller_apis = ControllerApis(self.socket_server.request_channel, self.controller, raft_manager,
-                                                  self.config, self.shared_server.cluster_id(),
-                                                  self.api_version_manager)
+            self.controller_apis = ControllerApis(self.socket_server.data_plane_request_channel, self.controller,
+                                                  raft_manager, self.config, self.shared_server.cluster_id(),
+                                                  self.api_version_manager, time=self.time)
             self.controller_apis_handler_pool = KafkaRequestHandlerPool(
-                self.config.node_id, self.socket_server.request_channel, self.controller_apis,
-                self.config.num_io_threads)
-            self.socket_server.start_processors()
+                self.config.node_id, self.socket_server.data_plane_request_channel, self.controller_apis, self.time,
+                self.config.num_io_threads, f"{DATA_PLANE_METRIC_PREFIX}RequestHandlerAvgIdlePercent",
+                DATA_PLANE_THREAD_PREFIX, "controller")
+
+            # Enable the controller endpoints (no authorizer here: nothing to wait for), then wait until every
+            # acceptor has bound its port and started.
+            socket_server_future = self.socket_server.enable_request_processing({})
+            wait_with_logging(log, "", "all of the SocketServer Acceptors to be started", socket_server_future,
+                              startup_deadline)
             self.maybe_change_status(ProcessStatus.STARTING, ProcessStatus.STARTED)
         except BaseException:
             self.maybe_change_status(ProcessStatus.STARTING, ProcessStatus.STARTED)

@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from kafka_edu.tracing import step
 from kafka_edu.v1_0_2.clients.common.errors import KafkaStorageException, UnknownTopicOrPartitionException
 from kafka_edu.v3_9.clients.common.errors.fenced_leader_epoch_exception import FencedLeaderEpochException
 from kafka_edu.v3_9.clients.common.errors.not_leader_or_follower_exception import NotLeaderOrFollowerException
@@ -51,6 +52,7 @@ class DelayedFetch(DelayedOperation):
     def __str__(self) -> str:
         return f"DelayedFetch(params={self.params}, numPartitions={len(self.fetch_partition_status)})"
 
+    @step("RQ.fetch.5")
     def try_complete(self) -> bool:
         """Complete at once if a partition is no longer led or known here (cases A-C), its dir failed (D), the
         epoch is fenced (E), the fetch offset left the active segment, or truncation is needed; else when the bytes

@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from kafka_edu.tracing import step
 from kafka_edu.v3_9.clients.common.protocol.errors import Errors
 from kafka_edu.v3_9.clients.common.requests.produce_response import PartitionResponse
 from kafka_edu.v3_9.clients.common.topic_partition import TopicPartition
@@ -57,6 +58,7 @@ class DelayedProduce(DelayedOperation):
                 status.acks_pending = False
             log.debug("Initial partition status for %s is %s", topic_partition, status)
 
+    @step("RQ.produce.8")
     def try_complete(self) -> bool:
         """Done when each pending partition has left the leader's hands, reached the required offset in the ISR,
         or failed (lost leadership, fell below min ISR)."""

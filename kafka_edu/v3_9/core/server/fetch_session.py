@@ -28,6 +28,7 @@ import uuid
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from typing import Generic, NamedTuple, TypeVar
 
+from kafka_edu.tracing import step
 from kafka_edu.v3_9.clients.common.protocol.errors import Errors
 from kafka_edu.v3_9.clients.common.requests.fetch_metadata import (
     FINAL_EPOCH,
@@ -715,6 +716,7 @@ class FetchManager:
         # Kafka's second constructor takes one shard
         self._cache = FetchSessionCache([cache]) if isinstance(cache, FetchSessionCacheShard) else cache
 
+    @step("RQ.fetch.2")
     def new_context(self, req_version: int, req_metadata: FetchMetadata, is_follower: bool, fetch_data: REQ_MAP,
                     to_forget: list[TopicIdPartition], topic_names: TOPIC_NAME_MAP) -> FetchContext:
         """A full request closes the session it names, then gets a new one (a FullFetchContext) unless its epoch is

@@ -6,6 +6,11 @@ such as CreateTopics and DeleteTopics go on to the active controller through the
 port has no Envelope (nor principals to carry), so the broker sends the request itself, at the client's version when
 the controller's CONTROLLER listener speaks it and otherwise at the nearest version it does, and gives the client's
 handler the answer re-built at the client's version.
+
+The request is 3.9's RequestChannel.Request (kafka_edu/v3_9/core/network/request_channel.py). Where 3.9 hands the
+callback `requestBody.getErrorResponse(error)`, this port hands it None and the error (the request's error response
+is KafkaApis' to build): UNKNOWN_SERVER_ERROR for a version mismatch or an authentication failure on the channel,
+REQUEST_TIMED_OUT (3.9's TimeoutException) when the request never reached the controller in time.
 """
 
 from __future__ import annotations
@@ -14,9 +19,9 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from kafka_edu.v1_0_2.core.network.request_channel import Request
 from kafka_edu.v3_9.clients.common.protocol.api_keys import ApiKeys
 from kafka_edu.v3_9.clients.common.protocol.errors import Errors
+from kafka_edu.v3_9.core.network.request_channel import Request
 from kafka_edu.v3_9.core.server.controller_apis import CONTROLLER_SUPPORTED_VERSIONS, convert
 from kafka_edu.v3_9.core.server.node_to_controller_channel_manager import (
     ClientResponse,
@@ -44,30 +49,36 @@ class ForwardingManagerImpl:
         self.channel_manager = channel_manager
 
     def forward_request(self, request: Request, response_callback: ForwardingResponseCallback) -> None:
-        api = ApiKeys.for_key(request.api_key)
-        version = controller_version(api, request.api_version)
-        data = request.body if version == request.api_version else convert(request.body, api.request_schema(version))
-        client_schema = api.response_schema(request.api_version)
+        api = request.header.api_key
+        client_version = request.header.api_version
+        version = controller_version(api, client_version)
+        body = request.body()
+        data = body if version == client_version else convert(body, api.request_schema(version))
+        client_schema = api.response_schema(client_version)
 
-        class _Handler:
+        def request_to_string() -> str:
+            return request.request_desc(False)
+
+        class _ForwardingResponseHandler:
             def on_complete(self, response: ClientResponse) -> None:
-                if response.authentication_exception is not None:
-                    log.error("Returning CLUSTER_AUTHORIZATION_FAILED for %s forwarded for %s", api.api_name,
-                              request.client_id, exc_info=response.authentication_exception)
-                    response_callback(None, Errors.CLUSTER_AUTHORIZATION_FAILED)
-                elif response.version_mismatch is not None:
-                    log.error("%s could not be forwarded: the controller does not speak v%d", api.api_name, version)
-                    response_callback(None, Errors.UNSUPPORTED_VERSION)
+                if response.version_mismatch is not None:
+                    log.debug("Returning `UNKNOWN_SERVER_ERROR` in response to %s due to unexpected version error",
+                              request_to_string(), exc_info=response.version_mismatch)
+                    response_callback(None, Errors.UNKNOWN_SERVER_ERROR)
+                elif response.authentication_exception is not None:
+                    log.debug("Returning `UNKNOWN_SERVER_ERROR` in response to %s due to authentication error",
+                              request_to_string(), exc_info=response.authentication_exception)
+                    response_callback(None, Errors.UNKNOWN_SERVER_ERROR)
                 else:
-                    body = response.response_body
-                    response_callback(body if version == request.api_version else convert(body, client_schema),
+                    answer = response.response_body
+                    response_callback(answer if version == client_version else convert(answer, client_schema),
                                       Errors.NONE)
 
             def on_timeout(self) -> None:
-                log.debug("Forwarding of %s timed out before reaching the controller", api.api_name)
+                log.debug("Forwarding of the request %s failed due to timeout exception", request_to_string())
                 response_callback(None, Errors.REQUEST_TIMED_OUT)
 
-        self.channel_manager.send_request(ControllerRequest(api, version, data), _Handler())
+        self.channel_manager.send_request(ControllerRequest(api, version, data), _ForwardingResponseHandler())
 
     def close(self) -> None:
-        """3.9 closes nothing here either: the channel is the broker's, shut down by BrokerServer."""
+        """3.9 closes its metrics here; the channel is the broker's, shut down by BrokerServer."""

@@ -13,6 +13,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from kafka_edu.tracing import step
 from kafka_edu.v1_0_2.clients.common.errors import IllegalStateException
 from kafka_edu.v1_0_2.core.utils.concurrent import CountDownLatch
 from kafka_edu.v1_0_2.core.utils.kafka_logging import Logging
@@ -121,53 +122,54 @@ class KafkaRequestHandler:
                 self._complete_shutdown()
                 return
 
-            if isinstance(req, CallbackRequest):
-                original_request = req.original_request
-                try:
-                    # A request may run several callbacks: the earlier ones' time is kept by moving the dequeue
-                    # time back by it.
-                    if original_request.callback_request_dequeue_time_nanos is not None:
-                        prev_callbacks_time_nanos = ((original_request.callback_request_complete_time_nanos or 0)
-                                                     - original_request.callback_request_dequeue_time_nanos)
-                        original_request.callback_request_complete_time_nanos = None
-                        original_request.callback_request_dequeue_time_nanos = (self.time.nanoseconds()
-                                                                                - prev_callbacks_time_nanos)
-                    else:
-                        original_request.callback_request_dequeue_time_nanos = self.time.nanoseconds()
+            with step("RQ.net.7", self, request=req):
+                if isinstance(req, CallbackRequest):
+                    original_request = req.original_request
+                    try:
+                        # A request may run several callbacks: the earlier ones' time is kept by moving the dequeue
+                        # time back by it.
+                        if original_request.callback_request_dequeue_time_nanos is not None:
+                            prev_callbacks_time_nanos = ((original_request.callback_request_complete_time_nanos or 0)
+                                                         - original_request.callback_request_dequeue_time_nanos)
+                            original_request.callback_request_complete_time_nanos = None
+                            original_request.callback_request_dequeue_time_nanos = (self.time.nanoseconds()
+                                                                                    - prev_callbacks_time_nanos)
+                        else:
+                            original_request.callback_request_dequeue_time_nanos = self.time.nanoseconds()
 
-                    _thread_state.current_request = original_request
-                    req.fun(self._request_local)
-                except FatalExitError as e:
-                    self._complete_shutdown()
-                    _exit(e.status_code)
-                except Exception:
-                    self.log.error("Exception when handling request", exc_info=True)
-                finally:
-                    # what the callback made completable (purgatory operations) is completed here, as after handle
-                    self.apis.try_complete_actions()
-                    if original_request.callback_request_complete_time_nanos is None:
-                        original_request.callback_request_complete_time_nanos = self.time.nanoseconds()
-                    _thread_state.current_request = None
+                        _thread_state.current_request = original_request
+                        req.fun(self._request_local)
+                    except FatalExitError as e:
+                        self._complete_shutdown()
+                        _exit(e.status_code)
+                    except Exception:
+                        self.log.error("Exception when handling request", exc_info=True)
+                    finally:
+                        # what the callback made completable (purgatory operations) is completed here, as after handle
+                        self.apis.try_complete_actions()
+                        if original_request.callback_request_complete_time_nanos is None:
+                            original_request.callback_request_complete_time_nanos = self.time.nanoseconds()
+                        _thread_state.current_request = None
 
-            elif isinstance(req, Request):
-                try:
-                    req.request_dequeue_time_nanos = end_time
-                    self.log.debug("Kafka request handler %d on broker %d handling request %s", self.id,
-                                   self.broker_id, req)
-                    _thread_state.current_request = req
-                    self.apis.handle(req, self._request_local)
-                except FatalExitError as e:
-                    self._complete_shutdown()
-                    _exit(e.status_code)
-                except Exception:
-                    self.log.error("Exception when handling request", exc_info=True)
-                finally:
-                    _thread_state.current_request = None
-                    req.release_buffer()
+                elif isinstance(req, Request):
+                    try:
+                        req.request_dequeue_time_nanos = end_time
+                        self.log.debug("Kafka request handler %d on broker %d handling request %s", self.id,
+                                       self.broker_id, req)
+                        _thread_state.current_request = req
+                        self.apis.handle(req, self._request_local)
+                    except FatalExitError as e:
+                        self._complete_shutdown()
+                        _exit(e.status_code)
+                    except Exception:
+                        self.log.error("Exception when handling request", exc_info=True)
+                    finally:
+                        _thread_state.current_request = None
+                        req.release_buffer()
 
-            elif req is WakeupRequest:
-                # receive_request takes the callback in its place
-                self.log.warning("Received a wakeup request outside of typical usage.")
+                elif req is WakeupRequest:
+                    # receive_request takes the callback in its place
+                    self.log.warning("Received a wakeup request outside of typical usage.")
         self._complete_shutdown()
 
     def _complete_shutdown(self) -> None:

@@ -25,6 +25,7 @@ from kio.schema.offset_for_leader_epoch.v4.response import EpochEndOffset, Offse
 from kio.schema.types import TopicName
 from kio.static.primitive import i32, i64
 
+from kafka_edu.tracing import step
 from kafka_edu.v1_0_2.clients.common.errors import (
     ApiException,
     CorruptRecordException,
@@ -459,6 +460,7 @@ class ReplicaManager:
 
     # -- produce --------------------------------------------------------------------------------------------------
 
+    @step("RQ.produce.3")
     def append_records(self, timeout: int, required_acks: int, internal_topics_allowed: bool, origin: AppendOrigin,
                        entries_per_partition: Mapping[TopicPartition, MemoryRecords],
                        response_callback: Callable[[dict[TopicPartition, PartitionResponse]], None],
@@ -486,6 +488,7 @@ class ReplicaManager:
         self._maybe_add_delayed_produce(required_acks, delayed_produce_lock, timeout, entries_per_partition,
                                         local_produce_results, produce_status, response_callback)
 
+    @step("RQ.produce.2")
     def handle_produce_append(self, timeout: int, required_acks: int, internal_topics_allowed: bool,
                               transactional_id: str | None,
                               entries_per_partition: Mapping[TopicPartition, MemoryRecords],
@@ -897,6 +900,7 @@ class ReplicaManager:
 
     # -- fetch ------------------------------------------------------------------------------------------------------
 
+    @step("RQ.fetch.3")
     def fetch_messages(self, params: FetchParams, fetch_infos: Sequence[tuple[TopicIdPartition, PartitionData]],
                        quota: Any,
                        response_callback: Callable[[list[tuple[TopicIdPartition, FetchPartitionData]]], None]) -> None:
@@ -1234,6 +1238,16 @@ class ReplicaManager:
         if self.add_partitions_to_txn_manager is not None:
             self.add_partitions_to_txn_manager.shutdown()
         log.info("Shut down completely")
+
+    def create_replica_fetcher_manager(self, metrics: Any, time: Time, thread_name_prefix: str | None,
+                                       quota_manager: Any) -> Any:
+        """The follower's fetchers, each fetching at the metadata version the metadata cache has now."""
+        from kafka_edu.v3_9.core.server.replica_fetcher_manager import ReplicaFetcherManager
+
+        return ReplicaFetcherManager(self.config, self, metrics, time, thread_name_prefix,
+                                     quota_manager=quota_manager,
+                                     metadata_version_supplier=lambda: self.metadata_cache.metadata_version(),
+                                     broker_epoch_supplier=self.broker_epoch_supplier)
 
     def _create_replica_selector(self) -> ReplicaSelector | None:
         class_name = self.config.replica_selector_class_name

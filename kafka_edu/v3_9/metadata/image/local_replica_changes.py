@@ -30,6 +30,8 @@ class LocalReplicaChanges:
     of each it leads or follows (KIP-858)."""
 
     deletes: set[TopicPartition] = field(default_factory=set)
+    # the partitions of `leaders` whose leader epoch moved: this broker was just elected (a coordinator loads them)
+    elected_leaders: dict[TopicPartition, PartitionInfo] = field(default_factory=dict)
     leaders: dict[TopicPartition, PartitionInfo] = field(default_factory=dict)
     followers: dict[TopicPartition, PartitionInfo] = field(default_factory=dict)
     # topic name -> id, for the topics of `leaders` and `followers`
@@ -60,6 +62,9 @@ def topic_local_changes(topic_delta: TopicDelta, broker_id: int) -> LocalReplica
         elif prev_partition is None or prev_partition.partition_epoch != partition.partition_epoch:
             target = changes.leaders if partition.leader == broker_id else changes.followers
             target[topic_partition] = PartitionInfo(topic_delta.id(), partition)
+            if partition.leader == broker_id and (prev_partition is None
+                                                  or prev_partition.leader_epoch != partition.leader_epoch):
+                changes.elected_leaders[topic_partition] = target[topic_partition]
             changes.topic_ids.setdefault(topic_delta.name(), topic_delta.id())
             # a registration built without directories (as records before KIP-858 are read) is MIGRATING
             directory = partition.directory(broker_id) if partition.directories else MIGRATING_DIR
@@ -74,6 +79,7 @@ def local_changes(topics_delta: TopicsDelta, broker_id: int) -> LocalReplicaChan
     for topic_delta in topics_delta.changed_topics().values():
         topic_changes = topic_local_changes(topic_delta, broker_id)
         changes.deletes.update(topic_changes.deletes)
+        changes.elected_leaders.update(topic_changes.elected_leaders)
         changes.leaders.update(topic_changes.leaders)
         changes.followers.update(topic_changes.followers)
         changes.topic_ids.update(topic_changes.topic_ids)

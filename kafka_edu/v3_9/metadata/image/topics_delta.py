@@ -102,6 +102,11 @@ class TopicsDelta:
     def created_topic_ids(self) -> set[uuid.UUID]:
         return self._created_topic_ids
 
+    def local_changes(self, broker_id: int) -> Any:
+        """What this delta asks of one broker: the replicas it loses, leads and follows (LocalReplicaChanges)."""
+        from kafka_edu.v3_9.metadata.image.local_replica_changes import local_changes
+        return local_changes(self, broker_id)
+
     def __str__(self) -> str:
         return (f"TopicsDelta(changedTopics={self._changed_topics}, deletedTopicIds={self._deleted_topic_ids}, "
                 f"createdTopicIds={self._created_topic_ids})")

@@ -5,12 +5,13 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from concurrent.futures import Future
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from kafka_edu.tracing import span
 from kafka_edu.v1_0_2.clients.common.errors import TimeoutException
-from kafka_edu.v1_0_2.core.coordinator.group.group_metadata_manager import GROUP_METADATA_TOPIC_NAME
-from kafka_edu.v1_0_2.core.log.log import TopicPartition
+from kafka_edu.v3_9.clients.common.internals.topic import GROUP_METADATA_TOPIC_NAME
+from kafka_edu.v3_9.clients.common.topic_partition import TopicPartition
+from kafka_edu.v3_9.core.log.log_manager import is_stray_kraft_replica
 from kafka_edu.v3_9.metadata.controller.quorum_controller import FaultHandler
 from kafka_edu.v3_9.metadata.image.loader.loader_manifest import LoaderManifest
 from kafka_edu.v3_9.metadata.image.local_replica_changes import topic_local_changes
@@ -20,12 +21,12 @@ from kafka_edu.v3_9.metadata.image.publisher.metadata_publisher import MetadataP
 from kafka_edu.v3_9.metadata.image.topic_delta import TopicDelta
 
 if TYPE_CHECKING:
-    from kafka_edu.v1_0_2.core.coordinator.group.group_coordinator import GroupCoordinator
-    from kafka_edu.v1_0_2.core.coordinator.transaction.transaction_coordinator import TransactionCoordinator
-    from kafka_edu.v1_0_2.core.log.log_manager import LogManager
-    from kafka_edu.v1_0_2.core.server.kafka_config import KafkaConfig
-    from kafka_edu.v3_9.core.server.kraft_replica_manager_bridge import KRaftReplicaManager
+    from kafka_edu.v3_9.core.coordinator.group.group_coordinator_adapter import GroupCoordinatorAdapter
+    from kafka_edu.v3_9.core.log.log_manager import LogManager
+    from kafka_edu.v3_9.core.server.kafka_config import KafkaConfig
+    from kafka_edu.v3_9.core.server.kraft_coordinator_bridge import TransactionCoordinatorAdapter
     from kafka_edu.v3_9.core.server.metadata.kraft_metadata_cache import KRaftMetadataCache
+    from kafka_edu.v3_9.core.server.replica_manager import ReplicaManager
 
 log = logging.getLogger("kafka.server.metadata.BrokerMetadataPublisher")
 
@@ -49,8 +50,8 @@ class BrokerMetadataPublisher(MetadataPublisher):
     """
 
     def __init__(self, config: KafkaConfig, metadata_cache: KRaftMetadataCache, log_manager: LogManager,
-                 replica_manager: KRaftReplicaManager, group_coordinator: GroupCoordinator,
-                 txn_coordinator: TransactionCoordinator | None = None,
+                 replica_manager: ReplicaManager, group_coordinator: GroupCoordinatorAdapter,
+                 txn_coordinator: TransactionCoordinatorAdapter | None = None,
                  fatal_fault_handler: FaultHandler | None = None,
                  metadata_publishing_fault_handler: FaultHandler | None = None) -> None:
         self.config = config
@@ -103,7 +104,7 @@ class BrokerMetadataPublisher(MetadataPublisher):
                 try:
                     # Tell the group coordinator which offsets partitions it now leads, or no longer leads.
                     self.update_coordinator(new_image, delta, GROUP_METADATA_TOPIC_NAME,
-                                            self._group_election, self._group_resignation)
+                                            self.group_coordinator.on_election, self.group_coordinator.on_resignation)
                 except Exception as t:
                     self.metadata_publishing_fault_handler.handle_fault(
                         f"Error updating group coordinator with local changes in {delta_name}", t)
@@ -117,7 +118,7 @@ class BrokerMetadataPublisher(MetadataPublisher):
                         deleted_topic_partitions.extend(TopicPartition(topic_image.name, partition_id)
                                                         for partition_id in topic_image.partitions)
                     if deleted_topic_partitions:
-                        self.group_coordinator.handle_deleted_partitions(deleted_topic_partitions)
+                        self.group_coordinator.on_partitions_deleted(deleted_topic_partitions)
                 except Exception as t:
                     self.metadata_publishing_fault_handler.handle_fault(
                         f"Error updating group coordinator with deleted partitions in {delta_name}", t)
@@ -139,47 +140,33 @@ class BrokerMetadataPublisher(MetadataPublisher):
                     self.first_publish_future.set_result(None)
 
     def update_coordinator(self, image: MetadataImage, delta: MetadataDelta, topic_name: str,
-                           election: Callable[[int, int, Any], None],
-                           resignation: Callable[[int, int | None, Any], None]) -> None:
-        """Elect the coordinator for the partitions of `topic_name` this broker now leads; make it resign those it
-        no longer leads, or no longer holds, or whose topic was deleted.
-
-        3.9's coordinator ignores an election for a partition it already owns, and an ISR change on a partition
-        this broker leads is a "leader" change again; the 1.0.2 coordinator here would reload the partition, so
-        each callback is also given the partition as the delta's base image had it (None if new) to tell.
-        """
+                           election: Callable[[int, int], None],
+                           resignation: Callable[[int, int | None], None]) -> None:
+        """Elect the coordinator for the partitions of `topic_name` this broker was just made leader of; make it
+        resign those it no longer holds, now follows, or whose topic was deleted."""
         topics_delta = delta.topics_delta()
         if topics_delta is not None and topics_delta.topic_was_deleted(topic_name):
             deleted_topic = topics_delta.image().get_topic(topic_name)
             for partition_id, partition in deleted_topic.partitions.items():
                 if partition.leader == self.broker_id:
-                    resignation(partition_id, partition.leader_epoch, partition)
+                    resignation(partition_id, partition.leader_epoch)
         topic_delta = get_topic_delta(topic_name, image, delta)
         if topic_delta is not None:
             changes = topic_local_changes(topic_delta, self.broker_id)
-            previous = topic_delta.image().partitions
             for topic_partition in changes.deletes:
-                resignation(topic_partition.partition, None, previous.get(topic_partition.partition))
-            for topic_partition, partition_info in changes.leaders.items():
-                election(topic_partition.partition, partition_info.partition.leader_epoch,
-                         previous.get(topic_partition.partition))
+                resignation(topic_partition.partition, None)
+            for topic_partition, partition_info in changes.elected_leaders.items():
+                election(topic_partition.partition, partition_info.partition.leader_epoch)
             for topic_partition, partition_info in changes.followers.items():
-                resignation(topic_partition.partition, partition_info.partition.leader_epoch,
-                            previous.get(topic_partition.partition))
-
-    def _group_election(self, partition_index: int, leader_epoch: int, previous: Any) -> None:
-        if previous is None or previous.leader != self.broker_id:  # newly led: load its groups
-            self.group_coordinator.handle_group_immigration(partition_index)
-
-    def _group_resignation(self, partition_index: int, leader_epoch: int | None, previous: Any) -> None:
-        if previous is not None and previous.leader == self.broker_id:  # led until now: unload its groups
-            self.group_coordinator.handle_group_emigration(partition_index)
+                resignation(topic_partition.partition, partition_info.partition.leader_epoch)
 
     def initialize_managers(self, new_image: MetadataImage) -> None:
-        """Start what waited for the metadata: the log manager's background tasks (the 1.0.2 LogManager loaded
-        and recovered its logs when it was built), the replica manager, the coordinators."""
+        """Start what waited for the metadata: the log manager (which loads and, after an unclean shutdown,
+        recovers the logs now that the topic configs are known), the replica manager, the coordinators."""
         try:
-            self.log_manager.startup()
+            self.log_manager.startup(self.metadata_cache.get_all_topics(),
+                                     is_stray=lambda log_: is_stray_kraft_replica(self.broker_id, new_image.topics,
+                                                                                  log_))
         except Exception as t:
             raise self.fatal_fault_handler.handle_fault("Error starting LogManager", t) from t
         try:
@@ -187,7 +174,9 @@ class BrokerMetadataPublisher(MetadataPublisher):
         except Exception as t:
             raise self.fatal_fault_handler.handle_fault("Error starting ReplicaManager", t) from t
         try:
-            self.group_coordinator.startup()
+            offsets_topic_partitions = self.config.group_coordinator_config().offsets_topic_partitions()
+            self.group_coordinator.startup(
+                lambda: self.metadata_cache.num_partitions(GROUP_METADATA_TOPIC_NAME) or offsets_topic_partitions)
         except Exception as t:
             raise self.fatal_fault_handler.handle_fault("Error starting GroupCoordinator", t) from t
         if self.txn_coordinator is not None:
@@ -199,7 +188,7 @@ class BrokerMetadataPublisher(MetadataPublisher):
     def finish_initializing_replica_manager(self) -> None:
         try:
             # The high watermark checkpoints start now that the partitions exist.
-            self.replica_manager.start_high_water_marks_check_point_thread()
+            self.replica_manager.start_high_watermark_check_point_thread()
         except Exception as t:
             self.metadata_publishing_fault_handler.handle_fault(
                 "Error starting high watermark checkpoint thread during startup", t)

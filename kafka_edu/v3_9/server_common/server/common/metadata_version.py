@@ -115,6 +115,34 @@ class MetadataVersion(Enum):
     def is_migration_supported(self) -> bool:
         return self.is_at_least(MetadataVersion.IBP_3_4_IV0)
 
+    def is_leader_recovery_supported(self) -> bool:
+        return self.is_at_least(MetadataVersion.IBP_3_2_IV0)
+
+    # added for the 3.9 replica fetcher port: what the follower asks of the leader at this version
+    def is_offset_for_leader_epoch_supported(self) -> bool:
+        return self.is_at_least(MetadataVersion.IBP_0_11_0_IV2)
+
+    def is_truncation_on_fetch_supported(self) -> bool:
+        return self.is_at_least(MetadataVersion.IBP_2_7_IV1)
+
+    def fetch_request_version(self) -> int:
+        for version, fetch_version in _FETCH_REQUEST_VERSIONS:
+            if self.is_at_least(version):
+                return fetch_version
+        return 0
+
+    def offset_for_leader_epoch_request_version(self) -> int:
+        for version, request_version in _OFFSET_FOR_LEADER_EPOCH_REQUEST_VERSIONS:
+            if self.is_at_least(version):
+                return request_version
+        return 0
+
+    def list_offset_request_version(self) -> int:
+        for version, request_version in _LIST_OFFSET_REQUEST_VERSIONS:
+            if self.is_at_least(version):
+                return request_version
+        return 0
+
     @staticmethod
     def min_supported_for(record_version: RecordVersion) -> MetadataVersion:
         return {RecordVersion.V0: MetadataVersion.IBP_0_8_0, RecordVersion.V1: MetadataVersion.IBP_0_10_0_IV0,
@@ -177,3 +205,18 @@ MetadataVersion.FEATURE_NAME = FEATURE_NAME  # type: ignore[attr-defined]  # an 
 LATEST_PRODUCTION = MetadataVersion.IBP_3_9_IV0
 MINIMUM_KRAFT_VERSION = MetadataVersion.IBP_3_0_IV1
 MINIMUM_BOOTSTRAP_VERSION = MetadataVersion.IBP_3_3_IV0  # the oldest a new cluster may be formatted with
+
+# (first metadata version, request version), newest first: MetadataVersion's fetchRequestVersion & co.
+_FETCH_REQUEST_VERSIONS = (
+    (MetadataVersion.IBP_3_9_IV0, 17), (MetadataVersion.IBP_3_7_IV4, 16), (MetadataVersion.IBP_3_5_IV1, 15),
+    (MetadataVersion.IBP_3_5_IV0, 14), (MetadataVersion.IBP_3_1_IV0, 13), (MetadataVersion.IBP_2_7_IV1, 12),
+    (MetadataVersion.IBP_2_3_IV1, 11), (MetadataVersion.IBP_2_1_IV2, 10), (MetadataVersion.IBP_2_0_IV1, 8),
+    (MetadataVersion.IBP_1_1_IV0, 7), (MetadataVersion.IBP_0_11_0_IV1, 5), (MetadataVersion.IBP_0_11_0_IV0, 4),
+    (MetadataVersion.IBP_0_10_1_IV1, 3), (MetadataVersion.IBP_0_10_0_IV0, 2), (MetadataVersion.IBP_0_9_0, 1))
+_OFFSET_FOR_LEADER_EPOCH_REQUEST_VERSIONS = (
+    (MetadataVersion.IBP_2_8_IV0, 4), (MetadataVersion.IBP_2_3_IV1, 3), (MetadataVersion.IBP_2_1_IV1, 2),
+    (MetadataVersion.IBP_2_0_IV0, 1))
+_LIST_OFFSET_REQUEST_VERSIONS = (
+    (MetadataVersion.IBP_3_9_IV0, 9), (MetadataVersion.IBP_3_5_IV0, 8), (MetadataVersion.IBP_3_0_IV1, 7),
+    (MetadataVersion.IBP_2_8_IV0, 6), (MetadataVersion.IBP_2_2_IV1, 5), (MetadataVersion.IBP_2_1_IV1, 4),
+    (MetadataVersion.IBP_2_0_IV1, 3), (MetadataVersion.IBP_0_11_0_IV0, 2), (MetadataVersion.IBP_0_10_1_IV2, 1))

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from kafka_edu.v1_0_2.clients.common.errors import IllegalStateException
+from kafka_edu.v1_0_2.clients.common.record.control_record_type import ControlRecordType
 from kafka_edu.v1_0_2.clients.common.record.end_transaction_marker import EndTransactionMarker
 from kafka_edu.v1_0_2.clients.common.record.memory_records_builder import (
     SimpleRecord,
@@ -28,7 +29,6 @@ from kafka_edu.v1_0_2.core.log.log_cleaner_manager import (
 from kafka_edu.v1_0_2.core.log.log_config import LogConfig
 from kafka_edu.v1_0_2.core.log.log_manager import PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS
 from kafka_edu.v1_0_2.core.server.log_dir_failure_channel import LogDirFailureChannel
-from kafka_edu.v1_0_2.clients.common.record.control_record_type import ControlRecordType
 from tests.kafka_tests.mock_scheduler import MockTimeWithScheduler
 from tests.kafka_tests.referee import kafka_test_class
 from tests.kafka_tests.test_utils import singleton_records, temp_dir

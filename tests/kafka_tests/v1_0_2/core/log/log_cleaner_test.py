@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from kafka_edu.v1_0_2.clients.common.errors import LogCleaningAbortedException
+from kafka_edu.v1_0_2.clients.common.record.control_record_type import ControlRecordType
 from kafka_edu.v1_0_2.clients.common.record.end_transaction_marker import EndTransactionMarker
 from kafka_edu.v1_0_2.clients.common.record.file_records import MemoryRecords
 from kafka_edu.v1_0_2.clients.common.record.memory_records_builder import (
@@ -31,7 +32,6 @@ from kafka_edu.v1_0_2.core.log.log_segment import LogSegment
 from kafka_edu.v1_0_2.core.log.offset_map import OffsetMap
 from kafka_edu.v1_0_2.core.server.log_dir_failure_channel import LogDirFailureChannel
 from kafka_edu.v1_0_2.core.utils.throttler import Throttler
-from kafka_edu.v1_0_2.clients.common.record.control_record_type import ControlRecordType
 from tests.kafka_tests.mock_scheduler import MockTimeWithScheduler
 from tests.kafka_tests.referee import kafka_test_class
 from tests.kafka_tests.test_utils import singleton_records, temp_dir

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from kafka_edu.v1_0_2.clients.common.record.control_record_type import ControlRecordType
 from kafka_edu.v1_0_2.clients.common.record.default_record import DefaultRecord
 from kafka_edu.v1_0_2.clients.common.record.end_transaction_marker import EndTransactionMarker
 from kafka_edu.v1_0_2.clients.common.record.file_records import (
@@ -44,7 +45,6 @@ from kafka_edu.v1_0_2.core.log.producer_state_manager import (
 )
 from kafka_edu.v1_0_2.core.log.time_index import TimeIndex
 from kafka_edu.v1_0_2.core.log.transaction_index import TransactionIndex
-from kafka_edu.v1_0_2.clients.common.record.control_record_type import ControlRecordType
 from tests.kafka_tests.referee import kafka_test_class
 
 KAFKA = kafka_test_class(

@@ -42,6 +42,7 @@ from kafka_edu.v1_0_2.clients.common.errors import (
     UnexpectedAppendOffsetException,
 )
 from kafka_edu.v1_0_2.clients.common.record.compression_type import CompressionType
+from kafka_edu.v1_0_2.clients.common.record.control_record_type import ControlRecordType
 from kafka_edu.v1_0_2.clients.common.record.end_transaction_marker import EndTransactionMarker
 from kafka_edu.v1_0_2.clients.common.record.file_records import (
     ATTRIBUTES_OFFSET,
@@ -74,7 +75,6 @@ from kafka_edu.v1_0_2.core.log.offset_index import OffsetIndex
 from kafka_edu.v1_0_2.core.log.transaction_index import AbortedTxn
 from kafka_edu.v1_0_2.core.server.epoch.leader_epoch_file_cache import EpochEntry
 from kafka_edu.v1_0_2.core.server.log_dir_failure_channel import LogDirFailureChannel
-from kafka_edu.v1_0_2.clients.common.record.control_record_type import ControlRecordType
 from tests.kafka_tests.mock_scheduler import MockTimeWithScheduler
 from tests.kafka_tests.referee import kafka_test_class
 from tests.kafka_tests.test_utils import retry, singleton_records, temp_dir

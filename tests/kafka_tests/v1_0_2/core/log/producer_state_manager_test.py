@@ -20,6 +20,7 @@ from kafka_edu.v1_0_2.clients.common.errors import (
     TransactionCoordinatorFencedException,
     UnknownProducerIdException,
 )
+from kafka_edu.v1_0_2.clients.common.record.control_record_type import ControlRecordType
 from kafka_edu.v1_0_2.clients.common.record.end_transaction_marker import EndTransactionMarker
 from kafka_edu.v1_0_2.clients.common.record.file_records import NO_SEQUENCE
 from kafka_edu.v1_0_2.core.log.log import Log, TopicPartition
@@ -34,7 +35,6 @@ from kafka_edu.v1_0_2.core.log.producer_state_manager import (
     ValidationType,
     producer_snapshot_file,
 )
-from kafka_edu.v1_0_2.clients.common.record.control_record_type import ControlRecordType
 from kafka_edu.v3_9.clients.common.utils.mock_time import MockTime
 from tests.kafka_tests.referee import kafka_test_class
 

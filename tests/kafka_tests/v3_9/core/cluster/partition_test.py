@@ -3,9 +3,7 @@
 AbstractPartitionTest's world is `partition_test_utils.AbstractPartitionTest` (the `ctx` fixture). The KRaft path is
 what is ported: makeLeader / makeFollower take the LeaderAndIsrPartitionState ReplicaManager.applyDelta builds from
 the metadata image. ZooKeeper-only cases (ZkMetadataCache, ZkAlterPartitionManager) are not applicable; metrics
-(Yammer gauges) are not ported. Mockito mocks of KRaftMetadataCache are MagicMocks with that spec. AlterPartition
-answers come as the 1.0.2-shaped LeaderAndIsr the AlterPartitionManager of this tree uses (partition epoch in
-`zk_version`), and the ISR with broker epochs travels beside it.
+(Yammer gauges) are not ported. Mockito mocks of KRaftMetadataCache are MagicMocks with that spec.
 """
 
 from __future__ import annotations
@@ -31,6 +29,8 @@ from kafka_edu.v3_9.clients.common.errors.inconsistent_topic_id_exception import
 from kafka_edu.v3_9.clients.common.errors.not_leader_or_follower_exception import NotLeaderOrFollowerException
 from kafka_edu.v3_9.clients.common.errors.offset_not_available_exception import OffsetNotAvailableException
 from kafka_edu.v3_9.clients.common.errors.unknown_leader_epoch_exception import UnknownLeaderEpochException
+from kafka_edu.v3_9.clients.common.protocol.api_keys import ApiKeys
+from kafka_edu.v3_9.clients.common.protocol.builder import build
 from kafka_edu.v3_9.clients.common.protocol.errors import Errors
 from kafka_edu.v3_9.clients.common.record.memory_records import MemoryRecords
 from kafka_edu.v3_9.clients.common.record.record_batch import NO_TIMESTAMP
@@ -51,8 +51,11 @@ from kafka_edu.v3_9.core.cluster.partition import (
 )
 from kafka_edu.v3_9.core.cluster.replica import UNKNOWN_OFFSET, Replica
 from kafka_edu.v3_9.core.log.unified_log import UnifiedLog
+from kafka_edu.v3_9.core.server.alter_partition_manager import DefaultAlterPartitionManager
 from kafka_edu.v3_9.core.server.metadata.kraft_metadata_cache import KRaftMetadataCache
+from kafka_edu.v3_9.core.server.node_to_controller_channel_manager import ClientResponse
 from kafka_edu.v3_9.metadata.metadata.partition_registration import LeaderRecoveryState
+from kafka_edu.v3_9.server_common.server.common.metadata_version import MetadataVersion
 from kafka_edu.v3_9.storage.storage.internals.log.append_origin import AppendOrigin
 from kafka_edu.v3_9.storage.storage.internals.log.fetch_isolation import FetchIsolation
 from kafka_edu.v3_9.storage.storage.internals.log.log_offset_metadata import LogOffsetMetadata
@@ -970,7 +973,7 @@ def test_isr_expansion(ctx: Ctx) -> None:
     assert len(ctx.alter_partition_manager.isr_updates) == 1
     isr_item = ctx.alter_partition_manager.isr_updates[0]
     assert isr_item.leader_and_isr.isr == [BROKER_ID, remote_broker_id]
-    for broker_state in isr_item.isr_with_broker_epoch:
+    for broker_state in isr_item.leader_and_isr.isr_with_broker_epoch:
         # not a KRaft metadata cache: no broker epochs
         assert broker_state.broker_epoch == -1
     assert partition.partition_state.isr == {BROKER_ID}
@@ -1143,7 +1146,7 @@ def test_isr_can_expanded_if_broker_epochs_match_with_kraft_metadata_cache(ctx: 
     assert partition.partition_state.isr == isr
     assert partition.partition_state.maximal_isr == set(replicas)
     assert len(ctx.alter_partition_manager.isr_updates) == 1
-    for broker_state in ctx.alter_partition_manager.isr_updates[0].isr_with_broker_epoch:
+    for broker_state in ctx.alter_partition_manager.isr_updates[0].leader_and_isr.isr_with_broker_epoch:
         if broker_state.broker_id == remote_broker_id2:
             # no fetch from it yet: no broker epoch
             assert broker_state.broker_epoch == -1
@@ -1280,7 +1283,7 @@ def test_maybe_shrink_isr(ctx: Ctx) -> None:
     assert listener.shrinks == 0
     assert len(updates) == 1
     assert updates[0].leader_and_isr.isr == [BROKER_ID, remote_broker_id1]
-    for broker_state in updates[0].isr_with_broker_epoch:
+    for broker_state in updates[0].leader_and_isr.isr_with_broker_epoch:
         assert broker_state.broker_epoch == default_broker_epoch(broker_state.broker_id)
     assert partition.partition_state.isr == set(replicas)
     assert partition.partition_state.maximal_isr == set(replicas)
@@ -1297,7 +1300,6 @@ def test_maybe_shrink_isr(ctx: Ctx) -> None:
 
 
 def test_high_watermark_advance_should_not_advance_when_under_min_isr(ctx: Ctx) -> None:
-    from kafka_edu.v3_9.server_common.server.common.metadata_version import MetadataVersion
 
     ctx.config_repository.set_topic_config(ctx.topic_partition.topic, "min.insync.replicas", "3")
     log = ctx.log_manager.get_or_create_log(ctx.topic_partition, topic_id=None)
@@ -1491,40 +1493,36 @@ def test_alter_isr_unexpected_error(ctx: Ctx) -> None:
     _handle_alter_isr_failure(ctx, Errors.UNKNOWN_SERVER_ERROR, check)
 
 
-def _alter_partition_response(topic_id: uuid.UUID, partition_index: int, partition_error_code: int,
-                              isr: list[int] | None = None, leader_epoch: int = 0, partition_epoch: int = 0) -> Any:
-    """createClientResponseWithAlterPartitionResponse: the decoded AlterPartitionResponse the channel hands back."""
-    from types import SimpleNamespace
-
-    partition = SimpleNamespace(partition_index=partition_index, error_code=partition_error_code, leader_id=BROKER_ID,
-                                leader_epoch=leader_epoch, isr=tuple(isr or ()), leader_recovery_state=0,
-                                partition_epoch=partition_epoch)
-    return SimpleNamespace(error_code=0, topics=(SimpleNamespace(topic_id=topic_id, partitions=(partition,)),))
+def _create_client_response_with_alter_partition_response(topic_partition: TopicPartition, partition_error_code: int,
+                                                           isr: list[int] | None = None, leader_epoch: int = 0,
+                                                           partition_epoch: int = 0) -> ClientResponse:
+    """The answer by topic name, as an AlterPartition of version 0 or 1 has it."""
+    response = build(ApiKeys.ALTER_PARTITION.response_schema(1), throttle_time=0, error_code=0, topics=[{
+        "topic_name": topic_partition.topic, "partitions": [{
+            "partition_index": topic_partition.partition, "leader_id": 0, "isr": tuple(isr or ()),
+            "leader_epoch": leader_epoch,
+            "partition_epoch": partition_epoch, "error_code": partition_error_code}]}])
+    return ClientResponse(ApiKeys.ALTER_PARTITION, None, response_body=response)
 
 
 def test_partition_should_retry_alter_partition_request(ctx: Ctx) -> None:
-    from kafka_edu.v3_9.core.server.alter_partition_manager import AlterPartitionManager
-
+    # the first answer fails the partition with a retriable error (the partition resubmits), the second commits
     leader_epoch = 5
     follower1, follower2, follower3 = BROKER_ID + 1, BROKER_ID + 2, BROKER_ID + 3
     replicas = [BROKER_ID, follower1, follower2, follower3]
     isr = [BROKER_ID, follower1, follower2]
     partition_epoch = 1
-    zero = uuid.UUID(int=0)  # no topic id: the request names the topic by the zero id
-
-    # the first answer fails the partition with a retriable error (the partition resubmits), the second commits
     answers = [
-        _alter_partition_response(zero, 0, Errors.UNKNOWN_SERVER_ERROR.code),
-        _alter_partition_response(zero, 0, Errors.NONE.code, [BROKER_ID, follower1, follower2, follower3],
-                                  leader_epoch, partition_epoch + 1),
+        _create_client_response_with_alter_partition_response(ctx.topic_partition, Errors.UNKNOWN_SERVER_ERROR.code),
+        _create_client_response_with_alter_partition_response(
+            ctx.topic_partition, Errors.NONE.code, [BROKER_ID, follower1, follower2, follower3], leader_epoch,
+            partition_epoch + 1),
     ]
-    sent: list[Any] = []
-
-    def send_request(request: Any, on_complete: Callable[[Any], None]) -> None:
-        sent.append(request)
-        on_complete(answers[len(sent) - 1])
-
-    alter_partition_manager = AlterPartitionManager(send_request, MagicMock(), BROKER_ID, lambda: 0)
+    mock_channel_manager = MagicMock()
+    mock_channel_manager.send_request.side_effect = lambda request, handler: handler.on_complete(
+        answers[mock_channel_manager.send_request.call_count - 1])
+    alter_partition_manager = DefaultAlterPartitionManager(
+        mock_channel_manager, MagicMock(), ctx.time, BROKER_ID, lambda: 0, lambda: MetadataVersion.IBP_3_0_IV0)
     ctx.partition = ctx.new_partition(alter_partition_manager=alter_partition_manager)
     log = ctx.log_manager.get_or_create_log(ctx.topic_partition, topic_id=None)
     ctx.seed_log_data(log, 10, 4)
@@ -1537,7 +1535,7 @@ def test_partition_should_retry_alter_partition_request(ctx: Ctx) -> None:
 
     assert partition.partition_state.isr == {BROKER_ID, follower1, follower2, follower3}
     assert partition.get_partition_epoch() == partition_epoch + 1
-    assert len(sent) == 2
+    assert mock_channel_manager.send_request.call_count == 2
     assert not partition.partition_state.is_inflight
 
 

@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import random
 from concurrent.futures import Future
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from unittest.mock import MagicMock
 
-from kafka_edu.v1_0_2.core.api.leader_and_isr import LeaderAndIsr
 from kafka_edu.v3_9.clients.common.protocol.errors import Errors
+from kafka_edu.v3_9.clients.common.topic_id_partition import TopicIdPartition
 from kafka_edu.v3_9.clients.common.topic_partition import TopicPartition
+from kafka_edu.v3_9.core.api.leader_and_isr import LeaderAndIsr
 from kafka_edu.v3_9.core.cluster.partition import (
     AlterPartitionListener,
     DelayedOperations,
@@ -26,7 +26,11 @@ from kafka_edu.v3_9.core.cluster.partition import (
     Partition,
     PartitionListener,
 )
-from kafka_edu.v3_9.core.server.alter_partition_manager import AlterPartitionError, TopicIdPartition
+from kafka_edu.v3_9.core.server.alter_partition_manager import (
+    AlterPartitionError,
+    AlterPartitionItem,
+    AlterPartitionManager,
+)
 from kafka_edu.v3_9.server_common.server.common.metadata_version import MetadataVersion
 from kafka_edu.v3_9.server_common.server.util.mock_time import MockTime
 from kafka_edu.v3_9.storage.storage.internals.log.cleaner_config import CleanerConfig
@@ -50,29 +54,19 @@ def default_broker_epoch(broker_id: int) -> int:
 # -- TestUtils.MockAlterPartitionManager ------------------------------------------------------------------------------
 
 
-@dataclass
-class AlterPartitionItem:
-    topic_id_partition: TopicIdPartition
-    leader_and_isr: LeaderAndIsr
-    future: Future[LeaderAndIsr]
-    controller_epoch: int
-    isr_with_broker_epoch: tuple[Any, ...] = ()
-
-
-class MockAlterPartitionManager:
+class MockAlterPartitionManager(AlterPartitionManager):
     """One change in flight at a time; the test completes or fails it."""
 
     def __init__(self) -> None:
         self.isr_updates: list[AlterPartitionItem] = []
         self.in_flight = False
 
-    def submit(self, topic_id_partition: TopicIdPartition, leader_and_isr: LeaderAndIsr, controller_epoch: int,
-               isr_with_broker_epoch: tuple[Any, ...] | None = None) -> Future[LeaderAndIsr]:
+    def submit(self, topic_id_partition: TopicIdPartition, leader_and_isr: LeaderAndIsr,
+               controller_epoch: int) -> Future[LeaderAndIsr]:
         future: Future[LeaderAndIsr] = Future()
         if not self.in_flight:
             self.in_flight = True
-            self.isr_updates.append(AlterPartitionItem(topic_id_partition, leader_and_isr, future, controller_epoch,
-                                                       tuple(isr_with_broker_epoch or ())))
+            self.isr_updates.append(AlterPartitionItem(topic_id_partition, leader_and_isr, future, controller_epoch))
         else:
             future.set_exception(AlterPartitionError(
                 Errors.OPERATION_NOT_ATTEMPTED,
@@ -84,7 +78,7 @@ class MockAlterPartitionManager:
         assert self.in_flight, "Expected an in-flight ISR update, but there was none"
         self.in_flight = False
         item = self.isr_updates.pop(0)
-        item.future.set_result(item.leader_and_isr.with_zk_version(new_partition_epoch))
+        item.future.set_result(item.leader_and_isr.with_partition_epoch(new_partition_epoch))
 
     def fail_isr_update(self, error: Errors) -> None:
         assert self.in_flight, "Expected an in-flight ISR update, but there was none"

@@ -5,13 +5,14 @@ here each is a small fake: the request channel keeps the responses it is handed 
 port sends), the Raft manager records its calls, an authorizer answers `authorize(context, actions)` as Kafka's stub
 does, and a controller fake checks the arguments Kafka's `when(...)` matches on (a call Mockito would answer with
 null fails). The Controller double is tests/kafka_tests/v3_9/metadata/controller/mock_controller.py (MockController).
-Requests go through the wire as in Kafka's buildRequest: encoded with the port's codec and decoded again.
+Requests go through the wire as in Kafka's buildRequest: encoded with the port's codec and read back into 3.9's
+RequestChannel.Request as the network thread reads them; responses are read back off the wire too.
 
 Differences of form, not of behaviour: the port's Errors carry no default message texts (see
 kafka_edu/v3_9/clients/common/requests/api_error.py), so where Kafka expects an error's default message
 (`Errors.X.message()`, "This server does not host this topic-partition.") the port's response carries none; and
-the port's RaftManager.handle_request takes the network request and the time, where Kafka's takes the request's
-context, header and data.
+the port's RaftManager.handle_request takes the request's header, data and the time, where Kafka's also takes its
+context.
 """
 
 from __future__ import annotations
@@ -35,15 +36,22 @@ from kafka_edu.v1_0_2.clients.common.errors import (
     NotControllerException,
     UnsupportedVersionException,
 )
-from kafka_edu.v1_0_2.core.network.request_channel import Request, Response, ResponseAction
+from kafka_edu.v1_0_2.clients.common.security.auth.kafka_principal import KafkaPrincipal
 from kafka_edu.v1_0_2.core.server.kafka_config import KafkaConfig
 from kafka_edu.v3_9.clients.common.internals import topic as Topic
+from kafka_edu.v3_9.clients.common.memory import memory_pool as memory_pools
+from kafka_edu.v3_9.clients.common.network.client_information import ClientInformation
+from kafka_edu.v3_9.clients.common.network.listener_name import ListenerName
 from kafka_edu.v3_9.clients.common.protocol.api_keys import ApiKeys
 from kafka_edu.v3_9.clients.common.protocol.builder import build
-from kafka_edu.v3_9.clients.common.protocol.codec import decode_request, decode_response, encode_request
+from kafka_edu.v3_9.clients.common.protocol.codec import decode_response, encode_request, encode_response
 from kafka_edu.v3_9.clients.common.protocol.errors import Errors
+from kafka_edu.v3_9.clients.common.requests.request_context import RequestContext
+from kafka_edu.v3_9.clients.common.requests.request_header import RequestHeader
+from kafka_edu.v3_9.clients.common.security.auth.security_protocol import SecurityProtocol
 from kafka_edu.v3_9.clients.common.utils.mock_time import MockTime
 from kafka_edu.v3_9.clients.common.uuid import Uuid
+from kafka_edu.v3_9.core.network.request_channel import Request
 from kafka_edu.v3_9.core.server.controller_apis import (
     CONTROLLER_SUPPORTED_VERSIONS,
     Action,
@@ -122,28 +130,37 @@ def uuid_from_string(s: str) -> uuid.UUID:
 # -- fakes ------------------------------------------------------------------------------------------------------------
 
 class FakeRequestChannel:
-    """RequestChannel, mocked: keeps what handlers send; `answers` are run in turn on the calls (Mockito's
-    thenAnswer chain), the last one for every call after."""
+    """RequestChannel, mocked: keeps the (request, response body) pairs handlers send, and the requests whose
+    connection they close or that they answer with nothing; `answers` are run in turn on the send_response calls
+    (Mockito's thenAnswer chain), the last one for every call after."""
 
     def __init__(self) -> None:
-        self.responses: list[Response] = []
-        self.answers: list[Callable[[Response], None]] = []
+        self.responses: list[tuple[Request, Any]] = []
+        self.closed: list[Request] = []
+        self.no_op: list[Request] = []
+        self.answers: list[Callable[[Request, Any], None]] = []
 
-    def send_response(self, response: Response) -> None:
+    def send_response(self, request: Request, body: Any = None, on_complete: Any = None) -> None:
         if self.answers:
             answer = self.answers.pop(0) if len(self.answers) > 1 else self.answers[0]
-            answer(response)
+            answer(request, body)
             return
-        self.responses.append(response)
+        self.responses.append((request, body))
+
+    def close_connection(self, request: Request, error_counts: Any = None) -> None:
+        self.closed.append(request)
+
+    def send_no_op_response(self, request: Request) -> None:
+        self.no_op.append(request)
 
 
 class FakeRaftManager:
     def __init__(self) -> None:
-        self.calls: list[tuple[Any, int]] = []
+        self.calls: list[tuple[Any, Any, int]] = []
         self.answer: Callable[[], Future[Any]] = Future
 
-    def handle_request(self, request: Any, created_ms: int) -> Future[Any]:
-        self.calls.append((request, created_ms))
+    def handle_request(self, header: Any, request: Any, created_ms: int) -> Future[Any]:
+        self.calls.append((header, request, created_ms))
         return self.answer()
 
 
@@ -201,9 +218,13 @@ def env() -> Env:
     return Env()
 
 
-def response_body(response: Response, request: Request) -> Any:
-    assert response.request is request and response.response_action is ResponseAction.SEND
-    return decode_response(request.api_key, request.api_version, response.response_send).body
+def response_body(sent: tuple[Request, Any], request: Request) -> Any:
+    """A response body as the client reads it off the wire, at the request's version."""
+    sent_for, body = sent
+    assert sent_for is request
+    version = request.context.api_version()
+    frame = encode_response(request.header.api_key, version, request.header.correlation_id, body)
+    return decode_response(request.header.api_key, version, frame).body
 
 
 def empty(schema: type[Any], **values: Any) -> Any:
@@ -236,13 +257,12 @@ def empty(schema: type[Any], **values: Any) -> Any:
 
 
 def build_request(api_key: ApiKeys, version: int, body: Any) -> Request:
-    """buildRequest: the request serialized with its header and parsed back, as a network request."""
-    frame = encode_request(api_key, version, 0, CLIENT_ID, body)
-    decoded = decode_request(frame, controller_api_version_manager().is_api_enabled)
-    return Request(processor=1, connection_id="127.0.0.1:9092-127.0.0.1:50000-0", api_key=decoded.api_key,
-                   api_version=decoded.api_version, correlation_id=decoded.correlation_id,
-                   client_id=decoded.client_id, body=decoded.body, size=decoded.size, listener_name="PLAINTEXT",
-                   security_protocol="PLAINTEXT", start_time_ns=0)
+    """buildRequest: the request serialized with its header and read back as the network thread reads it."""
+    assert controller_api_version_manager().is_api_enabled(api_key, version)
+    buffer = encode_request(api_key, version, 0, CLIENT_ID, body)
+    context = RequestContext(RequestHeader.parse(buffer), "1", "127.0.0.1", None, KafkaPrincipal("User", "ANONYMOUS"),
+                             ListenerName("PLAINTEXT"), SecurityProtocol.PLAINTEXT, ClientInformation.EMPTY, False)
+    return Request(1, context, 0, memory_pools.NONE, buffer, None)
 
 
 def request_of(api_key: ApiKeys, version: int, **values: Any) -> Request:
@@ -345,8 +365,8 @@ def test_fetch_local_time_computed_correctly(env: Env) -> None:
     controller_apis = env.create_controller_apis(None, MockController.Builder().build())
     controller_apis.handle(request)
 
-    assert env.raft_manager.calls == [(request, initial_time_ms)]
-    assert (request.api_local_complete_time_ns - initial_time_nanos) // 1_000_000 == local_time_duration_ms
+    assert env.raft_manager.calls == [(request.header, request.body(), initial_time_ms)]
+    assert (request.api_local_complete_time_nanos - initial_time_nanos) // 1_000_000 == local_time_duration_ms
 
 
 def test_unauthorized_fetch_snapshot(env: Env) -> None:
@@ -620,7 +640,7 @@ def test_allocate_producer_ids_returns_not_controller(env: Env) -> None:
     request = request_of(ApiKeys.ALLOCATE_PRODUCER_IDS, 0, broker_id=4, broker_epoch=93234)
 
     def allocate_producer_ids(context: Any, data: Any) -> Future[Any]:
-        assert data == request.body
+        assert data == request.body()
         return failed(NotControllerException("Controller has moved"))
     controller_apis = env.create_controller_apis(None, StubController(allocate_producer_ids=allocate_producer_ids))
 
@@ -636,9 +656,9 @@ def test_completable_future_exceptions(env: Env) -> None:
     error_response: list[Any] = []
     env.raft_manager.answer = lambda: response_future
 
-    def encoding_failure(_: Response) -> None:  # the first answer fails, as an encoding failure would
+    def encoding_failure(_request: Request, _body: Any) -> None:  # the first answer fails, as an encoding would
         raise UnsupportedVersionException("Something went wrong")
-    env.request_channel.answers = [encoding_failure, lambda sent: error_response.append(sent)]
+    env.request_channel.answers = [encoding_failure, lambda *sent: error_response.append(sent)]
 
     # handle does not block: nothing waits on the future
     controller_apis = env.create_controller_apis(None, MockController.Builder().build())

@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from kafka_edu.tracing import step
 from kafka_edu.v1_0_2.clients.common.errors import (
     CorruptRecordException,
     InvalidTimestampException,
@@ -96,6 +97,7 @@ class LogValidator:
         self.origin = origin
         self.inter_broker_protocol_version = inter_broker_protocol_version
 
+    @step("RQ.produce.6")
     def validate_messages_and_assign_offsets(self, offset_counter: LongRef, metrics_recorder: MetricsRecorder,
                                              buffer_supplier: Any = None) -> ValidationResult:
         """Validate the records and give them offsets from `offset_counter` (advanced past them): keys on

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from kafka_edu.v1_0_2.clients.common.record.compression_type import CompressionType
+from kafka_edu.v1_0_2.clients.common.record.control_record_type import ControlRecordType
 from kafka_edu.v1_0_2.clients.common.record.end_transaction_marker import EndTransactionMarker
 from kafka_edu.v1_0_2.clients.common.record.file_records import (
     MAGIC_VALUE_V2,
@@ -57,7 +58,6 @@ from kafka_edu.v1_0_2.core.log.log import TopicPartition
 from kafka_edu.v1_0_2.core.server.kafka_config import LATEST_API_VERSION, KafkaConfig
 from kafka_edu.v1_0_2.core.server.replica_manager import PartitionResponse
 from kafka_edu.v3_9.clients.common.protocol.errors import Errors
-from kafka_edu.v1_0_2.clients.common.record.control_record_type import ControlRecordType
 from tests.kafka_tests.mock_scheduler import MockTimeWithScheduler
 from tests.kafka_tests.referee import kafka_test_class
 from tests.kafka_tests.test_utils import create_broker_config
