@@ -48,8 +48,7 @@ ORIGIN_VERSION = {"zk": "1.0.2", "kraft": "3.9"}
 
 @pytest.fixture(scope="module", params=[
     "zk",
-    pytest.param("kraft", marks=pytest.mark.xfail(reason="KRaft broker runs 3.9's LogManager after the switch",
-                                                  strict=False)),
+    "kraft",
 ])
 def cluster(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ClusterRunner]:
     mode = request.param

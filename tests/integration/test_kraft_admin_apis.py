@@ -1,6 +1,7 @@
 """A KRaft broker's admin APIs on real processes (Kafka 3.9): CreatePartitions forwarded to the active controller
-(kafka-python's KafkaAdminClient), DescribeCluster from the broker's metadata (confluent-kafka's AdminClient), and
-DescribeTopicPartitions paged by a cursor (raw requests, and confluent-kafka's describe_topics)."""
+(kafka-python's KafkaAdminClient), DescribeCluster from the broker's metadata (confluent-kafka's AdminClient),
+DescribeTopicPartitions paged by a cursor (raw requests, and confluent-kafka's describe_topics), and DescribeConfigs
+of a topic and a broker (confluent-kafka's describe_configs)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from typing import Any
 
 import pytest
 from confluent_kafka import TopicCollection
-from confluent_kafka.admin import AdminClient
+from confluent_kafka.admin import AdminClient, ConfigResource, ConfigSource
+from confluent_kafka.admin import NewTopic as ConfluentNewTopic
 from kafka.admin import KafkaAdminClient, NewPartitions, NewTopic
 from kafka.errors import InvalidPartitionsError
 
@@ -95,3 +97,32 @@ def test_describe_topic_partitions_pages_with_a_cursor(cluster: ClusterRunner) -
     client = AdminClient({"bootstrap.servers": manifest["bootstrap_servers"]})
     described = client.describe_topics(TopicCollection(["page-a"]), request_timeout=30)["page-a"].result(30)
     assert [p.id for p in described.partitions] == [0, 1, 2]
+
+
+def test_describe_configs_of_a_topic_and_a_broker(cluster: ClusterRunner) -> None:
+    manifest = cluster.run.read_manifest()
+    admin = AdminClient({"bootstrap.servers": manifest["bootstrap_servers"]})
+    admin.create_topics([ConfluentNewTopic("described", 1, 1, config={"cleanup.policy": "compact"})],
+                        request_timeout=30)["described"].result(30)
+    topic = ConfigResource(ConfigResource.Type.TOPIC, "described")
+
+    def topic_configs() -> dict[str, Any] | None:
+        try:
+            return admin.describe_configs([topic], request_timeout=30)[topic].result(30)
+        except Exception:  # UNKNOWN_TOPIC_OR_PARTITION until the broker's metadata has the topic
+            return None
+
+    wait_until(lambda: topic_configs() is not None, 30, "the topic in the broker's metadata")
+    configs = topic_configs()
+    assert configs is not None
+    assert configs["cleanup.policy"].value == "compact"
+    assert ConfigSource(configs["cleanup.policy"].source) == ConfigSource.DYNAMIC_TOPIC_CONFIG
+    assert configs["message.timestamp.type"].value == "CreateTime"
+    assert ConfigSource(configs["message.timestamp.type"].source) == ConfigSource.DEFAULT_CONFIG
+
+    broker_id = next(p["id"] for p in manifest["processes"] if p["role"] == "broker")
+    broker = ConfigResource(ConfigResource.Type.BROKER, str(broker_id))
+    broker_configs = admin.describe_configs([broker], request_timeout=30)[broker].result(30)
+    assert broker_configs["node.id"].value == str(broker_id)
+    assert ConfigSource(broker_configs["node.id"].source) == ConfigSource.STATIC_BROKER_CONFIG
+    assert broker_configs["node.id"].is_read_only

@@ -379,9 +379,9 @@ def test_a_verification_callback_resumes_under_the_produce_append_that_waited_fo
     assert {s.context.trace_id for s in (root, request_handler, append, callback_handler)} == {root.context.trace_id}
 
 
-def test_a_follower_s_fetch_joins_the_follower_s_trace_and_a_produce_stays_in_its_own(tracing: Tracing) -> None:
+def test_a_follower_s_fetch_links_the_follower_s_round_and_each_request_is_its_own_trace(tracing: Tracing) -> None:
     """RQ.produce.1 and RQ.fetch.1 on real 3.9 requests (stand-ins carry the markers KafkaApis carries): the fetch of
-    a replica that sent a traceparent is a child of the follower's span, linked to its request's own trace."""
+    a replica that sent a traceparent stays in its request's trace and links the follower's span."""
     import datetime
 
     from kio.schema.fetch.v12.request import FetchRequest
@@ -456,9 +456,9 @@ def test_a_follower_s_fetch_joins_the_follower_s_trace_and_a_produce_stays_in_it
     assert produce.context.trace_id == produce_root.context.trace_id
     assert produce.attributes["kafka.produce.timeout_ms"] == 10000
     assert fetch_span.name == "KafkaApis.handleFetchRequest"
-    assert (fetch_span.context.trace_id, fetch_span.parent.span_id) == (int(follower_trace, 16),
-                                                                         int(follower_span, 16))
-    assert [link.context.trace_id for link in fetch_span.links] == [fetch_root.context.trace_id]
+    assert fetch_span.context.trace_id == fetch_root.context.trace_id
+    assert [(link.context.trace_id, link.context.span_id) for link in fetch_span.links] == [
+        (int(follower_trace, 16), int(follower_span, 16))]
     assert fetch_span.attributes["kafka.fetch.replica_id"] == 1
     assert fetch_span.attributes["kafka.fetch.max_wait_ms"] == 500
     assert fetch_root.attributes["kafka.traceparent"] == f"00-{follower_trace}-{follower_span}-01"

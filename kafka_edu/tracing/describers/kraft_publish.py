@@ -166,11 +166,17 @@ def _answer_to(s: Scope) -> list[Any]:
     return [sent[1]] if sent is not None and sent[0] is s["inflight_alter_partition_items"] else []
 
 
+def _topic_name(topic: Any, names: dict[Any, str]) -> Any:
+    """AlterPartition v2+ answers by topic id, v0-1 by name."""
+    topic_id = getattr(topic, "topic_id", None)
+    return names.get(topic_id, topic_id) if topic_id is not None else getattr(topic, "topic_name", None)
+
+
 @start(_RESPONSE)
 def _response(s: Scope) -> dict[str, Any]:
     response = s["alter_partition_resp"]
     names = {topic_id: name for topic_id, name in s["topic_names_by_ids"].items()}
-    partition_errors = {f"{names.get(topic.topic_id, topic.topic_id)}-{p.partition_index}": int(p.error_code)
+    partition_errors = {f"{_topic_name(topic, names)}-{p.partition_index}": int(p.error_code)
                         for topic in response.topics for p in topic.partitions}
     return {"kafka.broker.id": s["self"].broker_id, "kafka.broker.epoch": s["sent_broker_epoch"],
             "kafka.error_code": int(response.error_code),

@@ -11,9 +11,8 @@ Across threads and traces:
   created it: that span is remembered on the operation, and every later try (on another request's handler thread,
   a fetcher thread, the reaper) is its child, linked to the span that triggered it;
 - a callback request (RQ.net.7 running a CallbackRequest) stays in its original request's trace;
-- a follower's fetch round (RQ.follower.1) is a trace of its own; the leader's RQ.fetch.1 names it as parent through
-  the request's `traceparent` (the follower's endpoint sends `current_traceparent()` in the header), and links the
-  request's own root;
+- a follower's fetch round (RQ.follower.1) is a trace of its own; the leader's RQ.fetch.1, in its request's trace,
+  links it through the request's `traceparent` (the follower's endpoint sends `current_traceparent()` in the header);
 - an ISR change (RQ.isr) is a trace of its own, linked to the fetch or shrink task that proposed it;
 - a log load (RQ.load.2) runs on a recovery thread, inside RQ.load.1 (the pool's jobs carry the caller's context).
 
@@ -259,9 +258,16 @@ def _appended_to_leader(s: Scope) -> dict[str, Any]:
 
 
 @when("RQ.produce.5")
-def _not_the_metadata_log(s: Scope) -> bool:
-    """The metadata log's appends are KafkaMetadataLog's spans (KR), not a produce."""
-    return s["self"].topic_partition().topic != CLUSTER_METADATA_TOPIC
+def _a_leaders_append(s: Scope) -> bool:
+    """A produce's append on the leader (appendAsLeader assigns the offsets). The metadata log's appends are
+    KafkaMetadataLog's spans (KR); a follower's (appendAsFollower) belong to its fetch round, RQ.follower.1."""
+    return s["validate_and_assign_offsets"] and s["self"].topic_partition().topic != CLUSTER_METADATA_TOPIC
+
+
+@when("RQ.produce.7")
+def _inside_a_leaders_append(s: Scope) -> bool:
+    """LocalLog.append nested in RQ.produce.5; a follower's or the metadata log's has no span of its own."""
+    return getattr(trace.get_current_span(), "name", None) == "UnifiedLog.append"
 
 
 @start("RQ.produce.5")
@@ -391,26 +397,15 @@ def _replica_id(body: Any) -> int:
     return int(replica_state.replica_id) if replica_state is not None else int(getattr(body, "replica_id", -1))
 
 
-@parent("RQ.fetch.1")
-@safe(trace.get_current_span)
-def _fetch_sender(s: Scope) -> Span:
-    """A follower's fetch joins the follower's fetch round (RQ.follower.1) named by the request's traceparent; any
-    other fetch stays in its request's trace."""
+@links("RQ.fetch.1")
+def _fetch_sender(s: Scope) -> list[SpanContext]:
+    """A follower's fetch links the follower's fetch round (RQ.follower.1) its traceparent names; the fetch itself
+    stays in its request's trace, one trace per client request (TRACING.md: a receiver names the sender's span as
+    parent or link; a parent would put the leader's fetch steps inside the follower's round, out of FIDELITY's
+    order)."""
     request = s["request"]
     sender = remote_span_context(request.traceparent)
-    if sender is not None and _replica_id(request.body()) >= 0:
-        return NonRecordingSpan(sender)
-    return trace.get_current_span()
-
-
-@links("RQ.fetch.1")
-def _fetch_request_trace(s: Scope) -> list[SpanContext]:
-    """Parented in the follower's trace: the request's own trace is linked."""
-    request = s["request"]
-    current = trace.get_current_span().get_span_context()
-    if remote_span_context(request.traceparent) is None or _replica_id(request.body()) < 0:
-        return []
-    return [current] if current.is_valid and current.trace_flags.sampled else []
+    return [sender] if sender is not None and _replica_id(request.body()) >= 0 else []
 
 
 @start("RQ.fetch.1")

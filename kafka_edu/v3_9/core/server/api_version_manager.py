@@ -72,6 +72,7 @@ BROKER_SUPPORTED_VERSIONS: dict[ApiKeys, tuple[int, int]] = {
     ApiKeys.INIT_PRODUCER_ID: (0, 5),
     ApiKeys.OFFSET_FOR_LEADER_EPOCH: (0, 4),
     ApiKeys.WRITE_TXN_MARKERS: (0, 1),
+    ApiKeys.DESCRIBE_CONFIGS: (0, 4),
     ApiKeys.DESCRIBE_LOG_DIRS: (0, 4),
     ApiKeys.SASL_AUTHENTICATE: (0, 2),
     ApiKeys.CREATE_PARTITIONS: (0, 3),

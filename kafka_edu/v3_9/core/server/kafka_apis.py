@@ -20,7 +20,8 @@ What this port serves, and at which versions: api_version_manager.BROKER_SUPPORT
   producerIdAndEpoch is a (producer id, epoch) tuple (the 3.9 tree has no ProducerIdAndEpoch).
 - The request/produce/fetch quotas and the broker topic stats are left out; fetched records are down-converted for
   Fetch v0-v3 at once rather than lazily (LazyDownConversionRecords).
-- Not served yet (issue 24): the ACL, config, delegation token, quota, SCRAM, partition reassignment, transaction
+- Not served yet (issue 24): the ACL, config (but DescribeConfigs: config_helper.py), delegation token, quota,
+  SCRAM, partition reassignment, transaction
   (AddPartitionsToTxn, AddOffsetsToTxn, EndTxn, TxnOffsetCommit, DescribeTransactions, ListTransactions),
   OffsetDelete, DescribeProducers, KIP-848/932 group and telemetry APIs: `handle` answers them as 3.9 answers an API
   its listener does not enable.
@@ -41,6 +42,7 @@ from typing import Any
 from kio.schema.offset_fetch.v9.request import OffsetFetchRequestGroup, OffsetFetchRequestTopics
 from kio.serial._introspect import EntityTupleField, PrimitiveField, PrimitiveTupleField, classify_field
 
+from kafka_edu.tracing import step
 from kafka_edu.v1_0_2.clients.common.errors import (
     ApiException,
     IllegalStateException,
@@ -87,6 +89,7 @@ from kafka_edu.v3_9.clients.common.topic_partition import TopicPartition
 from kafka_edu.v3_9.clients.common.utils.time import SYSTEM, Time
 from kafka_edu.v3_9.core.network.request_channel import Request, RequestChannel
 from kafka_edu.v3_9.core.server.api_version_manager import ApiVersionManager
+from kafka_edu.v3_9.core.server.config_helper import ConfigHelper
 from kafka_edu.v3_9.core.server.controller_apis import Action, AuthHelper, AuthorizationResult
 from kafka_edu.v3_9.core.server.fetch_session import FetchManager
 from kafka_edu.v3_9.core.server.forwarding_manager import ForwardingManagerImpl
@@ -224,6 +227,7 @@ class KafkaApis:
         self.config = config
         self.config_repository = config_repository if config_repository is not None else metadata_cache
         self.metadata_cache = metadata_cache
+        self.config_helper = ConfigHelper(metadata_cache, config, self.config_repository)
         self.authorizer = authorizer
         self.quotas = quotas
         self.fetch_manager = fetch_manager
@@ -272,6 +276,7 @@ class KafkaApis:
 
         self._maybe_forward_to_controller(request, error_handler)
 
+    @step("NW.apis.1")
     def handle(self, request: Request, request_local: Any = None) -> None:
         """The top-level method: multiplexes each request to its handler."""
         def handle_error(e: BaseException) -> None:
@@ -340,6 +345,8 @@ class KafkaApis:
                     self.handle_offset_for_leader_epoch_request(request)
                 case ApiKeys.WRITE_TXN_MARKERS:
                     self.handle_write_txn_markers_request(request, request_local)
+                case ApiKeys.DESCRIBE_CONFIGS:
+                    self.handle_describe_configs_request(request)
                 case ApiKeys.DESCRIBE_LOG_DIRS:
                     self.handle_describe_log_dirs_request(request)
                 case ApiKeys.SASL_AUTHENTICATE:
@@ -466,6 +473,7 @@ class KafkaApis:
 
     # -- Produce -----------------------------------------------------------------------------------------------------
 
+    @step("RQ.produce.1")
     def handle_produce_request(self, request: Request, request_local: Any = None) -> None:
         produce_request = request.body()
         version = request.header.api_version
@@ -557,6 +565,7 @@ class KafkaApis:
 
     # -- Fetch -------------------------------------------------------------------------------------------------------
 
+    @step("RQ.fetch.1")
     def handle_fetch_request(self, request: Request) -> None:
         version_id = request.header.api_version
         client_id = request.header.client_id
@@ -1648,6 +1657,13 @@ class KafkaApis:
             topics=[_plain(t) for t in end_offsets_for_authorized_partitions]
             + end_offsets_for_unauthorized_partitions))
 
+    # -- DescribeConfigs ---------------------------------------------------------------------------------------------
+
+    def handle_describe_configs_request(self, request: Request) -> None:
+        response_data = self.config_helper.handle_describe_configs_request(request, self.auth_helper)
+        self.request_helper.send_response_maybe_throttle(request, lambda throttle_ms: build(
+            _response_schema(request), throttle_time=throttle_ms, **response_data))
+
     # -- DescribeLogDirs ---------------------------------------------------------------------------------------------
 
     def handle_describe_log_dirs_request(self, request: Request) -> None:
@@ -2226,6 +2242,10 @@ def get_error_response(request: Request, throttle_time_ms: int, e: BaseException
                 dict(name=topic.name, partitions=[dict(partition_index=p, error_code=error)
                                                   for p in topic.partition_indexes]) for topic in m.topics])
                 for m in body.markers])
+        case ApiKeys.DESCRIBE_CONFIGS:
+            return build(schema, throttle_time=t, results=[
+                dict(error_code=error, error_message=message, resource_type=r.resource_type,
+                     resource_name=r.resource_name, configs=[]) for r in body.resources])
         case ApiKeys.DESCRIBE_LOG_DIRS:
             return build(schema, throttle_time=t, error_code=error, results=[])
         case ApiKeys.DESCRIBE_CLUSTER:

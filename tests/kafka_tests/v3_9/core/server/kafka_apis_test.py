@@ -234,6 +234,7 @@ NOT_APPLICABLE = {
 }
 
 PORTED = {
+    "testDescribeConfigsWithAuthorizer", "testDescribeConfigsClientMetrics",
     "testCreateTopicsWithForwarding", "testCreatePartitionsWithForwarding", "testDeleteTopicsWithForwarding",
     "testFindCoordinatorAutoTopicCreationForOffsetTopic", "testFindCoordinatorAutoTopicCreationForTxnTopic",
     "testFindCoordinatorNotEnoughBrokersForOffsetTopic", "testFindCoordinatorNotEnoughBrokersForTxnTopic",
@@ -381,7 +382,8 @@ class Env:
         self.metadata_cache: Any = KRaftMetadataCache(BROKER_ID)
         self.time = MockTime()
 
-    def create_kafka_apis(self, authorizer: Any = None, overrides: dict[str, Any] | None = None) -> KafkaApis:
+    def create_kafka_apis(self, authorizer: Any = None, overrides: dict[str, Any] | None = None,
+                          config_repository: Any = None) -> KafkaApis:
         props: dict[str, Any] = {"process.roles": "broker", "node.id": BROKER_ID,
                                  "controller.quorum.voters": f"{BROKER_ID + 1}@localhost:9093",
                                  "controller.listener.names": "SSL", "listeners": "PLAINTEXT://localhost:9092",
@@ -391,7 +393,7 @@ class Env:
         return KafkaApis(self.request_channel, self.forwarding_manager, self.replica_manager, self.group_coordinator,
                          self.txn_coordinator, self.auto_topic_creation_manager, BROKER_ID, config,
                          self.metadata_cache, authorizer, self.fetch_manager, CLUSTER_ID,
-                         broker_listener_api_version_manager(), self.time)
+                         broker_listener_api_version_manager(), self.time, config_repository=config_repository)
 
     # addTopicToMetadataCache / createBasicMetadataRequest: brokers 0..n-1 on PLAINTEXT ("broker<id>":9092), every
     # partition led by broker 0 at leader epoch 1
@@ -484,6 +486,72 @@ def completed(value: Any) -> Future[Any]:
 def records(*values: bytes, timestamp: int | None = None) -> bytes:
     simple = [SimpleRecord(v, timestamp=timestamp) if timestamp is not None else SimpleRecord(v) for v in values]
     return bytes(MemoryRecords.with_records(COMPRESSION_NONE, *simple).buffer())
+
+
+# -- DescribeConfigs --------------------------------------------------------------------------------------------------
+
+TOPIC_RESOURCE, CLIENT_METRICS_RESOURCE = 2, 16  # ConfigResource.Type ids
+
+
+def test_describe_configs_with_authorizer(env: Env) -> None:
+    resource_name = "topic-1"
+    # the one action authorized, and only once: anything else fails the authorizer
+    authorizer = Authorizer().allow("DESCRIBE_CONFIGS", "TOPIC", resource_name)
+    prop_name, prop_value = "min.insync.replicas", "3"
+    config_repository = mock.MagicMock(name="configRepository")
+    config_repository.topic_config.side_effect = lambda topic: {prop_name: prop_value} if topic == resource_name else {}
+    env.add_topic_to_metadata_cache(resource_name, 1)  # metadataCache.contains(resourceName)
+
+    request = build_request(ApiKeys.DESCRIBE_CONFIGS, latest(ApiKeys.DESCRIBE_CONFIGS), include_synonyms=True,
+                            resources=[dict(resource_name=resource_name, resource_type=TOPIC_RESOURCE,
+                                            configuration_keys=None)])
+    env.create_kafka_apis(authorizer=authorizer, config_repository=config_repository) \
+        .handle_describe_configs_request(request)
+
+    assert [(a.operation, a.resource_type, a.resource_name, a.resource_reference_count, a.log_if_allowed,
+             a.log_if_denied) for a in authorizer.calls] == [("DESCRIBE_CONFIGS", "TOPIC", resource_name, 1, True,
+                                                              True)]
+    response = verify_no_throttling(env, request)
+    results = response.results
+    assert len(results) == 1
+    describe_configs_result = results[0]
+    assert describe_configs_result.resource_type == TOPIC_RESOURCE
+    assert describe_configs_result.resource_name == resource_name
+    configs = [c for c in describe_configs_result.configs if c.name == prop_name]
+    assert len(configs) == 1
+    describe_configs_response_data = configs[0]
+    assert describe_configs_response_data.name == prop_name
+    assert describe_configs_response_data.value == prop_value
+
+
+def test_describe_configs_client_metrics(env: Env) -> None:
+    subscription_name = "client_metric_subscription_1"
+    authorizer = Authorizer().allow("DESCRIBE_CONFIGS", "CLUSTER", "kafka-cluster")
+    # ClientMetricsTestUtils.defaultProperties
+    cm_configs = {"metrics": "org.apache.kafka.client.producer.partition.queue.,"
+                             "org.apache.kafka.client.producer.partition.latency",
+                  "interval.ms": "30000",
+                  "match": "client_instance_id=b69cc35a-7a54-4790-aa69-cc2bd4ee4538,client_id=1,"
+                           "client_software_name=apache-kafka-java,client_software_version=2.8.0-SNAPSHOT,"
+                           "client_source_address=127.0.0.1,client_source_port=1234"}
+    config_repository = mock.MagicMock(name="configRepository")
+    config_repository.config.side_effect = lambda resource: (
+        cm_configs if resource == (CLIENT_METRICS_RESOURCE, subscription_name) else {})
+
+    request = build_request(ApiKeys.DESCRIBE_CONFIGS, latest(ApiKeys.DESCRIBE_CONFIGS), include_synonyms=True,
+                            resources=[dict(resource_name=subscription_name, resource_type=CLIENT_METRICS_RESOURCE,
+                                            configuration_keys=None)])
+    env.create_kafka_apis(authorizer=authorizer, config_repository=config_repository) \
+        .handle_describe_configs_request(request)
+
+    response = verify_no_throttling(env, request)
+    assert len(authorizer.calls) == 1  # authorize is called once
+    results = response.results
+    assert len(results) == 1
+    describe_configs_result = results[0]
+    assert describe_configs_result.resource_type == CLIENT_METRICS_RESOURCE
+    assert describe_configs_result.resource_name == subscription_name
+    assert len(describe_configs_result.configs) == len(cm_configs)
 
 
 # -- forwarding and the handlers a KRaft broker never runs --------------------------------------------------------
