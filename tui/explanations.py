@@ -1,7 +1,8 @@
-"""Every FIDELITY.md row of LC, NW, CT and KR, with a paragraph on what that Kafka step is for.
+"""Every FIDELITY.md row of LC, NW, CT, KR, RQ and CL, with a paragraph on what that Kafka step is for.
 
-`span` and `what` are the row as FIDELITY.md has it; `why` is written for the detail pane: what a learner should
-take from seeing the step run (or not run) in a trace.
+`span` is the row's span as FIDELITY.md has it and `what` its summary (shortened where the row is long); `why` is
+written for the detail pane: what a learner should take from seeing the step run (or not run) in a trace. A 3.9 row
+(RQ, CL) also says what 1.0.2 did at that step.
 """
 
 from __future__ import annotations
@@ -255,6 +256,278 @@ ROWS: dict[str, Row] = {
     "NW.channel.resp": Row("RequestChannel.sendResponse", "to the processor's response queue, wake it",
                            "The handler's answer goes back to the processor that owns the connection, and that "
                            "processor is woken from its poll to send it."),
+    # -- RQ: Kafka 3.9's request path and storage on a KRaft broker -----------------------------------------------
+    "RQ.net.1": Row("SocketServer.<init>",
+                    "per data-plane listener: connection quotas, a DataPlaneAcceptor and num.network.threads "
+                    "processors; no port bound (unless it is 0), no thread started",
+                    "Building 3.9's SocketServer only lays out the acceptors and processors: nothing listens yet. "
+                    "The broker keeps its doors shut until it has registered with the controller and caught up "
+                    "with the metadata log (RQ.net.2), so no client talks to a broker that does not know the "
+                    "cluster yet. 1.0.2 bound every port and started the acceptors at this point (LC.startup.10), "
+                    "holding back only the processors."),
+    "RQ.net.2": Row("SocketServer.enableRequestProcessing",
+                    "after the broker is unfenced: per acceptor, once its listener's authorizer is ready, bind, "
+                    "start the processors, then the acceptor",
+                    "The last step of BrokerServer.startup: only now does the port accept connections. Each "
+                    "listener waits for its authorizer, so no request is served before the ACLs are loaded. In "
+                    "1.0.2 (SocketServer.startProcessors, LC.startup.22) the ports were already bound, so early "
+                    "clients could connect and then wait."),
+    "RQ.net.3": Row("Acceptor.accept",
+                    "ConnectionQuotas.inc (max.connections, per-listener, per-IP and rate limits), socket options, "
+                    "round-robin into a processor's 20-slot queue",
+                    "The same job as 1.0.2's NW.acceptor.1: accept, count, tune the socket, hand it to a "
+                    "processor. 3.9 enforces more limits: over the broker-wide max.connections or a listener's "
+                    "limit the acceptor waits for a free slot instead of refusing; an address that opens "
+                    "connections too fast has them held and closed later (throttled). Only the per-IP count "
+                    "still closes the connection at once (NW.acceptor.2)."),
+    "RQ.net.4": Row("Processor.processNewResponses",
+                    "NoOp → unmute; Send → sendResponse; Close → close; Start/EndThrottling → the channel's mute "
+                    "state",
+                    "As in 1.0.2 (NW.processor.2) the processor drains the responses its handlers queued for it. "
+                    "New since then (KIP-219): a throttled client gets its response at once, with the throttle "
+                    "time in it, and the broker keeps the channel muted for that long; 1.0.2 held the response "
+                    "back for the throttle time instead, so a client learned of it only after the wait and could "
+                    "time out meanwhile."),
+    "RQ.net.5": Row("Processor.processCompletedReceives",
+                    "parse the header; an API or version this listener does not enable → close; Request → "
+                    "RequestChannel.sendRequest (blocks when full); mute",
+                    "The hand-over from a network thread to the handler threads, as in 1.0.2 (NW.processor.4): one "
+                    "request at a time per connection (the channel stays muted until its response is sent), and "
+                    "a full request queue blocks the processor (back-pressure). 3.9 also closes, without an "
+                    "answer, a connection that sends an API its listener does not serve, and remembers the "
+                    "client's software name and version from ApiVersions (KIP-511). The request's trace starts "
+                    "here."),
+    "RQ.net.6": Row("Processor.closeExcessConnections",
+                    "above max.connections and not the inter-broker listener: close the lowest-priority "
+                    "connection, one per loop",
+                    "New in 3.9 (1.0.2 had no broker-wide connection limit): while the broker holds more than "
+                    "max.connections, each processor loop closes one connection, preferring one already closing, "
+                    "then the least recently used. The inter-broker listener is spared, so client floods cannot "
+                    "cut replication."),
+    "RQ.net.7": Row("KafkaRequestHandler.run",
+                    "receiveRequest(300): callbacks first; Request → KafkaApis.handle; CallbackRequest → an "
+                    "earlier request's continuation; ShutdownRequest ends the thread",
+                    "An I/O thread as in 1.0.2 (NW.handler.1), with one new duty: a request that had to wait for "
+                    "another broker (a transactional produce waiting for its coordinator, RQ.produce.2) resumes as a "
+                    "CallbackRequest, and handlers take those before new requests. Such a span belongs to the "
+                    "trace of the request it continues, not to a new one."),
+    "RQ.produce.1": Row("KafkaApis.handleProduceRequest",
+                        "authorize (transactional id, topics), partition known to the metadata cache, v3+ one "
+                        "magic-v2 batch → RQ.produce.2; response callback",
+                        "1.0.2's entry point (NW.apis.produce), now checking partitions against the metadata cache "
+                        "that the KRaft metadata log keeps current. New on the way back: a NOT_LEADER_OR_FOLLOWER "
+                        "error names the current leader (KIP-951), so the producer can retry without a metadata "
+                        "round trip. acks=0 still gets no response, and an error closes the connection so the "
+                        "producer notices."),
+    "RQ.produce.2": Row("ReplicaManager.handleProduceAppend",
+                        "transactional produce: partitions not yet in a transaction are verified with the "
+                        "transaction coordinator (AddPartitionsToTxn, verifyOnly) before RQ.produce.3",
+                        "New since 1.0.2 (KIP-890, Kafka 3.6): before writing transactional records, the leader asks "
+                        "the transaction coordinator whether the partition belongs to the producer's ongoing "
+                        "transaction. This closes a hole where a late or retried produce could write records outside "
+                        "any transaction, a hanging transaction that blocks read_committed consumers. The answer "
+                        "comes back on another thread and the append resumes as a callback (RQ.net.7) in this "
+                        "trace. Non-transactional records pass straight through."),
+    "RQ.produce.3": Row("ReplicaManager.appendRecords",
+                        "acks in {-1, 0, 1} (INVALID_REQUIRED_ACKS), append to the local logs, queue purgatory "
+                        "checks, acks=-1 → DelayedProduce",
+                        "The role of 1.0.2's NW.rm.append: the leader appends at once; with acks=all the answer waits "
+                        "in the produce purgatory (RQ.produce.8) until the in-sync replicas have the records. What "
+                        "changed: requests waiting on these partitions are no longer completed from inside the "
+                        "append; a queued action does it when KafkaApis.handle finishes, once every lock taken for "
+                        "the append is released (completing them inside had led to deadlocks)."),
+    "RQ.produce.4": Row("Partition.appendRecordsToLeader",
+                        "leader check (NOT_LEADER_OR_FOLLOWER), acks=-1 below min.insync.replicas → "
+                        "NOT_ENOUGH_REPLICAS, UnifiedLog.appendAsLeader, maybe advance the high watermark",
+                        "The partition checks it still leads and, for acks=all, that enough replicas are in sync "
+                        "before writing anything: below min.insync.replicas the write is refused rather than "
+                        "acknowledged with too few copies. 3.9 also keeps the high watermark still while the ISR is "
+                        "below that minimum, and reports whether it moved instead of completing waiting requests "
+                        "itself, as 1.0.2 did here."),
+    "RQ.produce.5": Row("UnifiedLog.append",
+                        "validate batches (offset, size, CRC); under the log lock: offsets (RQ.produce.6), leader "
+                        "epochs, roll, producer-state checks, write (RQ.produce.7), producer and transaction state",
+                        "The heart of the write, 1.0.2's NW.log.append (Log.append) under a new name. UnifiedLog "
+                        "keeps what a file does not: producer state, the leader-epoch cache, the high watermark, "
+                        "open transactions; the files are LocalLog's. A retried batch of an idempotent producer "
+                        "gets its first write's offsets back instead of being written twice. 3.9 also refuses a "
+                        "transactional batch that RQ.produce.2 did not verify (INVALID_TXN_STATE), and rolls the "
+                        "segment before the producer-state check, 1.0.2 after it."),
+    "RQ.produce.6": Row("LogValidator.validateMessagesAndAssignOffsets",
+                        "in place, with format conversion, or recompressed: check batches and records, assign "
+                        "offsets, max timestamp and leader epoch",
+                        "Offsets are given by the leader here, never by the client. Uncompressed batches get them in "
+                        "place; a compressed batch stays as it is when its codec and format allow, otherwise it is "
+                        "decompressed and rebuilt, which costs CPU and shows as a long span. Since 1.0.2 the "
+                        "timestamp check has two bounds (message.timestamp.before.max.ms and .after.max.ms instead "
+                        "of timestamp.difference.max.ms), and a rejected batch lists every bad record (KIP-467)."),
+    "RQ.produce.7": Row("LocalLog.append",
+                        "LogSegment.append: file, max timestamp, offset and time index entries every "
+                        "index.interval.bytes; then the log end offset",
+                        "The bytes reach the active segment's file (the page cache: fsync is left to the flush "
+                        "settings and to replication). Every index.interval.bytes an offset-index and a time-index "
+                        "entry are added, which keep reads by offset and by time cheap. LocalLog is 3.9's split of "
+                        "the file side of 1.0.2's Log; the index entry is keyed by the batch's last offset, in "
+                        "1.0.2 by its first."),
+    "RQ.produce.8": Row("DelayedProduce.tryComplete",
+                        "per partition: high watermark past the append → done; ISR below min → "
+                        "NOT_ENOUGH_REPLICAS_AFTER_APPEND; all done → answer; else wait until the timeout",
+                        "An acks=all produce waits until each partition's high watermark has passed its records, "
+                        "that is until the in-sync replicas have fetched them. It is tried when created, then each "
+                        "time a follower's fetch or an ISR change may have moved the HW, often on another thread; "
+                        "every try stays in this request's trace, linked to what triggered it. What it waits for "
+                        "has not changed since 1.0.2."),
+    "RQ.fetch.1": Row("KafkaApis.handleFetchRequest",
+                      "topic ids (v13+), fetch session (RQ.fetch.2), authorization (followers CLUSTER_ACTION, "
+                      "consumers READ) → RQ.fetch.3; the response built through the session",
+                      "One API for consumers and follower replicas alike; a follower's fetch is also how the "
+                      "leader learns its progress, which moves the high watermark and the ISR. Since 1.0.2: "
+                      "partitions named by topic id (a recreated topic is not mistaken for the old one), fetch "
+                      "sessions, and errors that name the current leader (KIP-951). A follower's request links "
+                      "its fetch round on the follower (RQ.follower.1) as parent."),
+    "RQ.fetch.2": Row("FetchManager.newContext",
+                      "full (epoch 0), sessionless (-1) or incremental fetch context; session errors for the whole "
+                      "request",
+                      "New since 1.0.2 (KIP-227, Kafka 1.1): a fetcher asking for the same partitions again and "
+                      "again opens a fetch session; later requests list only what changed, and responses only "
+                      "partitions with news. For a follower replicating thousands of partitions that saves most "
+                      "of every round trip. A full request creates the session when its response is built; a "
+                      "full cache may evict another session or answer with session id 0 (none)."),
+    "RQ.fetch.3": Row("ReplicaManager.fetchMessages",
+                      "read each partition (RQ.fetch.4); answer now on enough bytes, an error, a diverging epoch or "
+                      "no wait, else a DelayedFetch (RQ.fetch.5)",
+                      "As in 1.0.2, a fetch with too little to return parks in the fetch purgatory instead of "
+                      "answering almost empty: long polling, bounded by max.wait.ms and satisfied by min.bytes. "
+                      "New reasons to answer at once: a follower's log diverges (RQ.follower.2), or a consumer is "
+                      "sent to a preferred read replica near it (KIP-392)."),
+    "RQ.fetch.4": Row("Partition.fetchRecords",
+                      "leader-epoch checks (FENCED / UNKNOWN_LEADER_EPOCH), diverging epoch, read up to LEO, HW or "
+                      "LSO; for a follower: its state, ISR expansion, high watermark",
+                      "The read is guarded by epochs (KIP-320): a fetcher that knows an older leader epoch is "
+                      "fenced and refreshes its metadata instead of reading from a deposed leader. A follower "
+                      "sends the epoch of its last record; if the leader's log diverges there, the answer is "
+                      "where to truncate, not data. For a follower the read also records how far it got, which "
+                      "can add it to the ISR (RQ.isr) and move the high watermark acks=all produces wait for. In "
+                      "1.0.2 this was Log.read plus a separate follower update."),
+    "RQ.fetch.5": Row("DelayedFetch.tryComplete",
+                      "complete on leadership change, unknown or offline partition, epoch fencing, a segment change, "
+                      "min.bytes reached or a diverging epoch; read again and answer; expire after max.wait.ms",
+                      "A parked fetch is re-checked when data is appended, the high watermark moves or the "
+                      "partition changes hands. It keeps no data: on completion it reads the logs again, so the "
+                      "response holds the newest records. The cases are 1.0.2's plus the epoch and divergence "
+                      "checks; later tries stay in the original request's trace."),
+    "RQ.follower.1": Row("AbstractFetcherThread.processFetchRequest",
+                         "a follower's fetch round: Fetch (session, leader epochs, last fetched epoch) to the "
+                         "leader; append as follower, HW = min(leader HW, LEO); errors → truncate or back off",
+                         "Replication is pulled: one fetcher thread per leader broker asks for more, appends what "
+                         "comes back as a follower (the leader's offsets are kept) and takes the leader's high "
+                         "watermark. This trace is the follower's side; the leader's RQ.fetch.1 names it as "
+                         "parent. Since 1.0.2 the fetch carries the last fetched epoch, so a diverging log is found "
+                         "in the fetch itself; the separate OffsetsForLeaderEpoch round (LE.request) remains only "
+                         "for partitions without an epoch cache."),
+    "RQ.follower.2": Row("AbstractFetcherThread.truncateOnFetchResponse",
+                         "the leader reported a diverging epoch: truncation offset, truncate log, epoch cache and "
+                         "producer state (pausing the cleaner), fetch again",
+                         "After a leader change a follower may hold records of an old epoch the new leader never "
+                         "had. The leader says so in the fetch response and the follower cuts its log back to "
+                         "where the two agree. Without unclean leader election those records were never committed, "
+                         "so no acknowledged acks=all write is lost. New since 1.0.2, which could truncate only "
+                         "through OffsetsForLeaderEpoch (LE.truncate)."),
+    "RQ.isr": Row("Partition.submitAlterPartition",
+                  "expand (follower caught up) or shrink (follower behind for replica.lag.time.max.ms): pending "
+                  "state, AlterPartition to the active controller, then commit or roll back",
+                  "The leader no longer writes the ISR itself: it proposes the change to the controller with "
+                  "AlterPartition and adopts it only once the controller has committed it to the metadata log "
+                  "(KR.qc). While a change is pending the high watermark counts both the old and the new "
+                  "members (the maximal ISR, KIP-497), so it never relies on an ISR the controller might refuse. "
+                  "1.0.2's leader wrote the ISR to ZooKeeper (Partition.updateIsr) and told the controller "
+                  "through /isr_change_notification."),
+    "RQ.load.1": Row("LogManager.loadLogs",
+                     "per log dir: clean-shutdown marker, recovery-point and log-start checkpoints; each partition "
+                     "loaded on num.recovery.threads.per.data.dir threads; then the periodic tasks and the cleaner",
+                     "A KRaft broker loads its logs when the first metadata image arrives (KR.publish), not early "
+                     "in startup as 1.0.2 did (LC.startup.08): it needs the image to know which partitions are "
+                     "still its own, and to spot the directory of a topic deleted while it was away. Without the "
+                     ".kafka_cleanshutdown marker every log is recovered from its recovery point; 3.9 deletes the "
+                     "marker before loading, so a crash while loading means recovery next time too."),
+    "RQ.load.2": Row("LogLoader.load",
+                     "leftover .deleted/.cleaned/.swap files, interrupted swaps, segments and indexes, recovery "
+                     "after an unclean shutdown, producer state",
+                     "One partition's log coming back from disk. What an interrupted cleaner swap or segment "
+                     "split left behind is finished or thrown away, so the log is as it was before or after that "
+                     "operation, never half-way. After a crash every segment past the recovery point is re-read "
+                     "(CRCs checked, indexes rebuilt) and the log is cut at the first corrupt batch. 1.0.2 did "
+                     "this in the Log constructor (Log.loadSegments)."),
+    # -- CL: the log cleaner (1.0.2 and 3.9) ------------------------------------------------------------------------
+    "CL.startup": Row("LogCleaner.startup",
+                      "log.cleaner.threads cleaner threads, each with its share of the dedupe buffer and I/O "
+                      "buffers",
+                      "The cleaner compacts topics with cleanup.policy=compact (__consumer_offsets among them), "
+                      "keeping the newest record of each key. Its threads start once the logs are loaded. The "
+                      "dedupe buffer bounds how much of a dirty log one pass can compact. 3.9 creates the threads "
+                      "here, so their number can change without a restart; 1.0.2 built them with the cleaner."),
+    "CL.work": Row("CleanerThread.doWork",
+                   "one pass: clean the filthiest log, then delete old segments; nothing to do → sleep",
+                   "One pass of a cleaner thread. A pass with nothing to clean is not traced, so each CL.work trace "
+                   "is real compaction. In 3.9 a log whose cleaning fails is marked uncleanable and skipped, and "
+                   "the thread carries on; in 1.0.2 an unexpected error ended the thread, and with it compaction "
+                   "for every log."),
+    "CL.grab": Row("LogCleanerManager.grabFilthiestCompactedLog",
+                   "per compacted log the cleanable range and dirty ratio; pick the highest above "
+                   "min.cleanable.dirty.ratio; mark it in progress",
+                   "The cleaner picks the log with the largest share of dirty bytes (written since its last clean). "
+                   "The dirty range stops before the active segment, before open transactions and before records "
+                   "younger than min.compaction.lag.ms. The chosen log is marked in progress, so truncation and "
+                   "deletion wait for it. 3.9 also picks a log whose dirty records are older than "
+                   "max.compaction.lag.ms, whatever its ratio."),
+    "CL.clean": Row("Cleaner.clean",
+                    "build the offset map (CL.map), then rewrite the segments up to its end (CL.group, "
+                    "CL.segments)",
+                    "Compaction in two passes: map each key of the dirty range to its newest offset, then rewrite "
+                    "the log up to the map's end keeping only records nothing newer replaces. The clean head is "
+                    "rewritten too, because a key in the dirty range can make an old record there obsolete."),
+    "CL.map": Row("Cleaner.buildOffsetMap",
+                  "key → newest offset over the dirty range, skipping aborted transactions, until the map is full",
+                  "A compact hash of each key (MD5, so a long key costs 16 bytes) to its newest offset. When the "
+                  "map fills, this pass cleans only up to there and the next pass continues. Records of aborted "
+                  "transactions are skipped so they cannot hide a committed value."),
+    "CL.group": Row("Cleaner.groupSegmentsBySize",
+                    "consecutive segments merged while within segment.bytes, the index size and 32-bit relative "
+                    "offsets",
+                    "Cleaning shrinks segments; merging neighbours into one cleaned segment keeps the file count "
+                    "down."),
+    "CL.segments": Row("Cleaner.cleanSegments",
+                       "each group into a new .cleaned segment (CL.into), flushed, then swapped in (CL.swap)",
+                       "The cleaned data is written beside the original and swapped in, so a crash at any moment "
+                       "leaves either the old segments or the new one. An aborted clean deletes the .cleaned files."),
+    "CL.into": Row("Cleaner.cleanInto",
+                   "keep the newest record per key, drop aborted data, keep tombstones and markers until their "
+                   "horizon",
+                   "The decision per record: kept if it is the newest for its key or newer than the map covers. "
+                   "Tombstones (null values) and transaction markers outlive their data for delete.retention.ms so "
+                   "that a consumer behind still sees the deletion. For v2 batches 3.9 writes that horizon into "
+                   "the batch the first time it is cleaned (KIP-534); 1.0.2 guessed it from segment file times."),
+    "CL.swap": Row("UnifiedLog.replaceSegments",
+                   ".cleaned → .swap, old segments → .deleted (removed later), .swap → final name",
+                   "The cleaned segment replaces the old ones through renames. A crash can stop at any rename, and "
+                   "log loading (RQ.load.2) knows how to finish from each. 1.0.2's Log.replaceSegments put in "
+                   "exactly one segment; 3.9 can put in several, after an offset overflow split one."),
+    "CL.done": Row("LogCleanerManager.doneCleaning",
+                   "the clean's end offset into cleaner-offset-checkpoint; an aborted clean → Paused, waiters woken",
+                   "Runs whether the clean worked or not. The checkpoint is where the next pass starts; if the "
+                   "clean was aborted meanwhile (CL.abort), the log becomes Paused and whoever waited is released."),
+    "CL.delete": Row("LogCleanerManager.deletableLogs",
+                     "compacted logs not being cleaned → deleteOldSegments",
+                     "Retention still applies to a topic with cleanup.policy=compact,delete, and DeleteRecords "
+                     "can move any log's start forward; the old segments go here, in the cleaner's bookkeeping, "
+                     "so a deletion never races a clean of the same log. 3.9 visits every compacted log, 1.0.2 only "
+                     "those with both policies."),
+    "CL.abort": Row("LogCleanerManager.abortAndPauseCleaning",
+                    "not in progress → paused; in progress → aborted, wait until the cleaner stops, then paused",
+                    "Before a log is truncated, deleted or moved, a clean running on it must stop, or the cleaner "
+                    "would swap in segments of a log that changed under it. The caller waits until the cleaner "
+                    "gives up; the log stays paused until the caller resumes it. 3.9 counts pauses, so two callers "
+                    "that pause one log must both resume it."),
     # -- CT: the ZooKeeper controller ----------------------------------------------------------------------------
     "CT.startup.1": Row("KafkaController.startup", "`eventManager.put(Startup)`, `eventManager.start()`",
                         "The controller does all its work on one event thread; startup only queues the first event "

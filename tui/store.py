@@ -80,7 +80,8 @@ def is_background(root: SpanRecord) -> bool:
     - a Fetch request a follower's fetcher sent (client id `broker-N-fetcher-M`; at replication factor 3 each
       follower asks each leader twice a second) or a KRaft voter sent its leader (`raft-client-N`), and the
       empty answer of a long-poll Fetch that waited out its time: a `RequestChannel.sendResponse` root on the
-      Fetch purgatory's `ExpirationReaper-N-Fetch` thread.
+      Fetch purgatory's `ExpirationReaper-N-Fetch` thread (1.0.2), or on a KRaft broker the re-read of its
+      partitions, a `Partition.fetchRecords` root on the purgatory's timer thread `executor-Fetch` (3.9).
 
     On a KRaft run, a trace is folded too when it is KRaft chatter through and through (`Trace.quiet`): every span
     one of KRAFT_CHATTER's, none with an event. An election, a record committed and replayed, a heartbeat that says
@@ -94,8 +95,12 @@ def is_background(root: SpanRecord) -> bool:
         return (attributes.get("kafka.api.name") == "Fetch"
                 and FOLLOWER_FETCHER.fullmatch(str(attributes.get("kafka.client.id", ""))) is not None)
     thread = str(attributes.get("thread.name", ""))
-    return (name == "RequestChannel.sendResponse" and thread.startswith("ExpirationReaper-")
-            and thread.endswith("-Fetch"))
+    if not thread.endswith("-Fetch"):
+        return False
+    # 1.0.2: the reaper answers; 3.9: the purgatory's timer thread (`executor-Fetch`) re-reads the partitions
+    # (RQ.fetch.5's onComplete), outside the request's trace
+    return ((name == "RequestChannel.sendResponse" and thread.startswith("ExpirationReaper-"))
+            or (name == "Partition.fetchRecords" and thread.startswith("executor-")))
 
 
 def kind_rank(kind: str) -> tuple[int, str]:

@@ -17,7 +17,7 @@ from opentelemetry.trace import Link, NonRecordingSpan, Span, SpanContext, Trace
 from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 
 from kafka_edu.tracing import provider
-from kafka_edu.tracing.steps import SYMBOLS
+from kafka_edu.tracing.steps import KAFKA_3_9, SYMBOLS
 
 F = TypeVar("F", bound=Callable[..., Any])
 _ROOT = "RequestChannel.Request"
@@ -29,6 +29,7 @@ _propagator = TraceContextTextMapPropagator()
 _symbol = SYMBOLS[_ROOT]
 _STATIC = {"kafka.origin.file": _symbol.origin_file, "kafka.origin.symbol": _symbol.origin_symbol,
            "kafka.origin.version": _symbol.version}
+_STATIC_3_9 = {**_STATIC, "kafka.origin.version": KAFKA_3_9}  # the same class, at the same path, in 3.9
 
 
 def request_root(request: Any) -> Span | None:
@@ -43,9 +44,10 @@ def request_root(request: Any) -> Span | None:
         root = UNSAMPLED
     else:
         from kafka_edu.tracing.describers import request_path, request_path_39  # one describer for the root
-        describe = (request_path_39.request_attributes if request_path_39.is_3_9_request(request)
-                    else request_path.request_attributes)
-        attributes = {**_STATIC, **describe(request)}
+        if request_path_39.is_3_9_request(request):
+            attributes = {**_STATIC_3_9, **request_path_39.request_attributes(request)}
+        else:
+            attributes = {**_STATIC, **request_path.request_attributes(request)}
         sender = remote_span_context(request.traceparent)
         root = tracing.tracer.start_span(_ROOT, context=_ROOT_CONTEXT, attributes=attributes,
                                          links=[Link(sender)] if sender else None,

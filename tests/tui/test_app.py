@@ -294,6 +294,8 @@ def test_the_python_port_of_a_span_is_in_the_tree_of_its_kafka_version(produce: 
             await wait_for(pilot, the_span, timeout_s=30, what=f"a span of {step_id}")
             app.show_span(the_span())
             await wait_for(pilot, lambda: f"Detail · {step_id}" in "\n".join(screen_lines(app)))
+            # the border title is drawn a frame before the body's new height is laid out
+            await wait_for(pilot, lambda: any(text.startswith("Python port ") for text in detail_lines(app)))
             shown = detail_lines(app)
             heading = next(text for text in shown if text.startswith("Python port "))
             assert f"kafka_edu/{tree}/" in heading, shown

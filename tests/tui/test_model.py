@@ -118,17 +118,29 @@ def test_the_reader_turns_starts_and_ends_into_spans_and_knows_a_finished_run(tm
 # -- explanations -------------------------------------------------------------------------------------------------
 
 
-def test_every_lc_nw_ct_step_the_port_emits_is_explained() -> None:
-    emitted = {step for step in STEPS if step.split(".")[0] in ("LC", "NW", "CT", "KR")}
+EXPLAINED = ("LC", "NW", "CT", "KR", "RQ", "CL")  # the sections whose every row has an explanation
+
+
+def test_every_lc_nw_ct_kr_rq_cl_step_the_port_emits_is_explained() -> None:
+    emitted = {step for step in STEPS if step.split(".")[0] in EXPLAINED}
     assert emitted - set(ROWS) == set()
     assert all(row.why for row in ROWS.values())
 
 
-def test_every_lc_nw_ct_row_of_fidelity_is_explained() -> None:
+def test_every_rq_and_cl_step_is_explained_under_its_own_span_name() -> None:
+    # a KRaft broker's request path and cleaner: the detail pane must never say "no explanation" for them
+    rows = {step: spec for step, spec in STEPS.items() if step.split(".")[0] in ("RQ", "CL")}
+    assert {step for step in rows if step.startswith("RQ.")} >= {"RQ.net.7", "RQ.produce.1", "RQ.fetch.1", "RQ.isr"}
+    assert set(rows) - set(ROWS) == set()
+    assert {step: ROWS[step].span for step in rows} == {step: spec.span_name for step, spec in rows.items()}
+    assert all("1.0.2" in ROWS[step].why for step in rows if step.startswith("RQ."))  # each says what 1.0.2 did
+
+
+def test_every_lc_nw_ct_rq_cl_row_of_fidelity_is_explained() -> None:
     fidelity = Path(__file__).resolve().parents[3] / "shared" / "FIDELITY.md"  # beside the repository
     if not fidelity.exists():
         pytest.skip("the FIDELITY contract lives outside the repository; the steps test above still runs")
-    ids = set(re.findall(r"^\| ((?:LC|NW|CT)\.[\w.]+) \|", fidelity.read_text(), re.MULTILINE))
+    ids = set(re.findall(r"^\| ((?:LC|NW|CT|RQ|CL)\.[\w.]+) \|", fidelity.read_text(), re.MULTILINE))
     ids |= {f"LC.shutdown.{n:02d}" for n in range(1, 22)}  # the shutdown rows are a numbered paragraph
     assert ids - set(ROWS) == set()
 
@@ -203,6 +215,9 @@ def test_background_traffic_is_replica_fetching_processor_loops_and_followers_fe
     assert is_background(root("RequestChannel.Request", **{"kafka.api.name": "Fetch",
                                                           "kafka.client.id": "broker-2-fetcher-0"}))
     assert is_background(root("RequestChannel.sendResponse", **{"thread.name": "ExpirationReaper-1-Fetch"}))
+    # 3.9: a long-poll fetch that waited out its time is read again on the Fetch purgatory's timer thread
+    assert is_background(root("Partition.fetchRecords", **{"thread.name": "executor-Fetch"}))
+    assert not is_background(root("Partition.fetchRecords", **{"thread.name": "data-plane-kafka-request-handler-0"}))
     # a consumer's fetch, a produce, a new connection, the controller: not background
     assert not is_background(root("RequestChannel.Request", **{"kafka.api.name": "Fetch",
                                                               "kafka.client.id": "rdkafka"}))

@@ -239,6 +239,7 @@ def test_a_request_through_the_socket_server_and_a_handler_is_one_trace(tracing:
     spans = tracing.memory.get_finished_spans()
     (root,) = [s for s in spans if s.name == "RequestChannel.Request"]
     assert root.parent is None and root.attributes["kafka.api.name"] == "Produce"
+    assert root.attributes["kafka.origin.version"] == "3.9"  # 3.9's RequestChannel.Request
     assert root.attributes["kafka.request.total_time_ms"] >= 0
     in_trace = sorted((s for s in spans if s.context.trace_id == root.context.trace_id and s is not root),
                       key=lambda s: s.start_time)

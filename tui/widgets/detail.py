@@ -114,6 +114,7 @@ def _short(value: object, limit: int = 200) -> str:
 
 class DetailPane(VerticalScroll, can_focus=True):
     DEFAULT_CSS = "DetailPane > Static { width: 1fr; }"
+    ALLOW_MAXIMIZE = True  # `z`: Textual's scroll containers refuse it, and at 80x24 this pane needs it most
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)

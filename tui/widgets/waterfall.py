@@ -174,11 +174,15 @@ class Waterfall(RowsView[WaterfallRow]):
         indent = "  " * min(depth, 12)
         name_style = (LOST_NAME if lost else ERROR_NAME if span.is_error else RUNNING_NAME if not span.end_ns
                       else CRITICAL_NAME if span_id in self.critical else NAME)
-        if self.needle and (self.needle in span.name.lower() or self.needle in (span.step or "").lower()):
-            name_style += MATCH
         label = f"{indent}{fold}{span.name}"
         if len(label) > name_width:
             label = label[: name_width - 1] + "…"
+        name = [Segment(f"{label:<{name_width}} ", name_style)]
+        if self.needle and (self.needle in span.name.lower() or self.needle in (span.step or "").lower()):
+            # a match underlines the name only, not the indent and padding around it (a rule across the pane)
+            lead = min(len(indent) + len(fold), len(label))
+            name = [Segment(label[:lead], name_style), Segment(label[lead:], name_style + MATCH),
+                    Segment(" " * (name_width - len(label) + 1), name_style)]
         t0, t1 = self.t0, self.now_ns(trace)
         if lost:
             tail = "never ended"
@@ -186,7 +190,7 @@ class Waterfall(RowsView[WaterfallRow]):
             tail = f"{SPINNER[self._frame % len(SPINNER)]} {duration(t1 - span.start_ns)}"
         else:
             tail = duration(span.end_ns - span.start_ns)
-        return [Segment(f"{label:<{name_width}} ", name_style), *self._bar(span, lost, t0, t1, bar_width),
+        return [*name, *self._bar(span, lost, t0, t1, bar_width),
                 Segment(f" {tail:>{duration_width}}", DIM if span.end_ns else name_style)]
 
     def _bar(self, span: SpanRecord, lost: bool, t0: int, t1: int, width: int) -> list[Segment]:
