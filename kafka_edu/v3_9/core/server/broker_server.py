@@ -363,9 +363,6 @@ class BrokerServer:
             if self.alter_partition_manager is not None:
                 with swallow(log):
                     self.alter_partition_manager.shutdown()
-            if self.alter_partition_channel_manager is not None:
-                with swallow(log):
-                    self.alter_partition_channel_manager.shutdown()
             if self.forwarding_manager is not None:
                 with swallow(log):
                     self.forwarding_manager.close()

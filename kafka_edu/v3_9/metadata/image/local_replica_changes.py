@@ -6,8 +6,8 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass, field
 
-from kafka_edu.v1_0_2.core.log.log import TopicPartition
 from kafka_edu.v3_9.clients.common.topic_id_partition import TopicIdPartition
+from kafka_edu.v3_9.clients.common.topic_partition import TopicPartition
 from kafka_edu.v3_9.metadata.image.topic_delta import TopicDelta
 from kafka_edu.v3_9.metadata.image.topics_delta import TopicsDelta
 from kafka_edu.v3_9.metadata.metadata.partition_registration import MIGRATING_DIR, PartitionRegistration
