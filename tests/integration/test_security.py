@@ -254,7 +254,12 @@ def test_a_denied_produce_gets_topic_authorization_failed_and_appends_nothing(cl
                                                                               sasl) -> None:
     topic = create_topic(plaintext)
     acls(manifest, "--add", "--allow-principal", "User:alice", "--operation", "Describe", "--topic", topic)
-    # alice may see the topic (Metadata) but not write it: her Produce requests reach the broker and are refused
+    # alice may see the topic (Metadata) but not write it: her Produce requests reach the broker and are refused.
+    # Both brokers must have read the ACL back from ZooKeeper first: a broker that has not answers her Metadata
+    # with TOPIC_AUTHORIZATION_FAILED, and her producer fails the messages without sending a Produce request
+    wait_until(lambda: len({s.resource.get("process.pid") for s in spans(
+        cluster, "SimpleAclAuthorizer.AclChangedNotificationHandler.processNotification",
+        **{"kafka.resource": f"Topic:{topic}"})}) == 2, what="both brokers reading alice's ACL")
     wait_until(lambda: kcat(sasl, ALICE, "-L", "-t", topic).stdout.count("leader") == 2, what="alice seeing it")
     errors = produce(sasl, ALICE, topic, 4)
     assert len(errors) == 4 and all(e is not None and e.code() == KafkaError.TOPIC_AUTHORIZATION_FAILED
