@@ -29,10 +29,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from opentelemetry.exporter.otlp.json.file import FileSpanExporter
 from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor
 from opentelemetry.trace import StatusCode
 
+from kafka_edu.tracing.otlp_json import SpanLineFile
 from kafka_edu.tracing.steps import REQUEST_PATH_ROOTS
 
 log = logging.getLogger(__name__)
@@ -102,10 +102,10 @@ class SpanFileWriter(SpanProcessor):
         self.dropped = 0  # a full queue or a failed write: never expected, reported as an error
         self.sampled_out = 0  # request-path spans the policy left out
         self.budget_dropped = 0  # request-path spans deleted with the oldest segments
-        self._main = FileSpanExporter(run_dir / f"{instance_id}.jsonl")
+        self._main = SpanLineFile(run_dir / f"{instance_id}.jsonl")
         self._main_starts = os.open(run_dir / f"{instance_id}.starts.jsonl", os.O_WRONLY | os.O_CREAT | os.O_APPEND,
                                     0o644)
-        self._segment_exporter: FileSpanExporter | None = None
+        self._segment_exporter: SpanLineFile | None = None
         # (segment number, spans in it or None if unknown), oldest first; an earlier process of this instance (a
         # broker killed and started again) left its segments here too, and they share the budget
         self._segments: deque[tuple[int, int | None]] = deque((n, None) for n in self._earlier_segments())
@@ -222,7 +222,7 @@ class SpanFileWriter(SpanProcessor):
         self._export(self._segment_exporter, spans)
         self._segment_spans += len(spans)
 
-    def _export(self, exporter: FileSpanExporter, spans: list[ReadableSpan]) -> None:
+    def _export(self, exporter: SpanLineFile, spans: list[ReadableSpan]) -> None:
         try:
             exporter.export(spans)
         except Exception:
@@ -249,7 +249,7 @@ class SpanFileWriter(SpanProcessor):
             self._segments.append((self._segment, self._segment_spans))
         self._segment += 1
         self._segment_spans = 0
-        self._segment_exporter = FileSpanExporter(self._segment_path(self._segment))
+        self._segment_exporter = SpanLineFile(self._segment_path(self._segment))
         self._hold_budget()
 
     def _hold_budget(self) -> None:

@@ -9,6 +9,7 @@ return the record with the position after it.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from kafka_edu.v1_0_2.clients.common.errors import IllegalArgumentException
 from kafka_edu.v3_9.clients.common.header.internals.record_header import RecordHeader
@@ -414,3 +415,81 @@ class PartialDefaultRecord(DefaultRecord):
 
     def headers(self) -> tuple[RecordHeader, ...]:
         raise NotImplementedError("headers is skipped in PartialDefaultRecord")
+
+
+class RecordsSkim(NamedTuple):
+    """What an in-place offset assignment needs from an uncompressed batch's records, read without building them."""
+
+    min_timestamp_delta: int
+    max_timestamp_delta: int
+    has_null_key: bool
+
+
+def _varint_inline(data: Buffer, position: int) -> tuple[int, int]:
+    b = data[position]
+    if b < 0x80:
+        return (b >> 1) ^ -(b & 1), position + 1
+    b2 = data[position + 1]
+    if b2 < 0x80:
+        raw = (b & 0x7F) | (b2 << 7)
+        return (raw >> 1) ^ -(raw & 1), position + 2
+    return read_varint(data, position)
+
+
+def skim_records(data: Buffer, position: int, end: int, count: int) -> RecordsSkim | None:
+    """The framing walk of DefaultRecord.readPartiallyFrom over `count` records in data[position:end], keeping only
+    the timestamp range and whether a key is null.
+
+    Every length a full read checks is checked here: each record must end exactly where its size says and the last
+    one exactly at `end`. Anything off returns None and the caller reads the records one by one, which raises the
+    error a full read raises. A batch's validation reads each of its records; this is the same work, minus building
+    the keys, values and headers nobody looks at when the batch is kept as it came.
+    """
+    if count <= 0:
+        return None
+    min_delta = max_delta = 0
+    has_null_key = False
+    try:
+        for index in range(count):
+            size, position = _varint_inline(data, position)
+            record_end = position + size
+            if size <= 0 or record_end > end:
+                return None
+            timestamp_delta, p = read_varlong(data, position + 1) if data[position + 1] >= 0x80 \
+                else ((data[position + 1] >> 1) ^ -(data[position + 1] & 1), position + 2)
+            _offset_delta, p = _varint_inline(data, p)
+            key_size, p = _varint_inline(data, p)
+            if key_size < 0:
+                has_null_key = True
+            else:
+                p += key_size
+            value_size, p = _varint_inline(data, p)
+            if value_size > 0:
+                p += value_size
+            num_headers, p = _varint_inline(data, p)
+            if num_headers < 0:
+                return None
+            for _ in range(num_headers):
+                header_key_size, p = _varint_inline(data, p)
+                if header_key_size < 0:
+                    return None
+                p += header_key_size
+                header_value_size, p = _varint_inline(data, p)
+                if header_value_size > 0:
+                    p += header_value_size
+                if p > record_end:
+                    return None
+            if p != record_end:
+                return None
+            position = record_end
+            if index == 0:
+                min_delta = max_delta = timestamp_delta
+            elif timestamp_delta > max_delta:
+                max_delta = timestamp_delta
+            elif timestamp_delta < min_delta:
+                min_delta = timestamp_delta
+    except (IndexError, BufferUnderflowException, IllegalArgumentException):
+        return None
+    if position != end:
+        return None
+    return RecordsSkim(min_delta, max_delta, has_null_key)

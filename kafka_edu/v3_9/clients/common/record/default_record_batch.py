@@ -19,7 +19,7 @@ from kafka_edu.v3_9.clients.common.compress.compression import Compression
 from kafka_edu.v3_9.clients.common.header.internals.record_header import RecordHeader
 from kafka_edu.v3_9.clients.common.invalid_record_exception import InvalidRecordException
 from kafka_edu.v3_9.clients.common.record.compression_type import CompressionType
-from kafka_edu.v3_9.clients.common.record.default_record import DefaultRecord
+from kafka_edu.v3_9.clients.common.record.default_record import DefaultRecord, RecordsSkim, skim_records
 from kafka_edu.v3_9.clients.common.record.file_log_input_stream import FileChannelRecordBatch
 from kafka_edu.v3_9.clients.common.record.record import Record
 from kafka_edu.v3_9.clients.common.record.record_batch import (
@@ -197,6 +197,13 @@ class DefaultRecordBatch(AbstractRecordBatch):
         # Decompress everything up front so that the caller need not close a stream.
         with self._compressed_iterator(None, False) as iterator:
             return iter(list(iterator))
+
+    def skim_records(self) -> RecordsSkim | None:
+        """The records' timestamp range and null keys, walked in place without building them (uncompressed only);
+        None when the batch is compressed or any record is malformed (iterate it to get the error)."""
+        if self.is_compressed():
+            return None
+        return skim_records(self.buffer, RECORDS_OFFSET, len(self.buffer), self._count())
 
     def skip_key_value_iterator(self, buffer_supplier: Any = None) -> CloseableIterator:
         if self._count() == 0:
