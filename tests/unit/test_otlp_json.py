@@ -21,7 +21,7 @@ from opentelemetry.trace import (
     set_span_in_context,
 )
 
-from kafka_edu.tracing.otlp_json import SpanLineFile, encode_spans
+from kafka_edu.tracing.otlp_json import SpanLineFile, encode_line
 
 
 def make_spans():
@@ -66,7 +66,7 @@ def test_the_encoder_gives_the_library_s_dict_for_every_span(tmp_path) -> None:
 
 
 def test_no_spans_write_no_line(tmp_path) -> None:
-    assert encode_spans([]) is None
+    assert encode_line([]) is None
     ours = SpanLineFile(tmp_path / "ours.jsonl")
     ours.export([])
     ours.shutdown()
