@@ -66,6 +66,7 @@ from kafka_edu.v3_9.clients.common.invalid_record_exception import InvalidRecord
 from kafka_edu.v3_9.clients.common.protocol.api_keys import ApiKeys
 from kafka_edu.v3_9.clients.common.protocol.builder import build, values
 from kafka_edu.v3_9.clients.common.protocol.errors import Errors
+from kafka_edu.v3_9.clients.common.protocol.send_builder import RecordsField
 from kafka_edu.v3_9.clients.common.record.compression_type import CompressionType
 from kafka_edu.v3_9.clients.common.record.control_record_utils import ControlRecordType
 from kafka_edu.v3_9.clients.common.record.end_transaction_marker import EndTransactionMarker
@@ -2023,26 +2024,19 @@ def produce_response(version: int, statuses: Mapping[TopicPartition, PartitionRe
 
 
 def fetch_response_body(response: FetchResponse, version: int) -> Any:
-    """The wire body of a FetchResponse: its records as the bytes the codec writes (a log slice is read now)."""
+    """The wire body of a FetchResponse; its records stay where they are until the response is sent."""
     data = response.data()
     for topic in data.responses:
         topic.partitions = [dataclasses.replace(p, records=_records_bytes(p.records)) for p in topic.partitions]
     return response.to_kio(version)
 
 
-def _records_bytes(records: Any) -> bytes | None:
-    if records is None or isinstance(records, bytes):
+def _records_bytes(records: Any) -> Any:
+    """A partition's records for the response body: bytes as they are, records as a field the SendBuilder writes
+    from where they lie (a log slice by sendfile, a MemoryRecords' own buffer)."""
+    if records is None or isinstance(records, (bytes, bytearray, memoryview)):
         return records
-    if isinstance(records, (bytearray, memoryview)):
-        return bytes(records)
-    buffer = getattr(records, "buffer", None)
-    if buffer is not None:
-        return bytes(buffer())
-    size = records.size_in_bytes()
-    out = bytearray(size)
-    if size:
-        records.read_into(out, 0)
-    return bytes(out)
+    return RecordsField(records)
 
 
 def offset_fetch_groups(offset_fetch_request: Any) -> list[Any]:

@@ -3,7 +3,6 @@ transport layer of a PLAINTEXT channel: the socket itself, ready from the start,
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 from typing import Any
 
@@ -73,8 +72,4 @@ class PlaintextTransportLayer:
         return False
 
     def transfer_from(self, file_channel: Any, position: int, count: int) -> int:
-        """FileChannel.transferTo the socket: sendfile(2) from an open file (anything with fileno())."""
-        try:
-            return os.sendfile(self._socket_channel.fileno(), file_channel.fileno(), position, count)
-        except (BlockingIOError, InterruptedError):
-            return 0
+        return file_channel.transfer_to(position, count, self._socket_channel)

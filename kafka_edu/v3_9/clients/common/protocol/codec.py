@@ -170,11 +170,19 @@ def decode_request(frame: bytes | bytearray | memoryview,
                           len(buf))
 
 
+class _ResponseBytes(io.BytesIO):
+    """A response's bytes in memory; a records field that holds records rather than bytes (SendBuilder's
+    RecordsField) is turned into its bytes here."""
+
+    def write(self, data: Any) -> int:
+        return super().write(data if isinstance(data, (bytes, bytearray, memoryview)) else bytes(data))
+
+
 def encode_response(api_key: int, api_version: int, correlation_id: int, body: Any) -> bytes:
     """Response header (v0, or v1 when flexible, ApiVersions always v0) and body, without the size prefix."""
     api = ApiKeys.for_key(api_key)
-    _check_body(body, api, api_version, "response")
-    out = io.BytesIO()
+    check_body(body, api, api_version, "response")
+    out = _ResponseBytes()
     out.write(struct.pack(">i", correlation_id))
     if api.response_header_version(api_version) >= 1:
         write_unsigned_varint(out, 0)
@@ -203,7 +211,7 @@ def encode_request(api_key: int, api_version: int, correlation_id: int, client_i
     changing the version (module docstring): a tagged field of a flexible header, else a client id suffix, else
     (header v0) nowhere. Explicit `tagged_fields` need a flexible header."""
     api = ApiKeys.for_key(api_key)
-    _check_body(body, api, api_version, "request")
+    check_body(body, api, api_version, "request")
     header_version = api.request_header_version(api_version)
     tags = dict(tagged_fields or {})
     if tags and header_version < 2:
@@ -249,7 +257,7 @@ def decode_response(api_key: int, api_version: int, frame: bytes | bytearray | m
     raise AssertionError("unreachable")
 
 
-def _check_body(body: Any, api: ApiKeys, version: int, kind: str) -> None:
+def check_body(body: Any, api: ApiKeys, version: int, kind: str) -> None:
     if getattr(body, "__api_key__", None) != api.id or getattr(body, "__version__", None) != version \
             or getattr(body, "__type__", None) is None or body.__type__.name != kind:
         raise TypeError(f"{type(body).__name__} is not a {api.api_name} v{version} {kind}")

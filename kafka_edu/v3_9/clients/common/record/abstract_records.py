@@ -12,6 +12,7 @@ from kafka_edu.v3_9.clients.common.record.compression_type import CompressionTyp
 from kafka_edu.v3_9.clients.common.record.record import Record
 from kafka_edu.v3_9.clients.common.record.record_batch import MAGIC_VALUE_V1, MAGIC_VALUE_V2, RecordBatch
 from kafka_edu.v3_9.clients.common.record.records import LOG_OVERHEAD
+from kafka_edu.v3_9.clients.common.record.records_send import DefaultRecordsSend
 from kafka_edu.v3_9.clients.common.utils.byte_utils import Buffer
 
 
@@ -31,6 +32,10 @@ class AbstractRecords:
         for batch in self.batches():  # noqa: B007 - keep the last one
             pass
         return batch
+
+    def to_send(self) -> DefaultRecordsSend:
+        """These records as a Send that writes them itself (a file's slice by sendfile)."""
+        return DefaultRecordsSend(self)
 
     def records(self) -> Iterable[Record]:
         """The records of every batch in turn (this decompresses)."""

@@ -55,6 +55,15 @@ class FileChannel:
             self._position = new_position
         return self._position
 
+    def transfer_to(self, position: int, count: int, target: Any) -> int:
+        """Up to `count` bytes from `position` to `target` (a socket channel) by sendfile(2), which copies them
+        inside the kernel; 0 when the socket takes nothing now."""
+        self._ensure_open()
+        try:
+            return os.sendfile(target.fileno(), self.fd, position, count)
+        except (BlockingIOError, InterruptedError):
+            return 0
+
     def read(self, size: int, position: int) -> bytes:
         """Up to `size` bytes at `position`, fewer only at the end of the file (Utils.readFully)."""
         self._ensure_open()

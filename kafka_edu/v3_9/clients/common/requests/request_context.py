@@ -13,7 +13,6 @@ from typing import Any
 
 from kafka_edu.v1_0_2.clients.common.errors import InvalidRequestException
 from kafka_edu.v1_0_2.clients.common.security.auth.kafka_principal import KafkaPrincipal
-from kafka_edu.v3_9.clients.common.network.byte_buffer_send import ByteBufferSend
 from kafka_edu.v3_9.clients.common.network.client_information import ClientInformation
 from kafka_edu.v3_9.clients.common.network.java_nio import ByteBuffer
 from kafka_edu.v3_9.clients.common.network.listener_name import ListenerName
@@ -23,8 +22,8 @@ from kafka_edu.v3_9.clients.common.protocol.codec import (
     CodecError,
     UnsupportedVersionError,
     decode_request,
-    encode_response,
 )
+from kafka_edu.v3_9.clients.common.protocol.send_builder import SendBuilder
 from kafka_edu.v3_9.clients.common.requests.request_header import RequestHeader, frame_bytes
 from kafka_edu.v3_9.clients.common.security.auth.security_protocol import SecurityProtocol
 
@@ -70,9 +69,10 @@ class RequestContext:
         return RequestAndSize(decoded.body, decoded.size - self.header.size)
 
     def build_response_send(self, body: Any) -> Send:
-        """The response framed with its size, in the request's version (v0 for an unsupported ApiVersions)."""
-        payload = encode_response(self.header.api_key, self.api_version(), self.header.correlation_id, body)
-        return ByteBufferSend.size_prefixed(ByteBuffer.wrap(payload))
+        """The response framed with its size, in the request's version (v0 for an unsupported ApiVersions); records
+        are sent from where they are (SendBuilder)."""
+        return SendBuilder.build_response_send(self.header.api_key, self.api_version(), self.header.correlation_id,
+                                               body)
 
     def is_unsupported_api_versions_request(self) -> bool:
         return self.header.api_key is ApiKeys.API_VERSIONS and not _any_known_version(ApiKeys.API_VERSIONS,
