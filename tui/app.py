@@ -14,13 +14,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
-from rich.markup import escape
+from rich.markup import MarkupError, escape
+from rich.text import Text
 from textual import events, on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Input, Static
 from textual.worker import get_current_worker
 
 from kafka_edu.tracing.query import SpanRecord
@@ -33,6 +34,7 @@ from tui.store import DEFAULT_MAX_SPANS, SpanStore
 from tui.widgets.cluster_pane import ClusterPane
 from tui.widgets.detail import DetailPane
 from tui.widgets.dialogs import CreateTopicScreen, HelpScreen
+from tui.widgets.footer import KeyBar
 from tui.widgets.log_pane import LogPane
 from tui.widgets.quorum_pane import MetadataPane, QuorumPane
 from tui.widgets.trace_list import TRACE, TraceList
@@ -170,7 +172,7 @@ class KafkaEduApp(App[None]):
             yield self.log_pane
         yield self.search
         yield self.status
-        yield Footer(compact=True)
+        yield KeyBar(compact=True)  # Textual's Footer, its keys fitted to the width (tui.widgets.footer)
 
     def on_mount(self) -> None:
         for pane, title in ((self.cluster_pane, "Cluster"), (self.detail, "Detail"), (self.log_pane, "Log"),
@@ -387,29 +389,35 @@ class KafkaEduApp(App[None]):
             else:
                 what = "ZooKeeper and brokers"
             return "; ".join(self.problems) or f"starting {what}… {waited:.0f}s"
-        parts = []
+        parts: list[StatusPart] = []
         if self.paused:
             p = self.paused[0]
-            parts.append(f"[reverse bold yellow] paused at {p.step} {p.span_name} on {_who(p)} [/] n: next step, "
-                         f"c: continue")
+            parts.append(StatusPart(f"[reverse bold yellow] paused at {p.step} {p.span_name} on {_who(p)} [/] n: next "
+                                    f"step, c: continue",
+                                    f"[reverse bold yellow] paused at {p.step} on {_who(p)} [/] n, c", keep=True))
         mode = "live" if self.live else "replay"
-        parts.append(f"{self.reader.manifest.get('run_id', self.run_dir.name if self.run_dir else '?')} · {mode} · "
-                     f"{len(self.store):,} spans")
+        parts.append(StatusPart(f"{self.reader.manifest.get('run_id', self.run_dir.name if self.run_dir else '?')} · "
+                                f"{mode} · {len(self.store):,} spans", keep=True))
         if self.launch is not None and self.launch.error is not None:  # the run attached, then its start failed
             error = " ".join(str(self.launch.error).split())
-            parts.append(f"[red]the cluster did not start: {escape(error)}[/]")
+            parts.append(StatusPart(f"[red]the cluster did not start: {escape(error)}[/]", keep=True))
         if self.store.evicted_traces:
-            parts.append(f"{self.store.evicted_traces:,} old traces evicted")
+            parts.append(StatusPart(f"{self.store.evicted_traces:,} old traces evicted",
+                                    f"{self.store.evicted_traces:,} evicted"))
         if self.breakpoints:
-            parts.append("breakpoints: " + ", ".join(sorted(self.breakpoints)))
+            parts.append(StatusPart("breakpoints: " + ", ".join(sorted(self.breakpoints)),
+                                    f"{len(self.breakpoints)} breakpoint(s)", keep=True))
         dropped = {name: record.get("dropped_spans") for name, record in self.exits.items()
                    if record.get("dropped_spans")}
         if dropped:  # TRACING.md: no span is dropped silently
-            parts.append("[red]dropped spans: " + ", ".join(f"{n} {c}" for n, c in sorted(dropped.items())) + "[/]")
-        parts.extend(request_policy_text(self.span_stats))
+            parts.append(StatusPart("[red]dropped spans: " + ", ".join(f"{n} {c}" for n, c in sorted(dropped.items()))
+                                    + "[/]", f"[red]{sum(int(c) for c in dropped.values()):,} spans dropped[/]",
+                                    keep=True))
+        parts.extend(request_policy_parts(self.span_stats))
         if self.problems:
-            parts.append("[red]" + "; ".join(self.problems) + "[/]")
-        return " · ".join(parts)
+            parts.append(StatusPart("[red]" + "; ".join(self.problems) + "[/]", keep=True))
+        width = (self.status.size.width or self.size.width) - 2  # its padding
+        return fit_status(parts, width)
 
     @on(TraceList.Selected)
     def _trace_selected(self, message: TraceList.Selected) -> None:
@@ -708,21 +716,58 @@ def run(run_dir: Path | None, launch: ClusterLaunch | None = None, lesson: Lesso
     KafkaEduApp(run_dir, launch, lesson=lesson).run()
 
 
-def request_policy_text(span_stats: dict[str, dict[str, object]]) -> list[str]:
+@dataclass(frozen=True)
+class StatusPart:
+    """One part of the status line; `short` is what it says where the line has no room for `text`, and a part that
+    is not `keep` is left out where there is no room for it at all (the least needed are last)."""
+
+    text: str
+    short: str | None = None
+    keep: bool = False
+
+
+def fit_status(parts: list[StatusPart], width: int) -> str:
+    """The parts joined by ` · `, each one whole, in `width` columns if they can be: the short forms first, from the
+    line's end, then the parts that may go, from its end. Only the parts that must stay may run past the edge."""
+    chosen: list[str | None] = [part.text for part in parts]
+
+    def too_long() -> bool:
+        line = " · ".join(c for c in chosen if c)
+        try:
+            return Text.from_markup(line).cell_len > width
+        except MarkupError:  # shown as it is
+            return len(line) > width
+
+    for i in reversed(range(len(parts))):
+        if not too_long():
+            break
+        if parts[i].short is not None:
+            chosen[i] = parts[i].short
+    for i in reversed(range(len(parts))):
+        if not too_long():
+            break
+        if not parts[i].keep:
+            chosen[i] = None
+    return " · ".join(c for c in chosen if c)
+
+
+def request_policy_parts(span_stats: dict[str, dict[str, object]]) -> list[StatusPart]:
     """The request-path sampling policy and what it and the budget left out, once the brokers have reported."""
     if not span_stats:
         return []
     settings = next(iter(span_stats.values())).get("settings") or {}
     if settings.get("sampling"):
-        parts = [f"request traces: all up to {settings['rate']:g}/s per kind, then 1 in {settings['one_in']}, "
-                 f"slow ≥ {settings['slow_ms']:g} ms and failed always"]
+        parts = [StatusPart(f"request traces: all up to {settings['rate']:g}/s per kind, then 1 in "
+                            f"{settings['one_in']}, slow ≥ {settings['slow_ms']:g} ms and failed always",
+                            "request traces sampled")]
     else:
-        parts = ["request traces: all"]
+        parts = [StatusPart("request traces: all")]
     sampled = sum(int(s.get("sampled_out_spans", 0) or 0) for s in span_stats.values())
     budget = sum(int(s.get("budget_dropped_spans", 0) or 0) for s in span_stats.values())
     if sampled:
-        parts.append(f"{sampled:,} request spans sampled out")
+        parts.append(StatusPart(f"{sampled:,} request spans sampled out", f"{sampled:,} sampled out"))
     if budget:
-        parts.append(f"[yellow]{budget:,} oldest request spans dropped for the "
-                     f"{int(settings.get('budget_bytes', 0)) >> 20} MB budget[/]")
+        parts.append(StatusPart(f"[yellow]{budget:,} oldest request spans dropped for the "
+                                f"{int(settings.get('budget_bytes', 0)) >> 20} MB budget[/]",
+                                f"[yellow]{budget:,} dropped (budget)[/]", keep=True))
     return parts

@@ -34,6 +34,7 @@ from kafka_edu.v3_9.metadata.metadata.metadata_record_serde import MetadataRecor
 from kafka_edu.v3_9.tools.tools.metadata_quorum_command import ControllerAdmin
 from tui.kraft_brokers import BrokerChange, KRaftBrokers
 from tui.node_processes import NodeProcess, NodeView, node_id_of
+from tui.store import TUI_POLL_CLIENT_ID
 
 METADATA_PARTITION_DIR = "__cluster_metadata-0"
 ROLE_EVENT = "raft.role.change"
@@ -292,10 +293,11 @@ class Replication:
 
 class QuorumAdmin(ControllerAdmin):
     """metadata-quorum's client with a short read timeout: the TUI asks twice a second and must not hang on a
-    paused voter."""
+    paused voter. Its client id is the TUI's polling one, so the trace list folds these requests as background
+    traffic (tui.store.is_background): the tool's own traffic is not the cluster's."""
 
     def _send(self, api: ApiKeys, version: int, body: Any, address: tuple[str, int]) -> Any:
-        channel = BlockingChannel(address[0], address[1], DESCRIBE_TIMEOUT_S, "kafka-edu-tui")
+        channel = BlockingChannel(address[0], address[1], DESCRIBE_TIMEOUT_S, TUI_POLL_CLIENT_ID)
         try:
             return channel.send_and_receive(api, version, body)
         finally:

@@ -61,6 +61,10 @@ def trace_kind(root: SpanRecord) -> str:
 
 
 FOLLOWER_FETCHER = re.compile(r"broker-\d+-fetcher-\d+|raft-client-\d+")  # a replica fetcher, or a Raft voter
+# The TUI's own requests that nobody asked for: the Quorum pane's DescribeQuorum polls (tui.quorum.QuorumAdmin), twice
+# a second on a live KRaft run. The tool's traffic, not the cluster's: folded. (What the user asks for, the `P` key's
+# produce burst, has the client id `kafka-edu-tui` and stays in the list.)
+TUI_POLL_CLIENT_ID = "kafka-edu-tui-poll"
 # An idle KRaft cluster's chatter (see Trace.quiet): the Raft fetches that carry the leader's NoOps (a follower's or
 # observer's fetch, the answer, the append; the leader's poll and its NoOp append) and an event queue's turn that did
 # nothing traced (a running broker's heartbeat, the controller's fencing check).
@@ -77,6 +81,7 @@ def is_background(root: SpanRecord) -> bool:
 
     - a follower's replica fetcher at work: `AbstractFetcherThread.*`;
     - a network processor's loop phases: `Processor.*` (poll, new connections, responses, completed sends);
+    - the TUI's own polls (client id `kafka-edu-tui-poll`: the Quorum pane's DescribeQuorum, twice a second);
     - a Fetch request a follower's fetcher sent (client id `broker-N-fetcher-M`; at replication factor 3 each
       follower asks each leader twice a second) or a KRaft voter sent its leader (`raft-client-N`), and the
       empty answer of a long-poll Fetch that waited out its time: a `RequestChannel.sendResponse` root on the
@@ -92,13 +97,16 @@ def is_background(root: SpanRecord) -> bool:
     if name.startswith(("AbstractFetcherThread.", "Processor.")):
         return True
     if name == "RequestChannel.Request":
+        if attributes.get("kafka.client.id") == TUI_POLL_CLIENT_ID:
+            return True
         return (attributes.get("kafka.api.name") == "Fetch"
                 and FOLLOWER_FETCHER.fullmatch(str(attributes.get("kafka.client.id", ""))) is not None)
     thread = str(attributes.get("thread.name", ""))
     if not thread.endswith("-Fetch"):
         return False
     # 1.0.2: the reaper answers; 3.9: the purgatory's timer thread (`executor-Fetch`) re-reads the partitions
-    # (RQ.fetch.5's onComplete), outside the request's trace
+    # (RQ.fetch.5's onComplete). Runs recorded since that re-read stays in its request's trace (a child of RQ.fetch.3)
+    # have no such root; older recordings do, and keep being folded.
     return ((name == "RequestChannel.sendResponse" and thread.startswith("ExpirationReaper-"))
             or (name == "Partition.fetchRecords" and thread.startswith("executor-")))
 

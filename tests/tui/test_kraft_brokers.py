@@ -367,3 +367,54 @@ def test_snapshot_of_the_quorum_and_its_brokers(kraft_run: Path, size: tuple[int
         assert any("b5" in line for line in screen_lines(app))
 
     fake_kraft.utc_snapshot(kraft_run, f"kraft_brokers_{size[0]}x{size[1]}", size, steps)
+
+
+# -- the key bar ------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 45)])
+def test_every_key_the_key_bar_shows_is_whole_and_none_runs_into_another(kraft_run: Path,
+                                                                         size: tuple[int, int]) -> None:
+    """A live run has ten keys and the command palette's: at 80 columns Textual's Footer ran them on under the
+    palette's key (`P ▏^p paletter`). Each key shown is whole, inside the screen, after the one before it; those left
+    out are the least needed (tui.widgets.footer.KEEP_ORDER), never `?`."""
+    async def scenario() -> None:
+        app = KafkaEduApp(kraft_run, watch=True)
+        async with app.run_test(size=size) as pilot:
+            await _settled(app, pilot)
+            await wait_for(pilot, lambda: app.control is not None and any(
+                key.action == "kill" for key in app.query("FooterKey")), what="the action keys in the key bar")
+            await pilot.pause(0.2)
+            keys = sorted(app.query("FooterKey"), key=lambda key: key.region.x)
+            bottom = screen_lines(app)[-1]
+            for key in keys:
+                label = f"{key.key_display} {key.description}"
+                assert key.region.width >= len(label) and key.region.right <= size[0], label
+                assert label in bottom, (label, bottom)
+            for before, after in zip(keys, keys[1:], strict=False):
+                assert before.region.right <= after.region.x, (before.description, after.description)
+            actions = [key.action for key in keys]
+            assert {"help", "quit", "kill", "stop", "restart", "pause", "create_topic", "produce"} <= set(actions)
+            if size[0] >= 160:
+                assert {"search", "breakpoint", "command_palette"} <= set(actions)
+    run(scenario)
+
+
+def test_the_key_bar_leaves_out_the_least_needed_keys_first() -> None:
+    from types import SimpleNamespace
+
+    from tui.widgets.footer import fitted, key_width
+
+    def key(action: str, display: str, description: str) -> Any:
+        return SimpleNamespace(action=action, key_display=display, description=description)
+
+    keys = [key("quit", "q", "Quit"), key("help", "?", "Help"), key("search", "/", "Search"),
+            key("kill", "x", "Kill -9"), key("continue_paused", "c", "Continue"), key("next_step", "n", "Next step"),
+            key("lesson_do", "d", "Lesson does it"), key("breakpoint", "b", "Break"),
+            key("command_palette", "^p", "palette")]
+    assert fitted(keys, 200) == keys
+    assert [k.action for k in fitted(keys, 64)] == ["quit", "help", "kill", "continue_paused", "next_step",
+                                                     "lesson_do"]
+    # narrower: what a paused broker and the lesson wait for stays, the node's keys go
+    assert [k.action for k in fitted(keys, 60)] == ["quit", "help", "continue_paused", "next_step", "lesson_do"]
+    assert sum(key_width(k) for k in fitted(keys, 60)) <= 60
+    assert [k.action for k in fitted(keys, 5)] == ["help"]  # however narrow

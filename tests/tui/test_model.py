@@ -274,3 +274,22 @@ def test_kraft_chatter_is_folded_and_a_trace_that_did_something_is_not() -> None
     # A broker's queue turns are its lifecycle, not the quorum controller's; the controllers' stay theirs
     assert set(store.kinds()) >= {"raft", "broker lifecycle"}
     assert ("broker lifecycle", "state") in {(kind, t) for kind in store.kinds() for t in store.newest_first(kind)}
+
+
+# -- the status line ----------------------------------------------------------------------------------------------
+
+
+def test_the_status_line_shortens_then_leaves_out_parts_rather_than_cut_one() -> None:
+    """At 80 columns the sampling policy ran off the edge mid-sentence ("request traces: all up to 100/s"): a part
+    takes its short form, or goes if it may, from the line's end; what must stay (the run, a problem) stays."""
+    from tui.app import StatusPart, fit_status
+
+    run = StatusPart("20261129-122039-3b8a · live · 11,964 spans", keep=True)
+    policy = StatusPart("request traces: all up to 100/s per kind, then 1 in 10, slow ≥ 100 ms and failed always",
+                        "request traces sampled")
+    evicted = StatusPart("1,204 old traces evicted", "1,204 evicted")
+    problem = StatusPart("[red]broker-0.jsonl: last line cut off[/]", keep=True)
+    assert fit_status([run, policy], 160) == f"{run.text} · {policy.text}"
+    assert fit_status([run, policy], 78) == f"{run.text} · request traces sampled"
+    assert fit_status([run, evicted, policy], 66) == f"{run.text} · 1,204 evicted"
+    assert fit_status([run, evicted, policy, problem], 60) == f"{run.text} · {problem.text}"  # may run past the edge

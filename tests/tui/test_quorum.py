@@ -393,3 +393,66 @@ def test_after_an_election_the_trace_leader_is_asked_first_and_an_unreported_vot
     assert asked[-1][0] == "127.0.0.1:19093"  # the trace's leader, 3, before 2
     assert model.end_offset(1) == log_end(run_dir, 1)
     assert model.lag(1) == after.leader_end_offset - log_end(run_dir, 1)
+
+
+# -- the TUI's own DescribeQuorum polls are not cluster traffic ----------------------------------------------------
+
+def _client_id_sent(describe: Callable[[list[str]], Any]) -> str:
+    """The client id in the request header the poller's DescribeQuorum puts on the wire (header v1/v2: api key, api
+    version, correlation id, then the client id as an INT16-length string), read by a listener that then hangs up."""
+    import socket
+    import struct
+    import threading
+
+    server = socket.create_server(("127.0.0.1", 0))
+    seen: list[str] = []
+
+    def accept() -> None:
+        connection, _ = server.accept()
+        with connection:
+            connection.settimeout(5)
+            data = b""
+            while len(data) < 4 or len(data) < 4 + struct.unpack(">i", data[:4])[0]:
+                chunk = connection.recv(65536)
+                if not chunk:
+                    break
+                data += chunk
+            (length,) = struct.unpack(">h", data[12:14])
+            seen.append(data[14:14 + length].decode())
+
+    listener = threading.Thread(target=accept, daemon=True)
+    listener.start()
+    try:
+        with pytest.raises(Exception):  # noqa: B017 - the listener hangs up: no voter answers
+            describe([f"127.0.0.1:{server.getsockname()[1]}"])
+        listener.join(5)
+    finally:
+        server.close()
+    assert seen, "no DescribeQuorum request arrived"
+    return seen[0]
+
+
+def test_the_tuis_own_describe_quorum_polls_are_folded_as_background_traffic() -> None:
+    """Each poll is a request trace on the leader (RequestChannel.Request > RQ.net.5, RQ.net.7 > KR.apis): with a
+    client id of the TUI's own it is folded with the background traffic, not listed as if a client had sent it. A
+    request the user asked for (the `P` key's produce, client id kafka-edu-tui) stays in the list."""
+    from kafka_edu.tracing.query import SpanRecord
+    from tui.store import SpanStore
+
+    client_id = _client_id_sent(quorum.describe_quorum)
+    resource = {"service.instance.id": "controller-1"}
+
+    def request(trace_id: str, api: str, client: str) -> list[SpanRecord]:
+        root = SpanRecord(trace_id=trace_id, span_id="r", parent_id="", name="RequestChannel.Request", start_ns=1,
+                          end_ns=9, attributes={"kafka.api.name": api, "kafka.client.id": client},
+                          resource=resource)
+        handle = SpanRecord(trace_id=trace_id, span_id="h", parent_id="r", name="ControllerApis.handle",
+                            start_ns=2, end_ns=8, attributes={"kafka.step": "KR.apis"}, resource=resource)
+        return [root, handle]
+
+    store = SpanStore()
+    store.add_ended(request("poll", "DescribeQuorum", client_id))
+    store.add_ended(request("asked", "DescribeQuorum", "kafka-metadata-quorum"))  # the learner's own command
+    store.add_ended(request("burst", "Produce", "kafka-edu-tui"))
+    assert store.traces["poll"].folded
+    assert not store.traces["asked"].folded and not store.traces["burst"].folded

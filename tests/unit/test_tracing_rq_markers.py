@@ -178,6 +178,42 @@ def test_a_delayed_produce_is_tried_in_the_trace_that_made_it_and_links_the_one_
     assert [link.context.trace_id for link in tries[-1].links] == [fetch_span.context.trace_id]
 
 
+@pytest.mark.parametrize("expires_in", ["no trace", "another trace"])
+def test_an_expired_delayed_fetch_reads_again_in_the_trace_of_the_fetch_that_made_it(
+        tracing: Tracing, world: World, expires_in: str) -> None:
+    """FIDELITY RQ: a delayed fetch's `onComplete` stays in the trace of the request that created it. On expiry the
+    purgatory's timer thread (`executor-Fetch`) runs it, outside any trace (or inside whatever ran the timer), and its
+    read again (RQ.fetch.4) is a child of the RQ.fetch.3 that created the operation, as the tries (RQ.fetch.5) are."""
+    from kafka_edu.v3_9.storage.storage.internals.log.fetch_isolation import FetchIsolation
+    from tests.kafka_tests.v3_9.core.server.replica_manager_test import fetch_partition
+
+    tp = TopicPartition(TOPIC, 0)
+    become_leader(world, tp, TOPIC_ID, leader_epoch=0, replicas=[0])
+    tracing.memory.clear()
+
+    # a consumer's long poll of an empty partition: nothing to answer with, so it waits in the Fetch purgatory
+    response = fetch_partition(world.replica_manager, -1, TopicIdPartition(TOPIC_ID, tp),
+                               PartitionData(ZERO_UUID, 0, 0, 100000, None), FetchIsolation.HIGH_WATERMARK,
+                               max_wait_ms=500, min_bytes=1)
+    assert not response.has_fired
+    if expires_in == "no trace":  # the timer's own thread
+        world.timer.advance_clock(501)
+    else:  # a timer driven from inside some other trace's span: not the fetch's parent either
+        with tracing.tracer.start_as_current_span("KafkaApis.handle"):
+            world.timer.advance_clock(501)
+    assert response.assert_fired().records.size_in_bytes() == 0
+
+    spans = _rq_spans(tracing)
+    (fetch_messages,) = [s for s in spans if _step(s) == "RQ.fetch.3"]
+    first_read, read_again = [s for s in spans if _step(s) == "RQ.fetch.4"]
+    tries = [s for s in spans if _step(s) == "RQ.fetch.5"]
+    assert tries and all(not s.attributes["kafka.delayed.completed"] for s in tries)  # it expired: no try completed
+    assert first_read.parent.span_id == fetch_messages.context.span_id
+    assert read_again.context.trace_id == fetch_messages.context.trace_id
+    assert read_again.parent.span_id == fetch_messages.context.span_id
+    assert read_again.start_time > fetch_messages.end_time
+
+
 def test_each_log_loads_inside_load_logs_on_its_recovery_thread(tracing: Tracing, tmp_path: Path) -> None:
     from tests.kafka_tests.v3_9.core.log.log_test_utils import create_log_manager
 

@@ -18,15 +18,15 @@ KEY_GROUPS: list[tuple[str, list[tuple[str, str]]]] = [
         ("j / k, ↓ / ↑", "move in the focused pane"),
         ("PgDn / PgUp", "a page down / up"),
         ("g / G, Home / End", "first / last row"),
-        ("Tab / Shift+Tab", "next / previous pane: Cluster, Traces, Waterfall, Detail, Log"),
+        ("Tab / Shift+Tab", "next / previous pane: Cluster (or Quorum), Traces, Waterfall, Detail, Log"),
         ("Enter", "fold or unfold a trace group (Traces) or a span's children (Waterfall)"),
         ("[ / ]", "collapse all / expand all"),
         ("z", "maximize the focused pane, or restore it (handy at 80×24)"),
     ]),
     ("search and filter", [
         ("/", "filter traces by span name, step id, instance, API or event (Enter keeps it, Esc clears it)"),
-        ("f", "show / fold background traffic: replica fetches, network processor loops, followers' Fetch requests, "
-              "KRaft's NoOp fetches and idle queue turns (the Traces title counts what is folded)"),
+        ("f", "show / fold background traffic: replica fetches, processor loops, followers' Fetch requests, KRaft's "
+              "NoOps and idle turns, the TUI's own polls"),
     ]),
     ("cluster actions · live cluster only, on the node under the Cluster (KRaft: Quorum) pane's cursor", [
         ("x", "kill -9 the node: no shutdown runs; watch the controller notice (KRaft: fence a broker once its "
@@ -46,7 +46,7 @@ KEY_GROUPS: list[tuple[str, list[tuple[str, str]]]] = [
         ("l / d", "a lesson (--lesson NAME): l to its input, Esc back; d lets the lesson act for you"),
         ("S", "save a screenshot (SVG) into the run directory"),
         ("Ctrl+P", "command palette"),
-        ("?", "this help (Esc, q or ? closes it)"),
+        ("?", "this help: every key, in the key bar or not (Esc, q or ? closes it)"),
         ("q", "quit (a cluster the TUI started is stopped)"),
     ]),
 ]

@@ -287,9 +287,13 @@ class MetadataPane(RowsView[MetadataEntry]):
             segments += [Segment(f"{offsets:>{column}} ", DIM), Segment(f"e{row.epoch:<2} ", DIM),
                          Segment(f"{kind} × {row.count}", DIM)]
             return segments
-        kind = row.kind if width >= 50 else row.kind.removesuffix("_RECORD")  # narrow: room for what it says
-        segments += [Segment(f"{row.offset:>{column}} "),
-                     Segment(f"e{row.epoch:<2} ", DIM), Segment(kind + " ", KIND_STYLES.get(row.kind, Style()))]
+        segments += [Segment(f"{row.offset:>{column}} "), Segment(f"e{row.epoch:<2} ", DIM)]
+        # Narrow, or a record that says too much for the row: the type without its `_RECORD` suffix, so that what the
+        # record says (`broker 4 unfenced, epoch 12`) keeps the room
+        used = sum(s.cell_length for s in segments)
+        long = used + len(row.kind) + 1 + len(row.summary) > width
+        kind = row.kind if width >= 50 and not long else row.kind.removesuffix("_RECORD")
+        segments.append(Segment(kind + " ", KIND_STYLES.get(row.kind, Style())))
         if row.summary:
             segments.append(Segment(row.summary))
         return segments

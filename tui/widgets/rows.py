@@ -14,6 +14,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 RowT = TypeVar("RowT")
+ELLIPSIS = Style(dim=True)
 
 
 class RowsView(ScrollView, Generic[RowT], can_focus=True):
@@ -123,8 +124,11 @@ class RowsView(ScrollView, Generic[RowT], can_focus=True):
         if index == self.cursor:
             base = base + self.get_component_rich_style("rows--cursor")
         segments = self.render_row(self.rows[index], width, base)
-        return Strip(Segment.apply_style(segments, base), sum(s.cell_length for s in segments)).adjust_cell_length(
-            width, base)
+        length = sum(s.cell_length for s in segments)
+        strip = Strip(Segment.apply_style(segments, base), length)
+        if length > width > 1:  # a row longer than the pane says so: its last cell is an ellipsis, not a cut word
+            strip = Strip.join([strip.crop(0, width - 1), Strip([Segment("…", base + ELLIPSIS)], 1)])
+        return strip.adjust_cell_length(width, base)
 
     def render_row(self, row: RowT, width: int, base: Style) -> list[Segment]:
         """The segments of one row; subclasses draw their kind of row."""

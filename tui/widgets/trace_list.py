@@ -21,6 +21,8 @@ HEADER = Style(bold=True, color="bright_cyan")
 DIM = Style(dim=True)
 ERROR = Style(color="red", bold=True)
 RUNNING = Style(color="green")
+MIN_LABEL = 10  # columns a trace's label keeps before the clock gives up its room
+TAIL = len("999.9ms")  # a duration's width, as the rows' layout reckons it
 
 
 class TraceList(RowsView[GroupRow]):
@@ -139,6 +141,16 @@ class TraceList(RowsView[GroupRow]):
         else:
             tail, tail_style = duration(trace.end_ns - trace.start_ns), DIM
         mark = Segment("✗ ", ERROR) if trace.errors else Segment("  ")
-        left = f"{clock(trace.start_ns)[3:]} {short_instance(trace.instance):<3} "  # mm:ss.mmm: hours waste room
-        room = max(width - 2 - len(left) - 1 - len(tail), 4)  # mark, clock, label, space, tail
-        return [mark, Segment(left, DIM), Segment(f"{label[:room]:<{room}} "), Segment(tail, tail_style)]
+        stamp, instance = clock(trace.start_ns)[3:], f"{short_instance(trace.instance):<3} "  # mm:ss.mmm: hours
+        # waste room. A narrow pane (the left column at 80 columns) gives the label the clock's room, the
+        # milliseconds first, on every row alike (judged with a duration's width); the duration is always whole.
+        for left in (f"{stamp} {instance}", f"{stamp[:5]} {instance}", instance):
+            if width - 2 - len(left) - 1 - TAIL >= MIN_LABEL:  # mark, clock and instance, label, space, tail
+                break
+        room = max(width - 2 - len(left) - 1 - len(tail), 1)
+        return [mark, Segment(left, DIM), Segment(f"{fit(label, room):<{room}} "), Segment(tail, tail_style)]
+
+
+def fit(text: str, room: int) -> str:
+    """`text` in `room` columns: cut with an ellipsis when it is longer."""
+    return text if len(text) <= room else text[:room - 1] + "…"

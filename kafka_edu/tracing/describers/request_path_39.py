@@ -9,7 +9,9 @@ RQ.produce.1 > .2 > .3 > .4 > .5 > (.6, .7); fetch reads RQ.fetch.1 > .2, .3 > .
 Across threads and traces:
 - a delayed produce or fetch (RQ.produce.8, RQ.fetch.5) is tried first inside the RQ.produce.3 / RQ.fetch.3 that
   created it: that span is remembered on the operation, and every later try (on another request's handler thread,
-  a fetcher thread, the reaper) is its child, linked to the span that triggered it;
+  a fetcher thread, the reaper) is its child, linked to the span that triggered it; a delayed fetch's read again in
+  `onComplete` (RQ.fetch.4) runs inside the try that completed it, or, once it expired, on the purgatory's timer
+  thread outside any trace: then it is the creator's child too (the origin is kept on the operation's FetchParams);
 - a callback request (RQ.net.7 running a CallbackRequest) stays in its original request's trace;
 - a follower's fetch round (RQ.follower.1) is a trace of its own; the leader's RQ.fetch.1, in its request's trace,
   links it through the request's `traceparent` (the follower's endpoint sends `current_traceparent()` in the header);
@@ -27,6 +29,7 @@ from opentelemetry import trace
 from opentelemetry.trace import NonRecordingSpan, Span, SpanContext
 
 from kafka_edu.tracing.attributes import (
+    NEW_TRACE,
     Scope,
     caller_link,
     end,
@@ -343,10 +346,22 @@ def _trigger_of(operation: Any) -> list[SpanContext]:
     return [current] if current.trace_id != origin.get_span_context().trace_id else []
 
 
-@parent("RQ.produce.8", "RQ.fetch.5")
+@parent("RQ.produce.8")
 @safe(own_trace)
 def _delayed_origin(s: Scope) -> Span:
     return _origin_of(s["self"])
+
+
+@parent("RQ.fetch.5")
+@safe(own_trace)
+def _delayed_fetch_origin(s: Scope) -> Span:
+    """As a delayed produce's; the origin is also kept on the operation's FetchParams, the one object its
+    `onComplete` hands to the read again (RQ.fetch.4), so that read finds its trace on the timer thread too."""
+    delayed = s["self"]
+    origin = _origin_of(delayed)
+    if origin.get_span_context().is_valid:
+        delayed.params.__dict__[_ORIGIN] = origin  # FetchParams is a frozen dataclass: not through setattr
+    return origin
 
 
 @links("RQ.produce.8", "RQ.fetch.5")
@@ -443,6 +458,26 @@ def _fetch_messages(s: Scope) -> dict[str, Any]:
     fetch_infos = s["fetch_infos"]
     return {**_fetch_params(s["params"]), "kafka.partitions": _names(tp.topic_partition for tp, _ in fetch_infos),
             "kafka.partitions.count": len(fetch_infos)}
+
+
+def _current_or_new_trace() -> Span:
+    """The current span (the default parent), or a new trace's where none is current."""
+    current = trace.get_current_span()
+    return current if current.get_span_context().is_valid else NEW_TRACE
+
+
+@parent("RQ.fetch.4")
+@safe(_current_or_new_trace)
+def _fetch_records_parent(s: Scope) -> Span:
+    """A read inside the step that called it, except a delayed fetch's read again (`DelayedFetch.onComplete`) that
+    runs outside the trace of the fetch that created the operation: on expiry, the purgatory's timer thread runs it in
+    no trace at all. It belongs to that fetch's trace (FIDELITY RQ: a delayed fetch's `onComplete` stays in the trace
+    of the request that created it), under the RQ.fetch.3 its tries are children of (RQ.fetch.5)."""
+    origin = s["fetch_params"].__dict__.get(_ORIGIN)
+    current = _current_or_new_trace()
+    if origin is None or current.get_span_context().trace_id == origin.get_span_context().trace_id:
+        return current
+    return origin
 
 
 @start("RQ.fetch.4")
