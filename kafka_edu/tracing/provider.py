@@ -22,7 +22,7 @@ from pathlib import Path
 
 from opentelemetry import trace
 from opentelemetry.sdk.resources import Resource
-from opentelemetry.sdk.trace import Span, SpanLimits, SpanProcessor, TracerProvider
+from opentelemetry.sdk.trace import SpanLimits, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.sdk.trace.sampling import Decision, Sampler, SamplingResult
@@ -37,11 +37,22 @@ TRACING_ENV = "KAFKA_EDU_TRACING"  # "off": request-path spans are sampled away 
 SPAN_EVENT_LIMIT = 1_000_000
 
 
-class RequestPathSampler(Sampler):
-    """Drops request-path traces when tracing is off; every other span is always kept (TRACING.md)."""
+class ProcessAttributes:
+    """Attributes learned during the process's life (e.g. a generated broker id), stamped on every new span by the
+    sampler: a sampler's attributes become the span's own as it is created, in the one pass over them OpenTelemetry
+    makes anyway (a span processor setting them after would take the span's lock and check them again)."""
 
-    def __init__(self, request_path_on: bool) -> None:
+    def __init__(self) -> None:
+        self.attributes: dict[str, object] = {}
+
+
+class RequestPathSampler(Sampler):
+    """Drops request-path traces when tracing is off; every other span is always kept (TRACING.md). A kept span gets
+    the process's attributes."""
+
+    def __init__(self, request_path_on: bool, process_attributes: ProcessAttributes | None = None) -> None:
         self.request_path_on = request_path_on
+        self.process_attributes = process_attributes or ProcessAttributes()
 
     def should_sample(self, parent_context, trace_id, name, kind=None, attributes=None, links=None,
                       trace_state=None) -> SamplingResult:
@@ -52,21 +63,13 @@ class RequestPathSampler(Sampler):
             decision = Decision.DROP
         else:
             decision = Decision.RECORD_AND_SAMPLE
+        stamped = self.process_attributes.attributes
+        if stamped and decision is Decision.RECORD_AND_SAMPLE:
+            attributes = {**attributes, **stamped} if attributes else dict(stamped)
         return SamplingResult(decision, attributes)
 
     def get_description(self) -> str:
         return f"RequestPathSampler(request_path_on={self.request_path_on})"
-
-
-class ProcessAttributes(SpanProcessor):
-    """Stamps attributes learned during the process's life (e.g. a generated broker id) on every new span."""
-
-    def __init__(self) -> None:
-        self.attributes: dict[str, object] = {}
-
-    def on_start(self, span: Span, parent_context=None) -> None:
-        if self.attributes:
-            span.set_attributes(self.attributes)
 
 
 class ExceptionsOnSpans(logging.Handler):
@@ -157,11 +160,10 @@ def node_tracing(instance_id: str, run_id: str, mode: str, run_dir: Path | None 
 def _build(instance_id: str, run_id: str, mode: str, run_dir: Path | None,
            clock: Callable[[], int] | None) -> Tracing:
     request_path_on = os.environ.get(TRACING_ENV, "on").lower() != "off"
-    provider = TracerProvider(resource=resource_for(instance_id, run_id, mode),
-                              sampler=RequestPathSampler(request_path_on),
-                              span_limits=SpanLimits(max_events=SPAN_EVENT_LIMIT))
     process_attributes = ProcessAttributes()
-    provider.add_span_processor(process_attributes)
+    provider = TracerProvider(resource=resource_for(instance_id, run_id, mode),
+                              sampler=RequestPathSampler(request_path_on, process_attributes),
+                              span_limits=SpanLimits(max_events=SPAN_EVENT_LIMIT))
     writer = memory = span_file = None
     if run_dir is None:
         memory = InMemorySpanExporter()
