@@ -1,0 +1,99 @@
+"""Where does one kafka-edu broker spend its time under a 1 KiB workload? Starts a one-broker cluster (ZooKeeper
+mode or KRaft), runs one produce or consume phase of benchmarks/throughput.py against it, and, when py-spy is
+installed, samples the broker process meanwhile and prints the functions holding the interpreter lock the most.
+
+    python benchmarks/profile_broker.py kraft produce              # 400,000 x 1 KiB, acks=1
+    python benchmarks/profile_broker.py zk consume --records 600000
+    python benchmarks/profile_broker.py kraft produce --tracing off
+
+py-spy is not a dependency of the project (`pip install py-spy`); without it the script prints the phase's rate only.
+The raw samples stay in the file named at the end (py-spy's `raw` format: one stack and its count per line).
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from confluent_kafka.admin import AdminClient, NewTopic
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import throughput  # noqa: E402  (the benchmark's own produce and consume phases)
+
+from kafka_edu.cluster_runner.runner import ClusterRunner  # noqa: E402
+
+TOPIC = "profiled"
+SIZE = 1024
+
+
+def hottest(raw: Path, top: int) -> list[tuple[float, str]]:
+    """The functions that were innermost in the most samples, as (share of samples, function)."""
+    counts: collections.Counter[str] = collections.Counter()
+    total = 0
+    for line in raw.read_text().splitlines():
+        if not line.strip():
+            continue
+        stack, n = line.rsplit(" ", 1)
+        total += int(n)
+        counts[stack.split(";")[-1]] += int(n)
+    return [(n / total, name) for name, n in counts.most_common(top)] if total else []
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("mode", choices=["zk", "kraft"], help="the broker: ZooKeeper mode (1.0.2) or KRaft (3.9)")
+    parser.add_argument("direction", choices=["produce", "consume"])
+    parser.add_argument("--records", type=int, default=400_000, help="records of the phase (default 400,000)")
+    parser.add_argument("--tracing", choices=["on", "off"], default="on", help="request-path tracing (default on)")
+    parser.add_argument("--top", type=int, default=30, help="functions to list (default 30)")
+    args = parser.parse_args(argv)
+
+    if args.tracing == "off":
+        os.environ[throughput.TRACING_ENV] = "off"
+    beside = Path(sys.executable).parent / "py-spy"  # installed in this virtualenv, not on PATH
+    spy = shutil.which("py-spy") or (str(beside) if beside.exists() else None)
+    root = Path(tempfile.mkdtemp(prefix="kafka-edu-profile-"))
+    extra = {"mode": "kraft", "controllers": 1} if args.mode == "kraft" else {}
+    runner = ClusterRunner.up(1, root / "traces", overrides=throughput.KAFKA_EDU_OVERRIDES, timeout_s=120, **extra)
+    try:
+        manifest = runner.run.read_manifest()
+        bootstrap = manifest["bootstrap_servers"]
+        pid = next(p["pid"] for p in manifest["processes"] if p["role"] == "broker")
+        admin = AdminClient({"bootstrap.servers": bootstrap})  # kept alive until its future is done
+        admin.create_topics([NewTopic(TOPIC, 1, 1)])[TOPIC].result(30)
+        # the topic to read, and a warm broker (imports, first requests of each kind) before sampling starts
+        throughput.produce(bootstrap, TOPIC, 20_000 if args.direction == "produce" else args.records, SIZE, "1", 300)
+        raw = root / f"{args.mode}-{args.direction}-{args.tracing}.txt"
+        sampler = subprocess.Popen([spy, "record", "-p", str(pid), "-o", str(raw), "-f", "raw", "-r", "200",
+                                    "--nonblocking", "--gil"], stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.DEVNULL) if spy else None
+        if args.direction == "produce":
+            seconds, missing, error = throughput.produce(bootstrap, TOPIC, args.records, SIZE, "1", 300)
+            records = args.records
+        else:
+            seconds, missing, error = throughput.consume(bootstrap, TOPIC, args.records, 1, 300)
+            records = args.records
+        print(f"{args.mode} {args.direction}, tracing {args.tracing}: {records:,} x {SIZE} B in {seconds:.2f} s, "
+              f"{records / seconds:,.0f} records/s" + (f" ({missing} missing: {error})" if missing else ""))
+        if sampler is None:
+            print("py-spy is not installed: no profile (pip install py-spy)")
+            return 0
+        sampler.send_signal(2)
+        sampler.wait(60)
+        for share, name in hottest(raw, args.top):
+            print(f"{share:6.1%}  {name}")
+        print(f"raw samples: {raw}")
+        return 0
+    finally:
+        runner.down()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
