@@ -1,4 +1,4 @@
-"""Lesson 8, ZooKeeper or KRaft (KIP-500's argument, run small enough for a class): a ZooKeeper-mode cluster
+"""Lesson 9, ZooKeeper or KRaft (KIP-500's argument, run small enough for a class): a ZooKeeper-mode cluster
 (Kafka 1.0.2) and a KRaft cluster (Kafka 3.9) side by side, the same topic on each, the controller of each killed
 with kill -9 at the same moment, and the two failovers compared from their own traces: how long until a working
 controller, and what each new controller had to load first.

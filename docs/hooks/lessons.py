@@ -33,7 +33,8 @@ SECTION = "Lessons"
 # facts that only mean something on the learner's own cluster: shown as a placeholder, not as the recorded value
 YOURS = {"bootstrap": "<bootstrap>", "run_dir": "<run-dir>", "zookeeper": "<zookeeper>", "traces": "traces",
          "run_ids": "<run-ids>", "mining_out": "<run-dir>-mining", "bootstrap_controllers": "<bootstrap-controllers>",
-         "zk_run_dir": "<zk-run-dir>", "zk_bootstrap": "<zk-bootstrap>", "zk_zookeeper": "<zk-zookeeper>"}
+         "zk_run_dir": "<zk-run-dir>", "zk_bootstrap": "<zk-bootstrap>", "zk_zookeeper": "<zk-zookeeper>",
+         "kafka_python": "kafka-python"}
 # what a check may read besides spans (Evidence's other fields), by the names its code uses
 _ENDED, _PAUSED = "which broker processes ended and when", "which broker processes were paused"
 EVIDENCE_READS = {"exits_since": _ENDED, "exits": _ENDED, "pauses_since": _PAUSED, "pauses": _PAUSED,

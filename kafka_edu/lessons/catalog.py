@@ -8,8 +8,8 @@ import importlib
 from kafka_edu.lessons.model import Lesson
 
 # Module names under lessons/, in order; a lesson's `name` is what `kafka-edu lesson run` takes.
-ORDER = ["broker_life", "request_journey", "controller", "replication", "many_runs",
-         "raft", "metadata_journey", "zk_or_kraft"]  # ZooKeeper mode (Kafka 1.0.2), then KRaft (Kafka 3.9)
+ORDER = ["broker_life", "request_journey", "controller", "replication", "many_runs",  # ZooKeeper mode (Kafka 1.0.2),
+         "raft", "metadata_journey", "request_journey_kraft", "zk_or_kraft"]  # then KRaft (Kafka 3.9)
 
 
 def all_lessons() -> list[Lesson]:
