@@ -269,6 +269,31 @@ def configs(options: argparse.Namespace) -> int:
     return 0
 
 
+def configs_kraft(args: list[str]) -> int | None:
+    """part A (issue 24): Kafka 3.9's kafka-configs.sh (--bootstrap-server; the default on a KRaft run, whose brokers
+    it then asks). None when the arguments are for 1.0.2's tool (--zookeeper, or a ZooKeeper-mode run)."""
+    from kafka_edu.v3_9.core.admin.config_command import main as config_command_main
+    ours = argparse.ArgumentParser(add_help=False)
+    ours.add_argument("--run")
+    ours.add_argument("--traces", default="traces")
+    run_options, args = ours.parse_known_args(args)
+    given = {a.split("=", 1)[0] for a in args}
+    if "--bootstrap-server" not in given:
+        if "--zookeeper" in given or "-h" in given or "--help" in given:
+            return None
+        options = argparse.Namespace(bootstrap_server=None, run=run_options.run, traces=run_options.traces)
+        try:
+            if _run_manifest(options, changes=True).get("mode") != "kraft":
+                return None
+        except Exception:
+            return None  # no run to default to: 1.0.2's tool says what is missing
+        bootstrap = _bootstrap_servers(options, changes=True)
+        if bootstrap is None:
+            return 2
+        args = [*args, "--bootstrap-server", bootstrap]
+    return config_command_main(args)
+
+
 def delete_records(options: argparse.Namespace) -> int:
     """kafka-delete-records.sh: `--offset-json-file F`; the bootstrap defaults to the run's brokers."""
     from kafka_edu.v1_0_2.core.admin.delete_records_command import execute
@@ -297,8 +322,9 @@ def log_dirs(options: argparse.Namespace) -> int:
 
 # What replaced each ZooKeeper-bound tool in Kafka 3.9, where it needs a broker API instead of ZooKeeper.
 _KRAFT_SUCCESSORS = {
-    "preferred-replica-election": "kafka-leader-election.sh, which sends ElectLeaders to a broker (forwarded to the "
-                                  "active controller)",
+    "preferred-replica-election": "kafka-leader-election.sh (here: `kafka-edu leader-election --election-type "
+                                  "PREFERRED`), which sends ElectLeaders to a broker (forwarded to the active "
+                                  "controller)",
     "reassign-partitions": "kafka-reassign-partitions.sh --bootstrap-server, which sends AlterPartitionReassignments "
                            "to a broker (forwarded to the active controller)",
     "configs": "kafka-configs.sh --bootstrap-server, which sends IncrementalAlterConfigs to a broker (forwarded to "
@@ -315,8 +341,10 @@ def _zookeeper_connect(options: argparse.Namespace) -> str | None:
     if manifest.get("mode") == "kraft":
         console.print(f"[red]kafka-edu {options.command}: run {manifest.get('run_id', '?')} is a KRaft cluster, "
                       f"which has no ZooKeeper, and this tool (Kafka 1.0.2's) writes its request to ZooKeeper. Kafka "
-                      f"3.9 does it with {_KRAFT_SUCCESSORS[options.command]}; the KRaft controller of this port "
-                      f"does not implement that API yet.[/]", soft_wrap=True)
+                      f"3.9 does it with {_KRAFT_SUCCESSORS[options.command]}"
+                      + (".[/]" if options.command == "preferred-replica-election"  # part C: ElectLeaders is served
+                         else "; the KRaft controller of this port does not implement that API yet.[/]"),
+                      soft_wrap=True)
         return None
     return manifest["zookeeper_connect"]
 
@@ -346,12 +374,73 @@ def preferred_replica_election(options: argparse.Namespace) -> int:
     return 0
 
 
+def leader_election(args: list[str]) -> int:
+    """Kafka 3.9's kafka-leader-election.sh; with no --bootstrap-server, the brokers of `--run DIR` or of the newest
+    run."""
+    from kafka_edu.v3_9.tools.tools.leader_election_command import main as leader_election_main
+    ours = argparse.ArgumentParser(add_help=False)
+    ours.add_argument("--run")
+    ours.add_argument("--traces", default="traces")
+    run_options, args = ours.parse_known_args(args)
+    if "-h" not in args and "--help" not in args and \
+            "--bootstrap-server" not in {a.split("=", 1)[0] for a in args}:
+        bootstrap = _bootstrap_servers(argparse.Namespace(bootstrap_server=None, run=run_options.run,
+                                                          traces=run_options.traces))
+        if bootstrap is None:
+            return 2
+        args = ["--bootstrap-server", bootstrap, *args]
+    return leader_election_main(args)
+
+
+def features(args: list[str]) -> int:
+    """part A (issue 24): Kafka 3.9's kafka-features.sh; with no --bootstrap-server, the brokers of `--run DIR` or
+    of the newest run."""
+    from kafka_edu.v3_9.tools.tools.feature_command import main as feature_command_main
+    ours = argparse.ArgumentParser(add_help=False)
+    ours.add_argument("--run")
+    ours.add_argument("--traces", default="traces")
+    run_options, args = ours.parse_known_args(args)
+    if "-h" not in args and "--help" not in args and \
+            "--bootstrap-server" not in {a.split("=", 1)[0] for a in args}:
+        bootstrap = _bootstrap_servers(argparse.Namespace(bootstrap_server=None, run=run_options.run,
+                                                          traces=run_options.traces))
+        if bootstrap is None:
+            return 2
+        args = ["--bootstrap-server", bootstrap, *args]
+    return feature_command_main(args)
+
+
+def _reassign_partitions_kraft(options: argparse.Namespace, bootstrap: str) -> int:
+    """Kafka 3.9's kafka-reassign-partitions.sh --bootstrap-server: AlterPartitionReassignments and
+    ListPartitionReassignments to a broker, which forwards them to the active controller."""
+    from kafka_edu.v3_9.tools.tools.reassign.reassign_partitions_command import main as reassign_main
+    args = ["--bootstrap-server", bootstrap]
+    for flag in ("generate", "execute", "verify", "cancel", "list", "additional", "disable_rack_aware",
+                 "preserve_throttles"):
+        if getattr(options, flag):
+            args.append("--" + flag.replace("_", "-"))
+    for value in ("reassignment_json_file", "topics_to_move_json_file", "broker_list"):
+        if getattr(options, value) is not None:
+            args += ["--" + value.replace("_", "-"), getattr(options, value)]
+    return reassign_main(args)
+
+
 def reassign_partitions(options: argparse.Namespace) -> int:
     """kafka-reassign-partitions.sh: `--reassignment-json-file F --execute|--verify`, or `--generate
-    --topics-to-move-json-file F --broker-list 1,2,3`."""
+    --topics-to-move-json-file F --broker-list 1,2,3`; with --bootstrap-server (or on a KRaft run), Kafka 3.9's tool,
+    which also has --cancel and --list. With --zookeeper (or on a ZooKeeper-mode run), Kafka 1.0.2's."""
     from rich.markup import escape
 
     from kafka_edu.v1_0_2.core.admin.reassign_partitions_command import run, validate_and_parse_args
+    if options.bootstrap_server:
+        return _reassign_partitions_kraft(options, options.bootstrap_server)
+    if not options.zookeeper and _run_manifest(options, changes=True).get("mode") == "kraft":
+        bootstrap = _bootstrap_servers(options, changes=True)
+        return 2 if bootstrap is None else _reassign_partitions_kraft(options, bootstrap)
+    if options.cancel or options.list or options.additional:
+        console.print("[red]--cancel, --list and --additional are Kafka 3.9's (--bootstrap-server); 1.0.2's tool "
+                      "(--zookeeper) has none of them[/]", soft_wrap=True)
+        return 2
     usage_error = validate_and_parse_args(options)
     if usage_error is not None:
         console.print(f"[red]{escape(usage_error)}[/]", soft_wrap=True)
@@ -373,10 +462,21 @@ def acls(args: list[str]) -> int:
     Without zookeeper.connect in --authorizer-properties, the ZooKeeper of --run DIR or of the newest run."""
     import traceback
 
+    # part B (issue 24): --bootstrap-server is Kafka 3.9's admin-client path (a KRaft cluster's ACLs, in its
+    # metadata log); without it, 1.0.2's authorizer path (the ACLs in ZooKeeper)
+    if any(a == "--bootstrap-server" or a.startswith("--bootstrap-server=") for a in args):
+        from kafka_edu.v3_9.core.admin import acl_command as acl_command_39
+        return acl_command_39.main(args)
     from kafka_edu.v1_0_2.core.admin import acl_command
     parser = acl_command.options_parser()
     properties = next(action for action in parser._actions if action.dest == "authorizer_properties")
     properties.help += " (default: the run's ZooKeeper)"
+    parser.description = (f"{parser.description} ZooKeeper mode: the ACLs in ZooKeeper, through the authorizer "
+                          "(--authorizer-properties zookeeper.connect=...). KRaft: --bootstrap-server B, the ACLs of a "
+                          "KRaft cluster through a broker (Kafka 3.9).")
+    parser.add_argument("--bootstrap-server", metavar="B",
+                        help="a KRaft cluster's brokers: Kafka 3.9's admin-client path, with 3.9's options "
+                             "(kafka-edu acls --bootstrap-server B --help); without it, ZooKeeper mode (1.0.2)")
     parser.add_argument("--run", help="the run whose ZooKeeper to use (default: the newest)")
     parser.add_argument("--traces", default="traces")
     opts = parser.parse_args(args)  # --help and unknown options; the tool parses the rest again
@@ -424,7 +524,17 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("dump-log", help="print log segments and snapshots (kafka-dump-log.sh): "
                                     "[--cluster-metadata-decoder] FILE...", add_help=False)
     sub.add_parser("acls", add_help=False, help="add, remove or list ACLs (kafka-acls.sh): --add|--remove|--list "
-                                                "--allow-principal User:alice --operation Read --topic T ...")
+                                                "--allow-principal User:alice --operation Read --topic T ...; "
+                                                "--bootstrap-server B: a KRaft cluster's (Kafka 3.9), "
+                                                "--authorizer-properties zookeeper.connect=Z: ZooKeeper's (1.0.2)")
+    sub.add_parser("leader-election", add_help=False,
+                   help="elect partition leaders on a KRaft cluster (Kafka 3.9's kafka-leader-election.sh): "
+                        "[--bootstrap-server B] --election-type PREFERRED|UNCLEAN --topic T --partition P | "
+                        "--all-topic-partitions | --path-to-json-file F")
+    sub.add_parser("features", add_help=False,  # part A
+                   help="describe, upgrade, downgrade or disable a KRaft cluster's feature levels (Kafka 3.9's "
+                        "kafka-features.sh): [--bootstrap-server B] describe | upgrade --metadata 3.9-IV0 | "
+                        "downgrade --feature f=level [--unsafe] | disable --feature f [--dry-run]")
     zk = sub.add_parser("zookeeper-start", help="run a real ZooKeeper 3.8 in the foreground")
     zk.add_argument("--data-dir", default="/tmp/kafka-edu-zookeeper")
     zk.add_argument("--port", type=int, default=2181)
@@ -511,8 +621,15 @@ def build_parser() -> argparse.ArgumentParser:
     tp.add_argument("--bootstrap-server", help="default: the run's brokers (ZooKeeper or KRaft mode)")
     tp.add_argument("--run", help="the run directory to act on (default: the live run started last)")
     tp.add_argument("--traces", default="traces")
-    cf = sub.add_parser("configs", help="describe or change topic, client, user and broker configs in ZooKeeper "
-                                        "(kafka-configs.sh)")
+    cf = sub.add_parser("configs", help="describe or change topic, broker, client, user and ip configs, quotas and "
+                                        "SCRAM credentials (kafka-configs.sh)",
+                        description="Two tools in one: with --bootstrap-server (the default on a KRaft run), Kafka "
+                                    "3.9's, through the brokers (DescribeConfigs, IncrementalAlterConfigs, "
+                                    "AlterConfigs, Describe/AlterClientQuotas, Describe/AlterUserScramCredentials; "
+                                    "entity types topics, brokers, broker-loggers, users, clients, ips; --all; "
+                                    "`--entity-type users --entity-name U --entity-type clients --entity-name C`); "
+                                    "with --zookeeper (the default on a ZooKeeper-mode run), Kafka 1.0.2's, which "
+                                    "writes the configs to ZooKeeper.")
     cf_action = cf.add_mutually_exclusive_group(required=True)
     cf_action.add_argument("--describe", action="store_true")
     cf_action.add_argument("--alter", action="store_true")
@@ -522,7 +639,10 @@ def build_parser() -> argparse.ArgumentParser:
     cf_name.add_argument("--entity-default", action="store_true", help="the default of every client or user")
     cf.add_argument("--add-config", metavar="k1=v1,k2=[v1,v2]")
     cf.add_argument("--delete-config", action="append", default=[], metavar="k1,k2")
-    cf.add_argument("--zookeeper", help="default: the newest run's ZooKeeper")
+    cf.add_argument("--zookeeper", help="Kafka 1.0.2's tool through this ZooKeeper (default on a ZooKeeper-mode "
+                                        "run: the run's)")
+    cf.add_argument("--bootstrap-server", help="Kafka 3.9's tool through these brokers (default on a KRaft run: "
+                                               "the run's brokers); see its own --help")
     cf.add_argument("--run", help="the run directory to act on (default: the live run started last)")
     cf.add_argument("--traces", default="traces")
     dr = sub.add_parser("delete-records", help="delete a partition's records below an offset "
@@ -546,15 +666,29 @@ def build_parser() -> argparse.ArgumentParser:
     pe.add_argument("--zookeeper", help="default: the newest run's ZooKeeper")
     pe.add_argument("--run", help="the run directory to act on (default: the live run started last)")
     pe.add_argument("--traces", default="traces")
-    rp = sub.add_parser("reassign-partitions", help="move partitions between brokers (kafka-reassign-partitions.sh)")
+    rp = sub.add_parser("reassign-partitions", help="move partitions between brokers (kafka-reassign-partitions.sh)",
+                        description="Two tools in one: with --bootstrap-server (the default on a KRaft run), Kafka "
+                                    "3.9's, through AlterPartitionReassignments and ListPartitionReassignments "
+                                    "(--generate, --execute [--additional], --verify, --cancel, --list); with "
+                                    "--zookeeper (the default on a ZooKeeper-mode run), Kafka 1.0.2's, which writes "
+                                    "/admin/reassign_partitions (--generate, --execute, --verify).")
     rp_action = rp.add_mutually_exclusive_group(required=True)
     for name in ("generate", "execute", "verify"):
         rp_action.add_argument(f"--{name}", action="store_true")
+    rp_action.add_argument("--cancel", action="store_true", help="cancel an active reassignment (3.9)")
+    rp_action.add_argument("--list", action="store_true", help="list the active reassignments (3.9)")
     rp.add_argument("--reassignment-json-file",
                     help='{"version": 1, "partitions": [{"topic": "foo", "partition": 1, "replicas": [1, 2]}]}')
     rp.add_argument("--topics-to-move-json-file", help='{"version": 1, "topics": [{"topic": "foo"}]}')
     rp.add_argument("--broker-list", help='the brokers to move the topics to, "0,1,2" (with --generate)')
-    rp.add_argument("--zookeeper", help="default: the newest run's ZooKeeper")
+    rp.add_argument("--additional", action="store_true",
+                    help="execute in addition to the reassignments under way (3.9)")
+    rp.add_argument("--disable-rack-aware", action="store_true", help="--generate without racks (3.9)")
+    rp.add_argument("--preserve-throttles", action="store_true", help="accepted (3.9); the port sets no throttles")
+    rp.add_argument("--bootstrap-server", help="Kafka 3.9's tool through these brokers (default on a KRaft run: "
+                                               "the run's brokers)")
+    rp.add_argument("--zookeeper", help="Kafka 1.0.2's tool through this ZooKeeper (default on a ZooKeeper-mode "
+                                        "run: the run's)")
     rp.add_argument("--run", help="the run directory to act on (default: the live run started last)")
     rp.add_argument("--traces", default="traces")
     mining_cli.add_parser(sub)
@@ -573,6 +707,14 @@ def main(argv: list[str] | None = None) -> int:
         return metadata_quorum(argv[1:])
     if argv and argv[0] == "acls":
         return acls(argv[1:])
+    if argv and argv[0] == "leader-election":
+        return leader_election(argv[1:])
+    if argv and argv[0] == "features":  # part A
+        return features(argv[1:])
+    if argv and argv[0] == "configs":  # part A: 3.9's tool through the brokers, or 1.0.2's below
+        status = configs_kraft(argv[1:])
+        if status is not None:
+            return status
     options = build_parser().parse_args(argv)
     try:
         if options.command == "zookeeper-start":

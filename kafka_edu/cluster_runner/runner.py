@@ -216,7 +216,7 @@ class ClusterRunner:
                       "controller.quorum.voters": voters,
                       "log.dirs": str(self.run.path / f"controller-{node_id}" / "logs")})
         props.pop("metadata.log.dir", None)  # the log dir above holds the metadata log too
-        for override in overrides:
+        for override in for_role(overrides, "controller"):
             key, _, value = override.partition("=")
             props[key.strip()] = value.strip()
         path = self.run.path / f"controller-{node_id}.properties"
@@ -254,7 +254,7 @@ class ClusterRunner:
                       "log.dirs": str(self.run.path / f"broker-{node_id}" / "logs"),
                       # its own directory, as config/kraft/broker.properties has it (a log dir would do too)
                       "metadata.log.dir": str(self.run.path / f"broker-{node_id}" / "metadata")})
-        for override in overrides:
+        for override in for_role(overrides, "broker"):
             key, _, value = override.partition("=")
             props[key.strip()] = value.strip()
         path = self.run.path / f"broker-{node_id}.properties"
@@ -498,6 +498,20 @@ def _brokers_listed(address: str) -> int:
         return -1
     finally:
         channel.disconnect()
+
+
+def for_role(overrides: list[str], role: str) -> list[str]:
+    """The overrides a KRaft node of `role` takes: all but those marked for the other role (`controller:k=v` is
+    for controllers only, `broker:k=v` for brokers only; a combined node is a controller here)."""
+    chosen = []
+    for override in overrides:
+        prefix, colon, rest = override.partition(":")
+        if colon and prefix in ("controller", "broker") and "=" not in prefix:
+            if prefix == role:
+                chosen.append(rest)
+        else:
+            chosen.append(override)
+    return chosen
 
 
 def bootstrap_servers(processes: list[dict[str, Any]]) -> str:

@@ -7,7 +7,7 @@ import uuid
 
 import pytest
 from kio.schema.types import BrokerId, TopicName
-from kio.static.primitive import i8, i16, i32, i64, u16
+from kio.static.primitive import f64, i8, i16, i32, i64, u16
 
 from kafka_edu.v1_0_2.clients.common.errors import UnsupportedVersionException
 from kafka_edu.v3_9.metadata.common.metadata import (
@@ -17,6 +17,7 @@ from kafka_edu.v3_9.metadata.common.metadata import (
     BrokerEndpoint,
     BrokerFeature,
     BrokerRegistrationChangeRecord,
+    ClientQuotaRecord,
     ConfigRecord,
     EndTransactionRecord,
     FeatureLevelRecord,
@@ -28,10 +29,15 @@ from kafka_edu.v3_9.metadata.common.metadata import (
     ProducerIdsRecord,
     RegisterBrokerRecord,
     RemoveTopicRecord,
+    RemoveUserScramCredentialRecord,
     TopicRecord,
     UnfenceBrokerRecord,
     UnregisterBrokerRecord,
+    UserScramCredentialRecord,
 )
+from kafka_edu.v3_9.metadata.common.metadata.access_control_entry_record import AccessControlEntryRecord
+from kafka_edu.v3_9.metadata.common.metadata.client_quota_record import EntityData as QuotaEntityData
+from kafka_edu.v3_9.metadata.common.metadata.remove_access_control_entry_record import RemoveAccessControlEntryRecord
 from kafka_edu.v3_9.metadata.metadata.metadata_record_serde import MetadataParseException, MetadataRecordSerde
 
 SERDE = MetadataRecordSerde.INSTANCE
@@ -133,6 +139,22 @@ def _sample(record_type: MetadataRecordType) -> ApiMessageAndVersion:
         MetadataRecordType.END_TRANSACTION_RECORD: ApiMessageAndVersion(EndTransactionRecord(), 0),
         MetadataRecordType.ABORT_TRANSACTION_RECORD: ApiMessageAndVersion(AbortTransactionRecord(reason="renounce"),
                                                                           0),
+        # part A (issue 24): quotas and SCRAM
+        MetadataRecordType.CLIENT_QUOTA_RECORD: ApiMessageAndVersion(ClientQuotaRecord(
+            entity=(QuotaEntityData(entity_type="user", entity_name="alice"),
+                    QuotaEntityData(entity_type="client-id", entity_name=None)),
+            key="producer_byte_rate", value=f64(1024.5), remove=False), 0),
+        MetadataRecordType.USER_SCRAM_CREDENTIAL_RECORD: ApiMessageAndVersion(UserScramCredentialRecord(
+            name="alice", mechanism=i8(1), salt=b"salt", stored_key=b"stored", server_key=b"server",
+            iterations=i32(8192)), 0),
+        MetadataRecordType.REMOVE_USER_SCRAM_CREDENTIAL_RECORD: ApiMessageAndVersion(
+            RemoveUserScramCredentialRecord(name="alice", mechanism=i8(2)), 0),
+        # part B (issue 24): ACLs
+        MetadataRecordType.ACCESS_CONTROL_ENTRY_RECORD: ApiMessageAndVersion(AccessControlEntryRecord(
+            id=uuid.UUID(int=7), resource_type=i8(2), resource_name="foo", pattern_type=i8(3),
+            principal="User:alice", host="*", operation=i8(3), permission_type=i8(3)), 0),
+        MetadataRecordType.REMOVE_ACCESS_CONTROL_ENTRY_RECORD: ApiMessageAndVersion(
+            RemoveAccessControlEntryRecord(id=uuid.UUID(int=7)), 0),
     }
     return samples[record_type]
 
@@ -153,9 +175,11 @@ def test_the_types_the_brief_lists_have_their_kafka_ids() -> None:
     assert {t.id: str(t) for t in MetadataRecordType} == {
         0: "RegisterBrokerRecord", 1: "UnregisterBrokerRecord", 2: "TopicRecord", 3: "PartitionRecord",
         4: "ConfigRecord", 5: "PartitionChangeRecord", 7: "FenceBrokerRecord", 8: "UnfenceBrokerRecord",
-        9: "RemoveTopicRecord", 12: "FeatureLevelRecord", 15: "ProducerIdsRecord",
+        9: "RemoveTopicRecord", 11: "UserScramCredentialRecord", 12: "FeatureLevelRecord",
+        14: "ClientQuotaRecord", 15: "ProducerIdsRecord", 22: "RemoveUserScramCredentialRecord",
         17: "BrokerRegistrationChangeRecord", 20: "NoOpRecord", 23: "BeginTransactionRecord",
-        24: "EndTransactionRecord", 25: "AbortTransactionRecord"}
+        24: "EndTransactionRecord", 25: "AbortTransactionRecord",
+        18: "AccessControlEntryRecord", 19: "RemoveAccessControlEntryRecord"}  # part B (issue 24)
 
 
 def test_empty_records_are_three_frame_bytes_and_an_empty_tag_section() -> None:

@@ -72,12 +72,27 @@ BROKER_SUPPORTED_VERSIONS: dict[ApiKeys, tuple[int, int]] = {
     ApiKeys.INIT_PRODUCER_ID: (0, 5),
     ApiKeys.OFFSET_FOR_LEADER_EPOCH: (0, 4),
     ApiKeys.WRITE_TXN_MARKERS: (0, 1),
+    ApiKeys.DESCRIBE_ACLS: (0, 3),  # part B
+    ApiKeys.CREATE_ACLS: (0, 3),  # part B
+    ApiKeys.DELETE_ACLS: (0, 3),  # part B
     ApiKeys.DESCRIBE_CONFIGS: (0, 4),
+    ApiKeys.ALTER_CONFIGS: (0, 2),  # part A
+    ApiKeys.INCREMENTAL_ALTER_CONFIGS: (0, 1),  # part A
+    ApiKeys.DESCRIBE_CLIENT_QUOTAS: (0, 1),  # part A
+    ApiKeys.ALTER_CLIENT_QUOTAS: (0, 1),  # part A
+    ApiKeys.DESCRIBE_USER_SCRAM_CREDENTIALS: (0, 0),  # part A
+    ApiKeys.ALTER_USER_SCRAM_CREDENTIALS: (0, 0),  # part A
+    ApiKeys.UPDATE_FEATURES: (0, 1),  # part A
     ApiKeys.DESCRIBE_LOG_DIRS: (0, 4),
     ApiKeys.SASL_AUTHENTICATE: (0, 2),
     ApiKeys.CREATE_PARTITIONS: (0, 3),
     ApiKeys.DELETE_GROUPS: (0, 2),
+    ApiKeys.ELECT_LEADERS: (0, 2),  # part C
+    ApiKeys.ALTER_PARTITION_REASSIGNMENTS: (0, 0),  # part C
+    ApiKeys.LIST_PARTITION_REASSIGNMENTS: (0, 0),  # part C
     ApiKeys.DESCRIBE_CLUSTER: (0, 1),
+    ApiKeys.DESCRIBE_PRODUCERS: (0, 0),  # part C
+    ApiKeys.UNREGISTER_BROKER: (0, 0),  # part C
     ApiKeys.DESCRIBE_TOPIC_PARTITIONS: (0, 0),
 }
 

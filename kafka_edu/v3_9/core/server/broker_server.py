@@ -37,6 +37,7 @@ from kafka_edu.v1_0_2.core.utils.core_utils import swallow
 from kafka_edu.v1_0_2.core.utils.kafka_logging import Logging
 from kafka_edu.v3_9.clients.common.utils.time import SYSTEM
 from kafka_edu.v3_9.clients.common.uuid import Uuid
+from kafka_edu.v3_9.clients.server.authorizer.authorizer_server_info import AuthorizerServerInfo
 from kafka_edu.v3_9.core.coordinator.group.group_coordinator_adapter import GroupCoordinatorAdapter
 from kafka_edu.v3_9.core.coordinator.transaction.rpc_producer_id_manager import RPCProducerIdManager
 from kafka_edu.v3_9.core.log import log_manager as log_manager_module
@@ -52,6 +53,7 @@ from kafka_edu.v3_9.core.server.forwarding_manager import ForwardingManagerImpl
 from kafka_edu.v3_9.core.server.kafka_apis import KafkaApis
 from kafka_edu.v3_9.core.server.kafka_request_handler import KafkaRequestHandlerPool
 from kafka_edu.v3_9.core.server.kraft_coordinator_bridge import TransactionCoordinatorAdapter
+from kafka_edu.v3_9.core.server.metadata.acl_publisher import AclPublisher
 from kafka_edu.v3_9.core.server.metadata.broker_metadata_publisher import BrokerMetadataPublisher
 from kafka_edu.v3_9.core.server.metadata.kraft_metadata_cache import KRaftMetadataCache
 from kafka_edu.v3_9.core.server.node_to_controller_channel_manager import (
@@ -62,6 +64,7 @@ from kafka_edu.v3_9.core.server.remote_leader_end_point import UNBOUNDED_QUOTA
 from kafka_edu.v3_9.core.server.replica_manager import ReplicaManager
 from kafka_edu.v3_9.core.server.shared_server import SharedServer
 from kafka_edu.v3_9.metadata.metadata.broker_state import BrokerState
+from kafka_edu.v3_9.server.security.authorizer.authorizer_utils import create_new_authorizer
 from kafka_edu.v3_9.server_common.server.util.future_utils import Deadline, wait_with_logging
 from kafka_edu.v3_9.server_common.server.util.kafka_scheduler import KafkaScheduler
 from kafka_edu.v3_9.storage.storage.internals.log.log_dir_failure_channel import LogDirFailureChannel
@@ -122,6 +125,7 @@ class BrokerServer:
         self.transaction_coordinator: TransactionCoordinatorAdapter | None = None
         self.broker_metadata_publisher: BrokerMetadataPublisher | None = None
         self.metadata_publishers: list[Any] = []
+        self.authorizer: Any | None = None
         self.cluster_id: str = shared_server.cluster_id()
 
     @property
@@ -242,6 +246,11 @@ class BrokerServer:
                 for shard_num in range(NUM_FETCH_SESSION_CACHE_SHARDS)]
             fetch_manager = FetchManager(SYSTEM, FetchSessionCache(fetch_session_cache_shards))
 
+            # Create and initialize an authorizer if one is configured.
+            self.authorizer = create_new_authorizer(config)
+            if self.authorizer is not None:
+                self.authorizer.configure(config.originals())
+
             self.data_plane_request_processor = KafkaApis(
                 request_channel=self.socket_server.data_plane_request_channel,
                 forwarding_manager=self.forwarding_manager,
@@ -252,7 +261,7 @@ class BrokerServer:
                 broker_id=config.node_id,
                 config=config,
                 metadata_cache=self.metadata_cache,
-                authorizer=None,
+                authorizer=self.authorizer,
                 fetch_manager=fetch_manager,
                 cluster_id=self.cluster_id,
                 api_version_manager=self.api_version_manager)
@@ -265,6 +274,10 @@ class BrokerServer:
                 config, self.metadata_cache, self.log_manager, self.replica_manager, self.group_coordinator,
                 self.transaction_coordinator)
             self.metadata_publishers.append(self.broker_metadata_publisher)
+            # The image's ACLs into the authorizer; its first publish opens the listeners waiting for them.
+            self.metadata_publishers.append(AclPublisher(config.node_id,
+                                                         self.shared_server.metadata_publishing_fault_handler(),
+                                                         "broker", self.authorizer))
             wait_with_logging(self.log, "", "the broker metadata publishers to be installed",
                               loader.install_publishers(self.metadata_publishers), startup_deadline)
 
@@ -280,8 +293,13 @@ class BrokerServer:
             wait_with_logging(self.log, "", "the broker to be unfenced",
                               self.lifecycle_manager.set_ready_to_unfence(), startup_deadline)
 
-            # Enable inbound TCP connections. Each acceptor starts once its authorizer is ready (none here).
-            socket_server_future = self.socket_server.enable_request_processing({})
+            # Enable inbound TCP connections. Each acceptor starts once its authorizer future is complete (the
+            # StandardAuthorizer's: once the AclPublisher has loaded the ACLs).
+            authorizer_futures = self._authorizer_futures()
+            socket_server_future = self.socket_server.enable_request_processing(authorizer_futures)
+            for future in authorizer_futures.values():
+                wait_with_logging(self.log, "", "all of the authorizer futures to be completed", future,
+                                  startup_deadline)
             wait_with_logging(self.log, "", "all of the SocketServer Acceptors to be started",
                               socket_server_future, startup_deadline)
 
@@ -291,6 +309,14 @@ class BrokerServer:
             self.log.critical("Fatal error during broker startup. Prepare to shutdown", exc_info=True)
             self.shutdown()
             raise
+
+    def _authorizer_futures(self) -> dict[Any, Any]:
+        """EndpointReadyFutures: per endpoint, the authorizer's start future (none without an authorizer)."""
+        if self.authorizer is None:
+            return {}
+        endpoints = [acceptor.end_point for acceptor in self.socket_server.data_plane_acceptors.values()]
+        return self.authorizer.start(AuthorizerServerInfo(self.cluster_id, self.config.node_id, endpoints, None,
+                                                          self.config.early_start_listeners))
 
     def directory_ids(self) -> set[Uuid]:
         """LogManager.directoryIdsSet: the directory.id of each online log dir, from its meta.properties."""
@@ -345,6 +371,9 @@ class BrokerServer:
             if self.data_plane_request_processor is not None:
                 with swallow(log):
                     self.data_plane_request_processor.close()
+            if self.authorizer is not None:
+                with swallow(log):
+                    self.authorizer.close()
 
             # The scheduler goes first: its tasks (retention, flushes) must not touch logs being closed.
             if self.kafka_scheduler is not None:

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
-import enum
 import logging
 import random
 import uuid
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future
-from dataclasses import dataclass
 from typing import Any
 
 from kio.schema.create_partitions.v3 import response as create_partitions_response
@@ -29,7 +27,9 @@ from kafka_edu.v3_9.clients.common.protocol.api_keys import ApiKeys
 from kafka_edu.v3_9.clients.common.protocol.builder import build, values
 from kafka_edu.v3_9.clients.common.protocol.errors import Errors
 from kafka_edu.v3_9.clients.common.utils.time import SYSTEM, Time
+from kafka_edu.v3_9.clients.server.authorizer.action import Action, AuthorizationResult
 from kafka_edu.v3_9.core.network.request_channel import Request, RequestChannel
+from kafka_edu.v3_9.core.server.acl_apis import AclApis
 from kafka_edu.v3_9.core.server.api_version_manager import ApiVersionManager, ListenerType, SimpleApiVersionManager
 from kafka_edu.v3_9.core.server.kafka_request_handler import ApiRequestHandler
 from kafka_edu.v3_9.core.server.request_handler_helper import RequestHandlerHelper, get_error_response
@@ -48,6 +48,11 @@ CONTROLLER_SUPPORTED_VERSIONS: dict[ApiKeys, tuple[int, int]] = {
     ApiKeys.CREATE_TOPICS: (2, 7),
     ApiKeys.DELETE_TOPICS: (1, 6),
     ApiKeys.API_VERSIONS: (0, 3),
+    ApiKeys.ALTER_CONFIGS: (0, 2),  # part A
+    ApiKeys.INCREMENTAL_ALTER_CONFIGS: (0, 1),  # part A
+    ApiKeys.ALTER_CLIENT_QUOTAS: (0, 1),  # part A
+    ApiKeys.ALTER_USER_SCRAM_CREDENTIALS: (0, 0),  # part A
+    ApiKeys.UPDATE_FEATURES: (0, 1),  # part A
     ApiKeys.VOTE: (0, 1),
     ApiKeys.BEGIN_QUORUM_EPOCH: (0, 1),
     ApiKeys.END_QUORUM_EPOCH: (0, 1),
@@ -59,6 +64,12 @@ CONTROLLER_SUPPORTED_VERSIONS: dict[ApiKeys, tuple[int, int]] = {
     ApiKeys.DESCRIBE_CLUSTER: (0, 1),
     ApiKeys.ALLOCATE_PRODUCER_IDS: (0, 0),
     ApiKeys.CREATE_PARTITIONS: (0, 3),
+    ApiKeys.ELECT_LEADERS: (0, 2),
+    ApiKeys.ALTER_PARTITION_REASSIGNMENTS: (0, 0),
+    ApiKeys.LIST_PARTITION_REASSIGNMENTS: (0, 0),
+    ApiKeys.DESCRIBE_ACLS: (0, 3),  # part B
+    ApiKeys.CREATE_ACLS: (0, 3),  # part B
+    ApiKeys.DELETE_ACLS: (0, 3),  # part B
 }
 
 
@@ -78,26 +89,9 @@ class TopicDeletionDisabledException(ApiException):
 
 
 # -- authorization: kafka.server.AuthHelper over org.apache.kafka.server.authorizer.Authorizer --------------------
-# The port has no 3.9 authorizer (StandardAuthorizer is not ported), so a controller normally runs with none and every
-# request is allowed, as in 3.9 without `authorizer.class.name`. An object with Kafka's Authorizer.authorize(context,
-# actions) -> [AuthorizationResult] can be given: ControllerApis then asks it what 3.9 asks.
-
-class AuthorizationResult(enum.Enum):
-    ALLOWED = "ALLOWED"
-    DENIED = "DENIED"
-
-
-@dataclass(frozen=True)
-class Action:
-    """org.apache.kafka.server.authorizer.Action on a LITERAL resource pattern: an AclOperation name ("ALTER",
-    "CLUSTER_ACTION"...) on a resource type ("CLUSTER", "TOPIC") and name."""
-
-    operation: str
-    resource_type: str
-    resource_name: str
-    resource_reference_count: int = 1
-    log_if_allowed: bool = True
-    log_if_denied: bool = True
+# Without `authorizer.class.name` a node has no authorizer and every request is allowed, as in 3.9. With one (the
+# StandardAuthorizer, kafka_edu/v3_9/metadata/metadata/authorizer/), ControllerApis and KafkaApis ask it what 3.9
+# asks: Authorizer.authorize(request context, [Action]) -> [AuthorizationResult] (clients/server/authorizer/action.py).
 
 
 class AuthHelper:
@@ -109,7 +103,9 @@ class AuthHelper:
         if self.authorizer is None:
             return True
         action = Action(operation, resource_type, resource_name, ref_count, log_if_allowed, log_if_denied)
-        return self.authorizer.authorize(request, [action])[0] == AuthorizationResult.ALLOWED
+        # ControllerApis hands over the request, KafkaApis its context: the authorizer is asked with the context
+        context = getattr(request, "context", request)
+        return self.authorizer.authorize(context, [action])[0] == AuthorizationResult.ALLOWED
 
     def authorize_cluster_operation(self, request: Request, operation: str) -> None:
         if not self.authorize(request, operation, "CLUSTER", CLUSTER_NAME):
@@ -124,7 +120,7 @@ class AuthHelper:
             counts[name] = counts.get(name, 0) + 1
         actions = [Action(operation, resource_type, name, count, log_if_allowed, log_if_denied)
                    for name, count in counts.items()]
-        results = self.authorizer.authorize(request, actions)
+        results = self.authorizer.authorize(getattr(request, "context", request), actions)
         return {action.resource_name for action, result in zip(actions, results, strict=False)
                 if result == AuthorizationResult.ALLOWED}
 
@@ -147,12 +143,18 @@ class ControllerApis(ApiRequestHandler):
         self.api_version_manager = api_version_manager or controller_api_version_manager()
         self.auth_helper = AuthHelper(authorizer)
         self.request_helper = RequestHandlerHelper(request_channel, quotas, time)
+        self.acl_apis = AclApis(self.auth_helper, authorizer, self.request_helper, "controller", config)  # part B
         self.handlers: dict[ApiKeys, Callable[[Request], Future[Any] | None]] = {
             ApiKeys.FETCH: self.handle_fetch,
             ApiKeys.FETCH_SNAPSHOT: self.handle_fetch_snapshot,
             ApiKeys.CREATE_TOPICS: self.handle_create_topics,
             ApiKeys.DELETE_TOPICS: self.handle_delete_topics,
             ApiKeys.API_VERSIONS: self.handle_api_versions_request,
+            ApiKeys.ALTER_CONFIGS: self.handle_legacy_alter_configs,  # part A
+            ApiKeys.INCREMENTAL_ALTER_CONFIGS: self.handle_incremental_alter_configs,  # part A
+            ApiKeys.ALTER_CLIENT_QUOTAS: self.handle_alter_client_quotas,  # part A
+            ApiKeys.ALTER_USER_SCRAM_CREDENTIALS: self.handle_alter_user_scram_credentials,  # part A
+            ApiKeys.UPDATE_FEATURES: self.handle_update_features,  # part A
             ApiKeys.VOTE: self.handle_vote,
             ApiKeys.BEGIN_QUORUM_EPOCH: self.handle_begin_quorum_epoch,
             ApiKeys.END_QUORUM_EPOCH: self.handle_end_quorum_epoch,
@@ -164,7 +166,19 @@ class ControllerApis(ApiRequestHandler):
             ApiKeys.DESCRIBE_CLUSTER: self.handle_describe_cluster,
             ApiKeys.ALLOCATE_PRODUCER_IDS: self.handle_allocate_producer_ids_request,
             ApiKeys.CREATE_PARTITIONS: self.handle_create_partitions,
+            ApiKeys.ELECT_LEADERS: self.handle_elect_leaders,
+            ApiKeys.ALTER_PARTITION_REASSIGNMENTS: self.handle_alter_partition_reassignments,
+            ApiKeys.LIST_PARTITION_REASSIGNMENTS: self.handle_list_partition_reassignments,
+            ApiKeys.DESCRIBE_ACLS: self.acl_apis.handle_describe_acls,  # part B
+            ApiKeys.CREATE_ACLS: self.acl_apis.handle_create_acls,  # part B
+            ApiKeys.DELETE_ACLS: self.acl_apis.handle_delete_acls,  # part B
         }
+
+    def is_closed(self) -> bool:  # part B
+        return self.acl_apis.is_closed()
+
+    def close(self) -> None:  # part B
+        self.acl_apis.close()
 
     @step("KR.apis")
     def handle(self, request: Request, request_local: Any = None) -> None:
@@ -517,6 +531,33 @@ class ControllerApis(ApiRequestHandler):
         self.controller.create_partitions(context, topics, request.validate_only).add_done_callback(done)
         return result
 
+    # -- part C (issue 24): elections and reassignments ---------------------------------------------------------
+
+    def handle_elect_leaders(self, request: Request) -> Future[Any]:
+        self.auth_helper.authorize_cluster_operation(request, "ALTER")
+        data = request.body()
+        schema = self.response_schema(request)
+        future = self.controller.elect_leaders(self._request_context(request, _millis(data.timeout)), data)
+        return self._answer(request, future, lambda response: convert(response, schema),
+                            self._send_response_maybe_throttle)
+
+    def handle_alter_partition_reassignments(self, request: Request) -> Future[Any]:
+        data = request.body()
+        self.auth_helper.authorize_cluster_operation(request, "ALTER")
+        schema = self.response_schema(request)
+        future = self.controller.alter_partition_reassignments(self._request_context(request, _millis(data.timeout)),
+                                                               data)
+        return self._answer(request, future, lambda response: convert(response, schema),
+                            self._send_response_maybe_throttle)
+
+    def handle_list_partition_reassignments(self, request: Request) -> Future[Any]:
+        data = request.body()
+        self.auth_helper.authorize_cluster_operation(request, "DESCRIBE")
+        schema = self.response_schema(request)
+        future = self.controller.list_partition_reassignments(self._request_context(request), data)
+        return self._answer(request, future, lambda response: convert(response, schema),
+                            self._send_response_maybe_throttle)
+
     def handle_alter_partition_request(self, request: Request) -> Future[Any]:
         schema = self.response_schema(request)
         self.auth_helper.authorize_cluster_operation(request, "CLUSTER_ACTION")
@@ -578,6 +619,191 @@ class ControllerApis(ApiRequestHandler):
             brokers=[{"broker_id": node_id, "host": host, "port": port, "rack": None}
                      for node_id, (host, port) in voters.items()],
             cluster_authorized_operations=-2147483648))
+
+    # -- part A (issue 24): AlterConfigs, IncrementalAlterConfigs ---------------------------------------------------
+
+    def handle_legacy_alter_configs(self, request: Request) -> Future[Any]:
+        """Each resource's configs replaced by those given; an unknown resource type, a duplicate or an
+        unauthorized resource is answered here, the rest by the controller."""
+        from kafka_edu.v3_9.metadata.controller.configuration_control_manager import ConfigResourceType
+        responses: list[dict[str, Any]] = []
+        alter_configs_request = request.body()
+        context = self._request_context(request)
+        duplicate_resources: set[Any] = set()
+        config_changes: dict[Any, dict[str, str]] = {}
+        for resource in alter_configs_request.resources:
+            config_resource = (_config_resource_type(resource.resource_type), resource.resource_name)
+            if config_resource[0] is ConfigResourceType.UNKNOWN:
+                responses.append(_alter_configs_resource_response(
+                    resource.resource_type, resource.resource_name, Errors.UNSUPPORTED_VERSION,
+                    f"Unknown resource type {resource.resource_type}."))
+            elif config_resource not in duplicate_resources:
+                configs = {config.name: config.value for config in resource.configs}
+                if config_resource in config_changes:
+                    duplicate_resources.add(config_resource)
+                    del config_changes[config_resource]
+                    responses.append(_alter_configs_resource_response(
+                        resource.resource_type, resource.resource_name, Errors.INVALID_REQUEST, "Duplicate resource."))
+                else:
+                    config_changes[config_resource] = configs
+        self._remove_unauthorized_config_resources(request, config_changes, responses)
+        return self._answer_alter_configs(
+            request, self.controller.legacy_alter_configs(context, config_changes,
+                                                          alter_configs_request.validate_only), responses, [])
+
+    def handle_incremental_alter_configs(self, request: Request) -> Future[Any]:
+        """Like AlterConfigs, operation by operation (SET, DELETE, APPEND, SUBTRACT); a BROKER_LOGGER resource
+        changes this controller's own log levels."""
+        from kafka_edu.v3_9.core.server.logger.runtime_logger_manager import RuntimeLoggerManager
+        from kafka_edu.v3_9.metadata.controller.configuration_control_manager import ConfigResourceType, OpType
+        responses: list[dict[str, Any]] = []
+        alter_configs_request = request.body()
+        context = self._request_context(request)
+        duplicate_resources: set[Any] = set()
+        config_changes: dict[Any, dict[str, Any]] = {}
+        broker_logger_responses: list[dict[str, Any]] = []
+        for resource in alter_configs_request.resources:
+            config_resource = (_config_resource_type(resource.resource_type), resource.resource_name)
+            if config_resource[0] is ConfigResourceType.BROKER_LOGGER:
+                try:
+                    RuntimeLoggerManager(self.config.node_id, log).apply_changes_for_resource(
+                        self.auth_helper.authorize(request, "CLUSTER_ACTION", "CLUSTER", CLUSTER_NAME),
+                        alter_configs_request.validate_only, resource)
+                    api_error = ApiError.NONE
+                except Exception as t:
+                    api_error = ApiError.from_throwable(t)
+                broker_logger_responses.append(_alter_configs_resource_response(
+                    resource.resource_type, resource.resource_name, api_error.error,
+                    (api_error.message or api_error.error.name) if api_error.is_failure() else None))
+            elif config_resource[0] is ConfigResourceType.UNKNOWN:
+                responses.append(_alter_configs_resource_response(
+                    resource.resource_type, resource.resource_name, Errors.UNSUPPORTED_VERSION,
+                    f"Unknown resource type {resource.resource_type}."))
+            elif config_resource not in duplicate_resources:
+                alters_by_name = {config.name: (OpType(config.config_operation), config.value)
+                                  for config in resource.configs}
+                if config_resource in config_changes:
+                    duplicate_resources.add(config_resource)
+                    del config_changes[config_resource]
+                    responses.append(_alter_configs_resource_response(
+                        resource.resource_type, resource.resource_name, Errors.INVALID_REQUEST, "Duplicate resource."))
+                else:
+                    config_changes[config_resource] = alters_by_name
+        self._remove_unauthorized_config_resources(request, config_changes, responses)
+        return self._answer_alter_configs(
+            request, self.controller.incremental_alter_configs(context, config_changes,
+                                                               alter_configs_request.validate_only),
+            responses, broker_logger_responses)
+
+    def _remove_unauthorized_config_resources(self, request: Request, config_changes: dict[Any, Any],
+                                              responses: list[dict[str, Any]]) -> None:
+        for resource in list(config_changes):
+            api_error = self._authorize_alter_resource(request, resource)
+            if api_error.is_failure():
+                responses.append(_alter_configs_resource_response(int(resource[0]), resource[1], api_error.error,
+                                                                  api_error.message))
+                del config_changes[resource]
+
+    def _answer_alter_configs(self, request: Request, future: Future[Any], responses: list[dict[str, Any]],
+                              trailing: list[dict[str, Any]]) -> Future[Any]:
+        """`.handle`: the controller's results after those answered here (and the broker-logger ones last)."""
+        schema = self.response_schema(request)
+        answered: Future[Any] = Future()
+
+        def respond(done: Future[Any]) -> None:
+            try:
+                if done.exception() is not None:
+                    self.request_helper.handle_error(request, done.exception())
+                else:
+                    for resource, api_error in done.result().items():
+                        responses.append(_alter_configs_resource_response(int(resource[0]), resource[1],
+                                                                          api_error.error, api_error.message))
+                    responses.extend(trailing)
+                    self.request_helper.send_response_maybe_throttle(request, lambda throttle_ms: build(
+                        schema, throttle_time=throttle_ms, responses=responses))
+            except Exception as e:
+                answered.set_exception(e)
+            else:
+                answered.set_result(None)
+        future.add_done_callback(respond)
+        return answered
+
+    def _authorize_alter_resource(self, request: Request, resource: Any) -> ApiError:
+        from kafka_edu.v3_9.metadata.controller.configuration_control_manager import ConfigResourceType
+        if resource[0] in (ConfigResourceType.BROKER, ConfigResourceType.CLIENT_METRICS):
+            if self.auth_helper.authorize(request, "ALTER_CONFIGS", "CLUSTER", CLUSTER_NAME):
+                return ApiError(Errors.NONE)
+            return ApiError(Errors.CLUSTER_AUTHORIZATION_FAILED)
+        if resource[0] is ConfigResourceType.TOPIC:
+            if self.auth_helper.authorize(request, "ALTER_CONFIGS", "TOPIC", resource[1]):
+                return ApiError(Errors.NONE)
+            return ApiError(Errors.TOPIC_AUTHORIZATION_FAILED)
+        return ApiError(Errors.INVALID_REQUEST, f"Unexpected resource type {resource[0].name}.")
+
+    # -- part A (issue 24): AlterClientQuotas -------------------------------------------------------------------------
+
+    def handle_alter_client_quotas(self, request: Request) -> Future[Any]:
+        from kafka_edu.v3_9.clients.common.quota.client_quota_alteration import from_request_entries
+        quota_request = request.body()
+        self.auth_helper.authorize_cluster_operation(request, "ALTER_CONFIGS")
+        schema = self.response_schema(request)
+        future = self.controller.alter_client_quotas(self._request_context(request),
+                                                     from_request_entries(quota_request.entries),
+                                                     quota_request.validate_only)
+        answered: Future[Any] = Future()
+
+        def respond(done: Future[Any]) -> None:
+            try:
+                if done.exception() is not None:
+                    self.request_helper.handle_error(request, done.exception())
+                else:
+                    # AlterClientQuotasResponse.fromQuotaEntities
+                    entries = [dict(error_code=e.error, error_message=e.message,
+                                    entity=[dict(entity_type=t, entity_name=n) for t, n in entity.entries().items()])
+                               for entity, e in done.result().items()]
+                    self.request_helper.send_response_maybe_throttle(request, lambda throttle_ms: build(
+                        schema, throttle_time=throttle_ms, entries=entries))
+            except Exception as e:
+                answered.set_exception(e)
+            else:
+                answered.set_result(None)
+        future.add_done_callback(respond)
+        return answered
+
+    # -- part A (issue 24): AlterUserScramCredentials -----------------------------------------------------------------
+
+    def handle_alter_user_scram_credentials(self, request: Request) -> Future[Any]:
+        alter_request = request.body()
+        self.auth_helper.authorize_cluster_operation(request, "ALTER")
+        schema = self.response_schema(request)
+        future = self.controller.alter_user_scram_credentials(self._request_context(request), alter_request)
+        return self._answer(request, future, lambda response: build(schema, throttle_time=0, **response),
+                            self._send_response_maybe_throttle)
+
+    # -- part A (issue 24): UpdateFeatures ----------------------------------------------------------------------------
+
+    def handle_update_features(self, request: Request) -> Future[Any]:
+        update_features_request = request.body()
+        self.auth_helper.authorize_cluster_operation(request, "ALTER")
+        schema = self.response_schema(request)
+        future = self.controller.update_features(self._request_context(request), update_features_request)
+        return self._answer(request, future, lambda response: build(schema, throttle_time=0, error_code=Errors.NONE,
+                                                                    error_message=None, **response),
+                            self._send_response_maybe_throttle)
+
+
+def _config_resource_type(type_id: int) -> Any:
+    """ConfigResource.Type.forId: UNKNOWN for an id it does not know."""
+    from kafka_edu.v3_9.metadata.controller.configuration_control_manager import ConfigResourceType
+    try:
+        return ConfigResourceType(type_id)
+    except ValueError:
+        return ConfigResourceType.UNKNOWN
+
+
+def _alter_configs_resource_response(resource_type: int, resource_name: str, error: Errors,
+                                     message: str | None) -> dict[str, Any]:
+    return dict(error_code=error, error_message=message, resource_type=resource_type, resource_name=resource_name)
 
 
 def _creatable_topic_result(name: str, error: Errors, message: str | None) -> Any:

@@ -11,12 +11,17 @@ from typing import Any
 from kafka_edu.tracing import step
 from kafka_edu.v1_0_2.core.utils.core_utils import swallow
 from kafka_edu.v3_9.clients.common.utils.time import SYSTEM, Time
+from kafka_edu.v3_9.clients.server.authorizer.authorizer_server_info import AuthorizerServerInfo
 from kafka_edu.v3_9.core.network.socket_server import DATA_PLANE_METRIC_PREFIX, DATA_PLANE_THREAD_PREFIX, SocketServer
 from kafka_edu.v3_9.core.server.controller_apis import ControllerApis, controller_api_version_manager
 from kafka_edu.v3_9.core.server.kafka_request_handler import KafkaRequestHandlerPool
+from kafka_edu.v3_9.core.server.metadata.acl_publisher import AclPublisher
 from kafka_edu.v3_9.core.server.shared_server import SharedServer
 from kafka_edu.v3_9.metadata.controller.quorum_controller import QuorumController
+from kafka_edu.v3_9.metadata.metadata.authorizer.cluster_metadata_authorizer import ClusterMetadataAuthorizer
 from kafka_edu.v3_9.metadata.metadata.bootstrap.bootstrap_directory import BootstrapMetadata
+from kafka_edu.v3_9.raft.raft.internals.completable_future import CompletableFuture
+from kafka_edu.v3_9.server.security.authorizer.authorizer_utils import create_new_authorizer
 from kafka_edu.v3_9.server_common.server.util.future_utils import Deadline, wait_with_logging
 
 log = logging.getLogger("kafka.server.ControllerServer")
@@ -47,6 +52,7 @@ class ControllerServer:
         self.controller: Any = None
         self.controller_apis: ControllerApis | None = None
         self.controller_apis_handler_pool: KafkaRequestHandlerPool | None = None
+        self.authorizer: Any | None = None
 
     def maybe_change_status(self, from_status: ProcessStatus, to_status: ProcessStatus) -> bool:
         with self.lock:
@@ -68,6 +74,10 @@ class ControllerServer:
             # The CONTROLLER listeners' acceptors and processors, not started: nothing listens (and the other voters'
             # Raft clients retry) until enable_request_processing, at the end.
             self.socket_server = SocketServer(self.config, None, self.time, None, self.api_version_manager)
+            # Create and configure the authorizer, if one is configured.
+            self.authorizer = create_new_authorizer(self.config)
+            if self.authorizer is not None:
+                self.authorizer.configure(self.config.originals())
             self.shared_server.start_for_controller()
             raft_manager = self.shared_server.raft_manager
             assert raft_manager is not None
@@ -85,25 +95,50 @@ class ControllerServer:
                                .set_static_config(self.config.originals())
                                .set_bootstrap_metadata(self.bootstrap_metadata)
                                .build())
+            # With a ClusterMetadataAuthorizer, ACL changes are controller writes.
+            if isinstance(self.authorizer, ClusterMetadataAuthorizer):
+                self.authorizer.set_acl_mutator(self.controller)
             self.controller_apis = ControllerApis(self.socket_server.data_plane_request_channel, self.controller,
                                                   raft_manager, self.config, self.shared_server.cluster_id(),
-                                                  self.api_version_manager, time=self.time)
+                                                  self.api_version_manager, authorizer=self.authorizer,
+                                                  time=self.time)
             self.controller_apis_handler_pool = KafkaRequestHandlerPool(
                 self.config.node_id, self.socket_server.data_plane_request_channel, self.controller_apis, self.time,
                 self.config.num_io_threads, f"{DATA_PLANE_METRIC_PREFIX}RequestHandlerAvgIdlePercent",
                 DATA_PLANE_THREAD_PREFIX, "controller")
 
-            # Enable the controller endpoints (no authorizer here: nothing to wait for), then wait until every
-            # acceptor has bound its port and started.
-            socket_server_future = self.socket_server.enable_request_processing({})
+            # The image's ACLs into the authorizer; its first publish completes the authorizer's initial load.
+            loader = self.shared_server.loader
+            assert loader is not None
+            loader.install_publishers([AclPublisher(self.config.node_id,
+                                                    self.shared_server.metadata_publishing_fault_handler(),
+                                                    "controller", self.authorizer)]).result()
+            # Enable the controller endpoints. The CONTROLLER listener starts early (before the ACLs are loaded):
+            # the Raft quorum that loads them needs it; only super users are served until the load completes.
+            authorizer_futures = self._authorizer_futures()
+            socket_server_future = self.socket_server.enable_request_processing(authorizer_futures)
             wait_with_logging(log, "", "all of the SocketServer Acceptors to be started", socket_server_future,
                               startup_deadline)
+            for future in authorizer_futures.values():
+                wait_with_logging(log, "", "all of the authorizer futures to be completed", future,
+                                  startup_deadline)
             self.maybe_change_status(ProcessStatus.STARTING, ProcessStatus.STARTED)
         except BaseException:
             self.maybe_change_status(ProcessStatus.STARTING, ProcessStatus.STARTED)
             log.exception("Fatal error during controller startup. Prepare to shutdown")
             self.shutdown()
             raise
+
+    def _authorizer_futures(self) -> dict[Any, CompletableFuture[None]]:
+        """EndpointReadyFutures: per endpoint, the authorizer's start future (none without an authorizer)."""
+        if self.authorizer is None:
+            return {}
+        assert self.socket_server is not None
+        endpoints = [acceptor.end_point for acceptor in self.socket_server.data_plane_acceptors.values()]
+        early_start_listeners = getattr(self.config, "early_start_listeners", None) or {
+            ep.listener_name for ep in endpoints}
+        return self.authorizer.start(AuthorizerServerInfo(self.shared_server.cluster_id(), self.config.node_id,
+                                                          endpoints, None, early_start_listeners))
 
     def shutdown(self) -> None:
         if not self.maybe_change_status(ProcessStatus.STARTED, ProcessStatus.SHUTTING_DOWN):
@@ -121,8 +156,14 @@ class ControllerServer:
         if self.controller_apis_handler_pool is not None:
             with swallow(log):
                 self.controller_apis_handler_pool.shutdown()
+        if self.controller_apis is not None:
+            with swallow(log):
+                self.controller_apis.close()
         if self.controller is not None:
             self.controller.close()
+        if self.authorizer is not None:
+            with swallow(log):
+                self.authorizer.close()
         self.shared_server.stop_for_controller()
         self.maybe_change_status(ProcessStatus.SHUTTING_DOWN, ProcessStatus.SHUTDOWN)
 

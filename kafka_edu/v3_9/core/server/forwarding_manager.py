@@ -48,11 +48,14 @@ class ForwardingManagerImpl:
     def __init__(self, channel_manager: NodeToControllerChannelManagerImpl) -> None:
         self.channel_manager = channel_manager
 
-    def forward_request(self, request: Request, response_callback: ForwardingResponseCallback) -> None:
+    def forward_request(self, request: Request, response_callback: ForwardingResponseCallback,
+                        request_to_forward: Any = None) -> None:
+        """`request_to_forward`: the body to send in place of the client's (3.9's two-request forwardRequest, used
+        when the broker answered part of the request itself)."""
         api = request.header.api_key
         client_version = request.header.api_version
         version = controller_version(api, client_version)
-        body = request.body()
+        body = request.body() if request_to_forward is None else request_to_forward
         data = body if version == client_version else convert(body, api.request_schema(version))
         client_schema = api.response_schema(client_version)
 

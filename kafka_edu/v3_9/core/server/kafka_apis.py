@@ -11,7 +11,8 @@ What this port serves, and at which versions: api_version_manager.BROKER_SUPPORT
   3.9 does on a KRaft broker.
 - No quotas (QuotaManagers are not ported): every throttle time is 0 and nothing is throttled.
 - No authorizer unless one is given (3.9 without `authorizer.class.name`): every action is allowed. One given answers
-  Kafka's Authorizer.authorize(context, actions) (controller_apis.AuthHelper).
+  Kafka's Authorizer.authorize(context, actions) (controller_apis.AuthHelper); BrokerServer gives the StandardAuthorizer
+  when `authorizer.class.name` names it.
 - Requests are kio messages; `getErrorResponse`, which 3.9 has on each request class, is `get_error_response` below.
 - The group coordinator is 3.9's GroupCoordinator interface in snake_case: each call returns a Future of the
   response data as a dict of kio field names. The transaction coordinator is called with 3.9's method names; one
@@ -20,11 +21,10 @@ What this port serves, and at which versions: api_version_manager.BROKER_SUPPORT
   producerIdAndEpoch is a (producer id, epoch) tuple (the 3.9 tree has no ProducerIdAndEpoch).
 - The request/produce/fetch quotas and the broker topic stats are left out; fetched records are down-converted for
   Fetch v0-v3 at once rather than lazily (LazyDownConversionRecords).
-- Not served yet (issue 24): the ACL, config (but DescribeConfigs: config_helper.py), delegation token, quota,
-  SCRAM, partition reassignment, transaction
+- Not served yet (issue 24): the delegation token, transaction
   (AddPartitionsToTxn, AddOffsetsToTxn, EndTxn, TxnOffsetCommit, DescribeTransactions, ListTransactions),
-  OffsetDelete, DescribeProducers, KIP-848/932 group and telemetry APIs: `handle` answers them as 3.9 answers an API
-  its listener does not enable.
+  OffsetDelete, AlterReplicaLogDirs, KIP-848/932 group and telemetry APIs: `handle` answers them as 3.9 answers an
+  API its listener does not enable.
 """
 
 from __future__ import annotations
@@ -89,6 +89,8 @@ from kafka_edu.v3_9.clients.common.topic_id_partition import TopicIdPartition
 from kafka_edu.v3_9.clients.common.topic_partition import TopicPartition
 from kafka_edu.v3_9.clients.common.utils.time import SYSTEM, Time
 from kafka_edu.v3_9.core.network.request_channel import Request, RequestChannel
+from kafka_edu.v3_9.core.server import config_admin_manager
+from kafka_edu.v3_9.core.server.acl_apis import AclApis
 from kafka_edu.v3_9.core.server.api_version_manager import ApiVersionManager
 from kafka_edu.v3_9.core.server.config_helper import ConfigHelper
 from kafka_edu.v3_9.core.server.controller_apis import Action, AuthHelper, AuthorizationResult
@@ -229,6 +231,7 @@ class KafkaApis:
         self.config_repository = config_repository if config_repository is not None else metadata_cache
         self.metadata_cache = metadata_cache
         self.config_helper = ConfigHelper(metadata_cache, config, self.config_repository)
+        self.config_manager = config_admin_manager.ConfigAdminManager(broker_id, config, self.config_repository)
         self.authorizer = authorizer
         self.quotas = quotas
         self.fetch_manager = fetch_manager
@@ -238,11 +241,13 @@ class KafkaApis:
         self.log_ident = f"[KafkaApi-{broker_id}] "
         self.auth_helper = AuthHelper(authorizer)
         self.request_helper = RequestHandlerHelper(request_channel, quotas, time)
+        self.acl_apis = AclApis(self.auth_helper, authorizer, self.request_helper, "broker", config)
         self.describe_topic_partitions_request_handler: DescribeTopicPartitionsRequestHandler | None = (
             DescribeTopicPartitionsRequestHandler(metadata_cache, config)
             if hasattr(metadata_cache, "describe_topic_response") else None)
 
     def close(self) -> None:
+        self.acl_apis.close()
         log.info("%sShutdown complete.", self.log_ident)
 
     def _is_forwarding_enabled(self, request: Request) -> bool:
@@ -346,14 +351,42 @@ class KafkaApis:
                     self.handle_offset_for_leader_epoch_request(request)
                 case ApiKeys.WRITE_TXN_MARKERS:
                     self.handle_write_txn_markers_request(request, request_local)
+                case ApiKeys.DESCRIBE_ACLS:
+                    self.handle_describe_acls(request)
+                case ApiKeys.CREATE_ACLS:
+                    self._maybe_forward_to_controller(request, self.handle_create_acls)
+                case ApiKeys.DELETE_ACLS:
+                    self._maybe_forward_to_controller(request, self.handle_delete_acls)
                 case ApiKeys.DESCRIBE_CONFIGS:
                     self.handle_describe_configs_request(request)
+                case ApiKeys.ALTER_CONFIGS:
+                    self.handle_alter_configs_request(request)
+                case ApiKeys.INCREMENTAL_ALTER_CONFIGS:
+                    self.handle_incremental_alter_configs_request(request)
+                case ApiKeys.DESCRIBE_CLIENT_QUOTAS:
+                    self.handle_describe_client_quotas_request(request)
+                case ApiKeys.ALTER_CLIENT_QUOTAS:
+                    self._maybe_forward_to_controller(request, self.handle_alter_client_quotas_request)
+                case ApiKeys.DESCRIBE_USER_SCRAM_CREDENTIALS:
+                    self.handle_describe_user_scram_credentials_request(request)
+                case ApiKeys.ALTER_USER_SCRAM_CREDENTIALS:
+                    self._maybe_forward_to_controller(request, self.handle_alter_user_scram_credentials_request)
+                case ApiKeys.UPDATE_FEATURES:
+                    self._maybe_forward_to_controller(request, self.handle_update_features)
                 case ApiKeys.DESCRIBE_LOG_DIRS:
                     self.handle_describe_log_dirs_request(request)
                 case ApiKeys.SASL_AUTHENTICATE:
                     self.handle_sasl_authenticate_request(request)
                 case ApiKeys.CREATE_PARTITIONS:
                     self._maybe_forward_to_controller(request, self.handle_create_partitions_request)
+                case ApiKeys.ELECT_LEADERS:
+                    self._maybe_forward_to_controller(request, self.handle_elect_leaders)
+                case ApiKeys.ALTER_PARTITION_REASSIGNMENTS:
+                    self._maybe_forward_to_controller(request, self.handle_alter_partition_reassignments_request)
+                case ApiKeys.LIST_PARTITION_REASSIGNMENTS:
+                    self._maybe_forward_to_controller(request, self.handle_list_partition_reassignments_request)
+                case ApiKeys.DESCRIBE_PRODUCERS:
+                    self.handle_describe_producers_request(request)
                 case ApiKeys.DELETE_GROUPS:
                     _exceptionally(self.handle_delete_groups_request(request, request_local), handle_error)
                 case ApiKeys.ALTER_PARTITION:
@@ -1658,12 +1691,115 @@ class KafkaApis:
             topics=[_plain(t) for t in end_offsets_for_authorized_partitions]
             + end_offsets_for_unauthorized_partitions))
 
+    # -- part B (issue 24): ACLs. DescribeAcls from this broker's authorizer (its ACLs come from the metadata image,
+    # AclPublisher); CreateAcls and DeleteAcls go to the controller and never get here unless forwarded to a broker.
+
+    def handle_describe_acls(self, request: Request) -> None:
+        self.acl_apis.handle_describe_acls(request)
+
+    def handle_create_acls(self, request: Request) -> None:
+        # a KRaft broker forwards it: on this path 3.9's metadataSupport.requireZkOrThrow refuses it
+        raise should_always_forward(request)
+
+    def handle_delete_acls(self, request: Request) -> None:
+        raise should_always_forward(request)
+
     # -- DescribeConfigs ---------------------------------------------------------------------------------------------
 
     def handle_describe_configs_request(self, request: Request) -> None:
         response_data = self.config_helper.handle_describe_configs_request(request, self.auth_helper)
         self.request_helper.send_response_maybe_throttle(request, lambda throttle_ms: build(
             _response_schema(request), throttle_time=throttle_ms, **response_data))
+
+    # -- part A (issue 24): AlterConfigs, IncrementalAlterConfigs: preprocessed here, the rest forwarded ----------
+
+    def handle_alter_configs_request(self, request: Request) -> None:
+        original = request.body()
+        preprocessing_responses = self.config_manager.preprocess(original)
+        remaining = config_admin_manager.copy_without_preprocessed(original, preprocessing_responses)
+        self._alter_configs_in_two_parts(request, original, preprocessing_responses, remaining,
+                                         self.process_legacy_alter_configs_request)
+
+    def process_legacy_alter_configs_request(self, original_request: Request, data: Any) -> Any:
+        raise should_always_forward(original_request)  # ZooKeeper mode's adminManager.alterConfigs
+
+    def handle_incremental_alter_configs_request(self, request: Request) -> None:
+        original = request.body()
+        preprocessing_responses = self.config_manager.preprocess(
+            original, lambda resource_type, resource_name: self.auth_helper.authorize(
+                request.context, "ALTER_CONFIGS", resource_type, resource_name))
+        remaining = config_admin_manager.copy_without_preprocessed(original, preprocessing_responses)
+        self._alter_configs_in_two_parts(request, original, preprocessing_responses, remaining,
+                                         self.process_incremental_alter_configs_request)
+
+    def process_incremental_alter_configs_request(self, original_request: Request, data: Any) -> Any:
+        raise should_always_forward(original_request)  # ZooKeeper mode's adminManager.incrementalAlterConfigs
+
+    def _alter_configs_in_two_parts(self, request: Request, original: Any, preprocessing_responses: Any,
+                                    remaining: Any, process_locally: Callable[[Request, Any], Any]) -> None:
+        """What preprocessing answered and what the controller answered for the rest, as one response."""
+        def send_response(second_part: Any | None) -> None:
+            if second_part is None:
+                self._handle_invalid_versions_during_forwarding(request)
+                return
+            responses = config_admin_manager.reassemble_response(original, preprocessing_responses,
+                                                                 second_part.responses)
+            self.request_helper.send_response_maybe_throttle(request, lambda throttle_ms: build(
+                _response_schema(request), throttle_time=throttle_ms, responses=responses))
+
+        def forwarded(response: Any | None, error: Errors) -> None:
+            if response is None and error != Errors.UNSUPPORTED_VERSION:
+                # the forwarded request's error response: each remaining resource with the error
+                response = build(_response_schema(request), throttle_time=0, responses=[
+                    dict(resource_name=r.resource_name, resource_type=r.resource_type, error_code=error,
+                         error_message=None) for r in remaining.resources])
+            send_response(response)
+
+        if not remaining.resources:
+            send_response(build(_response_schema(request), throttle_time=0, responses=[]))
+        elif not request.is_forwarded() and self.forwarding_manager is not None:
+            self.forwarding_manager.forward_request(request, forwarded, remaining)
+        else:
+            send_response(process_locally(request, remaining))
+
+    # -- part A (issue 24): DescribeClientQuotas from the metadata image, AlterClientQuotas forwarded -------------
+
+    def handle_describe_client_quotas_request(self, request: Request) -> None:
+        describe_client_quotas_request = request.body()
+        if not self.auth_helper.authorize(request.context, "DESCRIBE_CONFIGS", "CLUSTER", CLUSTER_NAME):
+            self.request_helper.send_response_maybe_throttle(request, lambda throttle_ms: get_error_response(
+                request, throttle_ms, error_exception(Errors.CLUSTER_AUTHORIZATION_FAILED)))
+        else:
+            # RaftSupport: KRaftMetadataCache.describeClientQuotas, the image's quotas
+            entries = self.metadata_cache.current_image().client_quotas.describe(describe_client_quotas_request)
+            self.request_helper.send_response_maybe_throttle(request, lambda throttle_ms: build(
+                _response_schema(request), throttle_time=throttle_ms, error_code=Errors.NONE, error_message=None,
+                entries=entries))
+
+    def handle_alter_client_quotas_request(self, request: Request) -> None:
+        raise should_always_forward(request)  # ZooKeeper mode's adminManager.alterClientQuotas
+
+    # -- part A (issue 24): DescribeUserScramCredentials from the image, AlterUserScramCredentials forwarded -----
+
+    def handle_describe_user_scram_credentials_request(self, request: Request) -> None:
+        describe_user_scram_credentials_request = request.body()
+        if not self.auth_helper.authorize(request.context, "DESCRIBE", "CLUSTER", CLUSTER_NAME):
+            self.request_helper.send_response_maybe_throttle(request, lambda throttle_ms: get_error_response(
+                request, throttle_ms, error_exception(Errors.CLUSTER_AUTHORIZATION_FAILED)))
+        else:
+            # RaftSupport: KRaftMetadataCache.describeScramCredentials, the image's credentials
+            results = self.metadata_cache.current_image().scram.describe(describe_user_scram_credentials_request)
+            self.request_helper.send_response_maybe_throttle(request, lambda throttle_ms: build(
+                _response_schema(request), throttle_time=throttle_ms, error_code=Errors.NONE, error_message=None,
+                results=results))
+
+    def handle_alter_user_scram_credentials_request(self, request: Request) -> None:
+        raise should_always_forward(request)  # ZooKeeper mode's adminManager.alterUserScramCredentials
+
+    # -- part A (issue 24): UpdateFeatures, forwarded --------------------------------------------------------------
+
+    def handle_update_features(self, request: Request) -> None:
+        raise should_always_forward(request)  # ZooKeeper mode's controller.updateFeatures
 
     # -- DescribeLogDirs ---------------------------------------------------------------------------------------------
 
@@ -1731,6 +1867,49 @@ class KafkaApis:
 
     def handle_envelope(self, request: Request, request_local: Any = None) -> None:
         raise should_never_receive(request)
+
+    # -- part C (issue 24): elections, reassignments, producers ------------------------------------------------------
+
+    def handle_elect_leaders(self, request: Request) -> None:
+        raise should_always_forward(request)
+
+    def handle_alter_partition_reassignments_request(self, request: Request) -> None:
+        raise should_always_forward(request)
+
+    def handle_list_partition_reassignments_request(self, request: Request) -> None:
+        raise should_always_forward(request)
+
+    def handle_describe_producers_request(self, request: Request) -> None:
+        """Each partition's active producers, from the leader's ProducerStateManager: a topic that is no valid name,
+        may not be read, or is unknown gets that error on every partition asked for."""
+        describe_producers_request = request.body()
+        topics = []
+        for topic_request in describe_producers_request.topics:
+            topic_error = self._check_valid_topic(topic_request.name)
+            if topic_error is None:
+                if not self.auth_helper.authorize(request.context, "READ", "TOPIC", topic_request.name):
+                    topic_error = ApiError(Errors.TOPIC_AUTHORIZATION_FAILED)
+                elif not self.metadata_cache.contains(topic_request.name):
+                    topic_error = ApiError(Errors.UNKNOWN_TOPIC_OR_PARTITION)
+            partitions = []
+            for partition_id in topic_request.partition_indexes:
+                if topic_error is not None:
+                    partitions.append(dict(partition_index=partition_id, error_code=topic_error.error,
+                                           error_message=topic_error.message, active_producers=[]))
+                else:
+                    partitions.append(self.replica_manager.active_producer_state(
+                        TopicPartition(topic_request.name, partition_id)))
+            topics.append(dict(name=topic_request.name, partitions=partitions))
+        self.request_helper.send_response_maybe_throttle(request, lambda throttle_ms: build(
+            _response_schema(request), throttle_time=throttle_ms, topics=topics))
+
+    @staticmethod
+    def _check_valid_topic(topic: str) -> ApiError | None:
+        try:
+            Topic.validate(topic)
+            return None
+        except ApiException as e:
+            return ApiError.from_throwable(e)
 
     # -- authorization helpers (AuthHelper's partitionSeqByAuthorized, authorizedOperations, authorizeByResourceType)
 
@@ -2236,15 +2415,61 @@ def get_error_response(request: Request, throttle_time_ms: int, e: BaseException
                 dict(name=topic.name, partitions=[dict(partition_index=p, error_code=error)
                                                   for p in topic.partition_indexes]) for topic in m.topics])
                 for m in body.markers])
+        case ApiKeys.CREATE_ACLS:  # part B (issue 24): one result per creation, each with the error
+            return build(schema, throttle_time=t, results=[dict(error_code=error, error_message=message)
+                                                           for _ in body.creations])
+        case ApiKeys.DELETE_ACLS:
+            return build(schema, throttle_time=t, filter_results=[dict(error_code=error, error_message=message,
+                                                                       matching_acls=[]) for _ in body.filters])
         case ApiKeys.DESCRIBE_CONFIGS:
             return build(schema, throttle_time=t, results=[
                 dict(error_code=error, error_message=message, resource_type=r.resource_type,
                      resource_name=r.resource_name, configs=[]) for r in body.resources])
+        case ApiKeys.ALTER_CONFIGS | ApiKeys.INCREMENTAL_ALTER_CONFIGS:  # part A
+            return build(schema, throttle_time=t if api is ApiKeys.ALTER_CONFIGS else 0, responses=[
+                dict(error_code=error, error_message=message, resource_type=r.resource_type,
+                     resource_name=r.resource_name) for r in body.resources])
+        case ApiKeys.DESCRIBE_CLIENT_QUOTAS:  # part A
+            return build(schema, throttle_time=t, error_code=error, error_message=message, entries=None)
+        case ApiKeys.ALTER_CLIENT_QUOTAS:  # part A
+            return build(schema, throttle_time=t, entries=[
+                dict(entity=[dict(entity_type=e.entity_type, entity_name=e.entity_name) for e in entry.entity],
+                     error_code=error, error_message=None) for entry in body.entries])
+        case ApiKeys.DESCRIBE_USER_SCRAM_CREDENTIALS:  # part A
+            return build(schema, throttle_time=t, error_code=error, error_message=message, results=[
+                dict(user="", error_code=error, error_message=message, credential_infos=[])
+                for _ in body.users or ()])
+        case ApiKeys.ALTER_USER_SCRAM_CREDENTIALS:  # part A
+            users = sorted({d.name for d in body.deletions} | {u.name for u in body.upsertions})
+            return build(schema, throttle_time=0, results=[dict(user=user, error_code=error, error_message=message)
+                                                           for user in users])
+        case ApiKeys.UPDATE_FEATURES:  # part A: UpdateFeaturesResponse.createWithErrors(error, {}, throttle)
+            return build(schema, throttle_time=t, error_code=error, error_message=message, results=[])
         case ApiKeys.DESCRIBE_LOG_DIRS:
             return build(schema, throttle_time=t, error_code=error, results=[])
         case ApiKeys.DESCRIBE_CLUSTER:
             return build(schema, throttle_time=t, error_code=error, error_message=message, cluster_id="",
                          controller_id=-1, brokers=[], cluster_authorized_operations=INT_MIN)
+        case ApiKeys.ELECT_LEADERS:
+            return build(schema, throttle_time=t, error_code=error, replica_election_results=[
+                dict(topic=topic.topic, partition_result=[dict(partition_id=p, error_code=error, error_message=message)
+                                                          for p in topic.partitions])
+                for topic in (body.topic_partitions or ())])
+        case ApiKeys.ALTER_PARTITION_REASSIGNMENTS:
+            return build(schema, throttle_time=t, error_code=error, error_message=message, responses=[
+                dict(name=topic.name, partitions=[dict(partition_index=p.partition_index, error_code=error,
+                                                       error_message=message) for p in topic.partitions])
+                for topic in body.topics])
+        case ApiKeys.LIST_PARTITION_REASSIGNMENTS:
+            return build(schema, throttle_time=t, error_code=error, error_message=message, topics=[
+                dict(name=topic.name, partitions=[dict(partition_index=p, replicas=[], adding_replicas=[],
+                                                       removing_replicas=[]) for p in topic.partition_indexes])
+                for topic in (body.topics or ())])
+        case ApiKeys.DESCRIBE_PRODUCERS:
+            return build(schema, throttle_time=t, topics=[
+                dict(name=topic.name, partitions=[dict(partition_index=p, error_code=error, error_message=None,
+                                                       active_producers=[]) for p in topic.partition_indexes])
+                for topic in body.topics])
         case ApiKeys.DESCRIBE_TOPIC_PARTITIONS:
             return build(schema, throttle_time=t, topics=[dict(error_code=error, name=topic.name,
                                                                topic_id=ZERO_UUID, is_internal=False, partitions=[])

@@ -2,7 +2,7 @@
 dynamic configs of each resource (topics, brokers, the cluster default), set by ConfigRecords, and the validation a
 change goes through before its records are written.
 
-Left out: the broker-logger resources and legacyAlterConfigs (no AlterConfigs reaches this port's controller yet).
+Left out: the broker-logger resources (ControllerApis answers those itself, as 3.9 does).
 
 Kafka's Builder defaults to KafkaConfigSchema.EMPTY, ConfigurationValidator.NO_OP and no static config, and
 ControllerServer passes the real ones through QuorumController.Builder. The port's ControllerServer does not set
@@ -184,6 +184,44 @@ class ConfigurationControlManager:
                 log.error("%sUnknown server error validating Alter Configs", self._log_prefix, exc_info=e)
             return api_error
         return ApiError.NONE
+
+    # -- legacyAlterConfigs ---------------------------------------------------------------------------------------
+
+    def legacy_alter_configs(self, new_configs: Mapping[ConfigResource, Mapping[str, str]],
+                             newly_created_resource: bool) -> ControllerResult[dict[ConfigResource, ApiError]]:
+        """The records of a batch of whole-resource replacements (AlterConfigs): each resource's configs become
+        exactly those given, keys not given are deleted. Nothing changes in memory until replay."""
+        output_records: list[Any] = BoundedList(MAX_RECORDS_PER_USER_OP)
+        output_results: dict[ConfigResource, ApiError] = {}
+        for resource, configs in new_configs.items():
+            self._legacy_alter_config_resource(resource, configs, newly_created_resource, output_records,
+                                               output_results)
+        return ControllerResult.atomic_of(output_records, output_results)
+
+    def _legacy_alter_config_resource(self, config_resource: ConfigResource, new_configs: Mapping[str, str],
+                                      newly_created_resource: bool, output_records: list[Any],
+                                      output_results: dict[ConfigResource, ApiError]) -> None:
+        records_explicitly_altered = []
+        current = self._config_data.get(config_resource)
+        current_configs: dict[str, str] = {} if current is None else dict(current.entry_set())
+        for key, new_value in new_configs.items():
+            if current_configs.get(key) != new_value or config_resource[0] == ConfigResourceType.BROKER:
+                # KAFKA-14136: a broker config is written even unchanged, so the brokers reload it
+                records_explicitly_altered.append(ApiMessageAndVersion(ConfigRecord(
+                    resource_type=int(config_resource[0]), resource_name=config_resource[1], name=key,
+                    value=new_value), 0))
+        records_implicitly_deleted = [
+            ApiMessageAndVersion(ConfigRecord(resource_type=int(config_resource[0]),
+                                              resource_name=config_resource[1], name=key, value=None), 0)
+            for key in current_configs if key not in new_configs]
+        error = self._validate_alter_config(config_resource, records_explicitly_altered, records_implicitly_deleted,
+                                            newly_created_resource)
+        if error.is_failure():
+            output_results[config_resource] = error
+            return
+        output_records.extend(records_explicitly_altered)
+        output_records.extend(records_implicitly_deleted)
+        output_results[config_resource] = ApiError.NONE
 
     def _get_parts(self, value: str | None, key: str, config_resource: ConfigResource) -> list[str]:
         if value is None:

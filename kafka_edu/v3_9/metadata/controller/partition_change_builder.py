@@ -1,7 +1,6 @@
 """Port of metadata/src/main/java/org/apache/kafka/controller/PartitionChangeBuilder.java (Kafka 3.9).
 
-Left out: eligible leader replicas (KIP-966, off by default in 3.9), the completion of a reassignment (reassignments
-are not built) and the ZooKeeper-migration epoch bump.
+Left out: eligible leader replicas (KIP-966, off by default in 3.9) and the ZooKeeper-migration epoch bump.
 """
 
 from __future__ import annotations
@@ -18,6 +17,7 @@ from kafka_edu.v3_9.metadata.controller.feature_control_manager import (
     is_directory_assignment_supported,
     partition_change_record_version,
 )
+from kafka_edu.v3_9.metadata.controller.partition_reassignment_replicas import PartitionReassignmentReplicas
 from kafka_edu.v3_9.metadata.metadata.partition_registration import (
     NO_LEADER,
     NO_LEADER_CHANGE,
@@ -75,6 +75,14 @@ class PartitionChangeBuilder:
 
     def set_election(self, election: Election) -> PartitionChangeBuilder:
         self.election = election
+        return self
+
+    def set_target_removing(self, target_removing: list[int]) -> PartitionChangeBuilder:
+        self.target_removing = list(target_removing)
+        return self
+
+    def set_target_adding(self, target_adding: list[int]) -> PartitionChangeBuilder:
+        self.target_adding = list(target_adding)
         return self
 
     def set_target_leader_recovery_state(self, state: LeaderRecoveryState) -> PartitionChangeBuilder:
@@ -148,6 +156,18 @@ class PartitionChangeBuilder:
         if not set(self.partition.isr) <= set(record["isr"]):
             record["leader"] = self.partition.leader
 
+    def _complete_reassignment_if_needed(self) -> None:
+        """Once the ISR holds every target replica, the removed replicas leave the replica list and the ISR."""
+        reassignment_replicas = PartitionReassignmentReplicas(self.target_removing, self.target_adding,
+                                                              self.target_replicas)
+        completed_reassignment = reassignment_replicas.maybe_complete_reassignment(self.target_isr)
+        if completed_reassignment is None:
+            return
+        self.target_isr = list(completed_reassignment.isr)
+        self.target_replicas = list(completed_reassignment.replicas)
+        self.target_removing = []
+        self.target_adding = []
+
     def _set_assignment_changes(self, record: dict[str, Any]) -> None:
         if self.target_replicas:
             if is_directory_assignment_supported(self.metadata_version):
@@ -172,6 +192,7 @@ class PartitionChangeBuilder:
         """The change as an ApiMessageAndVersion(PartitionChangeRecord), or None for no change."""
 
         record: dict[str, Any] = {}
+        self._complete_reassignment_if_needed()
         self._try_election(record)
         self._trigger_leader_epoch_bump_for_replica_reassignment_if_needed(record)
         # Without ELR an empty ISR is never written: the last member stays, leaderless.

@@ -9,8 +9,9 @@ same records as they are committed. Losing the leadership reverts every manager 
 Ported: the write path, the raft listener (commit, snapshot load, leader change), claim / completeActivation /
 renounce, NoOpRecord on idle, the deferred fencing of stale brokers, and createTopics, deleteTopics,
 registerBroker, processBrokerHeartbeat, alterPartition, findTopicIds, findTopicNames, allocateProducerIds,
-createPartitions, incrementalAlterConfigs, describeConfigs, finalizedFeatures, and the periodic preferred-leader
-balancing. Left out: ACLs, quotas, SCRAM, delegation tokens, ElectLeaders, reassignments, ZooKeeper migration,
+createPartitions, incrementalAlterConfigs, legacyAlterConfigs, alterClientQuotas, alterUserScramCredentials,
+updateFeatures, describeConfigs, finalizedFeatures, and the periodic preferred-leader balancing. Left out: ACLs,
+delegation tokens, ElectLeaders, reassignments, ZooKeeper migration,
 metrics. The periodic NoOp write is scheduled as 3.6 did it (a self-rescheduling deferred event); 3.9 moved it into
 a PeriodicTaskControlManager with the same effect.
 """
@@ -26,7 +27,10 @@ from concurrent.futures import Future
 from typing import Any, Generic, TypeVar
 
 from kio.schema.alter_partition.v3.response import AlterPartitionResponse
+from kio.schema.alter_partition_reassignments.v0.response import AlterPartitionReassignmentsResponse
 from kio.schema.create_topics.v7.response import CreateTopicsResponse
+from kio.schema.elect_leaders.v2.response import ElectLeadersResponse
+from kio.schema.list_partition_reassignments.v0.response import ListPartitionReassignmentsResponse
 from kio.static.primitive import i32Timedelta
 
 from kafka_edu.tracing.step import note, span, step
@@ -42,7 +46,9 @@ from kafka_edu.v3_9.clients.server.policy.alter_config_policy import AlterConfig
 from kafka_edu.v3_9.clients.server.policy.create_topic_policy import CreateTopicPolicy
 from kafka_edu.v3_9.metadata.common.metadata import ApiMessageAndVersion, NoOpRecord
 from kafka_edu.v3_9.metadata.controller import activation_records_generator
+from kafka_edu.v3_9.metadata.controller.acl_control_manager import AclControlManager
 from kafka_edu.v3_9.metadata.controller.broker_heartbeat_manager import LONG_MAX
+from kafka_edu.v3_9.metadata.controller.client_quota_control_manager import ClientQuotaControlManager
 from kafka_edu.v3_9.metadata.controller.cluster_control_manager import DEFAULT_SESSION_TIMEOUT_NS, ClusterControlManager
 from kafka_edu.v3_9.metadata.controller.configuration_control_manager import (
     ConfigResourceType,
@@ -58,14 +64,21 @@ from kafka_edu.v3_9.metadata.controller.controller_exceptions import (
 )
 from kafka_edu.v3_9.metadata.controller.controller_request_context import ControllerRequestContext
 from kafka_edu.v3_9.metadata.controller.controller_result import ControllerResult, ControllerResultAndOffset
-from kafka_edu.v3_9.metadata.controller.feature_control_manager import FeatureControlManager, is_no_op_record_supported
+from kafka_edu.v3_9.metadata.controller.feature_control_manager import (
+    FeatureControlManager,
+    UpgradeType,
+    is_no_op_record_supported,
+)
 from kafka_edu.v3_9.metadata.controller.offset_control_manager import OffsetControlManager
 from kafka_edu.v3_9.metadata.controller.producer_id_control_manager import ProducerIdControlManager
+from kafka_edu.v3_9.metadata.controller.quorum_features import QuorumFeatures, default_feature_map
 from kafka_edu.v3_9.metadata.controller.replication_control_manager import ApiError, ReplicationControlManager
+from kafka_edu.v3_9.metadata.controller.scram_control_manager import ScramControlManager
 from kafka_edu.v3_9.metadata.metadata.broker_registration import BrokerHeartbeatReply, BrokerRegistrationReply
 from kafka_edu.v3_9.metadata.metadata.kafka_config_schema import KafkaConfigSchema
 from kafka_edu.v3_9.metadata.metadata.placement.replica_placer import ReplicaPlacer
 from kafka_edu.v3_9.metadata.metadata.placement.striped_replica_placer import StripedReplicaPlacer
+from kafka_edu.v3_9.metadata.metadata.version_range import VersionRange
 from kafka_edu.v3_9.raft.raft.raft_client import RaftClient
 from kafka_edu.v3_9.server_common.deferred.deferred_event import DeferredEvent
 from kafka_edu.v3_9.server_common.deferred.deferred_event_queue import DeferredEventQueue
@@ -80,6 +93,8 @@ MAX_RECORDS_PER_BATCH = 10000  # the most records the controller writes in one b
 MAX_RECORDS_PER_USER_OP = MAX_RECORDS_PER_BATCH
 MAYBE_FENCE_REPLICAS = "maybeFenceReplicas"
 MAYBE_BALANCE_PARTITION_LEADERS = "maybeBalancePartitionLeaders"
+MAYBE_ELECT_UNCLEAN_LEADERS = "maybeElectUncleanLeaders"  # part C
+UNCLEAN_LEADER_ELECTION_CHECK_INTERVAL_NS = 300_000 * 1_000_000  # unclean.leader.election.interval.ms (3.9: 5 min)
 WRITE_NO_OP_RECORD = "writeNoOpRecord"
 
 
@@ -344,6 +359,8 @@ class QuorumController:
                             offset)
             # After every write, a leader rebalance if some partition's leader is not its preferred one.
             c.maybe_schedule_next_balance_partition_leaders()
+            # And an unclean election if some partition has no leader.
+            c.maybe_schedule_next_elect_unclean_leaders()
             if not self.future.done():
                 c.deferred_event_queue.add(self.result_and_offset.offset, self)
 
@@ -389,6 +406,21 @@ class QuorumController:
             elif resource_type == ConfigResourceType.TOPIC:
                 if self.controller.replication_control.get_topic_id(name) is None:
                     raise UnknownTopicOrPartitionException(f"The topic '{name}' does not exist.")
+
+    class ClusterSupportDescriber:
+        """part A: what the brokers' registrations say they support (ClusterControlManager's brokerSupportedFeatures);
+        None for the controllers: the port has no controller registrations (KIP-919)."""
+
+        def __init__(self, controller: QuorumController) -> None:
+            self.controller = controller
+
+        def broker_supported(self) -> list[tuple[int, dict[str, VersionRange]]]:
+            return [(broker_id, {name: VersionRange.of(low, high)
+                                 for name, (low, high) in registration.supported_features.items()})
+                    for broker_id, registration in self.controller.cluster_control.broker_registrations().entry_set()]
+
+        def controller_supported(self) -> None:
+            return None
 
     class QuorumMetaLogListener(RaftClient.Listener):
         """The raft client's callbacks (on its thread), each turned into an event on the controller's queue."""
@@ -516,12 +548,19 @@ class QuorumController:
             static_config=static_config, node_id=node_id, existence_checker=self.resource_exists,
             alter_config_policy=alter_config_policy)
         # A log without a metadata.version is treated as the oldest KRaft version until one is replayed.
-        self.feature_control = FeatureControlManager(self.snapshot_registry, MINIMUM_KRAFT_VERSION, log_context)
+        self.feature_control = FeatureControlManager(
+            self.snapshot_registry, MINIMUM_KRAFT_VERSION, log_context,
+            # part A: ControllerServer's QuorumFeatures (production features only)
+            quorum_features=QuorumFeatures(node_id, default_feature_map(False), [node_id]),
+            cluster_support_describer=QuorumController.ClusterSupportDescriber(self))
         self.cluster_control = ClusterControlManager(self.snapshot_registry, cluster_id, self.feature_control,
                                                      replica_placer, session_timeout_ns, time.nanoseconds,
                                                      log_context)
         self.producer_id_control_manager = ProducerIdControlManager(self.cluster_control, self.snapshot_registry,
                                                                     log_context)
+        self.acl_control_manager = AclControlManager(self.snapshot_registry, log_context)
+        self.client_quota_control_manager = ClientQuotaControlManager(self.snapshot_registry, log_context)  # part A
+        self.scram_control_manager = ScramControlManager(self.snapshot_registry, log_context)  # part A
         self.replication_control = ReplicationControlManager(self.snapshot_registry, self.cluster_control,
                                                              self.configuration_control, self.feature_control,
                                                              default_replication_factor, default_num_partitions,
@@ -529,6 +568,9 @@ class QuorumController:
         self.max_idle_interval_ns = max_idle_interval_ns
         self.leader_imbalance_check_interval_ns = leader_imbalance_check_interval_ns
         self.imbalanced_scheduled = ImbalanceSchedule.DEFERRED
+        # part C: the periodic unclean elections (unclean.leader.election.interval.ms, 3.9's default)
+        self.unclean_leader_election_check_interval_ns = UNCLEAN_LEADER_ELECTION_CHECK_INTERVAL_NS
+        self.unclean_scheduled = ImbalanceSchedule.DEFERRED
         self.raft_client = raft_client
         self.bootstrap_metadata = bootstrap_metadata
         self.max_records_per_batch = max_records_per_batch
@@ -675,6 +717,7 @@ class QuorumController:
     def _after_activation(self, offset: int) -> None:
         # The activation records are replayed by now: metadata.version is known, periodic writes can start.
         self.maybe_schedule_next_balance_partition_leaders()
+        self.maybe_schedule_next_elect_unclean_leaders()
         self.maybe_schedule_next_write_no_op_record()
         self.reschedule_maybe_fence_stale_brokers()
 
@@ -690,6 +733,7 @@ class QuorumController:
             self.cluster_control.deactivate()
             self.cancel_maybe_fence_replicas()
             self.cancel_maybe_balance_partition_leaders()
+            self.cancel_maybe_next_elect_unclean_leaders()
             self.cancel_next_write_no_op_record()
         except Exception as e:
             self.fatal_fault_handler.handle_fault("exception while renouncing leadership", e)
@@ -778,6 +822,42 @@ class QuorumController:
         self.imbalanced_scheduled = ImbalanceSchedule.DEFERRED
         self.queue.cancel_deferred(MAYBE_BALANCE_PARTITION_LEADERS)
 
+    # part C (issue 24): the periodic unclean elections of leaderless partitions
+    def maybe_schedule_next_elect_unclean_leaders(self) -> None:
+        """Arm the unclean-election event when some partition has no leader: after the check interval, or 10 ms
+        from now if the last event left elections undone. Only topics that allow unclean elections get one."""
+        if self.unclean_scheduled is ImbalanceSchedule.SCHEDULED or \
+                not self.replication_control.are_some_partitions_leaderless():
+            return
+        self.log.debug("%sScheduling write event for %s because scheduled (%s), and areSomePartitionsLeaderless "
+                       "(%s)", self.log_context, MAYBE_ELECT_UNCLEAN_LEADERS, self.unclean_scheduled,
+                       self.replication_control.are_some_partitions_leaderless())
+
+        def maybe_elect_unclean_leaders() -> ControllerResult[bool]:
+            start_time_ns = self.time.nanoseconds()
+            result = self.replication_control.maybe_elect_unclean_leaders()
+            self.log.info("%smaybeElectUncleanLeaders: generated %d records in %d microseconds.%s",
+                          self.log_context, len(result.records), (self.time.nanoseconds() - start_time_ns) // 1000,
+                          " Rescheduling immediately." if result.response else "")
+            self.unclean_scheduled = ImbalanceSchedule.IMMEDIATELY if result.response \
+                else ImbalanceSchedule.DEFERRED
+            return result
+
+        event = QuorumController.ControllerWriteEvent(
+            self, MAYBE_ELECT_UNCLEAN_LEADERS, ControllerWriteOperation(maybe_elect_unclean_leaders),
+            {ControllerOperationFlag.DOES_NOT_UPDATE_QUEUE_TIME})
+        delay_ns = self.time.nanoseconds()
+        if self.unclean_scheduled is ImbalanceSchedule.DEFERRED:
+            delay_ns += self.unclean_leader_election_check_interval_ns
+        else:
+            delay_ns += 10_000_000  # as for the balancing event: do not starve the queued events
+        self.queue.schedule_deferred(MAYBE_ELECT_UNCLEAN_LEADERS, EarliestDeadlineFunction(delay_ns), event)
+        self.unclean_scheduled = ImbalanceSchedule.SCHEDULED
+
+    def cancel_maybe_next_elect_unclean_leaders(self) -> None:
+        self.unclean_scheduled = ImbalanceSchedule.DEFERRED
+        self.queue.cancel_deferred(MAYBE_ELECT_UNCLEAN_LEADERS)
+
     def maybe_schedule_next_write_no_op_record(self) -> None:
         """A NoOpRecord every metadata.max.idle.interval.ms: the log and its high watermark move even when idle,
         so every node can tell it is caught up."""
@@ -849,6 +929,16 @@ class QuorumController:
             self.offset_control.replay_abort_transaction(message, offset)
         elif kind == "ProducerIdsRecord":
             self.producer_id_control_manager.replay(message)
+        elif kind == "AccessControlEntryRecord":
+            self.acl_control_manager.replay(message)
+        elif kind == "RemoveAccessControlEntryRecord":
+            self.acl_control_manager.replay_remove(message)
+        elif kind == "ClientQuotaRecord":  # part A
+            self.client_quota_control_manager.replay(message)
+        elif kind == "UserScramCredentialRecord":  # part A
+            self.scram_control_manager.replay(message)
+        elif kind == "RemoveUserScramCredentialRecord":  # part A
+            self.scram_control_manager.replay_remove(message)
         else:
             raise RuntimeError(f"Unhandled record type {kind}")
 
@@ -890,6 +980,34 @@ class QuorumController:
 
         return self.append_write_event("createPartitions", context.deadline_ns, generate)
 
+    # -- part C (issue 24): elections and reassignments -----------------------------------------------------------
+
+    def elect_leaders(self, context: ControllerRequestContext, request: Any) -> Future:
+        """ElectLeaders: resolves to the ElectLeadersResponse data once the leader changes are committed. No
+        partitions named (None) means every partition; an empty list means nothing to do."""
+        if request.topic_partitions is not None and not request.topic_partitions:
+            return _completed(ElectLeadersResponse(throttle_time=i32Timedelta.parse(datetime.timedelta(0)),
+                                                   error_code=Errors.NONE, replica_election_results=()))
+        return self.append_write_event("electLeaders", context.deadline_ns,
+                                       lambda: self.replication_control.elect_leaders(request))
+
+    def alter_partition_reassignments(self, context: ControllerRequestContext, request: Any) -> Future:
+        if not request.topics:
+            return _completed(AlterPartitionReassignmentsResponse(
+                throttle_time=i32Timedelta.parse(datetime.timedelta(0)), error_code=Errors.NONE, error_message=None,
+                responses=()))
+        return self.append_write_event("alterPartitionReassignments", context.deadline_ns,
+                                       lambda: self.replication_control.alter_partition_reassignments(request))
+
+    def list_partition_reassignments(self, context: ControllerRequestContext, request: Any) -> Future:
+        if request.topics is not None and not request.topics:
+            return _completed(ListPartitionReassignmentsResponse(
+                throttle_time=i32Timedelta.parse(datetime.timedelta(0)), error_code=Errors.NONE, error_message=None,
+                topics=()))
+        return self.append_read_event("listPartitionReassignments", context.deadline_ns,
+                                      lambda: self.replication_control.list_partition_reassignments(
+                                          request.topics, self.offset_control.last_stable_offset()))
+
     def unregister_broker(self, context: ControllerRequestContext, broker_id: int) -> Future[None]:
         """UnregisterBroker: the broker leaves every ISR and leadership, then its registration goes."""
         return self.append_write_event("unregisterBroker", context.deadline_ns,
@@ -925,6 +1043,64 @@ class QuorumController:
             return result.without_records() if validate_only else result
 
         return self.append_write_event("incrementalAlterConfigs", context.deadline_ns, generate)
+
+    # -- part A (issue 24): legacy AlterConfigs -------------------------------------------------------------------
+
+    def legacy_alter_configs(self, context: ControllerRequestContext, new_configs: dict[Any, dict[str, str]],
+                             validate_only: bool) -> Future:
+        """AlterConfigs: each resource's configs replaced by those given; {resource: ApiError} once committed."""
+        if not new_configs:
+            return _completed({})
+
+        def generate() -> ControllerResult:
+            result = self.configuration_control.legacy_alter_configs(new_configs, False)
+            return result.without_records() if validate_only else result
+
+        return self.append_write_event("legacyAlterConfigs", context.deadline_ns, generate)
+
+    def alter_client_quotas(self, context: ControllerRequestContext, quota_alterations: list[Any],
+                            validate_only: bool) -> Future:
+        """AlterClientQuotas: {ClientQuotaEntity: ApiError} once the ClientQuotaRecords are committed."""
+        if not quota_alterations:
+            return _completed({})
+
+        def generate() -> ControllerResult:
+            result = self.client_quota_control_manager.alter_client_quotas(quota_alterations)
+            return result.without_records() if validate_only else result
+
+        return self.append_write_event("alterClientQuotas", context.deadline_ns, generate)
+
+    def update_features(self, context: ControllerRequestContext, request: Any) -> Future:
+        """UpdateFeatures: the UpdateFeaturesResponse data ({results: [...]}) once the FeatureLevelRecords commit."""
+        def generate() -> ControllerResult:
+            updates: dict[str, int] = {}
+            upgrade_types: dict[str, UpgradeType] = {}
+            for feature_update in request.feature_updates:
+                # a v0 request has no UpgradeType: 3.9 reads the field's default, UPGRADE
+                upgrade_types[feature_update.feature] = UpgradeType.from_code(
+                    getattr(feature_update, "upgrade_type", UpgradeType.UPGRADE))
+                updates[feature_update.feature] = feature_update.max_version_level
+            return self.feature_control.update_features(updates, upgrade_types, request.validate_only)
+
+        result: Future = Future()
+
+        def then_apply(done: Future) -> None:
+            if done.exception() is not None:
+                result.set_exception(done.exception())
+            else:
+                result.set_result(dict(results=[dict(feature=name, error_code=error.error,
+                                                     error_message=error.message)
+                                                for name, error in done.result().items()]))
+        self.append_write_event("updateFeatures", context.deadline_ns, generate).add_done_callback(then_apply)
+        return result
+
+    def alter_user_scram_credentials(self, context: ControllerRequestContext, request: Any) -> Future:
+        """AlterUserScramCredentials: the response data ({results: [...]}) once the credential records commit."""
+        if not request.deletions and not request.upsertions:
+            return _completed(dict(results=[]))
+        return self.append_write_event("alterUserScramCredentials", context.deadline_ns,
+                                       lambda: self.scram_control_manager.alter_credentials(
+                                           request, self.feature_control.metadata_version()))
 
     def find_topic_ids(self, context: ControllerRequestContext, names: list[str]) -> Future:
         if not names:
@@ -993,6 +1169,18 @@ class QuorumController:
 
         return self.append_write_event("registerBroker", context.deadline_ns, generate,
                                        {ControllerOperationFlag.RUNS_IN_PREMIGRATION})
+
+    # -- part B (issue 24): ACLs; the QuorumController is the AclMutator of its node's StandardAuthorizer ----------
+
+    def create_acls(self, context: ControllerRequestContext, acl_bindings: list[Any]) -> Future:
+        """CreateAcls: one AclCreateResult per binding once the AccessControlEntryRecords are committed."""
+        return self.append_write_event("createAcls", context.deadline_ns,
+                                       lambda: self.acl_control_manager.create_acls(acl_bindings))
+
+    def delete_acls(self, context: ControllerRequestContext, filters: list[Any]) -> Future:
+        """DeleteAcls: one AclDeleteResult per filter once the RemoveAccessControlEntryRecords are committed."""
+        return self.append_write_event("deleteAcls", context.deadline_ns,
+                                       lambda: self.acl_control_manager.delete_acls(filters))
 
     # -- lifecycle ------------------------------------------------------------------------------------------------
 

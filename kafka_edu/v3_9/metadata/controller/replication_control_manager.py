@@ -2,11 +2,13 @@
 
 Ported: topics and partitions (replay of Topic, Partition, PartitionChange and RemoveTopic records), createTopics
 (with the create-topic policy and the effective configs of each new topic), createPartitions, deleteTopics,
-processBrokerHeartbeat with fencing/unfencing/controlled shutdown, maybeFenceOneStaleBroker and alterPartition.
-Left out: reassignments, electLeaders, leader balancing and the unclean elections of leaderless partitions,
-controller mutation quotas, eligible leader replicas (KIP-966) and directory assignment (AssignReplicasToDirs,
-offline directories). BrokersToIsrs (Kafka's index from a broker to the partitions whose ISR holds it) is answered
-here by a scan of the timeline maps, so it reverts with them.
+processBrokerHeartbeat with fencing/unfencing/controlled shutdown, maybeFenceOneStaleBroker, alterPartition,
+electLeaders (preferred and unclean), the periodic unclean elections of leaderless partitions
+(maybeElectUncleanLeaders), alterPartitionReassignments and listPartitionReassignments.
+Left out: controller mutation quotas, eligible leader replicas (KIP-966) and directory assignment
+(AssignReplicasToDirs, offline directories).
+BrokersToIsrs (Kafka's index from a broker to the partitions whose ISR holds it) is answered here by a scan of the
+timeline maps, so it reverts with them.
 """
 
 from __future__ import annotations
@@ -22,7 +24,10 @@ from kio.schema.alter_partition import v0 as alter_partition_v0
 from kio.schema.alter_partition import v1 as alter_partition_v1
 from kio.schema.alter_partition import v2 as alter_partition_v2
 from kio.schema.alter_partition import v3 as alter_partition_v3
+from kio.schema.alter_partition_reassignments.v0 import response as alter_reassignments_response
 from kio.schema.create_topics.v7 import response as create_topics_response
+from kio.schema.elect_leaders.v2 import response as elect_leaders_response
+from kio.schema.list_partition_reassignments.v0 import response as list_reassignments_response
 from kio.static.primitive import i8, i16, i32, i32Timedelta, i64
 
 from kafka_edu.tracing.step import span
@@ -31,10 +36,14 @@ from kafka_edu.v1_0_2.clients.common.errors import (
     InvalidPartitionsException,
     InvalidReplicaAssignmentException,
     InvalidReplicationFactorException,
+    InvalidRequestException,
     InvalidTopicException,
     PolicyViolationException,
     UnknownServerException,
     UnknownTopicOrPartitionException,
+)
+from kafka_edu.v3_9.clients.common.errors.no_reassignment_in_progress_exception import (
+    NoReassignmentInProgressException,
 )
 from kafka_edu.v3_9.clients.common.internals import topic as Topic
 from kafka_edu.v3_9.clients.common.protocol.builder import build
@@ -71,6 +80,11 @@ from kafka_edu.v3_9.metadata.controller.feature_control_manager import (
     is_in_controlled_shutdown_state_supported,
 )
 from kafka_edu.v3_9.metadata.controller.partition_change_builder import Election, PartitionChangeBuilder
+from kafka_edu.v3_9.metadata.controller.partition_reassignment_replicas import (
+    PartitionReassignmentReplicas,
+    is_reassignment_in_progress,
+)
+from kafka_edu.v3_9.metadata.controller.partition_reassignment_revert import PartitionReassignmentRevert
 from kafka_edu.v3_9.metadata.metadata.broker_registration import (
     BrokerHeartbeatReply,
     BrokerRegistrationFencingChange,
@@ -102,6 +116,7 @@ MAX_RECORDS_PER_USER_OP = 10000  # QuorumController.MAX_RECORDS_PER_USER_OP: the
 MAX_ELECTIONS_PER_IMBALANCE = 1_000  # the preferred-leader elections one balancing event writes at most
 
 ZERO_UUID = uuid.UUID(int=0)  # Uuid.ZERO_UUID
+ELECTION_TYPE_PREFERRED, ELECTION_TYPE_UNCLEAN = 0, 1  # ElectionType
 
 _ALTER_PARTITION = {0: alter_partition_v0, 1: alter_partition_v1, 2: alter_partition_v2, 3: alter_partition_v3}
 
@@ -210,6 +225,8 @@ class ReplicationControlManager:
         self._brokers_to_isrs = BrokersToIsrs(self._topics)
         # The partitions whose leader is not their preferred (first) replica.
         self._imbalanced_partitions: TimelineHashSet[TopicIdPartition] = TimelineHashSet(snapshot_registry)
+        # Each topic with a reassignment under way, and the ids of its reassigning partitions.
+        self._reassigning_topics: TimelineHashMap[uuid.UUID, tuple[int, ...]] = TimelineHashMap(snapshot_registry)
 
     # -- replay ---------------------------------------------------------------------------------------------------
 
@@ -247,11 +264,30 @@ class ReplicationControlManager:
                      new_part_info)
             topic_info.parts.put(record.partition_id, new_part_info)
             self._global_partition_count.increment()
+            self._update_reassigning_topics_if_needed(record.topic_id, record.partition_id, False,
+                                                      is_reassignment_in_progress(new_part_info))
         elif prev_part_info != new_part_info:
             log.info("%sReplayed PartitionRecord for existing partition %s and %s.", self._log_prefix, description,
                      new_part_info)
             topic_info.parts.put(record.partition_id, new_part_info)
+            self._update_reassigning_topics_if_needed(record.topic_id, record.partition_id,
+                                                      is_reassignment_in_progress(prev_part_info),
+                                                      is_reassignment_in_progress(new_part_info))
         self._update_imbalanced(record.topic_id, record.partition_id, new_part_info)
+
+    def _update_reassigning_topics_if_needed(self, topic_id: uuid.UUID, partition_id: int, was_reassigning: bool,
+                                             is_reassigning: bool) -> None:
+        if not was_reassigning:
+            if is_reassigning:
+                prev_reassigning_parts = self._reassigning_topics.get(topic_id) or ()
+                self._reassigning_topics.put(topic_id, (*prev_reassigning_parts, partition_id))
+        elif not is_reassigning:
+            prev_reassigning_parts = self._reassigning_topics.get(topic_id) or ()
+            new_reassigning_parts = tuple(p for p in prev_reassigning_parts if p != partition_id)
+            if not new_reassigning_parts:
+                self._reassigning_topics.remove(topic_id)
+            else:
+                self._reassigning_topics.put(topic_id, new_reassigning_parts)
 
     def _update_imbalanced(self, topic_id: uuid.UUID, partition_id: int, registration: PartitionRegistration) -> None:
         if registration.has_preferred_leader():
@@ -269,9 +305,16 @@ class ReplicationControlManager:
             raise RuntimeError(f"Tried to create partition {_uuid_string(record.topic_id)}:{record.partition_id}, "
                                "but no partition with that id was found.")
         new_partition_info = prev_partition_info.merge(record)
+        self._update_reassigning_topics_if_needed(record.topic_id, record.partition_id,
+                                                  is_reassignment_in_progress(prev_partition_info),
+                                                  is_reassignment_in_progress(new_partition_info))
         topic_info.parts.put(record.partition_id, new_partition_info)
         self._update_imbalanced(record.topic_id, record.partition_id, new_partition_info)
-        log.debug("%sReplayed partition change %s for topic %s", self._log_prefix, record, topic_info.name)
+        if record.removing_replicas is not None or record.adding_replicas is not None:
+            log.info("%sReplayed partition assignment change %s for topic %s", self._log_prefix, record,
+                     topic_info.name)
+        else:
+            log.debug("%sReplayed partition change %s for topic %s", self._log_prefix, record, topic_info.name)
 
     def replay_remove_topic(self, record: Any) -> None:
         topic = self._topics.remove(record.topic_id)
@@ -285,6 +328,7 @@ class ReplicationControlManager:
                 colliding.remove(topic.name)
                 if colliding.is_empty():
                     self._topics_with_collision_chars.remove(normalized_name)
+        self._reassigning_topics.remove(record.topic_id)
         self._global_partition_count.set(self._global_partition_count.get() - topic.parts.size())
         for partition_id in topic.parts.key_set():
             self._imbalanced_partitions.remove(TopicIdPartition(record.topic_id, partition_id))
@@ -539,6 +583,33 @@ class ReplicationControlManager:
     def are_some_partitions_leaderless(self) -> bool:
         return next(self._brokers_to_isrs.partitions_with_no_leader(), None) is not None
 
+    def maybe_elect_unclean_leaders(self) -> ControllerResult[bool]:
+        """Unclean elections for the leaderless partitions of topics that allow them; the response says whether
+        there may be more to do at once (the batch reached MAX_ELECTIONS_PER_IMBALANCE)."""
+        records: list[Any] = []
+        self.maybe_trigger_unclean_leader_election_for_leaderless_partitions(records, MAX_ELECTIONS_PER_IMBALANCE)
+        return ControllerResult.of(records, len(records) >= MAX_ELECTIONS_PER_IMBALANCE)
+
+    def maybe_trigger_unclean_leader_election_for_leaderless_partitions(self, records: list[Any],
+                                                                       max_elections: int) -> None:
+        for topic_id_partition in list(self._brokers_to_isrs.partitions_with_no_leader()):
+            if len(records) >= max_elections:
+                return
+            topic = self._topics.get(topic_id_partition.topic_id)
+            if self._configuration_control.unclean_leader_election_enabled_for_topic(topic.name):
+                result = self.elect_leader(topic.name, topic_id_partition.partition_id, ELECTION_TYPE_UNCLEAN,
+                                           records)
+                if result.error is Errors.NONE:
+                    log.error("%sTriggering unclean leader election for offline partition %s-%d.", self._log_prefix,
+                              topic.name, topic_id_partition.partition_id)
+                else:
+                    log.warning("%sCannot trigger unclean leader election for offline partition %s-%d: %s",
+                                self._log_prefix, topic.name, topic_id_partition.partition_id, result.error.name)
+            elif log.isEnabledFor(logging.DEBUG):
+                log.debug("%sCannot trigger unclean leader election for offline partition %s-%d because unclean "
+                          "leader election is disabled for this topic.", self._log_prefix, topic.name,
+                          topic_id_partition.partition_id)
+
     # -- deleteTopics ---------------------------------------------------------------------------------------------
 
     def delete_topics(self, context: Any, ids: Iterable[uuid.UUID]) -> ControllerResult[dict[uuid.UUID, ApiError]]:
@@ -771,6 +842,65 @@ class ReplicationControlManager:
         log.warning("%shandleBrokerUncleanShutdown(%d): eligible leader replicas are not built", self._log_prefix,
                     broker_id)
 
+    # -- electLeaders ---------------------------------------------------------------------------------------------
+
+    def elect_leaders(self, request: Any) -> ControllerResult[Any]:
+        """ElectLeaders: a PartitionChangeRecord per partition whose election changes its leader; the answer is an
+        ElectLeadersResponse (v2) with each partition's outcome."""
+        election_type = _election_type(getattr(request, "election_type", ELECTION_TYPE_PREFERRED))
+        records: list[Any] = BoundedList(MAX_RECORDS_PER_USER_OP)
+        replica_election_results: list[dict[str, Any]] = []
+        if request.topic_partitions is None:
+            # Every partition of every topic (the old controller's behaviour, kept by the protocol); partitions that
+            # already have the leader asked for are left out of the answer.
+            for topic_name, topic_id in self._topics_by_name.entry_set():
+                partition_results: list[dict[str, Any]] = []
+                replica_election_results.append({"topic": topic_name, "partition_result": partition_results})
+                topic = self._topics.get(topic_id)
+                if topic is not None:
+                    for partition_id in topic.parts.key_set():
+                        error = self.elect_leader(topic_name, partition_id, election_type, records)
+                        if error.error is not Errors.ELECTION_NOT_NEEDED:
+                            partition_results.append({"partition_id": partition_id, "error_code": error.error,
+                                                      "error_message": error.message})
+        else:
+            for topic in request.topic_partitions:
+                partition_results = []
+                replica_election_results.append({"topic": topic.topic, "partition_result": partition_results})
+                for partition_id in topic.partitions:
+                    error = self.elect_leader(topic.topic, partition_id, election_type, records)
+                    partition_results.append({"partition_id": partition_id, "error_code": error.error,
+                                              "error_message": error.message})
+        response = build(elect_leaders_response.ElectLeadersResponse, throttle_time=0, error_code=Errors.NONE,
+                         replica_election_results=replica_election_results)
+        return ControllerResult.of(records, response)
+
+    def elect_leader(self, topic: str, partition_id: int, election_type: int, records: list[Any]) -> ApiError:
+        topic_id = self._topics_by_name.get(topic)
+        if topic_id is None:
+            return ApiError(Errors.UNKNOWN_TOPIC_OR_PARTITION, f"No such topic as {topic}")
+        topic_info = self._topics.get(topic_id)
+        if topic_info is None:
+            return ApiError(Errors.UNKNOWN_TOPIC_OR_PARTITION, f"No such topic id as {_uuid_string(topic_id)}")
+        partition = topic_info.parts.get(partition_id)
+        if partition is None:
+            return ApiError(Errors.UNKNOWN_TOPIC_OR_PARTITION, f"No such partition as {topic}-{partition_id}")
+        if (election_type == ELECTION_TYPE_PREFERRED and partition.has_preferred_leader()) or \
+                (election_type == ELECTION_TYPE_UNCLEAN and partition.has_leader()):
+            return ApiError(Errors.ELECTION_NOT_NEEDED)
+        election = Election.UNCLEAN if election_type == ELECTION_TYPE_UNCLEAN else Election.PREFERRED
+        record = (PartitionChangeBuilder(partition, topic_id, partition_id, self._leader_acceptor(partition),
+                                         self._feature_control.metadata_version())
+                  .set_election(election)
+                  .set_default_dir_provider(self.cluster_describer.default_dir)
+                  .build())
+        if record is None:
+            if election_type == ELECTION_TYPE_PREFERRED:
+                return ApiError(Errors.PREFERRED_LEADER_NOT_AVAILABLE)
+            return ApiError(Errors.ELIGIBLE_LEADERS_NOT_AVAILABLE)
+        records.append(record)
+        return ApiError.NONE
+
     def process_broker_heartbeat(self, request: Any,
                                  register_broker_record_offset: int) -> ControllerResult[BrokerHeartbeatReply]:
         broker_id = request.broker_id
@@ -970,6 +1100,132 @@ class ReplicationControlManager:
             else:
                 log.info("%s%s: changing %d partition(s)", self._log_prefix, context, len(records) - old_size)
 
+    # -- partition reassignments -----------------------------------------------------------------------------------
+
+    def alter_partition_reassignments(self, request: Any) -> ControllerResult[Any]:
+        """AlterPartitionReassignments: a reassignment started (or changed) for each partition with replicas, cancelled
+        for each with none; all or nothing. The answer is an AlterPartitionReassignmentsResponse (v0)."""
+        records: list[Any] = BoundedList(MAX_RECORDS_PER_USER_OP)
+        responses: list[dict[str, Any]] = []
+        successful_alterations = total_alterations = 0
+        for topic in request.topics:
+            partitions: list[dict[str, Any]] = []
+            for partition in topic.partitions:
+                error = ApiError.NONE
+                try:
+                    self.alter_partition_reassignment(topic.name, partition, records)
+                    successful_alterations += 1
+                except Exception as e:
+                    log.info("%sUnable to alter partition reassignment for %s:%d because of an %s error: %s",
+                             self._log_prefix, topic.name, partition.partition_index, type(e).__name__, e)
+                    error = ApiError.from_throwable(e)
+                total_alterations += 1
+                partitions.append({"partition_index": partition.partition_index, "error_code": error.error,
+                                   "error_message": error.message})
+            responses.append({"name": topic.name, "partitions": partitions})
+        log.info("%sSuccessfully altered %d out of %d partition reassignment(s).", self._log_prefix,
+                 successful_alterations, total_alterations)
+        response = build(alter_reassignments_response.AlterPartitionReassignmentsResponse, throttle_time=0,
+                         error_code=Errors.NONE, error_message=None, responses=responses)
+        return ControllerResult.atomic_of(records, response)
+
+    def alter_partition_reassignment(self, topic_name: str, target: Any, records: list[Any]) -> None:
+        topic_id = self._topics_by_name.get(topic_name)
+        if topic_id is None:
+            raise UnknownTopicOrPartitionException(f"Unable to find a topic named {topic_name}.")
+        topic_info = self._topics.get(topic_id)
+        if topic_info is None:
+            raise UnknownTopicOrPartitionException(f"Unable to find a topic with ID {_uuid_string(topic_id)}.")
+        tp = TopicIdPartition(topic_id, target.partition_index)
+        part = topic_info.parts.get(target.partition_index)
+        if part is None:
+            raise UnknownTopicOrPartitionException(f"Unable to find partition {topic_name}:{target.partition_index}.")
+        if target.replicas is None:
+            record = self.cancel_partition_reassignment(topic_name, tp, part)
+        else:
+            record = self.change_partition_reassignment(tp, part, target)
+        if record is not None:
+            records.append(record)
+
+    def cancel_partition_reassignment(self, topic_name: str, tp: TopicIdPartition,
+                                      part: PartitionRegistration) -> Any | None:
+        if not is_reassignment_in_progress(part):
+            # Kafka's message is the error's default text, which the answer drops
+            raise NoReassignmentInProgressException()
+        revert = PartitionReassignmentRevert(part)
+        if revert.unclean():
+            if not self._configuration_control.unclean_leader_election_enabled_for_topic(topic_name):
+                raise InvalidReplicaAssignmentException(f"Unable to revert partition assignment for {topic_name}:"
+                                                        f"{tp.partition_id} because it would require an unclean "
+                                                        "leader election.")
+        builder = PartitionChangeBuilder(part, tp.topic_id, tp.partition_id, self._leader_acceptor(part),
+                                         self._feature_control.metadata_version())
+        if self._configuration_control.unclean_leader_election_enabled_for_topic(topic_name):
+            builder.set_election(Election.UNCLEAN)
+        return (builder.set_target_isr(revert.isr())
+                .set_target_replicas(revert.replicas())
+                .set_target_removing([])
+                .set_target_adding([])
+                .set_default_dir_provider(self.cluster_describer.default_dir)
+                .build())
+
+    def change_partition_reassignment(self, tp: TopicIdPartition, part: PartitionRegistration,
+                                      target: Any) -> Any | None:
+        """A reassignment goes in stages: first the new replicas join the replica list (as adding, the old ones as
+        removing); once the ISR holds every target replica, a second change drops the removed ones (the
+        PartitionChangeBuilder makes it, on the AlterPartition that completes the ISR). A reassignment that only
+        reorders replicas already in the ISR completes at once."""
+        current_assignment = PartitionAssignment(list(part.replicas), list(part.directories))
+        target_assignment = PartitionAssignment.of(list(target.replicas), self.cluster_describer)
+        self.validate_manual_partition_assignment(target_assignment, None)
+        current_replicas = list(part.replicas)
+        reassignment = PartitionReassignmentReplicas.of_assignments(current_assignment, target_assignment)
+        builder = PartitionChangeBuilder(part, tp.topic_id, tp.partition_id, self._leader_acceptor(part),
+                                         self._feature_control.metadata_version())
+        if reassignment.replicas() != current_replicas:
+            builder.set_target_replicas(reassignment.replicas())
+        if reassignment.removing():
+            builder.set_target_removing(reassignment.removing())
+        if reassignment.adding():
+            builder.set_target_adding(reassignment.adding())
+        return builder.set_default_dir_provider(self.cluster_describer.default_dir).build()
+
+    def list_partition_reassignments(self, topic_list: Iterable[Any] | None, epoch: int) -> Any:
+        """ListPartitionReassignments (v0 response): every reassigning partition, or those of the topics named."""
+        topics: list[dict[str, Any]] = []
+        if topic_list is None:
+            for topic_id, partition_ids in self._reassigning_topics.entry_set(epoch):
+                self._list_reassigning_topic(topics, topic_id, list(partition_ids))
+        else:
+            for topic in topic_list:
+                topic_id = self._topics_by_name.get(topic.name, epoch)
+                if topic_id is not None:
+                    self._list_reassigning_topic(topics, topic_id, list(topic.partition_indexes))
+        return build(list_reassignments_response.ListPartitionReassignmentsResponse, throttle_time=0,
+                     error_code=Errors.NONE, error_message=None, topics=topics)
+
+    def _list_reassigning_topic(self, topics: list[dict[str, Any]], topic_id: uuid.UUID,
+                                partition_ids: list[int]) -> None:
+        topic_info = self._topics.get(topic_id)
+        if topic_info is None:
+            return
+        partitions = []
+        for partition_id in partition_ids:
+            ongoing = self._get_ongoing_partition_reassignment(topic_info, partition_id)
+            if ongoing is not None:
+                partitions.append(ongoing)
+        if partitions:
+            topics.append({"name": topic_info.name, "partitions": partitions})
+
+    def _get_ongoing_partition_reassignment(self, topic_info: TopicControlInfo,
+                                            partition_id: int) -> dict[str, Any] | None:
+        partition = topic_info.parts.get(partition_id)
+        if partition is None or not is_reassignment_in_progress(partition):
+            return None
+        return {"adding_replicas": list(partition.adding_replicas),
+                "removing_replicas": list(partition.removing_replicas), "partition_index": partition_id,
+                "replicas": list(partition.replicas)}
+
 
 def validate_new_topic_names(topic_errors: dict[str, ApiError], topics: Iterable[Any],
                              topics_with_collision_chars: Mapping[str, Iterable[str]]) -> None:
@@ -1011,6 +1267,13 @@ def compute_config_changes(topic_errors: dict[str, ApiError],
         elif topic_configs:
             config_changes[(ConfigResourceType.TOPIC, topic.name)] = topic_configs
     return config_changes
+
+
+def _election_type(value: int) -> int:
+    """ElectionType.valueOf: 0 PREFERRED, 1 UNCLEAN."""
+    if value not in (ELECTION_TYPE_PREFERRED, ELECTION_TYPE_UNCLEAN):
+        raise InvalidRequestException(f"Unknown election type {int(value)}")
+    return value
 
 
 def _build_partition_registration(assignment: PartitionAssignment, isr: list[int]) -> PartitionRegistration:

@@ -5,12 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 from kafka_edu.v3_9.metadata.common.metadata.metadata_record_type import MetadataRecordType
+from kafka_edu.v3_9.metadata.image.acls_delta import AclsDelta
+from kafka_edu.v3_9.metadata.image.client_quotas_delta import ClientQuotasDelta
 from kafka_edu.v3_9.metadata.image.cluster_delta import ClusterDelta
 from kafka_edu.v3_9.metadata.image.configurations_delta import ConfigurationsDelta
 from kafka_edu.v3_9.metadata.image.features_delta import FeaturesDelta
 from kafka_edu.v3_9.metadata.image.metadata_image import MetadataImage
 from kafka_edu.v3_9.metadata.image.metadata_provenance import MetadataProvenance
 from kafka_edu.v3_9.metadata.image.producer_ids_delta import ProducerIdsDelta
+from kafka_edu.v3_9.metadata.image.scram_delta import ScramDelta
 from kafka_edu.v3_9.metadata.image.topics_delta import TopicsDelta
 from kafka_edu.v3_9.server_common.server.common.metadata_version import MetadataVersion
 
@@ -38,6 +41,9 @@ class MetadataDelta:
         self._topics_delta: TopicsDelta | None = None
         self._configs_delta: ConfigurationsDelta | None = None
         self._producer_ids_delta: ProducerIdsDelta | None = None
+        self._acls_delta: AclsDelta | None = None  # issue 24 part B (ACLs)
+        self._client_quotas_delta: ClientQuotasDelta | None = None  # issue 24 part A
+        self._scram_delta: ScramDelta | None = None  # issue 24 part A
 
     def image(self) -> MetadataImage:
         return self._image
@@ -82,6 +88,30 @@ class MetadataDelta:
             self._producer_ids_delta = ProducerIdsDelta(self._image.producer_ids)
         return self._producer_ids_delta
 
+    def acls_delta(self) -> AclsDelta | None:
+        return self._acls_delta
+
+    def get_or_create_acls_delta(self) -> AclsDelta:
+        if self._acls_delta is None:
+            self._acls_delta = AclsDelta(self._image.acls)
+        return self._acls_delta
+
+    def client_quotas_delta(self) -> ClientQuotasDelta | None:
+        return self._client_quotas_delta
+
+    def get_or_create_client_quotas_delta(self) -> ClientQuotasDelta:
+        if self._client_quotas_delta is None:
+            self._client_quotas_delta = ClientQuotasDelta(self._image.client_quotas)
+        return self._client_quotas_delta
+
+    def scram_delta(self) -> ScramDelta | None:
+        return self._scram_delta
+
+    def get_or_create_scram_delta(self) -> ScramDelta:
+        if self._scram_delta is None:
+            self._scram_delta = ScramDelta(self._image.scram)
+        return self._scram_delta
+
     def metadata_version_changed(self) -> MetadataVersion | None:
         return None if self._features_delta is None else self._features_delta.metadata_version_change()
 
@@ -113,6 +143,16 @@ class MetadataDelta:
             self.get_or_create_cluster_delta().replay_broker_registration_change(record)
         elif record_type is _T.PRODUCER_IDS_RECORD:
             self.get_or_create_producer_ids_delta().replay(record)
+        elif record_type is _T.ACCESS_CONTROL_ENTRY_RECORD:
+            self.get_or_create_acls_delta().replay(record)
+        elif record_type is _T.REMOVE_ACCESS_CONTROL_ENTRY_RECORD:
+            self.get_or_create_acls_delta().replay_remove(record)
+        elif record_type is _T.CLIENT_QUOTA_RECORD:
+            self.get_or_create_client_quotas_delta().replay(record)
+        elif record_type is _T.USER_SCRAM_CREDENTIAL_RECORD:
+            self.get_or_create_scram_delta().replay(record)
+        elif record_type is _T.REMOVE_USER_SCRAM_CREDENTIAL_RECORD:
+            self.get_or_create_scram_delta().replay_remove(record)
         elif record_type is _T.NO_OP_RECORD:
             pass  # it only moves the image's offset
         else:
@@ -135,6 +175,9 @@ class MetadataDelta:
         self.get_or_create_topics_delta().finish_snapshot()
         self.get_or_create_configs_delta().finish_snapshot()
         self.get_or_create_producer_ids_delta().finish_snapshot()
+        self.get_or_create_acls_delta().finish_snapshot()
+        self.get_or_create_client_quotas_delta().finish_snapshot()
+        self.get_or_create_scram_delta().finish_snapshot()
 
     def apply(self, provenance: MetadataProvenance) -> MetadataImage:
         new_features = (self._image.features if self._features_delta is None else self._features_delta.apply())
@@ -143,7 +186,12 @@ class MetadataDelta:
         new_configs = (self._image.configs if self._configs_delta is None else self._configs_delta.apply())
         new_producer_ids = (self._image.producer_ids if self._producer_ids_delta is None
                             else self._producer_ids_delta.apply())
-        return MetadataImage(provenance, new_features, new_cluster, new_topics, new_configs, new_producer_ids)
+        new_acls = self._image.acls if self._acls_delta is None else self._acls_delta.apply()
+        new_client_quotas = (self._image.client_quotas if self._client_quotas_delta is None
+                             else self._client_quotas_delta.apply())
+        new_scram = self._image.scram if self._scram_delta is None else self._scram_delta.apply()
+        return MetadataImage(provenance, new_features, new_cluster, new_topics, new_configs, new_producer_ids,
+                             acls=new_acls, client_quotas=new_client_quotas, scram=new_scram)
 
     def __str__(self) -> str:
         return (f"MetadataDelta(featuresDelta={self._features_delta}, clusterDelta={self._cluster_delta}, "

@@ -3,6 +3,7 @@
 from kafka_edu.v3_9.metadata.common.metadata.abort_transaction_record import AbortTransactionRecord
 from kafka_edu.v3_9.metadata.common.metadata.begin_transaction_record import BeginTransactionRecord
 from kafka_edu.v3_9.metadata.common.metadata.broker_registration_change_record import BrokerRegistrationChangeRecord
+from kafka_edu.v3_9.metadata.common.metadata.client_quota_record import ClientQuotaRecord
 from kafka_edu.v3_9.metadata.common.metadata.config_record import ConfigRecord
 from kafka_edu.v3_9.metadata.common.metadata.end_transaction_record import EndTransactionRecord
 from kafka_edu.v3_9.metadata.common.metadata.feature_level_record import FeatureLevelRecord
@@ -18,9 +19,13 @@ from kafka_edu.v3_9.metadata.common.metadata.register_broker_record import (
     RegisterBrokerRecord,
 )
 from kafka_edu.v3_9.metadata.common.metadata.remove_topic_record import RemoveTopicRecord
+from kafka_edu.v3_9.metadata.common.metadata.remove_user_scram_credential_record import (
+    RemoveUserScramCredentialRecord,
+)
 from kafka_edu.v3_9.metadata.common.metadata.topic_record import TopicRecord
 from kafka_edu.v3_9.metadata.common.metadata.unfence_broker_record import UnfenceBrokerRecord
 from kafka_edu.v3_9.metadata.common.metadata.unregister_broker_record import UnregisterBrokerRecord
+from kafka_edu.v3_9.metadata.common.metadata.user_scram_credential_record import UserScramCredentialRecord
 from kafka_edu.v3_9.server_common.server.common.api_message_and_version import ApiMessageAndVersion
 
 __all__ = [
@@ -30,6 +35,7 @@ __all__ = [
     "BrokerEndpoint",
     "BrokerFeature",
     "BrokerRegistrationChangeRecord",
+    "ClientQuotaRecord",
     "ConfigRecord",
     "EndTransactionRecord",
     "FeatureLevelRecord",
@@ -41,7 +47,9 @@ __all__ = [
     "ProducerIdsRecord",
     "RegisterBrokerRecord",
     "RemoveTopicRecord",
+    "RemoveUserScramCredentialRecord",
     "TopicRecord",
     "UnfenceBrokerRecord",
     "UnregisterBrokerRecord",
+    "UserScramCredentialRecord",
 ]

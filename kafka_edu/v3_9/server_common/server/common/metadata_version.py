@@ -220,3 +220,30 @@ _LIST_OFFSET_REQUEST_VERSIONS = (
     (MetadataVersion.IBP_3_9_IV0, 9), (MetadataVersion.IBP_3_5_IV0, 8), (MetadataVersion.IBP_3_0_IV1, 7),
     (MetadataVersion.IBP_2_8_IV0, 6), (MetadataVersion.IBP_2_2_IV1, 5), (MetadataVersion.IBP_2_1_IV1, 4),
     (MetadataVersion.IBP_2_0_IV1, 3), (MetadataVersion.IBP_0_11_0_IV0, 2), (MetadataVersion.IBP_0_10_1_IV2, 1))
+
+
+# MetadataVersion.didMetadataChange: false for the versions whose metadata reads as their predecessor's (a downgrade
+# across only these loses nothing)
+_METADATA_UNCHANGED = frozenset({
+    MetadataVersion.IBP_3_1_IV0, MetadataVersion.IBP_3_3_IV0, MetadataVersion.IBP_3_5_IV0, MetadataVersion.IBP_3_5_IV1,
+    MetadataVersion.IBP_3_6_IV0, MetadataVersion.IBP_3_7_IV1, MetadataVersion.IBP_3_7_IV3, MetadataVersion.IBP_3_7_IV4,
+    MetadataVersion.IBP_3_8_IV0, MetadataVersion.IBP_3_9_IV0})
+
+
+def did_metadata_change(version: MetadataVersion) -> bool:
+    return version not in _METADATA_UNCHANGED
+
+
+def check_if_metadata_changed(source_version: MetadataVersion, target_version: MetadataVersion) -> bool:
+    """MetadataVersion.checkIfMetadataChanged: does any version in (low, high] change the metadata?"""
+    if source_version is target_version:
+        return False
+    high, low = ((target_version, source_version) if _ORDER[source_version] < _ORDER[target_version]
+                 else (source_version, target_version))
+    version = high
+    while not did_metadata_change(version) and version is not low:
+        index = _ORDER[version]
+        if index == 0:
+            break
+        version = _VERSIONS[index - 1]
+    return version is not low

@@ -40,3 +40,42 @@ CONFIG_DEF = (
     .define(CONTROLLER_QUOTA_WINDOW_SIZE_SECONDS_CONFIG, Type.INT, QUOTA_WINDOW_SIZE_SECONDS_DEFAULT, Range.at_least(1))
     .define(CLIENT_QUOTA_CALLBACK_CLASS_CONFIG, Type.CLASS, None)
 )
+
+# The quota keys an entity may carry (QuotaConfigs' client/user and IP config defs, what AlterClientQuotas accepts)
+PRODUCER_BYTE_RATE_OVERRIDE_CONFIG = "producer_byte_rate"
+CONSUMER_BYTE_RATE_OVERRIDE_CONFIG = "consumer_byte_rate"
+REQUEST_PERCENTAGE_OVERRIDE_CONFIG = "request_percentage"
+CONTROLLER_MUTATION_RATE_OVERRIDE_CONFIG = "controller_mutation_rate"
+IP_CONNECTION_RATE_OVERRIDE_CONFIG = "connection_creation_rate"
+IP_CONNECTION_RATE_DEFAULT = 2**31 - 1
+USER_AND_CLIENT_QUOTA_NAMES = frozenset({PRODUCER_BYTE_RATE_OVERRIDE_CONFIG, CONSUMER_BYTE_RATE_OVERRIDE_CONFIG,
+                                         REQUEST_PERCENTAGE_OVERRIDE_CONFIG,
+                                         CONTROLLER_MUTATION_RATE_OVERRIDE_CONFIG})
+
+
+def _build_user_client_quota_config_def(config_def: ConfigDef) -> ConfigDef:
+    return (config_def
+            .define(PRODUCER_BYTE_RATE_OVERRIDE_CONFIG, Type.LONG, 2**63 - 1)
+            .define(CONSUMER_BYTE_RATE_OVERRIDE_CONFIG, Type.LONG, 2**63 - 1)
+            .define(REQUEST_PERCENTAGE_OVERRIDE_CONFIG, Type.DOUBLE, float(2**31 - 1))
+            .define(CONTROLLER_MUTATION_RATE_OVERRIDE_CONFIG, Type.DOUBLE, float(2**31 - 1)))
+
+
+def user_and_client_quota_configs() -> ConfigDef:
+    return _build_user_client_quota_config_def(ConfigDef())
+
+
+def scram_mechanisms_plus_user_and_client_quota_configs() -> ConfigDef:
+    config_def = ConfigDef()
+    for mechanism_name in ("SCRAM-SHA-256", "SCRAM-SHA-512"):  # ScramMechanism.mechanismNames
+        config_def.define(mechanism_name, Type.STRING, None)
+    return _build_user_client_quota_config_def(config_def)
+
+
+def ip_configs() -> ConfigDef:
+    return ConfigDef().define(IP_CONNECTION_RATE_OVERRIDE_CONFIG, Type.INT, IP_CONNECTION_RATE_DEFAULT,
+                              Range.at_least(0))
+
+
+def is_client_or_user_quota_config(name: str) -> bool:
+    return name in USER_AND_CLIENT_QUOTA_NAMES

@@ -20,6 +20,7 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import enum
+import logging
 import typing
 import uuid
 from collections import Counter
@@ -90,21 +91,9 @@ KAFKA = kafka_test_class(
         "testUnauthorizedDescribeClusterRequest",
     ],
     not_applicable={
-        "testHandleLegacyAlterConfigsErrors": "AlterConfigs (the legacy one; no handler, no QuorumController "
-                                              "method) " + ISSUE_24,
-        "testUnauthorizedHandleIncrementalAlterConfigs": "IncrementalAlterConfigs (not even in the port's ApiKeys) "
-                                                         + ISSUE_24,
-        "testInvalidIncrementalAlterConfigsResources": "IncrementalAlterConfigs (not even in the port's ApiKeys) "
-                                                       + ISSUE_24,
-        "testClose": "ControllerApis.close only closes its AclApis: ACLs on the controller are " + ISSUE_24,
-        "testUnauthorizedHandleAlterClientQuotas": "AlterClientQuotas " + ISSUE_24,
-        "testUnauthorizedHandleAlterPartitionReassignments": "AlterPartitionReassignments " + ISSUE_24,
-        "testUnauthorizedHandleListPartitionReassignments": "ListPartitionReassignments " + ISSUE_24,
         "testCreateTopicsMutationQuota": NO_MUTATION_QUOTA,
         "testCreatePartitionsMutationQuota": NO_MUTATION_QUOTA,
         "testDeleteTopicsMutationQuota": NO_MUTATION_QUOTA,
-        "testElectLeadersAuthorization": "ElectLeaders " + ISSUE_24,
-        "testElectLeadersHandledByController": "ElectLeaders " + ISSUE_24,
         "testAssignReplicasToDirs": "AssignReplicasToDirs: JBOD on KRaft (KIP-858) is not built (docs/kraft.md)",
         "testUnauthorizedControllerRegistrationRequest": "ControllerRegistration (KIP-919) " + ISSUE_24,
     },
@@ -423,6 +412,12 @@ def test_unauthorized_handle_unregister_broker(env: Env) -> None:
         controller_apis.handle_unregister_broker(request_of(ApiKeys.UNREGISTER_BROKER, 0))
 
 
+def test_close(env: Env) -> None:  # part B (issue 24): ControllerApis.close closes its AclApis
+    controller_apis = env.create_controller_apis(DenyAllAuthorizer(), MockController.Builder().build())
+    controller_apis.close()
+    assert controller_apis.is_closed()
+
+
 def test_unauthorized_broker_registration(env: Env) -> None:
     request = request_of(ApiKeys.BROKER_REGISTRATION, latest(ApiKeys.BROKER_REGISTRATION), broker_id=NODE_ID,
                          rack=BROKER_RACK)
@@ -430,6 +425,18 @@ def test_unauthorized_broker_registration(env: Env) -> None:
     response = env.handle_request(request, controller_apis)
     assert response is not None
     assert error_counts(response) == {Errors.CLUSTER_AUTHORIZATION_FAILED: 1}
+
+
+def test_unauthorized_handle_alter_partition_reassignments(env: Env) -> None:
+    with pytest.raises(ClusterAuthorizationException):
+        controller_apis = env.create_controller_apis(DenyAllAuthorizer(), MockController.Builder().build())
+        controller_apis.handle_alter_partition_reassignments(request_of(ApiKeys.ALTER_PARTITION_REASSIGNMENTS, 0))
+
+
+def test_unauthorized_handle_list_partition_reassignments(env: Env) -> None:
+    with pytest.raises(ClusterAuthorizationException):
+        controller_apis = env.create_controller_apis(DenyAllAuthorizer(), MockController.Builder().build())
+        controller_apis.handle_list_partition_reassignments(request_of(ApiKeys.LIST_PARTITION_REASSIGNMENTS, 0))
 
 
 def test_unauthorized_handle_allocate_producer_ids(env: Env) -> None:
@@ -610,6 +617,38 @@ def test_create_partitions_authorization(env: Env) -> None:
     assert [Errors.for_code(r.error_code) for r in results if r.name == "bar"] == [Errors.TOPIC_AUTHORIZATION_FAILED]
 
 
+def test_elect_leaders_authorization(env: Env) -> None:
+    calls: list[Any] = []
+
+    class ClusterAlterDenied:
+        def authorize(self, context: Any, actions: list[Action]) -> list[AuthorizationResult]:
+            calls.extend(actions)
+            return [AuthorizationResult.DENIED]
+
+    controller_apis = env.create_controller_apis(ClusterAlterDenied(), StubController())
+    request = request_of(ApiKeys.ELECT_LEADERS, latest(ApiKeys.ELECT_LEADERS), election_type=0,
+                         topic_partitions=None, timeout=30000)
+    response = env.handle_request(request, controller_apis)
+    assert [(a.operation, a.resource_type, a.resource_name) for a in calls] == [("ALTER", "CLUSTER", "kafka-cluster")]
+    assert Errors.for_code(response.error_code) == Errors.CLUSTER_AUTHORIZATION_FAILED
+
+
+def test_elect_leaders_handled_by_controller(env: Env) -> None:
+    from kio.schema.elect_leaders.v2 import response as elect_leaders_response
+    requests: list[Any] = []
+
+    def elect_leaders(context: Any, data: Any) -> Future[Any]:
+        requests.append(data)
+        return completed(elect_leaders_response.ElectLeadersResponse(
+            throttle_time=datetime.timedelta(0), error_code=Errors.NOT_CONTROLLER, replica_election_results=()))
+    controller_apis = env.create_controller_apis(None, StubController(elect_leaders=elect_leaders))
+    request = request_of(ApiKeys.ELECT_LEADERS, latest(ApiKeys.ELECT_LEADERS), election_type=0,
+                         topic_partitions=None, timeout=30000)
+    response = env.handle_request(request, controller_apis)
+    assert requests == [request.body()]
+    assert Errors.for_code(response.error_code) == Errors.NOT_CONTROLLER
+
+
 def test_delete_topics_returns_not_controller(env: Env) -> None:
     topic_id = uuid.uuid4()
     topic_name = "foo"
@@ -676,3 +715,87 @@ def test_unauthorized_describe_cluster_request(env: Env) -> None:
     with pytest.raises(ClusterAuthorizationException):
         controller_apis = env.create_controller_apis(DenyAllAuthorizer(), MockController.Builder().build())
         controller_apis.handle_describe_cluster(request_of(ApiKeys.DESCRIBE_CLUSTER, 1))
+
+
+# -- part A (issue 24): AlterConfigs, IncrementalAlterConfigs, AlterClientQuotas ----------------------------------
+# The port's Errors carry no default message texts (api_error.py): where Kafka expects
+# CLUSTER_AUTHORIZATION_FAILED.message() on a resource refused by the controller's own check, the port has None.
+
+BROKER_TYPE, TOPIC_TYPE, BROKER_LOGGER_TYPE, CLIENT_METRICS_TYPE = 4, 2, 8, 16  # ConfigResource.Type ids
+LOG_CLEANER_BACKOFF_MS_PROP = "log.cleaner.backoff.ms"
+logging.getLogger("kafka.server.ControllerApisTest")  # the logger the BROKER_LOGGER case sets (it must exist)
+
+
+def _sent_responses(env: Env, request: Request) -> set[tuple[Any, ...]]:
+    assert len(env.request_channel.responses) == 1
+    body = response_body(env.request_channel.responses[0], request)
+    return {(r.error_code, r.error_message, r.resource_name, r.resource_type) for r in body.responses}
+
+
+def test_handle_legacy_alter_configs_errors(env: Env) -> None:
+    def resource(name: str, type_id: int, key: str, value: str) -> dict[str, Any]:
+        return dict(resource_name=name, resource_type=type_id, configs=[dict(name=key, value=value)])
+    body = build(ApiKeys.ALTER_CONFIGS.request_schema(0), validate_only=False, resources=[
+        resource("1", BROKER_TYPE, LOG_CLEANER_BACKOFF_MS_PROP, "100000"),
+        resource("2", BROKER_TYPE, LOG_CLEANER_BACKOFF_MS_PROP, "100000"),
+        resource("2", BROKER_TYPE, LOG_CLEANER_BACKOFF_MS_PROP, "100000"),
+        resource("baz", 123, "foo", "bar")])
+    request = build_request(ApiKeys.ALTER_CONFIGS, 0, body)
+    controller_apis = env.create_controller_apis(DenyAllAuthorizer(), MockController.Builder().build())
+    controller_apis.handle_legacy_alter_configs(request)
+    assert _sent_responses(env, request) == {
+        (Errors.INVALID_REQUEST, "Duplicate resource.", "2", BROKER_TYPE),
+        (Errors.UNSUPPORTED_VERSION, "Unknown resource type 123.", "baz", 123),
+        (Errors.CLUSTER_AUTHORIZATION_FAILED, None, "1", BROKER_TYPE)}
+
+
+def test_unauthorized_handle_alter_client_quotas(env: Env) -> None:
+    with pytest.raises(ClusterAuthorizationException):
+        controller_apis = env.create_controller_apis(DenyAllAuthorizer(), MockController.Builder().build())
+        controller_apis.handle_alter_client_quotas(request_of(ApiKeys.ALTER_CLIENT_QUOTAS, 0))
+
+
+def _incremental_resource(name: str, type_id: int, key: str, value: str) -> dict[str, Any]:
+    return dict(resource_name=name, resource_type=type_id, configs=[dict(name=key, value=value, config_operation=0)])
+
+
+def test_unauthorized_handle_incremental_alter_configs(env: Env) -> None:
+    body = build(ApiKeys.INCREMENTAL_ALTER_CONFIGS.request_schema(0), validate_only=False, resources=[
+        _incremental_resource("1", BROKER_TYPE, LOG_CLEANER_BACKOFF_MS_PROP, "100000"),
+        _incremental_resource("foo", TOPIC_TYPE, "flush.ms", "1000"),
+        _incremental_resource("sub", CLIENT_METRICS_TYPE, "interval.ms", "100000")])
+    request = build_request(ApiKeys.INCREMENTAL_ALTER_CONFIGS, 0, body)
+    controller_apis = env.create_controller_apis(DenyAllAuthorizer(), MockController.Builder().build())
+    controller_apis.handle_incremental_alter_configs(request)
+    assert _sent_responses(env, request) == {
+        (Errors.CLUSTER_AUTHORIZATION_FAILED, None, "1", BROKER_TYPE),
+        (Errors.TOPIC_AUTHORIZATION_FAILED, None, "foo", TOPIC_TYPE),
+        (Errors.CLUSTER_AUTHORIZATION_FAILED, None, "sub", CLIENT_METRICS_TYPE)}
+
+
+@pytest.mark.parametrize("deny_all_authorizer", [False, True])
+def test_invalid_incremental_alter_configs_resources(env: Env, deny_all_authorizer: bool) -> None:
+    body = build(ApiKeys.INCREMENTAL_ALTER_CONFIGS.request_schema(0), validate_only=False, resources=[
+        _incremental_resource("1", BROKER_LOGGER_TYPE, "kafka.server.ControllerApisTest", "DEBUG"),
+        _incremental_resource("3", BROKER_TYPE, LOG_CLEANER_BACKOFF_MS_PROP, "100000"),
+        _incremental_resource("3", BROKER_TYPE, LOG_CLEANER_BACKOFF_MS_PROP, "100000"),
+        _incremental_resource("foo", 124, "foo", "bar"),
+        _incremental_resource("sub", CLIENT_METRICS_TYPE, "interval.ms", "1"),
+        _incremental_resource("sub1", CLIENT_METRICS_TYPE, "interval.ms", "1"),
+        _incremental_resource("sub1", CLIENT_METRICS_TYPE, "interval.ms", "1")])
+    request = build_request(ApiKeys.INCREMENTAL_ALTER_CONFIGS, 0, body)
+    controller_apis = env.create_controller_apis(DenyAllAuthorizer() if deny_all_authorizer else None,
+                                                 MockController.Builder().build())
+    level = logging.getLogger("kafka.server.ControllerApisTest").level
+    try:
+        controller_apis.handle_incremental_alter_configs(request)
+    finally:
+        logging.getLogger("kafka.server.ControllerApisTest").setLevel(level)
+    denied = Errors.CLUSTER_AUTHORIZATION_FAILED if deny_all_authorizer else Errors.NONE
+    assert _sent_responses(env, request) == {
+        # the BROKER_LOGGER refusal carries RuntimeLoggerManager's message (Kafka's default text for the error)
+        (denied, "Cluster authorization failed." if deny_all_authorizer else None, "1", BROKER_LOGGER_TYPE),
+        (Errors.INVALID_REQUEST, "Duplicate resource.", "3", BROKER_TYPE),
+        (Errors.UNSUPPORTED_VERSION, "Unknown resource type 124.", "foo", 124),
+        (denied, None, "sub", CLIENT_METRICS_TYPE),
+        (Errors.INVALID_REQUEST, "Duplicate resource.", "sub1", CLIENT_METRICS_TYPE)}

@@ -223,6 +223,10 @@ NOT_APPLICABLE = {
         "testPushTelemetryNotAllowedForZkClusters", "testListClientMetricsResourcesNotAllowedForZkClusters",
     ]},
     "testKRaftControllerThrottleTimeEnforced": _QUOTAS,
+    # part A (issue 24): these run ZooKeeper mode's adminManager (a KRaft broker forwards, the controller authorizes)
+    **{case: _ZK for case in ["testAlterConfigsWithAuthorizer", "testIncrementalAlterConfigsWithAuthorizer",
+                              "testAlterConfigsClientMetrics", "testIncrementalClientMetricAlterConfigs",
+                              "testAlterClientQuotasWithAuthorizer"]},
     "testReassignmentAndReplicationBytesOutRateWhenReassigning": _METRICS,
     "testReassignmentAndReplicationBytesOutRateWhenNotReassigning": _METRICS,
     "shouldThrowUnsupportedVersionExceptionOnHandleWriteTxnMarkersRequestWhenInterBrokerProtocolNotSupported":
@@ -292,6 +296,19 @@ PORTED = {
     "testRaftShouldNeverHandleControlledShutdownRequest", "testRaftShouldNeverHandleAlterPartitionRequest",
     "testRaftShouldNeverHandleEnvelope", "testRaftShouldAlwaysForwardCreateTopicsRequest",
     "testRaftShouldAlwaysForwardCreatePartitionsRequest", "testRaftShouldAlwaysForwardDeleteTopicsRequest",
+    # part B (issue 24)
+    "testCreateAclWithForwarding", "testDeleteAclWithForwarding", "testRaftShouldAlwaysForwardCreateAcls",
+    "testRaftShouldAlwaysForwardDeleteAcls",
+    # part C (issue 24)
+    "testElectLeadersForwarding", "testAlterPartitionReassignmentsWithForwarding", "testDescribeProducers",
+    "testRaftShouldAlwaysForwardAlterPartitionReassignmentsRequest", "testRaftShouldAlwaysForwardElectLeaders",
+    "testRaftShouldAlwaysForwardListPartitionReassignments",
+    # part A (issue 24)
+    "testEmptyLegacyAlterConfigsRequestWithKRaft", "testInvalidLegacyAlterConfigsRequestWithKRaft",
+    "testEmptyIncrementalAlterConfigsRequestWithKRaft", "testLog4jIncrementalAlterConfigsRequestWithKRaft",
+    "testAlterClientQuotasWithForwarding", "testRaftShouldAlwaysForwardAlterClientQuotasRequest",
+    "testAlterScramWithForwarding", "testRaftShouldAlwaysForwardAlterUserScramCredentialsRequest",
+    "testUpdateFeaturesWithForwarding", "testRaftShouldAlwaysForwardUpdateFeatures",
 }
 
 KAFKA = kafka_test_class(
@@ -636,6 +653,96 @@ def test_raft_should_always_forward_create_partitions_request(env: Env) -> None:
 
 def test_raft_should_always_forward_delete_topics_request(env: Env) -> None:
     _verify_should_always_forward_error_message(env, env.create_kafka_apis().handle_delete_topics_request)
+
+
+# -- part B (issue 24): ACLs ------------------------------------------------------------------------------------------
+
+def test_create_acl_with_forwarding(env: Env) -> None:
+    _test_forwardable_api(env, ApiKeys.CREATE_ACLS, creations=[dict(
+        resource_type=2, resource_name="topic", resource_pattern_type=3, principal="User:bob", host="*",
+        operation=3, permission_type=3)])
+
+
+def test_delete_acl_with_forwarding(env: Env) -> None:
+    _test_forwardable_api(env, ApiKeys.DELETE_ACLS, filters=[dict(
+        resource_type_filter=1, resource_name_filter=None, pattern_type_filter=1, principal_filter=None,
+        host_filter=None, operation=1, permission_type=1)])
+
+
+def test_raft_should_always_forward_create_acls(env: Env) -> None:
+    _verify_should_always_forward_error_message(env, env.create_kafka_apis().handle_create_acls)
+
+
+def test_raft_should_always_forward_delete_acls(env: Env) -> None:
+    _verify_should_always_forward_error_message(env, env.create_kafka_apis().handle_delete_acls)
+
+
+# -- part C (issue 24): elections, reassignments, producers --------------------------------------------------------
+
+
+def test_elect_leaders_forwarding(env: Env) -> None:
+    _test_forwardable_api(env, ApiKeys.ELECT_LEADERS, election_type=0, topic_partitions=None, timeout=30000)
+
+
+def test_alter_partition_reassignments_with_forwarding(env: Env) -> None:
+    _test_forwardable_api(env, ApiKeys.ALTER_PARTITION_REASSIGNMENTS, timeout=60000, topics=[])
+
+
+def test_raft_should_always_forward_alter_partition_reassignments_request(env: Env) -> None:
+    _verify_should_always_forward_error_message(
+        env, env.create_kafka_apis().handle_alter_partition_reassignments_request)
+
+
+def test_raft_should_always_forward_elect_leaders(env: Env) -> None:
+    _verify_should_always_forward_error_message(env, env.create_kafka_apis().handle_elect_leaders)
+
+
+def test_raft_should_always_forward_list_partition_reassignments(env: Env) -> None:
+    _verify_should_always_forward_error_message(
+        env, env.create_kafka_apis().handle_list_partition_reassignments_request)
+
+
+def test_describe_producers(env: Env) -> None:
+    from kio.schema.describe_producers.v0 import response as describe_producers_response
+    tp1, tp2, tp3, tp4 = (TopicPartition("foo", 0), TopicPartition("bar", 3), TopicPartition("baz", 1),
+                          TopicPartition("invalid;topic", 1))
+    authorizer = Authorizer()
+    # foo: authorized and in the metadata; bar: not authorized; baz: authorized, not in the metadata
+    env.add_topic_to_metadata_cache(tp1.topic, 4)
+    authorizer.allow("READ", "TOPIC", tp1.topic)
+    authorizer.allow("READ", "TOPIC", tp2.topic, AuthorizationResult.DENIED)
+    authorizer.allow("READ", "TOPIC", tp3.topic)
+    now = env.time.milliseconds()
+    env.replica_manager.active_producer_state.side_effect = lambda tp: build(
+        describe_producers_response.PartitionResponse, error_code=Errors.NONE, partition_index=tp.partition,
+        error_message=None, active_producers=[dict(producer_id=12345, producer_epoch=15, last_sequence=100,
+                                                   last_timestamp=now, current_txn_start_offset=-1,
+                                                   coordinator_epoch=200)]) if tp == tp1 else None
+    request = build_request(ApiKeys.DESCRIBE_PRODUCERS, latest(ApiKeys.DESCRIBE_PRODUCERS), topics=[
+        dict(name=tp.topic, partition_indexes=[tp.partition]) for tp in (tp1, tp2, tp3, tp4)])
+    env.create_kafka_apis(authorizer=authorizer).handle_describe_producers_request(request)
+
+    response = verify_no_throttling(env, request)
+    assert {t.name for t in response.topics} == {"foo", "bar", "baz", "invalid;topic"}
+
+    def assert_partition_error(tp: TopicPartition, error: Errors) -> Any:
+        topic_data = next(t for t in response.topics if t.name == tp.topic)
+        partition_data = next(p for p in topic_data.partitions if p.partition_index == tp.partition)
+        assert Errors.for_code(partition_data.error_code) == error
+        return partition_data
+
+    foo_partition = assert_partition_error(tp1, Errors.NONE)
+    assert len(foo_partition.active_producers) == 1
+    foo_producer = foo_partition.active_producers[0]
+    assert foo_producer.producer_id == 12345
+    assert foo_producer.producer_epoch == 15
+    assert foo_producer.last_sequence == 100
+    assert foo_producer.last_timestamp == now
+    assert foo_producer.current_txn_start_offset == -1
+    assert foo_producer.coordinator_epoch == 200
+    assert_partition_error(tp2, Errors.TOPIC_AUTHORIZATION_FAILED)
+    assert_partition_error(tp3, Errors.UNKNOWN_TOPIC_OR_PARTITION)
+    assert_partition_error(tp4, Errors.INVALID_TOPIC_EXCEPTION)
 
 
 # -- FindCoordinator ----------------------------------------------------------------------------------------------
@@ -2105,3 +2212,77 @@ def test_describe_cluster_request(env: Env) -> None:
     assert response.cluster_authorized_operations == 8096
     assert {(b.broker_id, b.host, b.port, b.rack) for b in response.brokers} == {
         (n.id, n.host, n.port, n.rack) for n in env.metadata_cache.get_alive_broker_nodes(PLAINTEXT)}
+
+
+# -- part A (issue 24): AlterConfigs and IncrementalAlterConfigs on a KRaft broker ------------------------------------
+
+BROKER_RESOURCE, BROKER_LOGGER_RESOURCE = 4, 8  # ConfigResource.Type ids
+
+
+def test_empty_legacy_alter_configs_request_with_k_raft(env: Env) -> None:
+    request = build_request(ApiKeys.ALTER_CONFIGS, 1, resources=[], validate_only=False)
+    env.create_kafka_apis().handle_alter_configs_request(request)
+    response = verify_no_throttling(env, request)
+    assert response.responses == ()
+    env.forwarding_manager.forward_request.assert_not_called()
+
+
+def test_invalid_legacy_alter_configs_request_with_k_raft(env: Env) -> None:
+    request = build_request(ApiKeys.ALTER_CONFIGS, 1, validate_only=True, resources=[
+        dict(resource_name=str(BROKER_ID), resource_type=BROKER_RESOURCE, configs=[dict(name="foo", value=None)])])
+    env.create_kafka_apis().handle_alter_configs_request(request)
+    response = verify_no_throttling(env, request)
+    assert [(r.error_code, r.error_message, r.resource_name, r.resource_type) for r in response.responses] == [
+        (Errors.INVALID_REQUEST, "Null value not supported for : foo", str(BROKER_ID), BROKER_RESOURCE)]
+
+
+def test_empty_incremental_alter_configs_request_with_k_raft(env: Env) -> None:
+    request = build_request(ApiKeys.INCREMENTAL_ALTER_CONFIGS, 1, resources=[], validate_only=False)
+    env.create_kafka_apis().handle_incremental_alter_configs_request(request)
+    response = verify_no_throttling(env, request)
+    assert response.responses == ()
+
+
+def test_log4j_incremental_alter_configs_request_with_k_raft(env: Env) -> None:
+    request = build_request(ApiKeys.INCREMENTAL_ALTER_CONFIGS, 1, validate_only=True, resources=[
+        dict(resource_name=str(BROKER_ID), resource_type=BROKER_LOGGER_RESOURCE,
+             configs=[dict(name="root", config_operation=0, value="TRACE")])])  # Log4jController.ROOT_LOGGER
+    env.create_kafka_apis().handle_incremental_alter_configs_request(request)
+    response = verify_no_throttling(env, request)
+    assert [(r.error_code, r.error_message, r.resource_name, r.resource_type) for r in response.responses] == [
+        (Errors.NONE, None, str(BROKER_ID), BROKER_LOGGER_RESOURCE)]
+    env.forwarding_manager.forward_request.assert_not_called()
+
+
+# -- part A (issue 24): client quotas --------------------------------------------------------------------------------
+
+
+def test_alter_client_quotas_with_forwarding(env: Env) -> None:
+    _test_forwardable_api(env, ApiKeys.ALTER_CLIENT_QUOTAS, entries=[], validate_only=False)
+
+
+def test_raft_should_always_forward_alter_client_quotas_request(env: Env) -> None:
+    _verify_should_always_forward_error_message(env, env.create_kafka_apis().handle_alter_client_quotas_request)
+
+
+# -- part A (issue 24): SCRAM credentials ----------------------------------------------------------------------------
+
+
+def test_alter_scram_with_forwarding(env: Env) -> None:
+    _test_forwardable_api(env, ApiKeys.ALTER_USER_SCRAM_CREDENTIALS, deletions=[], upsertions=[])
+
+
+def test_raft_should_always_forward_alter_user_scram_credentials_request(env: Env) -> None:
+    _verify_should_always_forward_error_message(
+        env, env.create_kafka_apis().handle_alter_user_scram_credentials_request)
+
+
+# -- part A (issue 24): UpdateFeatures -------------------------------------------------------------------------------
+
+
+def test_update_features_with_forwarding(env: Env) -> None:
+    _test_forwardable_api(env, ApiKeys.UPDATE_FEATURES, feature_updates=[], validate_only=False, timeout=60000)
+
+
+def test_raft_should_always_forward_update_features(env: Env) -> None:
+    _verify_should_always_forward_error_message(env, env.create_kafka_apis().handle_update_features)

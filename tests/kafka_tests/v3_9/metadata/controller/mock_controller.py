@@ -171,6 +171,14 @@ class MockController:
                     self.configs.get(resource, {}).pop(key, None)
         return ApiError.NONE
 
+    def legacy_alter_configs(self, context: ControllerRequestContext, new_configs: Mapping[Any, Mapping[str, str]],
+                             validate_only: bool) -> Future[dict[Any, ApiError]]:
+        """part A (issue 24): each resource's configs replaced; like Kafka's mock, it reports no results."""
+        if not validate_only:
+            for resource, configs in new_configs.items():
+                self.configs[resource] = dict(configs)
+        return _completed({})
+
     def alter_partition(self, context: ControllerRequestContext, request: Any) -> Future[Any]:
         raise NotImplementedError
 

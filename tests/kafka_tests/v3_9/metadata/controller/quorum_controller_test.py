@@ -8,9 +8,6 @@ Not applicable: the ZooKeeper-migration cases, eligible leader replicas (KIP-966
 
 Parts of cases left out, and differences of form:
 
-- testTimeouts and testEarlyControllerResults also send ElectLeaders, AlterPartitionReassignments and
-  ListPartitionReassignments, which the port's controller does not implement (docs/tui.md): those requests and their
-  assertions are left out; every other request of the two cases is sent and checked.
 - testToImages replays the log through every image and delta the port has (cluster, configurations, features,
   producer ids, topics); ACLs, client quotas, SCRAM and delegation tokens have no image here.
 - 3.9 writes a ZkMigrationStateRecord among the bootstrap records; the port, without ZooKeeper migration, does not,
@@ -36,11 +33,15 @@ from typing import Any
 
 import pytest
 from kio.schema.alter_partition.v0 import request as ap0
+from kio.schema.alter_partition_reassignments.v0 import request as apr
 from kio.schema.create_partitions.v3 import request as cp
 from kio.schema.create_topics.v7 import request as ct
+from kio.schema.elect_leaders.v2 import request as el
+from kio.schema.list_partition_reassignments.v0 import request as lpr
 from kio.static.primitive import i16, i32, i64
 
 from kafka_edu.v1_0_2.clients.common.errors import TimeoutException, UnknownTopicOrPartitionException
+from kafka_edu.v3_9.clients.common.protocol.builder import build
 from kafka_edu.v3_9.clients.common.protocol.errors import Errors
 from kafka_edu.v3_9.clients.common.requests.api_error import ApiError
 from kafka_edu.v3_9.metadata.common.metadata import (
@@ -495,6 +496,12 @@ def test_timeouts() -> None:
         find_topic_names_future = controller.find_topic_names(context0, [ZERO_UUID])
         create_partitions_future = controller.create_partitions(context0, [
             cp.CreatePartitionsTopic(name="", count=i32(0), assignments=None)], False)
+        elect_leaders_future = controller.elect_leaders(context0, build(
+            el.ElectLeadersRequest, election_type=0, topic_partitions=None, timeout=0))
+        alter_reassignments_future = controller.alter_partition_reassignments(context0, build(
+            apr.AlterPartitionReassignmentsRequest, timeout=0, topics=[dict(name="", partitions=[])]))
+        list_reassignments_future = controller.list_partition_reassignments(context0, build(
+            lpr.ListPartitionReassignmentsRequest, timeout=0, topics=None))
         while controller.time.nanoseconds() == now:
             pass  # the deadline must be in the past when the queue looks at the requests
         count_down_latch.set()
@@ -503,6 +510,9 @@ def test_timeouts() -> None:
         _assert_yields_timeout(find_topic_ids_future)
         _assert_yields_timeout(find_topic_names_future)
         _assert_yields_timeout(create_partitions_future)
+        _assert_yields_timeout(elect_leaders_future)
+        _assert_yields_timeout(alter_reassignments_future)
+        _assert_yields_timeout(list_reassignments_future)
 
         check_to_images(log_env.all_records())
 
@@ -517,9 +527,13 @@ def test_early_controller_results() -> None:
         find_topic_ids_future = controller.find_topic_ids(ANONYMOUS_CONTEXT, [])
         find_topic_names_future = controller.find_topic_names(ANONYMOUS_CONTEXT, [])
         create_partitions_future = controller.create_partitions(ANONYMOUS_CONTEXT, [], False)
+        elect_leaders_future = controller.elect_leaders(ANONYMOUS_CONTEXT, build(
+            el.ElectLeadersRequest, election_type=0, topic_partitions=[], timeout=0))
+        alter_reassignments_future = controller.alter_partition_reassignments(ANONYMOUS_CONTEXT, build(
+            apr.AlterPartitionReassignmentsRequest, timeout=0, topics=[]))
         # Answered at once: the controller's queue is paused.
         for future in (create_future, delete_future, find_topic_ids_future, find_topic_names_future,
-                       create_partitions_future):
+                       create_partitions_future, elect_leaders_future, alter_reassignments_future):
             future.result(0)
         count_down_latch.set()
 

@@ -1,8 +1,8 @@
 """Port of metadata/src/test/java/org/apache/kafka/controller/ReplicationControlManagerTest.java (Kafka 3.9).
 
 Not applicable (see KAFKA below): the cases of features kafka-edu's KRaft controller has not built, namely eligible
-leader replicas (KIP-966), controller mutation quotas, partition reassignment, ElectLeaders and leader balancing,
-and directory assignment (JBOD, KIP-858). The other cases are Kafka's, with these differences of form:
+leader replicas (KIP-966), controller mutation quotas, leader balancing and directory assignment (JBOD, KIP-858).
+The other cases are Kafka's, with these differences of form:
 
 - The test context is `_Context` below (Kafka's ReplicationControlTestContext). The port's managers have no
   Builders: their constructors get what the Builders set, and the managers' replay methods are named by record
@@ -34,10 +34,16 @@ from kio.schema.alter_partition import v0 as ap0
 from kio.schema.alter_partition import v1 as ap1
 from kio.schema.alter_partition import v2 as ap2
 from kio.schema.alter_partition import v3 as ap3
+from kio.schema.alter_partition_reassignments.v0 import request as apr
+from kio.schema.alter_partition_reassignments.v0 import response as aprr
 from kio.schema.broker_heartbeat.v1.request import BrokerHeartbeatRequest
 from kio.schema.create_partitions.v3 import request as cp
 from kio.schema.create_topics.v7 import request as ct
 from kio.schema.create_topics.v7 import response as ctr
+from kio.schema.elect_leaders.v2 import request as elr
+from kio.schema.elect_leaders.v2 import response as elrr
+from kio.schema.list_partition_reassignments.v0 import request as lrq
+from kio.schema.list_partition_reassignments.v0 import response as lr
 from kio.static.primitive import i8, i16, i32, i32Timedelta, i64
 
 from kafka_edu.v1_0_2.clients.common.errors import InvalidReplicaAssignmentException, PolicyViolationException
@@ -64,9 +70,13 @@ from kafka_edu.v3_9.metadata.controller.cluster_control_manager import ClusterCo
 from kafka_edu.v3_9.metadata.controller.configuration_control_manager import (
     ConfigResourceType,
     ConfigurationControlManager,
+    OpType,
 )
 from kafka_edu.v3_9.metadata.controller.controller_exceptions import StaleBrokerEpochException
-from kafka_edu.v3_9.metadata.controller.feature_control_manager import FeatureControlManager
+from kafka_edu.v3_9.metadata.controller.feature_control_manager import (
+    FeatureControlManager,
+    partition_change_record_version,
+)
 from kafka_edu.v3_9.metadata.controller.replication_control_manager import (
     ReplicationControlManager,
     TopicIdPartition,
@@ -91,8 +101,6 @@ from tests.kafka_tests.v3_9.metadata.controller.replication_control_manager_test
 
 _ELR = "eligible leader replicas (KIP-966) are not built (docs/kraft.md)"
 _QUOTAS = "controller mutation quotas: quotas are not built (docs/kraft.md)"
-_REASSIGNMENT = "partition reassignment (AlterPartitionReassignments) is not built in kafka-edu's controller"
-_ELECT_LEADERS = "ElectLeaders is not built in kafka-edu's controller"
 _JBOD = "directory assignment (JBOD, KIP-858: AssignReplicasToDirs, offline log dirs) is not built"
 
 KAFKA = kafka_test_class(
@@ -158,16 +166,7 @@ KAFKA = kafka_test_class(
         "testEligibleLeaderReplicas_UncleanShutdown": _ELR,
         "testDeleteTopicsWithMutationQuotaExceeded": _QUOTAS,
         "testCreatePartitionsWithMutationQuotaExceeded": _QUOTAS,
-        "testReassignPartitions": _REASSIGNMENT,
-        "testCancelReassignPartitions": _REASSIGNMENT,
-        "testElectUncleanLeaders_WithoutElr": _ELECT_LEADERS,
-        "testPreferredElectionDoesNotTriggerUncleanElection": _ELECT_LEADERS,
-        "testElectPreferredLeaders": _ELECT_LEADERS,
         "testBalancePartitionLeaders": "automatic leader balancing (preferred-leader elections) is not built",
-        "testMaybeTriggerUncleanLeaderElectionForLeaderlessPartitions":
-            "the periodic unclean election of leaderless partitions (maybeElectUncleanLeaders, through "
-            "ElectLeaders' electLeader) is not built",
-        "testReassignPartitionsHandlesNewReassignmentThatRemovesPreviouslyAddingReplicas": _REASSIGNMENT,
         "testHandleAssignReplicasToDirsFailsOnOlderMv": _JBOD,
         "testHandleAssignReplicasToDirs": _JBOD,
         "testHandleDirectoriesOffline": _JBOD,
@@ -1182,3 +1181,385 @@ def test_duplicate_topic_id_replay() -> None:
         replication_control.replay_topic(TopicRecord(name="foo", topic_id=_uuid("8auUWq8zQqe_99H_m2LAmw")))
     assert str(e.value) == ("Found duplicate TopicRecord for foo with a different ID than before. Previous ID was "
                             "Ktv3YkMQRe-MId4VkkrMyw and new ID is 8auUWq8zQqe_99H_m2LAmw")
+
+
+# -- partition reassignments and leader elections (part C of issue 24) -----------------------------------------------
+
+NONE_REASSIGNING = lr.ListPartitionReassignmentsResponse(
+    throttle_time=i32Timedelta.parse(datetime.timedelta(0)), error_code=Errors.NONE, error_message=None, topics=())
+LONG_MAX = 2**63 - 1
+PREFERRED, UNCLEAN = 0, 1  # ElectionType
+
+
+def _alter_reassignments_request(topics: dict[str, list[tuple[int, list[int] | None]]]) -> Any:
+    return build(apr.AlterPartitionReassignmentsRequest, timeout=0, topics=[
+        dict(name=name, partitions=[dict(partition_index=p, replicas=r) for p, r in partitions])
+        for name, partitions in topics.items()])
+
+
+def _alter_reassignments_response(responses: dict[str, list[tuple[int, Errors, str | None]]]) -> Any:
+    return build(aprr.AlterPartitionReassignmentsResponse, throttle_time=0, error_code=Errors.NONE,
+                 error_message=None, responses=[
+                     dict(name=name, partitions=[dict(partition_index=p, error_code=e, error_message=m)
+                                                 for p, e, m in partitions])
+                     for name, partitions in responses.items()])
+
+
+def _list_reassignments(topics: dict[str, list[int]] | None) -> Any:
+    return None if topics is None else [lrq.ListPartitionReassignmentsTopics(
+        name=name, partition_indexes=tuple(i32(p) for p in ps)) for name, ps in topics.items()]
+
+
+def _ongoing(name: str, partition_index: int, removing: list[int], adding: list[int], replicas: list[int]) -> Any:
+    return build(lr.ListPartitionReassignmentsResponse, throttle_time=0, error_code=Errors.NONE, error_message=None,
+                 topics=[dict(name=name, partitions=[dict(partition_index=partition_index, replicas=replicas,
+                                                          adding_replicas=adding, removing_replicas=removing)])])
+
+
+def _change_record(ctx: _Context, topic_id: uuid.UUID, partition_id: int, **fields: Any) -> ApiMessageAndVersion:
+    return ApiMessageAndVersion(PartitionChangeRecord(topic_id=topic_id, partition_id=partition_id, **fields),
+                                partition_change_record_version(ctx.feature_control.metadata_version()))
+
+
+def _elect_leaders_request(election_type: int, partitions: dict[str, list[int]] | None) -> Any:
+    return build(elr.ElectLeadersRequest, election_type=election_type, timeout=0, topic_partitions=None
+                 if partitions is None else [dict(topic=t, partitions=ps) for t, ps in partitions.items()])
+
+
+def _elect_leaders_response(elect_all_partitions: bool, errors: dict[tuple[str, int], ApiError]) -> Any:
+    """buildElectLeadersResponse(NONE, electAllPartitions, errors)."""
+    by_topic: dict[str, list[dict[str, Any]]] = {}
+    for (topic, partition), error in errors.items():
+        results = by_topic.setdefault(topic, [])
+        if not elect_all_partitions or error.error is not Errors.ELECTION_NOT_NEEDED:
+            results.append(dict(partition_id=partition, error_code=error.error, error_message=error.message))
+    return build(elrr.ElectLeadersResponse, throttle_time=0, error_code=Errors.NONE, replica_election_results=[
+        dict(topic=t, partition_result=rs) for t, rs in by_topic.items()])
+
+
+def _assert_elect_leaders_response(expected: Any, actual: Any) -> None:
+    """assertElectLeadersResponse: the same top-level error and the same results, in any order."""
+    def as_set(response: Any) -> set[tuple[Any, ...]]:
+        return {(r.topic, p.partition_id, p.error_code, p.error_message)
+                for r in response.replica_election_results for p in r.partition_result}
+    assert expected.error_code == actual.error_code
+    assert {r.topic for r in expected.replica_election_results} == {r.topic for r in actual.replica_election_results}
+    assert as_set(expected) == as_set(actual)
+
+
+def _assert_leader_and_isr(replication: ReplicationControlManager, tp: TopicIdPartition, leader: int,
+                           isr: list[int]) -> None:
+    registration = replication.get_partition(tp.topic_id, tp.partition_id)
+    assert registration.leader == leader
+    assert list(registration.isr) == isr
+
+
+def _alter_topic_config(ctx: _Context, topic: str, key: str, value: str) -> None:
+    ctx.replay([ApiMessageAndVersion(ConfigRecord(resource_type=i8(ConfigResourceType.TOPIC.value),
+                                                  resource_name=topic, name=key, value=value), 0)])
+
+
+@pytest.mark.parametrize("version", ALTER_PARTITION_VERSIONS)
+def test_reassign_partitions(version: int) -> None:
+    ctx = _Context()
+    replication = ctx.replication_control
+    ctx.register_brokers(0, 1, 2, 3)
+    ctx.unfence_brokers(0, 1, 2, 3)
+    foo_id = ctx.create_test_topic_with_replicas("foo", [[1, 2, 3], [3, 2, 1]]).topic_id
+    ctx.create_test_topic_with_replicas("bar", [[1, 2, 3]])
+    assert replication.list_partition_reassignments(None, LONG_MAX) == NONE_REASSIGNING
+    alter_result = replication.alter_partition_reassignments(_alter_reassignments_request({
+        "foo": [(0, [3, 2, 1]), (1, [0, 2, 1]), (2, [0, 2, 1])], "bar": []}))
+    assert alter_result.response == _alter_reassignments_response({
+        "foo": [(0, Errors.NONE, None), (1, Errors.NONE, None),
+                (2, Errors.UNKNOWN_TOPIC_OR_PARTITION, "Unable to find partition foo:2.")],
+        "bar": []})
+    ctx.replay(alter_result.records)
+    current_reassigning = _ongoing("foo", 1, [3], [0], [0, 2, 1, 3])
+    assert replication.list_partition_reassignments(None, LONG_MAX) == current_reassigning
+    assert replication.list_partition_reassignments(_list_reassignments({"bar": [0, 1, 2]}),
+                                                    LONG_MAX) == NONE_REASSIGNING
+    assert replication.list_partition_reassignments(_list_reassignments({"foo": [0, 1, 2]}),
+                                                    LONG_MAX) == current_reassigning
+    cancel_result = replication.alter_partition_reassignments(_alter_reassignments_request({
+        "foo": [(0, None), (1, None), (2, None)], "bar": [(0, None)]}))
+    assert cancel_result.is_atomic
+    assert cancel_result.records == [_change_record(
+        ctx, foo_id, 1, replicas=(2, 1, 3),
+        directories=(_test_broker_dir(2), _test_broker_dir(1), _test_broker_dir(3)), leader=3,
+        removing_replicas=(), adding_replicas=())]
+    assert cancel_result.response == _alter_reassignments_response({
+        "foo": [(0, Errors.NO_REASSIGNMENT_IN_PROGRESS, None), (1, Errors.NONE, None),
+                (2, Errors.UNKNOWN_TOPIC_OR_PARTITION, "Unable to find partition foo:2.")],
+        "bar": [(0, Errors.NO_REASSIGNMENT_IN_PROGRESS, None)]})
+    # (Kafka runs the last AlterPartition on the state before the cancellation, which it does not replay)
+    request = _alter_partition_request(version, 3, 103, "foo" if version <= 1 else "",
+                                       foo_id if version > 1 else ZERO_UUID, [dict(
+                                           partition_index=1, partition_epoch=1, leader_epoch=0,
+                                           new_isr_with_epochs=isr_with_default_epoch(3, 0, 2, 1))])
+    alter_partition_result = replication.alter_partition(anonymous_context_for(ApiKeys.ALTER_PARTITION, version),
+                                                         request)
+    expected_error = Errors.NEW_LEADER_ELECTED if version > 1 else Errors.FENCED_LEADER_EPOCH
+    assert alter_partition_result.response == _alter_partition_response(
+        version, "foo" if version <= 1 else "", foo_id if version > 1 else ZERO_UUID,
+        [dict(partition_index=1, error_code=expected_error)])
+    ctx.replay(alter_partition_result.records)
+    assert replication.list_partition_reassignments(None, LONG_MAX) == NONE_REASSIGNING
+
+
+def test_cancel_reassign_partitions() -> None:
+    ctx = _Context()
+    replication = ctx.replication_control
+    ctx.register_brokers(0, 1, 2, 3, 4)
+    ctx.unfence_brokers(0, 1, 2, 3, 4)
+    foo_id = ctx.create_test_topic_with_replicas("foo", [[1, 2, 3, 4], [0, 1, 2, 3], [4, 3, 1, 0],
+                                                         [2, 3, 4, 1]]).topic_id
+    bar_id = ctx.create_test_topic_with_replicas("bar", [[4, 3, 2]]).topic_id
+    assert replication.list_partition_reassignments(None, LONG_MAX) == NONE_REASSIGNING
+    fence_records: list[Any] = []
+    replication.handle_broker_fenced(3, fence_records)
+    ctx.replay(fence_records)
+    d = _test_broker_dir
+    assert replication.get_partition(foo_id, 0) == _registration([1, 2, 3, 4], [d(1), d(2), d(3), d(4)],
+                                                                 [1, 2, 4], 1, 0, 1)
+    alter_result = replication.alter_partition_reassignments(_alter_reassignments_request({
+        "foo": [(0, [1, 2, 4]), (1, [1, 2, 3, 0]), (2, [5, 6, 7]), (3, [])], "bar": [(0, [1, 2, 3, 4, 0])]}))
+    assert alter_result.response == _alter_reassignments_response({
+        "foo": [(0, Errors.NONE, None), (1, Errors.NONE, None),
+                (2, Errors.INVALID_REPLICA_ASSIGNMENT,
+                 "The manual partition assignment includes broker 5, but no such broker is registered."),
+                (3, Errors.INVALID_REPLICA_ASSIGNMENT,
+                 "The manual partition assignment includes an empty replica list.")],
+        "bar": [(0, Errors.NONE, None)]})
+    ctx.replay(alter_result.records)
+    assert replication.get_partition(foo_id, 0) == _registration([1, 2, 4], [d(1), d(2), d(4)], [1, 2, 4], 1, 1, 2)
+    assert replication.get_partition(foo_id, 1) == _registration([1, 2, 3, 0], [d(1), d(2), d(3), d(0)], [0, 1, 2],
+                                                                 0, 0, 2)
+    assert replication.get_partition(bar_id, 0) == dataclasses.replace(
+        _registration([1, 2, 3, 4, 0], [d(1), d(2), d(3), d(4), d(0)], [4, 2], 4, 0, 2), adding_replicas=(0, 1))
+    current_reassigning = _ongoing("bar", 0, [], [0, 1], [1, 2, 3, 4, 0])
+    assert replication.list_partition_reassignments(None, LONG_MAX) == current_reassigning
+    assert replication.list_partition_reassignments(_list_reassignments({"foo": [0, 1, 2]}),
+                                                    LONG_MAX) == NONE_REASSIGNING
+    assert replication.list_partition_reassignments(_list_reassignments({"bar": [0, 1, 2]}),
+                                                    LONG_MAX) == current_reassigning
+    alter_partition_result = replication.alter_partition(
+        anonymous_context_for(ApiKeys.ALTER_PARTITION),
+        ap3.request.AlterPartitionRequest(broker_id=i32(4), broker_epoch=i64(104), topics=(ap3.request.TopicData(
+            topic_id=bar_id, partitions=(ap3.request.PartitionData(
+                partition_index=i32(0), partition_epoch=i32(2), leader_epoch=i32(0), leader_recovery_state=i8(0),
+                new_isr_with_epochs=isr_with_default_epoch(4, 1, 2, 0)),)),)))
+    assert alter_partition_result.response == _alter_partition_response(3, "", bar_id, [dict(
+        partition_index=0, leader_id=4, leader_epoch=0, isr=(4, 1, 2, 0), partition_epoch=3,
+        error_code=Errors.NONE)])
+    cancel_result = replication.alter_partition_reassignments(_alter_reassignments_request({
+        "foo": [(0, None)], "bar": [(0, None)]}))
+    assert cancel_result.is_atomic
+    assert cancel_result.records == [_change_record(
+        ctx, bar_id, 0, leader=4, replicas=(2, 3, 4), directories=(d(2), d(3), d(4)), adding_replicas=())]
+    assert cancel_result.response == _alter_reassignments_response({
+        "foo": [(0, Errors.NO_REASSIGNMENT_IN_PROGRESS, None)], "bar": [(0, Errors.NONE, None)]})
+    ctx.replay(cancel_result.records)
+    assert replication.list_partition_reassignments(None, LONG_MAX) == NONE_REASSIGNING
+    assert replication.get_partition(bar_id, 0) == _registration([2, 3, 4], [d(2), d(3), d(4)], [4, 2], 4, 1, 3)
+
+
+@pytest.mark.parametrize("elect_all_partitions", [True, False])
+def test_elect_unclean_leaders_without_elr(elect_all_partitions: bool) -> None:
+    ctx = _Context(MV.IBP_3_6_IV1)
+    replication = ctx.replication_control
+    ctx.register_brokers(0, 1, 2, 3, 4)
+    ctx.unfence_brokers(0, 1, 2, 3, 4)
+    foo_id = ctx.create_test_topic_with_replicas("foo", [[1, 2, 3], [2, 3, 4], [0, 2, 1]]).topic_id
+    partition0, partition1, partition2 = (TopicIdPartition(foo_id, p) for p in range(3))
+    ctx.fence_brokers({2, 3})
+    ctx.fence_brokers({1, 2, 3})
+    _assert_leader_and_isr(replication, partition0, -1, [1])
+    _assert_leader_and_isr(replication, partition1, 4, [4])
+    _assert_leader_and_isr(replication, partition2, 0, [0])
+    request = _elect_leaders_request(UNCLEAN, None if elect_all_partitions else {"foo": [0, 1, 2]})
+    # no replica of partition 0 can lead yet
+    result1 = replication.elect_leaders(request)
+    assert result1.records == []
+    _assert_elect_leaders_response(_elect_leaders_response(elect_all_partitions, {
+        ("foo", 0): ApiError(Errors.ELIGIBLE_LEADERS_NOT_AVAILABLE), ("foo", 1): ApiError(Errors.ELECTION_NOT_NEEDED),
+        ("foo", 2): ApiError(Errors.ELECTION_NOT_NEEDED)}), result1.response)
+    ctx.unfence_brokers(2)
+    # 2 back in partition 1's ISR: the unclean election must not turn into a preferred one there
+    ctx.alter_partition(partition1, 4, isr_with_default_epoch(2, 4), LeaderRecoveryState.RECOVERED)
+    result = replication.elect_leaders(request)
+    assert len(result.records) == 1
+    record = result.records[0].message
+    assert isinstance(record, PartitionChangeRecord)
+    assert record.partition_id == 0
+    assert record.leader == 2
+    assert list(record.isr) == [2]
+    ctx.replay(result.records)
+    _assert_leader_and_isr(replication, partition0, 2, [2])
+    _assert_leader_and_isr(replication, partition1, 4, [2, 4])
+    _assert_leader_and_isr(replication, partition2, 0, [0])
+    _assert_elect_leaders_response(_elect_leaders_response(elect_all_partitions, {
+        ("foo", 0): ApiError.NONE, ("foo", 1): ApiError(Errors.ELECTION_NOT_NEEDED),
+        ("foo", 2): ApiError(Errors.ELECTION_NOT_NEEDED)}), result.response)
+
+
+def test_preferred_election_does_not_trigger_unclean_election() -> None:
+    ctx = _Context()
+    replication = ctx.replication_control
+    ctx.register_brokers(1, 2, 3, 4)
+    ctx.unfence_brokers(1, 2, 3, 4)
+    foo_id = ctx.create_test_topic_with_replicas("foo", [[1, 2, 3]]).topic_id
+    partition = TopicIdPartition(foo_id, 0)
+    ctx.fence_brokers({2, 3})
+    ctx.fence_brokers({1, 2, 3})
+    ctx.unfence_brokers(2)
+    _assert_leader_and_isr(replication, partition, -1, [1])
+    _alter_topic_config(ctx, "foo", "unclean.leader.election.enable", "true")
+    request = _elect_leaders_request(PREFERRED, {"foo": [0]})
+    # no election, though an unclean one could be made
+    result = replication.elect_leaders(request)
+    assert result.records == []
+    assert result.response == _elect_leaders_response(False, {
+        ("foo", 0): ApiError(Errors.PREFERRED_LEADER_NOT_AVAILABLE)})
+
+
+def test_elect_preferred_leaders() -> None:
+    ctx = _Context()
+    replication = ctx.replication_control
+    ctx.register_brokers(0, 1, 2, 3, 4)
+    ctx.unfence_brokers(1, 2, 3, 4)
+    ctx.in_controlled_shutdown_brokers(1)
+    foo_id = ctx.create_test_topic_with_replicas("foo", [[1, 2, 3], [2, 3, 4], [0, 2, 1]]).topic_id
+    request1 = _elect_leaders_request(PREFERRED, {"foo": [0, 1, 2], "bar": [0, 1]})
+    election1_result = replication.elect_leaders(request1)
+    no_bar = ApiError(Errors.UNKNOWN_TOPIC_OR_PARTITION, "No such topic as bar")
+    _assert_elect_leaders_response(_elect_leaders_response(False, {
+        ("foo", 0): ApiError(Errors.PREFERRED_LEADER_NOT_AVAILABLE), ("foo", 1): ApiError(Errors.ELECTION_NOT_NEEDED),
+        ("foo", 2): ApiError(Errors.PREFERRED_LEADER_NOT_AVAILABLE), ("bar", 0): no_bar, ("bar", 1): no_bar}),
+        election1_result.response)
+    assert election1_result.records == []
+    # broker 1 registers again to leave the controlled shutdown state
+    ctx.register_brokers(1)
+    ctx.unfence_brokers(0, 1)
+    alter_partition_result = replication.alter_partition(
+        anonymous_context_for(ApiKeys.ALTER_PARTITION),
+        ap3.request.AlterPartitionRequest(broker_id=i32(2), broker_epoch=i64(102), topics=(ap3.request.TopicData(
+            topic_id=foo_id, partitions=tuple(ap3.request.PartitionData(
+                partition_index=i32(p), partition_epoch=i32(0), leader_epoch=i32(0), leader_recovery_state=i8(0),
+                new_isr_with_epochs=isr_with_default_epoch(*isr)) for p, isr in ((0, (1, 2, 3)), (2, (0, 2, 1))))),)))
+    assert alter_partition_result.response == _alter_partition_response(3, "", foo_id, [
+        dict(partition_index=0, leader_id=2, leader_epoch=0, isr=(1, 2, 3), partition_epoch=1,
+             error_code=Errors.NONE),
+        dict(partition_index=2, leader_id=2, leader_epoch=0, isr=(0, 2, 1), partition_epoch=1,
+             error_code=Errors.NONE)])
+    ctx.replay(alter_partition_result.records)
+    election2_result = replication.elect_leaders(request1)
+    _assert_elect_leaders_response(_elect_leaders_response(False, {
+        ("foo", 0): ApiError.NONE, ("foo", 1): ApiError(Errors.ELECTION_NOT_NEEDED), ("foo", 2): ApiError.NONE,
+        ("bar", 0): no_bar, ("bar", 1): no_bar}), election2_result.response)
+    assert election2_result.records == [_change_record(ctx, foo_id, 0, leader=1),
+                                        _change_record(ctx, foo_id, 2, leader=0)]
+
+
+def test_reassign_partitions_handles_new_reassignment_that_removes_previously_adding_replicas() -> None:
+    ctx = _Context()
+    replication = ctx.replication_control
+    ctx.register_brokers(0, 1, 2, 3, 4, 5)
+    ctx.unfence_brokers(0, 1, 2, 3, 4, 5)
+    topic = "topic-1"
+    topic_id = ctx.create_test_topic_with_replicas(topic, [[0, 1]]).topic_id
+    assert replication.list_partition_reassignments(None, LONG_MAX) == NONE_REASSIGNING
+    # reassign to [2, 3]
+    alter_result_one = replication.alter_partition_reassignments(_alter_reassignments_request({topic: [(0, [2, 3])]}))
+    assert alter_result_one.response == _alter_reassignments_response({topic: [(0, Errors.NONE, None)]})
+    ctx.replay(alter_result_one.records)
+    assert replication.list_partition_reassignments(None, LONG_MAX) == _ongoing(topic, 0, [0, 1], [2, 3],
+                                                                                [2, 3, 0, 1])
+    partition = replication.get_partition(topic_id, 0)
+
+    def alter_isr(isr: tuple[int, ...]) -> Any:
+        return replication.alter_partition(
+            anonymous_context_for(ApiKeys.ALTER_PARTITION),
+            ap3.request.AlterPartitionRequest(
+                broker_id=i32(partition.leader), broker_epoch=i64(ctx.current_broker_epoch(partition.leader)),
+                topics=(ap3.request.TopicData(topic_id=topic_id, partitions=(ap3.request.PartitionData(
+                    partition_index=i32(0), partition_epoch=i32(partition.partition_epoch),
+                    leader_epoch=i32(partition.leader_epoch), leader_recovery_state=i8(0),
+                    new_isr_with_epochs=isr_with_default_epoch(*isr)),)),)))
+
+    # 2 joins the ISR
+    alter_partition_result = alter_isr((0, 1, 2))
+    assert alter_partition_result.response == _alter_partition_response(3, "", topic_id, [dict(
+        partition_index=0, isr=(0, 1, 2), partition_epoch=partition.partition_epoch + 1, error_code=Errors.NONE)])
+    ctx.replay(alter_partition_result.records)
+    # 2, first in the replica list, becomes the leader by a preferred election
+    elect_leader_two_result = replication.elect_leaders(_elect_leaders_request(PREFERRED, {topic: [0]}))
+    assert elect_leader_two_result.response == _elect_leaders_response(False, {(topic, 0): ApiError.NONE})
+    ctx.replay(elect_leader_two_result.records)
+    partition = replication.get_partition(topic_id, 0)
+    assert partition.leader == 2
+    # reassign to [4, 5]
+    alter_result_two = replication.alter_partition_reassignments(_alter_reassignments_request({topic: [(0, [4, 5])]}))
+    assert alter_result_two.response == _alter_reassignments_response({topic: [(0, Errors.NONE, None)]})
+    ctx.replay(alter_result_two.records)
+    # every earlier replica is being removed, the new ones added
+    assert replication.list_partition_reassignments(None, LONG_MAX) == _ongoing(topic, 0, [0, 1, 2, 3], [4, 5],
+                                                                                [4, 5, 0, 1, 2, 3])
+    partition = replication.get_partition(topic_id, 0)
+    assert partition.leader == 2
+    assert partition.leader in partition.replicas
+    # 3, 4 and 5 join the ISR: the reassignment completes
+    alter_partition_result_two = alter_isr((0, 1, 2, 3, 4, 5))
+    assert alter_partition_result_two.response == _alter_partition_response(3, "", topic_id, [dict(
+        partition_index=0, error_code=Errors.NEW_LEADER_ELECTED)])
+    ctx.replay(alter_partition_result_two.records)
+    partition = replication.get_partition(topic_id, 0)
+    assert partition.leader == 4
+    assert replication.list_partition_reassignments(None, LONG_MAX) == NONE_REASSIGNING
+
+
+@pytest.mark.parametrize("unclean_config", ["none", "static", "dynamic_cluster", "dynamic_node", "dynamic_topic"])
+def test_maybe_trigger_unclean_leader_election_for_leaderless_partitions(unclean_config: str) -> None:
+    ctx = _Context(static_config={"unclean.leader.election.enable": "true"} if unclean_config == "static" else None)
+    replication = ctx.replication_control
+    ctx.register_brokers(0, 1, 2, 3, 4)
+    ctx.unfence_brokers(0, 1, 2, 3, 4)
+    foo_id = ctx.create_test_topic_with_replicas("foo", [[1, 2, 4], [1, 3, 4], [0, 2, 4]]).topic_id
+    assert not replication.are_some_partitions_leaderless()
+    ctx.fence_brokers({0, 1, 2, 3, 4})
+    assert replication.are_some_partitions_leaderless()
+    for partition_id in (0, 1, 2):
+        assert list(replication.get_partition(foo_id, partition_id).isr) == [4]
+        assert replication.get_partition(foo_id, partition_id).leader == -1
+    # broker 2 may now lead partitions 0 and 2, after an unclean election
+    ctx.unfence_brokers(2)
+    if unclean_config == "static":
+        # statically enabled: unfencing already elected it
+        assert (list(replication.get_partition(foo_id, 0).isr), replication.get_partition(foo_id, 0).leader) == \
+            ([2], 2)
+        assert (list(replication.get_partition(foo_id, 1).isr), replication.get_partition(foo_id, 1).leader) == \
+            ([4], -1)
+        assert (list(replication.get_partition(foo_id, 2).isr), replication.get_partition(foo_id, 2).leader) == \
+            ([2], 2)
+    else:
+        for partition_id in (0, 1, 2):
+            assert list(replication.get_partition(foo_id, partition_id).isr) == [4]
+            assert replication.get_partition(foo_id, partition_id).leader == -1
+    resource = {"dynamic_cluster": (ConfigResourceType.BROKER, ""), "dynamic_node": (ConfigResourceType.BROKER, "0"),
+                "dynamic_topic": (ConfigResourceType.TOPIC, "foo")}.get(unclean_config)
+    if resource is not None:
+        ctx.replay(ctx.configuration_control.incremental_alter_configs(
+            {resource: {"unclean.leader.election.enable": (OpType.SET, "true")}}, True).records)
+    balance_result = replication.maybe_elect_unclean_leaders()
+    assert not balance_result.response
+    if unclean_config in ("none", "static"):
+        assert balance_result.records == [], f"Expected no records, but {len(balance_result.records)} were found."
+    else:
+        assert balance_result.records, "Expected some records, but none were found."
+        ctx.replay(balance_result.records)
+        assert (list(replication.get_partition(foo_id, 0).isr), replication.get_partition(foo_id, 0).leader) == \
+            ([2], 2)
+        assert (list(replication.get_partition(foo_id, 1).isr), replication.get_partition(foo_id, 1).leader) == \
+            ([4], -1)
+        assert (list(replication.get_partition(foo_id, 2).isr), replication.get_partition(foo_id, 2).leader) == \
+            ([2], 2)
