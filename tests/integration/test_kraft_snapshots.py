@@ -81,6 +81,7 @@ def dump(path: Path) -> str:
     return done.stdout
 
 
+@pytest.mark.long_run  # over a minute: the cleaner's first pass is 60 s after the raft client starts
 def test_a_follower_behind_the_leaders_log_start_catches_up_through_fetch_snapshot(quorum: ClusterRunner) -> None:
     runner = quorum
     started = time.monotonic()

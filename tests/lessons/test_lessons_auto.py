@@ -24,8 +24,9 @@ NEEDS_SPARK = pytest.mark.skipif(importlib.util.find_spec("pyspark") is None or 
                                  reason="needs pyspark and java")
 
 
-@pytest.mark.parametrize("name", [pytest.param(lesson.name, marks=NEEDS_SPARK) if lesson.name == "many-runs"
-                                  else lesson.name for lesson in all_lessons()])
+# many-runs starts three clusters and Spark twice, over a minute: behind the long_run marker (pyproject.toml)
+@pytest.mark.parametrize("name", [pytest.param(lesson.name, marks=[NEEDS_SPARK, pytest.mark.long_run])
+                                  if lesson.name == "many-runs" else lesson.name for lesson in all_lessons()])
 def test_lesson_passes_auto(name, tmp_path):
     traces = tmp_path / "traces"
     try:
