@@ -6,19 +6,18 @@ image built from the records in one delta, and through every split of them into 
 
 from __future__ import annotations
 
-import math
-from typing import Any
-
 from kafka_edu.v3_9.clients.common.uuid import Uuid
 from kafka_edu.v3_9.metadata.common.metadata import ApiMessageAndVersion
 from kafka_edu.v3_9.metadata.common.metadata.access_control_entry_record import AccessControlEntryRecord
 from kafka_edu.v3_9.metadata.common.metadata.remove_access_control_entry_record import RemoveAccessControlEntryRecord
 from kafka_edu.v3_9.metadata.image.acls_delta import AclsDelta
 from kafka_edu.v3_9.metadata.image.acls_image import AclsImage
-from kafka_edu.v3_9.metadata.image.writer.image_writer_options import ImageWriterOptions
-from kafka_edu.v3_9.metadata.image.writer.record_list_writer import RecordListWriter
 from tests.kafka_tests.referee import kafka_test_class
 from tests.kafka_tests.v3_9.metadata.metadata.authorizer.standard_acl_with_id_test import TEST_ACLS
+from tests.kafka_tests.v3_9.metadata.record_test_utils import (
+    ThroughAllIntermediateImagesLeadingToFinalImage,
+    image_records,
+)
 
 KAFKA = kafka_test_class(
     "3.9", "metadata/src/test/java/org/apache/kafka/image/AclsImageTest.java",
@@ -46,30 +45,12 @@ IMAGE2 = AclsImage({acl.id: acl.acl for acl in TEST_ACLS[1:5]})
 
 
 def get_image_records(image: AclsImage) -> list[ApiMessageAndVersion]:
-    writer = RecordListWriter()
-    image.write(writer, ImageWriterOptions.Builder().build())
-    return writer.records()
+    return image_records(image)
 
 
 def _test_to_image(image: AclsImage, from_records: list[ApiMessageAndVersion] | None = None) -> None:
-    from_records = get_image_records(image) if from_records is None else from_records
-    delta = AclsDelta(AclsImage.EMPTY)
-    replay_all(delta, from_records)
-    final_image = delta.apply()
-    assert final_image == image
-    for first in range(1, len(from_records) + 1):
-        delta = AclsDelta(AclsImage.EMPTY)
-        replay_all(delta, from_records[:first])
-        first_image: Any = delta.apply()
-        remaining = len(from_records) - first
-        for batch_size in range(1, remaining + 1):
-            latest = first_image
-            for batch in range(math.ceil(remaining / batch_size)):
-                delta = AclsDelta(latest)
-                start = first + batch * batch_size
-                replay_all(delta, from_records[start:start + batch_size])
-                latest = delta.apply()
-            assert latest == final_image
+    ThroughAllIntermediateImagesLeadingToFinalImage(lambda: AclsImage.EMPTY, AclsDelta, replay_all).test(
+        image, get_image_records(image) if from_records is None else from_records)
 
 
 def test_empty_image_round_trip() -> None:

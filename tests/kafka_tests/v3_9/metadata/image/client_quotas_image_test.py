@@ -6,19 +6,18 @@ as in acls_image_test.py.
 
 from __future__ import annotations
 
-import math
-from typing import Any
-
 from kafka_edu.v3_9.clients.common.quota.client_quota_entity import IP, USER, ClientQuotaEntity
 from kafka_edu.v3_9.metadata.common.metadata import ApiMessageAndVersion, ClientQuotaRecord
 from kafka_edu.v3_9.metadata.common.metadata.client_quota_record import EntityData
 from kafka_edu.v3_9.metadata.image.client_quota_image import ClientQuotaImage
 from kafka_edu.v3_9.metadata.image.client_quotas_delta import ClientQuotasDelta
 from kafka_edu.v3_9.metadata.image.client_quotas_image import ClientQuotasImage
-from kafka_edu.v3_9.metadata.image.writer.image_writer_options import ImageWriterOptions
-from kafka_edu.v3_9.metadata.image.writer.record_list_writer import RecordListWriter
 from kafka_edu.v3_9.server_common.server.config import quota_configs as QuotaConfigs
 from tests.kafka_tests.referee import kafka_test_class
+from tests.kafka_tests.v3_9.metadata.record_test_utils import (
+    ThroughAllIntermediateImagesLeadingToFinalImage,
+    image_records,
+)
 
 KAFKA = kafka_test_class(
     "3.9", "metadata/src/test/java/org/apache/kafka/image/ClientQuotasImageTest.java",
@@ -58,30 +57,13 @@ IMAGE2 = ClientQuotasImage({ClientQuotaEntity(_foo_user): ClientQuotaImage({PROD
 
 
 def get_image_records(image: ClientQuotasImage) -> list[ApiMessageAndVersion]:
-    writer = RecordListWriter()
-    image.write(writer, ImageWriterOptions.Builder().build())
-    return writer.records()
+    return image_records(image)
 
 
 def _test_to_image(image: ClientQuotasImage, from_records: list[ApiMessageAndVersion] | None = None) -> None:
-    from_records = get_image_records(image) if from_records is None else from_records
-    delta = ClientQuotasDelta(ClientQuotasImage.EMPTY)
-    replay_all(delta, from_records)
-    final_image = delta.apply()
-    assert final_image == image
-    for first in range(1, len(from_records) + 1):
-        delta = ClientQuotasDelta(ClientQuotasImage.EMPTY)
-        replay_all(delta, from_records[:first])
-        first_image: Any = delta.apply()
-        remaining = len(from_records) - first
-        for batch_size in range(1, remaining + 1):
-            latest = first_image
-            for batch in range(math.ceil(remaining / batch_size)):
-                delta = ClientQuotasDelta(latest)
-                start = first + batch * batch_size
-                replay_all(delta, from_records[start:start + batch_size])
-                latest = delta.apply()
-            assert latest == final_image
+    helper = ThroughAllIntermediateImagesLeadingToFinalImage(lambda: ClientQuotasImage.EMPTY, ClientQuotasDelta,
+                                                             replay_all)
+    helper.test(image, get_image_records(image) if from_records is None else from_records)
 
 
 def test_empty_image_round_trip() -> None:

@@ -6,9 +6,7 @@ is RecordTestUtils.TestThroughAllIntermediateImagesLeadingToFinalImageHelper for
 
 from __future__ import annotations
 
-import math
 import random
-from typing import Any
 
 import pytest
 
@@ -25,6 +23,10 @@ from kafka_edu.v3_9.metadata.image.writer.record_list_writer import RecordListWr
 from kafka_edu.v3_9.metadata.metadata.scram_credential_data import ScramCredentialData
 from kafka_edu.v3_9.server_common.server.common.metadata_version import MetadataVersion
 from tests.kafka_tests.referee import kafka_test_class
+from tests.kafka_tests.v3_9.metadata.record_test_utils import (
+    ThroughAllIntermediateImagesLeadingToFinalImage,
+    image_records,
+)
 
 KAFKA = kafka_test_class(
     "3.9", "metadata/src/test/java/org/apache/kafka/image/ScramImageTest.java",
@@ -69,30 +71,12 @@ IMAGE2 = ScramImage({SCRAM_SHA_256: {"alpha": _second_alpha256, "beta": _image1_
 
 
 def get_image_records(image: ScramImage) -> list[ApiMessageAndVersion]:
-    writer = RecordListWriter()
-    image.write(writer, ImageWriterOptions.Builder().build())
-    return writer.records()
+    return image_records(image)
 
 
 def _test_to_image(image: ScramImage, from_records: list[ApiMessageAndVersion] | None = None) -> None:
-    from_records = get_image_records(image) if from_records is None else from_records
-    delta = ScramDelta(ScramImage.EMPTY)
-    replay_all(delta, from_records)
-    final_image = delta.apply()
-    assert final_image == image
-    for first in range(1, len(from_records) + 1):
-        delta = ScramDelta(ScramImage.EMPTY)
-        replay_all(delta, from_records[:first])
-        first_image: Any = delta.apply()
-        remaining = len(from_records) - first
-        for batch_size in range(1, remaining + 1):
-            latest = first_image
-            for batch in range(math.ceil(remaining / batch_size)):
-                delta = ScramDelta(latest)
-                start = first + batch * batch_size
-                replay_all(delta, from_records[start:start + batch_size])
-                latest = delta.apply()
-            assert latest == final_image
+    ThroughAllIntermediateImagesLeadingToFinalImage(lambda: ScramImage.EMPTY, ScramDelta, replay_all).test(
+        image, get_image_records(image) if from_records is None else from_records)
 
 
 def test_empty_image_round_trip() -> None:
