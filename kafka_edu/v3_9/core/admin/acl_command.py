@@ -305,15 +305,15 @@ def _pattern_type(value: str) -> PatternType:
 
 def options_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="kafka-edu acls --bootstrap-server",
-                                     description="This tool helps to manage acls on kafka (Kafka 3.9's admin-client "
-                                                 "path: the ACLs of a KRaft cluster, through a broker).")
+                                     description="Add, remove or list the ACLs of a KRaft cluster, through a broker "
+                                                 "(Kafka 3.9's kafka-acls.sh, admin-client path).")
     parser.add_argument("--bootstrap-server", metavar="server to connect to",
                         help="host1:port1,host2:port2,...: the brokers to ask")
     parser.add_argument("--authorizer", help="refused with --bootstrap-server (ZooKeeper mode's option)")
     parser.add_argument("--authorizer-properties", action="append", help="refused with --bootstrap-server "
                                                                            "(ZooKeeper mode's option)")
     parser.add_argument("--topic", action="append", help="topic to which ACLs should be added or removed; * for all")
-    parser.add_argument("--cluster", action="store_true", help="Add/Remove cluster ACLs.")
+    parser.add_argument("--cluster", action="store_true", help="the cluster as the resource")
     parser.add_argument("--group", action="append", help="consumer group; * for all groups")
     parser.add_argument("--transactional-id", action="append", help="transactional id; * for all")
     parser.add_argument("--idempotent", action="store_true", help="with --producer: IdempotentWrite on the cluster")
@@ -323,8 +323,8 @@ def options_parser() -> argparse.ArgumentParser:
                         metavar="ANY|MATCH|LITERAL|PREFIXED",
                         help="literal or prefixed when adding; any or match also when listing or removing "
                              "(default: literal)")
-    parser.add_argument("--add", action="store_true", help="Indicates you are trying to add ACLs.")
-    parser.add_argument("--remove", action="store_true", help="Indicates you are trying to remove ACLs.")
+    parser.add_argument("--add", action="store_true", help="add the ACLs described by the other options")
+    parser.add_argument("--remove", action="store_true", help="remove the ACLs described by the other options")
     parser.add_argument("--list", action="store_true", help="List ACLs for the specified resource (all without one).")
     parser.add_argument("--operation", action="append",
                         help="operation allowed or denied (default All): "

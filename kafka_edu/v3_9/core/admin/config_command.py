@@ -499,11 +499,12 @@ class ConfigCommandOptions:
             prog="kafka-configs", description="Add/Remove entity config for a topic, client, user, broker, "
             "broker-logger or ip through a broker (--bootstrap-server); with --zookeeper, 1.0.2's tool writes "
             "to ZooKeeper instead.")
-        parser.add_argument("--bootstrap-server", required=True, help="The Kafka server to connect to.")
-        parser.add_argument("--describe", action="store_true", help="List configs for the given entity.")
-        parser.add_argument("--alter", action="store_true", help="Alter the configuration for the entity.")
-        parser.add_argument("--all", action="store_true", help="List all configs for the given topic, broker, or "
-                                                               "broker-logger entity (includes static configs)")
+        parser.add_argument("--bootstrap-server", required=True, help="the brokers to ask, host:port[,host:port...]")
+        parser.add_argument("--describe", action="store_true", help="print the entity's configs")
+        parser.add_argument("--alter", action="store_true",
+                            help="change the entity's configs (--add-config, --delete-config)")
+        parser.add_argument("--all", action="store_true", help="with --describe: every config of a topic, broker or "
+                                                               "broker logger, the static ones included")
         parser.add_argument("--entity-type", action="append", default=[], choices=BROKER_SUPPORTED_CONFIG_TYPES)
         parser.add_argument("--entity-name", action=_EntityName)
         parser.add_argument("--entity-default", action=_EntityName, nargs=0)

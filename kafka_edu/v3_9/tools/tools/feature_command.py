@@ -48,32 +48,28 @@ def main(args: list[str], out: TextIO | None = None, err: TextIO | None = None) 
 
 
 def execute(args: list[str], out: TextIO) -> None:
-    parser = argparse.ArgumentParser(prog="kafka-features", description="This tool manages feature flags in Kafka.")
-    parser.add_argument("--bootstrap-server", required=True, help="A comma-separated list of host:port pairs to use "
-                                                                  "for establishing the connection to the Kafka "
-                                                                  "cluster.")
+    parser = argparse.ArgumentParser(
+        prog="kafka-edu features",
+        description="The cluster's feature levels (metadata.version, kraft.version, ...): what each node supports and "
+                    "what is finalized, and UpdateFeatures to change them (Kafka 3.9's kafka-features.sh).")
+    parser.add_argument("--bootstrap-server", required=True, help="the brokers to ask, host:port[,host:port...]")
     subparsers = parser.add_subparsers(dest="command", required=True)
-    subparsers.add_parser("describe", help="Describes the current active feature flags.")
-    upgrade = subparsers.add_parser("upgrade", help="Upgrade one or more feature flags.")
-    upgrade.add_argument("--metadata", help="The level to which we should upgrade the metadata. For example, 3.3-IV3.")
-    upgrade.add_argument("--feature", action="append", help="A feature upgrade we should perform, in feature=level "
-                                                            "format. For example: `metadata.version=5`.")
-    upgrade.add_argument("--dry-run", action="store_true", help="Validate this upgrade, but do not perform it.")
-    downgrade = subparsers.add_parser("downgrade", help="Upgrade one or more feature flags.")  # sic, 3.9's help
-    downgrade.add_argument("--metadata", help="The level to which we should downgrade the metadata. For example, "
-                                              "3.3-IV0.")
-    downgrade.add_argument("--feature", action="append", help="A feature downgrade we should perform, in "
-                                                              "feature=level format. For example: "
-                                                              "`metadata.version=5`.")
-    downgrade.add_argument("--unsafe", action="store_true", help="Perform this downgrade even if it may "
-                                                                 "irreversibly destroy metadata.")
-    downgrade.add_argument("--dry-run", action="store_true", help="Validate this downgrade, but do not perform it.")
-    disable = subparsers.add_parser("disable", help="Disable one or more feature flags. This is the same as "
-                                                    "downgrading the version to zero.")
-    disable.add_argument("--feature", action="append", help="A feature flag to disable.")
-    disable.add_argument("--unsafe", action="store_true", help="Disable this feature flag even if it may "
-                                                               "irreversibly destroy metadata.")
-    disable.add_argument("--dry-run", action="store_true", help="Perform a dry-run of this disable operation.")
+    subparsers.add_parser("describe", help="each feature's supported range and finalized level")
+    upgrade = subparsers.add_parser("upgrade", help="raise feature levels")
+    upgrade.add_argument("--metadata", help="the metadata.version to go to, by name (e.g. 3.9-IV0)")
+    upgrade.add_argument("--feature", action="append", help="feature=level, e.g. metadata.version=21 (repeatable)")
+    upgrade.add_argument("--dry-run", action="store_true", help="let the controller check it, change nothing")
+    downgrade = subparsers.add_parser("downgrade", help="lower feature levels")
+    downgrade.add_argument("--metadata", help="the metadata.version to go to, by name (e.g. 3.3-IV0)")
+    downgrade.add_argument("--feature", action="append", help="feature=level (repeatable)")
+    downgrade.add_argument("--unsafe", action="store_true",
+                           help="also where the lower level cannot hold all the metadata (some is lost)")
+    downgrade.add_argument("--dry-run", action="store_true", help="let the controller check it, change nothing")
+    disable = subparsers.add_parser("disable", help="set features to level 0")
+    disable.add_argument("--feature", action="append", help="a feature's name (repeatable)")
+    disable.add_argument("--unsafe", action="store_true",
+                         help="also where level 0 cannot hold all the metadata (some is lost)")
+    disable.add_argument("--dry-run", action="store_true", help="let the controller check it, change nothing")
     namespace = parser.parse_args(args)
     admin_client = Admin(namespace.bootstrap_server)
     if namespace.command == "describe":

@@ -29,7 +29,7 @@ from kafka_edu.v1_0_2.clients.common.errors import (
 from kafka_edu.v3_9.clients.common.protocol.errors import Errors
 from kafka_edu.v3_9.server_common.admin.admin_utils import BrokerMetadata, assign_replicas_to_brokers
 
-HELP_TEXT = "This tool helps to move topic partitions between replicas."
+HELP_TEXT = "Move partitions between brokers: generate a plan, execute it, verify, cancel or list reassignments."
 EARLIEST_VERSION = 1
 EARLIEST_TOPICS_JSON_VERSION = 1
 ANY_LOG_DIR = "any"
