@@ -383,7 +383,9 @@ def test_every_key_the_key_bar_shows_is_whole_and_none_runs_into_another(kraft_r
             await _settled(app, pilot)
             await wait_for(pilot, lambda: app.control is not None and any(
                 key.action == "kill" for key in app.query("FooterKey")), what="the action keys in the key bar")
-            await pilot.pause(0.2)
+            # the key bar refits after the keys arrive: wait until every key shown has been laid out
+            await wait_for(pilot, lambda: all(key.region.width > 0 for key in app.query("FooterKey")),
+                           what="the key bar laid out")
             keys = sorted(app.query("FooterKey"), key=lambda key: key.region.x)
             bottom = screen_lines(app)[-1]
             for key in keys:
