@@ -61,3 +61,60 @@ def brokers(tmp_path: Path, zookeeper: ZooKeeper) -> Iterator[Callable[..., Brok
     yield make
     for broker in made:
         broker.cleanup()
+
+
+def _descendant_pids(root: int) -> list[int]:
+    """Every live process below `root`, read from /proc (the test run's brokers, controllers, ZooKeepers, tmux...)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            ppid = int(stat[stat.rindex(")") + 2:].split()[1])
+            children.setdefault(ppid, []).append(int(entry.name))
+    found, todo = [], [root]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Leftovers of the run are named, and the run still ends: a process a test failed to stop would hold CI's output
+    pipe open, and a thread that is not a daemon would keep the interpreter from exiting."""
+    import faulthandler
+    import signal
+    import sys
+    import threading
+
+    leftovers = _descendant_pids(os.getpid())
+    for pid in leftovers:
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")[:160]
+            print(f"\n[kafka-edu tests] process {pid} outlived its test, killed: {cmdline}", file=sys.stderr)
+            os.kill(pid, signal.SIGKILL)
+        except (OSError, ProcessLookupError):
+            pass
+    stuck = [t for t in threading.enumerate() if t is not threading.main_thread() and not t.daemon and t.is_alive()]
+    for thread in stuck:
+        print(f"[kafka-edu tests] thread {thread.name!r} is still running after the last test", file=sys.stderr)
+    if stuck or leftovers:
+        # If those keep the interpreter from exiting, print every thread's stack and end it, keeping pytest's status.
+        status = int(getattr(config, "_kafka_edu_exitstatus", 1))
+
+        def end_after_grace() -> None:
+            faulthandler.dump_traceback(file=sys.stderr, all_threads=True)
+            os._exit(status)
+
+        watchdog = threading.Timer(60.0, end_after_grace)
+        watchdog.daemon = True
+        watchdog.start()
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    session.config._kafka_edu_exitstatus = exitstatus  # read by pytest_unconfigure's guard

@@ -367,8 +367,9 @@ def test_unclean_leader_election_needs_the_topic_to_allow_it_and_the_old_leader_
 
     # The controller sees broker 1 die. Only an out-of-sync replica is left.
     def elected_or_refused() -> bool:
-        return bool(select_spans(cluster[0], clean)) and (partition_state(zookeeper, unclean, 0) or {}).get(
-            "leader") == 2
+        # both selections' spans, which reach the span file shortly after ZooKeeper has the new leader
+        return bool(select_spans(cluster[0], clean)) and bool(select_spans(cluster[0], unclean)) and (
+            partition_state(zookeeper, unclean, 0) or {}).get("leader") == 2
     wait_until(elected_or_refused, 15, "the controller to handle the leader's death")
 
     # Unclean election disabled (the default): no leader rather than a leader without the acknowledged records.

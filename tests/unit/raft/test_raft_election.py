@@ -150,24 +150,40 @@ def test_votes_from_outside_are_refused_with_3_9s_errors(steady_cluster: RaftClu
         partition = response.topics[0].partitions[0]
         return Errors.for_code(partition.error_code), partition.vote_granted, int(partition.leader_epoch)
 
+    def answered(candidate: int, voter: int, last_epoch_back: int | None, last_offset: int,
+                 expected: tuple) -> bool:
+        """Votes in the follower's current epoch until one lands in it: on a loaded machine an election may start
+        between reading the epoch and the vote's arrival, and the answer is then FENCED_LEADER_EPOCH instead."""
+        now = follower.client.quorum.epoch()
+        last_epoch = 0 if last_epoch_back is None else now - last_epoch_back
+        answer = vote(candidate, now, voter, last_epoch, last_offset)
+        if answer[0] is Errors.FENCED_LEADER_EPOCH and answer[2] > now:
+            return False
+        assert answer[:len(expected)] == expected, (candidate, voter, now, answer)
+        assert len(expected) < 2 or answer[2] == now, (candidate, voter, now, answer)  # the answer names its epoch
+        return True
+
     # a stale epoch is fenced, and the answer names the voter's epoch (a later one if, on a loaded machine, another
     # election happened since `epoch` was read)
     error, granted, voter_epoch = vote(2, epoch - 1, follower.node_id, 0, 0)
     assert (error, granted) == (Errors.FENCED_LEADER_EPOCH, False) and voter_epoch >= epoch
     # a negative candidate id is invalid
-    assert vote(-1, epoch, follower.node_id, 0, 0)[0] is Errors.INVALID_REQUEST
+    wait_until(lambda: answered(-1, follower.node_id, None, 0, (Errors.INVALID_REQUEST,)), 20, "INVALID_REQUEST")
     # a last epoch not below the candidate's epoch is invalid
-    assert vote(99, epoch, follower.node_id, epoch, 5)[0] is Errors.INVALID_REQUEST
+    wait_until(lambda: answered(99, follower.node_id, 0, 5, (Errors.INVALID_REQUEST,)), 20, "INVALID_REQUEST")
     # addressed to another voter
     other = next(n.node_id for n in cluster.nodes if n.node_id != follower.node_id)
-    assert vote(99, epoch, other, 0, 0) == (Errors.INVALID_VOTER_KEY, False, epoch)
+    wait_until(lambda: answered(99, other, None, 0, (Errors.INVALID_VOTER_KEY, False)), 20, "INVALID_VOTER_KEY")
     # a replica outside the voter set, in the current epoch: the follower knows its leader and refuses
-    assert vote(99, epoch, follower.node_id, epoch - 1, 10**6) == (Errors.NONE, False, epoch)
+    wait_until(lambda: answered(99, follower.node_id, 1, 10**6, (Errors.NONE, False)), 20, "a refused vote")
     # wrong cluster
     body = raft_util.singleton_vote_request(METADATA, "another-cluster", epoch, ReplicaKey(99),
                                             ReplicaKey(follower.node_id), 0, 0)
     assert Errors.for_code(send_raw(follower.port, ApiKeys.VOTE, 1, body).error_code) is Errors.INCONSISTENT_CLUSTER_ID
-    assert cluster.stable_leader() is leader and leader.client.quorum.epoch() == epoch
+    # none of these votes moved the quorum: the leader is the one it was unless a loaded machine forced an election
+    if follower.client.quorum.epoch() == epoch:
+        assert cluster.stable_leader() is leader
+    one_leader_per_epoch(cluster)
 
 
 def test_a_vote_from_outside_the_voters_never_makes_two_leaders(cluster: RaftCluster) -> None:
