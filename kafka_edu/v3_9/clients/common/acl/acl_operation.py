@@ -3,10 +3,10 @@ an ACL allows or denies, and whether it allows or denies it."""
 
 from __future__ import annotations
 
-import enum
+from kafka_edu.v3_9.clients.common.utils.wire_code_enum import WireCodeEnum
 
 
-class AclOperation(enum.IntEnum):
+class AclOperation(WireCodeEnum):
     """The value is the wire code and the ordinal. ANY only matches in a filter; ALL is every operation."""
 
     UNKNOWN = 0
@@ -25,49 +25,9 @@ class AclOperation(enum.IntEnum):
     CREATE_TOKENS = 13
     DESCRIBE_TOKENS = 14
 
-    @classmethod
-    def from_code(cls, code: int) -> AclOperation:
-        return cls._value2member_map_.get(code, cls.UNKNOWN)  # type: ignore[return-value]
 
-    @classmethod
-    def from_string(cls, text: str) -> AclOperation:
-        try:
-            return cls[text.upper()]
-        except KeyError:
-            return cls.UNKNOWN
-
-    def code(self) -> int:
-        return self.value
-
-    def is_unknown(self) -> bool:
-        return self is AclOperation.UNKNOWN
-
-    def __str__(self) -> str:
-        return self.name
-
-
-class AclPermissionType(enum.IntEnum):
+class AclPermissionType(WireCodeEnum):
     UNKNOWN = 0
     ANY = 1
     DENY = 2
     ALLOW = 3
-
-    @classmethod
-    def from_code(cls, code: int) -> AclPermissionType:
-        return cls._value2member_map_.get(code, cls.UNKNOWN)  # type: ignore[return-value]
-
-    @classmethod
-    def from_string(cls, text: str) -> AclPermissionType:
-        try:
-            return cls[text.upper()]
-        except KeyError:
-            return cls.UNKNOWN
-
-    def code(self) -> int:
-        return self.value
-
-    def is_unknown(self) -> bool:
-        return self is AclPermissionType.UNKNOWN
-
-    def __str__(self) -> str:
-        return self.name

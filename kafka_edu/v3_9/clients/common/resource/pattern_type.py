@@ -3,10 +3,10 @@ name matches."""
 
 from __future__ import annotations
 
-import enum
+from kafka_edu.v3_9.clients.common.utils.wire_code_enum import WireCodeEnum
 
 
-class PatternType(enum.IntEnum):
+class PatternType(WireCodeEnum):
     """LITERAL: the name itself (or `*`, every name); PREFIXED: every name that starts with it. ANY and MATCH only
     appear in filters: ANY matches any pattern type by exact name, MATCH the patterns that would apply to the name."""
 
@@ -16,25 +16,5 @@ class PatternType(enum.IntEnum):
     LITERAL = 3
     PREFIXED = 4
 
-    @classmethod
-    def from_code(cls, code: int) -> PatternType:
-        return cls._value2member_map_.get(code, cls.UNKNOWN)  # type: ignore[return-value]
-
-    @classmethod
-    def from_string(cls, text: str) -> PatternType:
-        try:
-            return cls[text.upper()]
-        except KeyError:
-            return cls.UNKNOWN
-
-    def code(self) -> int:
-        return self.value
-
-    def is_unknown(self) -> bool:
-        return self is PatternType.UNKNOWN
-
     def is_specific(self) -> bool:
         return self in (PatternType.LITERAL, PatternType.PREFIXED)
-
-    def __str__(self) -> str:
-        return self.name

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import enum
+from kafka_edu.v3_9.clients.common.utils.wire_code_enum import WireCodeEnum
 
 
-class ResourceType(enum.IntEnum):
+class ResourceType(WireCodeEnum):
     """The value is the wire code (and the ordinal: ACLs sort by it). ANY only matches in a filter; UNKNOWN is a code
     this version does not know."""
 
@@ -17,23 +17,3 @@ class ResourceType(enum.IntEnum):
     TRANSACTIONAL_ID = 5
     DELEGATION_TOKEN = 6
     USER = 7
-
-    @classmethod
-    def from_code(cls, code: int) -> ResourceType:
-        return cls._value2member_map_.get(code, cls.UNKNOWN)  # type: ignore[return-value]
-
-    @classmethod
-    def from_string(cls, text: str) -> ResourceType:
-        try:
-            return cls[text.upper()]
-        except KeyError:
-            return cls.UNKNOWN
-
-    def code(self) -> int:
-        return self.value
-
-    def is_unknown(self) -> bool:
-        return self is ResourceType.UNKNOWN
-
-    def __str__(self) -> str:
-        return self.name
