@@ -5,10 +5,10 @@ Tracing of its own (`node_tracing`: its own `service.instance.id` and span file)
 that node's code runs (`with using(tracing):`); such a Tracing may read span times from a clock the process drives
 (`clock`, see clock.py) instead of the wall clock.
 
-Spans go to the files of `writer.py` (OTLP/JSON Lines through the official file exporter, starts in a side file so
-live views can draw a step that is still running), written in batches by one background thread a few times a
-second: the thread that starts or ends a span only appends it to a queue. Request-path traces are sampled and kept
-within a budget there; nothing else is ever given up.
+Spans go to the files of `writer.py` (OTLP/JSON Lines, written by otlp_json.py as the official file exporter writes
+them, starts in a side file so live views can draw a step that is still running), written in batches by one
+background thread a few times a second: the thread that starts or ends a span only appends it to a queue.
+Request-path traces are sampled and kept within a budget there; nothing else is ever given up.
 """
 
 from __future__ import annotations
@@ -21,12 +21,14 @@ from contextvars import ContextVar
 from pathlib import Path
 
 from opentelemetry import trace
+from opentelemetry.context import Context
 from opentelemetry.sdk.resources import Resource
-from opentelemetry.sdk.trace import SpanLimits, TracerProvider
+from opentelemetry.sdk.trace import Span, SpanLimits, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.sdk.trace.sampling import Decision, Sampler, SamplingResult
-from opentelemetry.trace import get_current_span
+from opentelemetry.sdk.util.instrumentation import InstrumentationScope
+from opentelemetry.trace import Link, NonRecordingSpan, SpanContext, SpanKind, TraceFlags, get_current_span
 
 from kafka_edu.tracing.steps import REQUEST_PATH_ROOTS
 from kafka_edu.tracing.writer import SpanFileWriter, TracePolicy
@@ -35,6 +37,12 @@ TRACING_ENV = "KAFKA_EDU_TRACING"  # "off": request-path spans are sampled away 
 # OpenTelemetry keeps 128 events per span by default and drops the rest silently; one state-machine batch of a
 # large failover carries thousands of state changes, and none may go missing.
 SPAN_EVENT_LIMIT = 1_000_000
+_SCOPE = InstrumentationScope("kafka_edu")  # the one tracer's scope: every span file groups spans under it
+_PLAIN = frozenset({str, int, float, bool})  # attribute values OpenTelemetry's checks store unchanged
+
+
+class _RecordedSpan(Span):
+    """OpenTelemetry's span, unchanged; the SDK lets only subclasses be made outside its tracer (its own is private)."""
 
 
 class ProcessAttributes:
@@ -99,15 +107,62 @@ class Tracing:
 
     def __init__(self, provider: TracerProvider, process_attributes: ProcessAttributes,
                  writer: SpanFileWriter | None, memory: InMemorySpanExporter | None, span_file: Path | None,
-                 request_path_on: bool, clock: Callable[[], int] | None = None) -> None:
+                 request_path_on: bool, clock: Callable[[], int] | None = None,
+                 span_limits: SpanLimits | None = None) -> None:
         self.provider = provider
-        self.tracer = provider.get_tracer("kafka_edu")
+        self.tracer = provider.get_tracer(_SCOPE.name)
+        span_limits = span_limits or SpanLimits()
         self.process_attributes = process_attributes
         self.writer = writer
         self.memory = memory
         self.span_file = span_file
         self.request_path_on = request_path_on
         self.clock = clock  # nanoseconds for span times; None: the wall clock (OpenTelemetry's own)
+        self.span_limits = span_limits
+        # stored as given only where no limit could apply: within the count, and no length limit on values
+        self._attribute_room = (0 if span_limits.max_span_attribute_length is not None else
+                                span_limits.max_span_attributes if span_limits.max_span_attributes is not None
+                                else 1 << 30)
+
+    def start_span(self, name: str, context: Context | None = None, attributes: dict[str, object] | None = None,
+                   links: list[Link] | None = None, start_time: int | None = None, record_exception: bool = True,
+                   set_status_on_exception: bool = True) -> trace.Span:
+        """What the tracer's start_span does, with the attributes' checks done once for the whole span rather than value
+        by value: when every key is a string and every value a str, int, float or bool (the markers' attributes
+        nearly always are), OpenTelemetry's checks would pass them unchanged, so they are stored as they are; anything
+        else goes through OpenTelemetry's own checks (`set_attributes`). The span is OpenTelemetry's own and it
+        starts (reaching the span processors) only once it holds its attributes."""
+        tracer = self.tracer
+        parent = get_current_span(context).get_span_context()
+        if parent.is_valid:
+            trace_id = parent.trace_id
+            random_trace_id = parent.trace_flags.random_trace_id
+        else:
+            parent = None
+            trace_id = tracer.id_generator.generate_trace_id()
+            random_trace_id = tracer.id_generator.is_trace_id_random()
+        links = links or ()
+        sampling = tracer.sampler.should_sample(context, trace_id, name, SpanKind.INTERNAL, attributes, links)
+        flags = TraceFlags.SAMPLED if sampling.decision.is_sampled() else TraceFlags.DEFAULT
+        if random_trace_id:
+            flags |= TraceFlags.RANDOM_TRACE_ID
+        span_context = SpanContext(trace_id, tracer.id_generator.generate_span_id(), is_remote=False,
+                                   trace_flags=TraceFlags(flags), trace_state=sampling.trace_state)
+        if not sampling.decision.is_recording():
+            return NonRecordingSpan(span_context)
+        span = _RecordedSpan(name, span_context, parent, sampler=tracer.sampler, resource=tracer.resource,
+                    span_processor=tracer.span_processor, links=links, instrumentation_scope=_SCOPE,
+                    record_exception=record_exception, set_status_on_exception=set_status_on_exception,
+                    limits=self.span_limits)
+        given = sampling.attributes
+        if given:
+            if len(given) <= self._attribute_room and all(
+                    type(value) in _PLAIN and type(key) is str and key for key, value in given.items()):
+                span._attributes._dict.update(given)  # what the checks would have stored, in the same order
+            else:
+                span.set_attributes(given)
+        span.start(start_time=start_time, parent_context=context)
+        return span
 
     def now_ns(self) -> int | None:
         """The time to stamp on a span start, end or event: None lets OpenTelemetry read the wall clock."""
@@ -161,9 +216,9 @@ def _build(instance_id: str, run_id: str, mode: str, run_dir: Path | None,
            clock: Callable[[], int] | None) -> Tracing:
     request_path_on = os.environ.get(TRACING_ENV, "on").lower() != "off"
     process_attributes = ProcessAttributes()
+    span_limits = SpanLimits(max_events=SPAN_EVENT_LIMIT)
     provider = TracerProvider(resource=resource_for(instance_id, run_id, mode),
-                              sampler=RequestPathSampler(request_path_on, process_attributes),
-                              span_limits=SpanLimits(max_events=SPAN_EVENT_LIMIT))
+                              sampler=RequestPathSampler(request_path_on, process_attributes), span_limits=span_limits)
     writer = memory = span_file = None
     if run_dir is None:
         memory = InMemorySpanExporter()
@@ -173,7 +228,7 @@ def _build(instance_id: str, run_id: str, mode: str, run_dir: Path | None,
         span_file = run_dir / f"{instance_id}.jsonl"
         writer = SpanFileWriter(run_dir, instance_id, TracePolicy.from_environment())
         provider.add_span_processor(writer)
-    return Tracing(provider, process_attributes, writer, memory, span_file, request_path_on, clock)
+    return Tracing(provider, process_attributes, writer, memory, span_file, request_path_on, clock, span_limits)
 
 
 def _instrument_once() -> None:

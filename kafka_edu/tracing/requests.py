@@ -49,7 +49,7 @@ def request_root(request: Any) -> Span | None:
         else:
             attributes = {**_STATIC, **request_path.request_attributes(request)}
         sender = remote_span_context(request.traceparent)
-        root = tracing.tracer.start_span(_ROOT, context=_ROOT_CONTEXT, attributes=attributes,
+        root = tracing.start_span(_ROOT, context=_ROOT_CONTEXT, attributes=attributes,
                                          links=[Link(sender)] if sender else None,
                                          start_time=request.start_time_ns)
     request.__dict__[_ATTR] = root

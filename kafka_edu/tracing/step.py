@@ -147,7 +147,7 @@ def _begin(m: _Marker, code: CodeType, line: int, scope: Callable[[], Mapping[st
     if breakpoints.ACTIVE and step_id:  # blocks before the span opens: the span shows the step's own time
         breakpoints.on_step(step_id, m.name)
     links = [Link(c) for c in _described(m.links, scope) or ()] if m.links is not None else None
-    span_ = tracing.tracer.start_span(m.name, context=context, attributes=attrs, links=links,
+    span_ = tracing.start_span(m.name, context=context, attributes=attrs, links=links,
                                       start_time=tracing.now_ns(), record_exception=False,
                                       set_status_on_exception=False)
     return _Open(span_, otel_context.attach(trace.set_span_in_context(span_)), tracing)
@@ -323,7 +323,7 @@ def _retro_span(tracing: provider.Tracing, m: _Marker, code: CodeType, line: int
                   "code.line.number": line, "thread.name": threading.current_thread().name})
     attrs.update(described)
     links = [Link(c) for c in _described(m.links, scope) or ()] if m.links is not None else None
-    span_ = tracing.tracer.start_span(m.name, context=_ROOT_CONTEXT if m.root else None, attributes=attrs,
+    span_ = tracing.start_span(m.name, context=_ROOT_CONTEXT if m.root else None, attributes=attrs,
                                       links=links, start_time=started)
     span_.end(end_time=tracing.now_ns())
 

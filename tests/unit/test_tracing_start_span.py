@@ -1,0 +1,92 @@
+"""Tracing.start_span (kafka_edu/tracing/provider.py) makes the span OpenTelemetry's tracer makes: the same
+attributes after OpenTelemetry's checks (lists become tuples, None is dropped, bytes are decoded), the same parent,
+links, flags and sampling, in the same order; only the ids and times differ."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from opentelemetry import trace
+from opentelemetry.sdk.trace import SpanProcessor
+from opentelemetry.trace import Link, SpanContext, TraceFlags
+
+from kafka_edu.tracing import provider
+from kafka_edu.tracing.otlp_json import encode_line
+
+
+@pytest.fixture
+def tracing() -> provider.Tracing:
+    return provider.node_tracing("start-span-test", "run", "kraft")
+
+
+def _without_ids_and_times(span: Any) -> dict[str, Any]:
+    line = json.loads(encode_line([span]))
+    body = line["resourceSpans"][0]["scopeSpans"][0]["spans"][0]
+    for key in ("traceId", "spanId", "parentSpanId", "startTimeUnixNano", "endTimeUnixNano"):
+        body.pop(key, None)
+    for link in body.get("links", ()):
+        link.pop("traceId"), link.pop("spanId")
+    return {"scope": line["resourceSpans"][0]["scopeSpans"][0]["scope"], **body}
+
+
+ATTRIBUTE_CASES = {
+    "plain": {"kafka.step": "RQ.produce", "kafka.partition": 3, "kafka.ratio": 0.5, "kafka.flag": True},
+    "list": {"kafka.partitions": [1, 2, 3], "kafka.topics": ["a", "b"]},
+    "none": {"kafka.leader": None, "kafka.step": "RQ.fetch"},
+    "bytes": {"kafka.key": b"abc"},
+    "mixed": {"kafka.step": "X", "kafka.replicas": (1, 2), "kafka.missing": None, "kafka.n": 7},
+    "empty": {},
+}
+
+
+@pytest.mark.parametrize("case", sorted(ATTRIBUTE_CASES))
+def test_a_span_s_attributes_are_what_opentelemetry_s_tracer_stores(tracing: provider.Tracing, case: str) -> None:
+    attributes = ATTRIBUTE_CASES[case]
+    ours = tracing.start_span("Kafka.main#shutdownHook", attributes=dict(attributes))
+    theirs = tracing.tracer.start_span("Kafka.main#shutdownHook", attributes=dict(attributes))
+    assert dict(ours.attributes) == dict(theirs.attributes)
+    assert list(ours.attributes) == list(theirs.attributes)  # the same order too
+    ours.end()
+    theirs.end()
+    assert _without_ids_and_times(ours) == _without_ids_and_times(theirs)
+
+
+def test_a_child_keeps_its_parent_s_trace_and_flags_and_its_links(tracing: provider.Tracing) -> None:
+    root = tracing.start_span("Kafka.main#shutdownHook")
+    context = trace.set_span_in_context(root)
+    remote = SpanContext(0x1234, 0x5678, is_remote=True, trace_flags=TraceFlags(TraceFlags.SAMPLED))
+    child = tracing.start_span("Kafka.main#shutdownHook", context=context, links=[Link(remote)])
+    reference = tracing.tracer.start_span("Kafka.main#shutdownHook", context=context, links=[Link(remote)])
+    assert child.get_span_context().trace_id == root.get_span_context().trace_id
+    assert child.parent == root.get_span_context() == reference.parent
+    assert child.get_span_context().trace_flags == reference.get_span_context().trace_flags
+    assert [link.context for link in child.links] == [remote]
+    for span in (reference, child, root):
+        span.end()
+
+
+def test_an_unsampled_request_s_steps_are_not_recorded(tracing: provider.Tracing) -> None:
+    unsampled = trace.NonRecordingSpan(SpanContext(0x99, 0x98, is_remote=False, trace_flags=TraceFlags(0)))
+    child = tracing.start_span("Kafka.main#shutdownHook", context=trace.set_span_in_context(unsampled))
+    assert not child.is_recording() and not child.get_span_context().trace_flags.sampled
+
+
+def test_the_process_attributes_stamped_by_the_sampler_come_last_and_win(tracing: provider.Tracing) -> None:
+    tracing.process_attributes.attributes["kafka.broker.id"] = 7
+    ours = tracing.start_span("Kafka.main#shutdownHook", attributes={"kafka.broker.id": 1, "kafka.step": "S"})
+    theirs = tracing.tracer.start_span("Kafka.main#shutdownHook", attributes={"kafka.broker.id": 1, "kafka.step": "S"})
+    assert dict(ours.attributes) == dict(theirs.attributes) == {"kafka.broker.id": 7, "kafka.step": "S"}
+
+
+def test_a_span_reaches_the_processors_with_its_attributes_already_set(tracing: provider.Tracing) -> None:
+    seen: list[dict[str, Any]] = []
+
+    class Probe(SpanProcessor):
+        def on_start(self, span: Any, parent_context: Any = None) -> None:
+            seen.append(dict(span.attributes))
+
+    tracing.provider.add_span_processor(Probe())
+    tracing.start_span("Kafka.main#shutdownHook", attributes={"kafka.step": "S", "kafka.n": 1}).end()
+    assert seen == [{"kafka.step": "S", "kafka.n": 1}]
