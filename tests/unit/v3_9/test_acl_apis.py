@@ -6,6 +6,7 @@ ACLs grouped by resource pattern in DescribeAcls."""
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from typing import Any
 
@@ -63,10 +64,20 @@ def authorizer(super_users: str = "") -> StandardAuthorizer:
     return standard_authorizer
 
 
-def acl_apis(standard_authorizer: StandardAuthorizer | None) -> tuple[AclApis, RecordingRequestChannel]:
-    channel = RecordingRequestChannel()
-    return AclApis(AuthHelper(standard_authorizer), standard_authorizer, RequestHandlerHelper(channel), "test",
-                   None), channel
+@pytest.fixture
+def acl_apis() -> Iterator[Callable[[StandardAuthorizer | None], tuple[AclApis, RecordingRequestChannel]]]:
+    """Builds AclApis and closes each at the end: its AlterAcls purgatory runs a (non-daemon, as in Kafka) reaper."""
+    made: list[AclApis] = []
+
+    def make(standard_authorizer: StandardAuthorizer | None) -> tuple[AclApis, RecordingRequestChannel]:
+        channel = RecordingRequestChannel()
+        made.append(AclApis(AuthHelper(standard_authorizer), standard_authorizer, RequestHandlerHelper(channel),
+                            "test", None))
+        return made[-1], channel
+
+    yield make
+    for apis in made:
+        apis.close()
 
 
 def answer(channel: RecordingRequestChannel, request: Any) -> Any:
@@ -85,7 +96,7 @@ def creation(resource_type: int = 2, name: str = "foo", principal: str = "User:b
                 host="*", operation=operation, permission_type=3)
 
 
-def test_without_an_authorizer_every_acl_api_answers_security_disabled() -> None:
+def test_without_an_authorizer_every_acl_api_answers_security_disabled(acl_apis) -> None:
     apis, channel = acl_apis(None)
     describe = describe_all()
     apis.handle_describe_acls(describe)
@@ -98,7 +109,7 @@ def test_without_an_authorizer_every_acl_api_answers_security_disabled() -> None
         (Errors.SECURITY_DISABLED, "No Authorizer is configured.")] * 2
 
 
-def test_acls_created_through_the_mutator_are_described_grouped_by_resource() -> None:
+def test_acls_created_through_the_mutator_are_described_grouped_by_resource(acl_apis) -> None:
     standard_authorizer = authorizer(super_users=ALICE)
     standard_authorizer.set_acl_mutator(ControllerMutator(standard_authorizer))
     apis, channel = acl_apis(standard_authorizer)
@@ -126,7 +137,7 @@ def test_acls_created_through_the_mutator_are_described_grouped_by_resource() ->
     assert standard_authorizer.acl_count() == 1
 
 
-def test_describe_acls_takes_describe_on_the_cluster() -> None:
+def test_describe_acls_takes_describe_on_the_cluster(acl_apis) -> None:
     standard_authorizer = authorizer()
     # an ACL on the cluster for someone else: the cluster now has ACLs, and Alice is not in them
     standard_authorizer.add_acl(uuid.uuid4(), StandardAcl(ResourceType.CLUSTER, "kafka-cluster", PatternType.LITERAL,
@@ -138,7 +149,7 @@ def test_describe_acls_takes_describe_on_the_cluster() -> None:
     assert Errors.for_exception(e.value) is Errors.CLUSTER_AUTHORIZATION_FAILED
 
 
-def test_the_controller_refuses_create_acls_from_a_principal_without_alter_on_the_cluster() -> None:
+def test_the_controller_refuses_create_acls_from_a_principal_without_alter_on_the_cluster(acl_apis) -> None:
     standard_authorizer = authorizer()
     standard_authorizer.set_acl_mutator(ControllerMutator(standard_authorizer))
     standard_authorizer.add_acl(uuid.uuid4(), StandardAcl(ResourceType.CLUSTER, "kafka-cluster", PatternType.LITERAL,

@@ -8,10 +8,15 @@ test lacks: unknown topics and topic ids, stale and future leader epochs, unknow
 refused records (INVALID_RECORD, CORRUPT_MESSAGE), missing authorization; and the broker keeps answering afterwards.
 Produce carries no topic ids (before v13, which 3.9 does not have) nor leader epochs: a produce to a partition this
 broker does not lead gets NOT_LEADER_OR_FOLLOWER instead.
+
+The transaction APIs and OffsetDelete get the same: unknown topics and partitions, internal topics, missing
+authorization at each level, a client sending the brokers' AddPartitionsToTxn v4+, versions past 3.9's; and one
+transaction runs on the real transaction coordinator (kraft_coordinator_bridge.py) with stale epochs and unknown ids.
 """
 
 from __future__ import annotations
 
+import datetime
 import struct
 import uuid
 from collections.abc import Iterator
@@ -20,6 +25,7 @@ from typing import Any
 
 import pytest
 
+from kafka_edu.v1_0_2.clients.common.requests.transaction_result import TransactionResult
 from kafka_edu.v1_0_2.clients.common.security.auth.kafka_principal import KafkaPrincipal
 from kafka_edu.v3_9.clients.common.compress.compression import NONE as COMPRESSION_NONE
 from kafka_edu.v3_9.clients.common.memory import memory_pool as memory_pools
@@ -490,6 +496,228 @@ def test_offset_for_leader_epoch_at_every_version(world: World, version: int) ->
     assert (partition.error_code, partition.end_offset) == (Errors.NONE, 2)
 
 
+# -- transactions and OffsetDelete --------------------------------------------------------------------------------
+
+
+def send(world: World, api: ApiKeys, version: int, authorizer: Any = None, **fields: Any) -> Any:
+    request = build_request(api, version, **fields)
+    world.kafka_apis(authorizer).handle(request, None)
+    return verify_no_throttling(world, request)
+
+
+def add_partitions_errors(response: Any) -> dict[TopicPartition, int]:
+    """The one transaction's partition errors, whichever version answered."""
+    topic_results = (response.results_by_topic_v3_and_below if hasattr(response, "results_by_topic_v3_and_below")
+                     else response.results_by_transaction[0].topic_results)
+    return {TopicPartition(t.name, p.partition_index): p.partition_error_code
+            for t in topic_results for p in t.results_by_partition}
+
+
+def add_partitions_v3(world: World, partitions: list[TopicPartition], authorizer: Any = None) -> Any:
+    by_topic: dict[str, list[int]] = {}
+    for tp in partitions:
+        by_topic.setdefault(tp.topic, []).append(tp.partition)
+    return send(world, ApiKeys.ADD_PARTITIONS_TO_TXN, 3, authorizer, v3_and_below_transactional_id="t",
+                v3_and_below_producer_id=1, v3_and_below_producer_epoch=0,
+                v3_and_below_topics=[dict(name=name, partitions=p) for name, p in by_topic.items()])
+
+
+def test_add_partitions_to_txn_of_unknown_topics_fails_the_whole_transaction(world: World) -> None:
+    response = add_partitions_v3(world, [TopicPartition(FOO, 0), TopicPartition(FOO, 7), TopicPartition("bar", 0)])
+    assert add_partitions_errors(response) == {TopicPartition(FOO, 0): Errors.OPERATION_NOT_ATTEMPTED,
+                                               TopicPartition(FOO, 7): Errors.UNKNOWN_TOPIC_OR_PARTITION,
+                                               TopicPartition("bar", 0): Errors.UNKNOWN_TOPIC_OR_PARTITION}
+    world.txn_coordinator.handle_add_partitions_to_transaction.assert_not_called()
+
+
+def test_a_producer_cannot_add_an_internal_topic_to_its_transaction(world: World) -> None:
+    # no authorizer at all: an internal topic is still never authorized for a producer's transaction
+    offsets_0 = TopicPartition("__consumer_offsets", 0)
+    response = add_partitions_v3(world, [offsets_0, TopicPartition(FOO, 0)])
+    assert add_partitions_errors(response) == {offsets_0: Errors.TOPIC_AUTHORIZATION_FAILED,
+                                               TopicPartition(FOO, 0): Errors.OPERATION_NOT_ATTEMPTED}
+    world.txn_coordinator.handle_add_partitions_to_transaction.assert_not_called()
+
+
+def test_add_partitions_to_txn_without_write_on_the_topic_or_the_transactional_id(world: World) -> None:
+    authorizer = Authorizer().allow("WRITE", "TRANSACTIONAL_ID", "t").allow("WRITE", "TOPIC", FOO, DENIED)
+    response = add_partitions_v3(world, [TopicPartition(FOO, 0)], authorizer)
+    assert add_partitions_errors(response) == {TopicPartition(FOO, 0): Errors.TOPIC_AUTHORIZATION_FAILED}
+    world.request_channel.sent.clear()
+    # the transactional id is checked first: the topic is not even asked about
+    authorizer = Authorizer().allow("WRITE", "TRANSACTIONAL_ID", "t", DENIED)
+    response = add_partitions_v3(world, [TopicPartition(FOO, 0)], authorizer)
+    assert add_partitions_errors(response) == {TopicPartition(FOO, 0): Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED}
+    world.txn_coordinator.handle_add_partitions_to_transaction.assert_not_called()
+
+
+def test_a_client_without_cluster_action_cannot_send_add_partitions_to_txn_v4(world: World) -> None:
+    authorizer = Authorizer().allow("CLUSTER_ACTION", "CLUSTER", "kafka-cluster", DENIED)
+    response = send(world, ApiKeys.ADD_PARTITIONS_TO_TXN, 5, authorizer, transactions=[
+        dict(transactional_id="t", producer_id=1, producer_epoch=0, verify_only=True,
+             topics=[dict(name=FOO, partitions=(0,))])])
+    assert (response.error_code, response.results_by_transaction) == (Errors.CLUSTER_AUTHORIZATION_FAILED, ())
+    world.txn_coordinator.handle_verify_partitions_in_transaction.assert_not_called()
+
+
+def test_add_offsets_to_txn_checks_the_transactional_id_then_the_group(world: World) -> None:
+    fields = dict(transactional_id="t", producer_id=1, producer_epoch=0, group_id="g")
+    world.group_coordinator.partition_for.return_value = 0
+    denied_txn = Authorizer().allow("WRITE", "TRANSACTIONAL_ID", "t", DENIED)
+    assert send(world, ApiKeys.ADD_OFFSETS_TO_TXN, 4, denied_txn, **fields).error_code == \
+        Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
+    world.request_channel.sent.clear()
+    denied_group = Authorizer().allow("WRITE", "TRANSACTIONAL_ID", "t").allow("READ", "GROUP", "g", DENIED)
+    assert send(world, ApiKeys.ADD_OFFSETS_TO_TXN, 4, denied_group, **fields).error_code == \
+        Errors.GROUP_AUTHORIZATION_FAILED
+    world.txn_coordinator.handle_add_partitions_to_transaction.assert_not_called()
+
+
+def test_end_txn_without_write_on_the_transactional_id(world: World) -> None:
+    authorizer = Authorizer().allow("WRITE", "TRANSACTIONAL_ID", "t", DENIED)
+    response = send(world, ApiKeys.END_TXN, 4, authorizer, transactional_id="t", producer_id=1, producer_epoch=0,
+                    committed=False)
+    assert response.error_code == Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
+    world.txn_coordinator.handle_end_transaction.assert_not_called()
+
+
+def txn_offset_commit_errors(response: Any) -> dict[TopicPartition, int]:
+    return {TopicPartition(t.name, p.partition_index): p.error_code for t in response.topics for p in t.partitions}
+
+
+def test_txn_offset_commit_of_unknown_topics_and_partitions(world: World) -> None:
+    world.group_coordinator = _GroupCoordinator()
+    fields = dict(transactional_id="t", group_id="g", producer_id=1, producer_epoch=0, topics=[
+        dict(name=name, partitions=[dict(partition_index=p, committed_offset=1, committed_metadata="")
+                                    for p in partitions]) for name, partitions in ((FOO, (0, 7)), ("bar", (0,)))])
+    response = send(world, ApiKeys.TXN_OFFSET_COMMIT, 0, **fields)
+    assert txn_offset_commit_errors(response) == {TopicPartition(FOO, 0): Errors.NONE,
+                                                  TopicPartition(FOO, 7): Errors.UNKNOWN_TOPIC_OR_PARTITION,
+                                                  TopicPartition("bar", 0): Errors.UNKNOWN_TOPIC_OR_PARTITION}
+    # without Read on the group, every partition says so
+    world.request_channel.sent.clear()
+    authorizer = Authorizer().allow("WRITE", "TRANSACTIONAL_ID", "t").allow("READ", "GROUP", "g", DENIED)
+    response = send(world, ApiKeys.TXN_OFFSET_COMMIT, 0, authorizer, **fields)
+    assert set(txn_offset_commit_errors(response).values()) == {Errors.GROUP_AUTHORIZATION_FAILED}
+
+
+def test_offset_delete_of_unknown_and_unauthorized_topics(world: World) -> None:
+    world.group_coordinator = _GroupCoordinator()
+    topics = [dict(name=name, partitions=[dict(partition_index=p) for p in partitions])
+              for name, partitions in ((FOO, (0, 7)), ("bar", (0,)), ("baz", (0,)))]
+    authorizer = Authorizer(default=ALLOWED).allow("READ", "TOPIC", "baz", DENIED)
+    response = send(world, ApiKeys.OFFSET_DELETE, 0, authorizer, group_id="g", topics=topics)
+    assert response.error_code == Errors.NONE
+    assert txn_offset_commit_errors(response) == {TopicPartition(FOO, 0): Errors.NONE,
+                                                  TopicPartition(FOO, 7): Errors.UNKNOWN_TOPIC_OR_PARTITION,
+                                                  TopicPartition("bar", 0): Errors.UNKNOWN_TOPIC_OR_PARTITION,
+                                                  TopicPartition("baz", 0): Errors.TOPIC_AUTHORIZATION_FAILED}
+    # without Delete on the group: one top-level error, no partitions
+    world.request_channel.sent.clear()
+    authorizer = Authorizer().allow("DELETE", "GROUP", "g", DENIED)
+    response = send(world, ApiKeys.OFFSET_DELETE, 0, authorizer, group_id="g", topics=topics)
+    assert (response.error_code, response.topics) == (Errors.GROUP_AUTHORIZATION_FAILED, ())
+
+
+def test_list_transactions_v0_has_no_duration_filter(world: World) -> None:
+    _answer_transactions(world)
+    response = send(world, ApiKeys.LIST_TRANSACTIONS, 0, state_filters=("Ongoing",), producer_id_filters=(7,))
+    assert response.error_code == Errors.NONE
+    world.txn_coordinator.handle_list_transactions.assert_called_once_with({7}, {"Ongoing"}, -1)
+
+
+def _answered(world: World, request: Any) -> Any:
+    """The response, once the coordinator's log append has completed (it may answer on another thread)."""
+    import time
+    deadline = time.monotonic() + 10
+    while not any(req is request for req, _ in world.request_channel.sent):
+        assert time.monotonic() < deadline, "no response"
+        time.sleep(0.01)
+    return verify_no_throttling(world, request)
+
+
+def test_a_transaction_with_stale_epochs_and_unknown_ids_on_the_real_coordinator(world: World,
+                                                                                 tmp_path: Path) -> None:
+    from tests.unit.v3_9.test_kraft_coordinator_bridge import _drain, _lead_locally, _transaction_coordinator
+    coordinators = setup_replica_manager(tmp_path / "coordinators", broker_id=BROKER_ID)
+    _lead_locally(coordinators.replica_manager, ["__transaction_state"])
+    txn_coordinator = _transaction_coordinator(coordinators.replica_manager)
+    world.txn_coordinator = txn_coordinator
+    try:
+        txn_coordinator.on_election(0, 0)
+        _drain(txn_coordinator.coordinator.scheduler)
+
+        def call(api: ApiKeys, version: int, **fields: Any) -> Any:
+            request = build_request(api, version, **fields)
+            world.kafka_apis().handle(request, None)
+            return _answered(world, request)
+
+        init = call(ApiKeys.INIT_PRODUCER_ID, 4, transactional_id="t", transaction_timeout=60000, producer_id=-1,
+                    producer_epoch=-1)
+        assert (init.error_code, init.producer_epoch) == (Errors.NONE, 0)
+        producer_id = init.producer_id
+
+        def add_partitions(version: int, transactional_id: str, epoch: int) -> dict[TopicPartition, int]:
+            return add_partitions_errors(call(
+                ApiKeys.ADD_PARTITIONS_TO_TXN, version, v3_and_below_transactional_id=transactional_id,
+                v3_and_below_producer_id=producer_id, v3_and_below_producer_epoch=epoch,
+                v3_and_below_topics=[dict(name=FOO, partitions=(0,))]))
+
+        foo_0 = TopicPartition(FOO, 0)
+        assert add_partitions(3, "t", 0) == {foo_0: Errors.NONE}
+        # a stale epoch is fenced, in the words the client's version knows
+        assert add_partitions(1, "t", 5) == {foo_0: Errors.INVALID_PRODUCER_EPOCH}
+        assert add_partitions(3, "t", 5) == {foo_0: Errors.PRODUCER_FENCED}
+        # a transactional id the coordinator has never seen
+        assert add_partitions(3, "nobody", 0) == {foo_0: Errors.INVALID_PRODUCER_ID_MAPPING}
+
+        # a broker verifying (v4+): foo-0 is in the transaction, foo-1 is not
+        verified = call(ApiKeys.ADD_PARTITIONS_TO_TXN, 5, transactions=[dict(
+            transactional_id="t", producer_id=producer_id, producer_epoch=0, verify_only=True,
+            topics=[dict(name=FOO, partitions=(0, 1))])])
+        assert add_partitions_errors(verified) == {foo_0: Errors.NONE,
+                                                   TopicPartition(FOO, 1): Errors.TRANSACTION_ABORTABLE}
+
+        described = call(ApiKeys.DESCRIBE_TRANSACTIONS, 0, transactional_ids=("t", "nobody"))
+        states = {s.transactional_id: s for s in described.transaction_states}
+        assert (states["t"].error_code, states["t"].transaction_state, states["t"].producer_id) == (
+            Errors.NONE, "Ongoing", producer_id)
+        assert [(t.topic, t.partitions) for t in states["t"].topics] == [(FOO, (0,))]
+        assert states["nobody"].error_code == Errors.TRANSACTIONAL_ID_NOT_FOUND
+
+        listed = call(ApiKeys.LIST_TRANSACTIONS, 1, state_filters=("Ongoing", "Bogus"), producer_id_filters=(),
+                      duration_filter=-1)
+        assert (listed.error_code, listed.unknown_state_filters) == (Errors.NONE, ("Bogus",))
+        assert [(s.transactional_id, s.transaction_state) for s in listed.transaction_states] == [("t", "Ongoing")]
+
+        def end_txn(version: int, epoch: int) -> int:
+            return call(ApiKeys.END_TXN, version, transactional_id="t", producer_id=producer_id,
+                        producer_epoch=epoch, committed=True).error_code
+
+        # an epoch that is not the producer's, newer as much as older, is fenced and changes nothing
+        assert end_txn(1, 5) == Errors.INVALID_PRODUCER_EPOCH
+        assert end_txn(4, 5) == Errors.PRODUCER_FENCED
+        assert not txn_coordinator.coordinator.txn_marker_channel_manager.markers
+        assert end_txn(4, 0) == Errors.NONE
+        assert txn_coordinator.coordinator.txn_marker_channel_manager.markers == [("t", TransactionResult.COMMIT)]
+    finally:
+        txn_coordinator.shutdown()
+        coordinators.replica_manager.shutdown(checkpoint_hw=False)
+
+
+@pytest.mark.parametrize(("api", "versions"), [
+    (ApiKeys.ADD_PARTITIONS_TO_TXN, (0, 5)), (ApiKeys.ADD_OFFSETS_TO_TXN, (0, 4)), (ApiKeys.END_TXN, (0, 4)),
+    (ApiKeys.TXN_OFFSET_COMMIT, (0, 4)), (ApiKeys.OFFSET_DELETE, (0, 0)), (ApiKeys.DESCRIBE_TRANSACTIONS, (0, 0)),
+    (ApiKeys.LIST_TRANSACTIONS, (0, 1))])
+def test_transaction_apis_are_served_at_3_9_versions_only(world: World, api: ApiKeys,
+                                                          versions: tuple[int, int]) -> None:
+    response = send(world, ApiKeys.API_VERSIONS, 3, client_software_name="kcat", client_software_version="1")
+    assert {k.api_key: (k.min_version, k.max_version) for k in response.api_keys}[api] == versions
+    # a version past 3.9's is not enabled: the socket server refuses it before KafkaApis sees it
+    manager = world.kafka_apis().api_version_manager
+    assert manager.is_api_enabled(api, versions[1]) and not manager.is_api_enabled(api, versions[1] + 1)
+
+
 # -- every version of every API served here is answered -----------------------------------------------------------
 
 _FIELDS: dict[ApiKeys, dict[str, Any]] = {
@@ -531,6 +759,22 @@ _FIELDS: dict[ApiKeys, dict[str, Any]] = {
     ApiKeys.DESCRIBE_LOG_DIRS: dict(topics=None),
     ApiKeys.DESCRIBE_CLUSTER: dict(include_cluster_authorized_operations=True, endpoint_type=1),
     ApiKeys.DESCRIBE_TOPIC_PARTITIONS: dict(topics=[dict(name=FOO)], response_partition_limit=10, cursor=None),
+    # v0-v3 name one transaction in the v3_and_below fields, v4+ a batch (build keeps what the version has)
+    ApiKeys.ADD_PARTITIONS_TO_TXN: dict(
+        v3_and_below_transactional_id="t", v3_and_below_producer_id=1, v3_and_below_producer_epoch=0,
+        v3_and_below_topics=[dict(name=FOO, partitions=(0,))],
+        transactions=[dict(transactional_id="t", producer_id=1, producer_epoch=0, verify_only=True,
+                           topics=[dict(name=FOO, partitions=(0,))])]),
+    ApiKeys.ADD_OFFSETS_TO_TXN: dict(transactional_id="t", producer_id=1, producer_epoch=0, group_id="g"),
+    ApiKeys.END_TXN: dict(transactional_id="t", producer_id=1, producer_epoch=0, committed=True),
+    ApiKeys.TXN_OFFSET_COMMIT: dict(transactional_id="t", group_id="g", producer_id=1, producer_epoch=0,
+                                    generation_id=-1, member_id="", group_instance_id=None, topics=[
+                                        dict(name=FOO, partitions=[dict(partition_index=0, committed_offset=1,
+                                                                        committed_leader_epoch=-1,
+                                                                        committed_metadata="")])]),
+    ApiKeys.OFFSET_DELETE: dict(group_id="g", topics=[dict(name=FOO, partitions=[dict(partition_index=0)])]),
+    ApiKeys.DESCRIBE_TRANSACTIONS: dict(transactional_ids=("t",)),
+    ApiKeys.LIST_TRANSACTIONS: dict(state_filters=("Ongoing",), producer_id_filters=(1,), duration_filter=-1),
 }
 
 
@@ -575,11 +819,39 @@ class _GroupCoordinator:
                                                                      error_code=Errors.NONE)
                                                                 for p in t.partitions]) for t in request.topics]))
 
+    commit_transactional_offsets = commit_offsets
+
+    def delete_offsets(self, context: Any, request: Any, buffer_supplier: Any = None) -> Any:
+        return _done(dict(error_code=Errors.NONE, topics=[dict(name=t.name, partitions=[
+            dict(partition_index=p.partition_index, error_code=Errors.NONE) for p in t.partitions])
+            for t in request.topics]))
+
     def partition_for(self, group_id: str) -> int:
         return 0
 
     def on_transaction_completed(self, producer_id: int, partitions: Any, result: Any) -> None:
         pass
+
+
+def _answer_transactions(world: World) -> None:
+    """The transaction coordinator's calls answered at once: every partition added or verified, nothing listed."""
+    from kafka_edu.v3_9.core.server.kafka_apis import result_for_transaction
+    txn_coordinator = world.txn_coordinator
+    txn_coordinator.handle_add_partitions_to_transaction.side_effect = (
+        lambda tid, pid, epoch, partitions, callback, local=None: callback(Errors.NONE))
+    txn_coordinator.handle_verify_partitions_in_transaction.side_effect = (
+        lambda tid, pid, epoch, partitions, callback: callback(
+            result_for_transaction(tid, {tp: Errors.NONE for tp in partitions})))
+    txn_coordinator.handle_end_transaction.side_effect = (
+        lambda tid, pid, epoch, result, callback, local=None: callback(Errors.NONE))
+    txn_coordinator.handle_describe_transactions.side_effect = lambda tid: dict(
+        error_code=Errors.TRANSACTIONAL_ID_NOT_FOUND, transactional_id=tid, transaction_state="",
+        transaction_timeout=0, transaction_start_time=_EPOCH, producer_id=-1, producer_epoch=-1, topics=[])
+    txn_coordinator.handle_list_transactions.return_value = dict(error_code=Errors.NONE, unknown_state_filters=[],
+                                                                 transaction_states=[])
+
+
+_EPOCH = datetime.datetime.fromtimestamp(0, datetime.UTC)
 
 
 def _done(value: Any) -> Any:
@@ -600,6 +872,7 @@ def test_every_version_of_every_api_is_answered(world: World, api: ApiKeys, vers
     world.txn_coordinator.handle_init_producer_id.side_effect = (
         lambda tid, timeout, pid_epoch, callback, local=None: callback(
             type("Result", (), dict(producer_id=1, producer_epoch=0, error=Errors.NONE))()))
+    _answer_transactions(world)
     request = build_request(api, version, **_FIELDS[api])
     world.kafka_apis().handle(request, None)
     response = verify_no_throttling(world, request)  # one response, readable at the request's version

@@ -71,7 +71,11 @@ BROKER_SUPPORTED_VERSIONS: dict[ApiKeys, tuple[int, int]] = {
     ApiKeys.DELETE_RECORDS: (0, 2),
     ApiKeys.INIT_PRODUCER_ID: (0, 5),
     ApiKeys.OFFSET_FOR_LEADER_EPOCH: (0, 4),
+    ApiKeys.ADD_PARTITIONS_TO_TXN: (0, 5),
+    ApiKeys.ADD_OFFSETS_TO_TXN: (0, 4),
+    ApiKeys.END_TXN: (0, 4),
     ApiKeys.WRITE_TXN_MARKERS: (0, 1),
+    ApiKeys.TXN_OFFSET_COMMIT: (0, 4),
     ApiKeys.DESCRIBE_ACLS: (0, 3),  # part B
     ApiKeys.CREATE_ACLS: (0, 3),  # part B
     ApiKeys.DELETE_ACLS: (0, 3),  # part B
@@ -83,6 +87,7 @@ BROKER_SUPPORTED_VERSIONS: dict[ApiKeys, tuple[int, int]] = {
     ApiKeys.DESCRIBE_USER_SCRAM_CREDENTIALS: (0, 0),  # part A
     ApiKeys.ALTER_USER_SCRAM_CREDENTIALS: (0, 0),  # part A
     ApiKeys.UPDATE_FEATURES: (0, 1),  # part A
+    ApiKeys.ALTER_REPLICA_LOG_DIRS: (0, 2),
     ApiKeys.DESCRIBE_LOG_DIRS: (0, 4),
     ApiKeys.SASL_AUTHENTICATE: (0, 2),
     ApiKeys.CREATE_PARTITIONS: (0, 3),
@@ -90,9 +95,12 @@ BROKER_SUPPORTED_VERSIONS: dict[ApiKeys, tuple[int, int]] = {
     ApiKeys.ELECT_LEADERS: (0, 2),  # part C
     ApiKeys.ALTER_PARTITION_REASSIGNMENTS: (0, 0),  # part C
     ApiKeys.LIST_PARTITION_REASSIGNMENTS: (0, 0),  # part C
+    ApiKeys.OFFSET_DELETE: (0, 0),
     ApiKeys.DESCRIBE_CLUSTER: (0, 1),
     ApiKeys.DESCRIBE_PRODUCERS: (0, 0),  # part C
     ApiKeys.UNREGISTER_BROKER: (0, 0),  # part C
+    ApiKeys.DESCRIBE_TRANSACTIONS: (0, 0),
+    ApiKeys.LIST_TRANSACTIONS: (0, 1),
     ApiKeys.DESCRIBE_TOPIC_PARTITIONS: (0, 0),
 }
 

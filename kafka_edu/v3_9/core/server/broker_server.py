@@ -9,8 +9,8 @@ unfence the broker (RECOVERY -> RUNNING). Only then does the SocketServer proces
 The data plane is 3.9's, wired as 3.9 wires it: the KRaft metadata cache, 3.9's LogManager (built here, started at
 the first metadata publish), the ForwardingManager (CreateTopics, DeleteTopics and CreatePartitions go on to the
 active controller), the DefaultAlterPartitionManager on a channel of its own, the ReplicaManager with its replica
-fetchers, the FetchManager's session cache, 3.9's SocketServer, KafkaRequestHandlerPool and KafkaApis, and the
-BrokerMetadataPublisher, which starts the managers on the first publish.
+fetchers and alter-log-dirs threads, the FetchManager's session cache, 3.9's SocketServer, KafkaRequestHandlerPool
+and KafkaApis, and the BrokerMetadataPublisher, which starts the managers on the first publish.
 
 Two seams remain, each named where it is built: the coordinators are 1.0.2's behind 3.9's GroupCoordinatorAdapter
 and kraft_coordinator_bridge.py until 3.9's own are ported, and the node's configuration object is 1.0.2's
@@ -31,7 +31,6 @@ import time
 from typing import Any
 
 from kafka_edu.tracing import span, step
-from kafka_edu.v1_0_2.core.coordinator.transaction.transaction_coordinator import TransactionCoordinator
 from kafka_edu.v1_0_2.core.server.kafka_config import SECURITY_PROTOCOLS
 from kafka_edu.v1_0_2.core.utils.core_utils import swallow
 from kafka_edu.v1_0_2.core.utils.kafka_logging import Logging
@@ -211,15 +210,17 @@ class BrokerServer:
                 broker_epoch_supplier=lambda: lifecycle_manager.broker_epoch)
             self.replica_manager.replica_fetcher_manager = self.replica_manager.create_replica_fetcher_manager(
                 None, SYSTEM, None, UNBOUNDED_QUOTA)
+            self.replica_manager.replica_alter_log_dirs_manager = \
+                self.replica_manager.create_replica_alter_log_dirs_manager(UNBOUNDED_QUOTA, None)
 
             # 3.9's old group coordinator behind its adapter; here the old one is 1.0.2's (issue 25 ports 3.9's).
             self.group_coordinator = GroupCoordinatorAdapter.apply(node_config, self.replica_manager)
 
             client_channel = self.client_to_controller_channel_manager
             # The transaction coordinator starts with the other managers, at the first metadata publish.
-            self.transaction_coordinator = TransactionCoordinatorAdapter(TransactionCoordinator(
-                config.node_id, None, lambda: RPCProducerIdManager(
-                    config.node_id, lambda: lifecycle_manager.broker_epoch, client_channel)))
+            self.transaction_coordinator = TransactionCoordinatorAdapter.apply(
+                node_config, self.replica_manager, self.metadata_cache, lambda: RPCProducerIdManager(
+                    config.node_id, lambda: lifecycle_manager.broker_epoch, client_channel))
             self.auto_topic_creation_manager = DefaultAutoTopicCreationManager(
                 node_config, self.client_to_controller_channel_manager,
                 self.group_coordinator.group_metadata_topic_configs)

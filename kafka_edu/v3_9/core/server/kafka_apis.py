@@ -21,10 +21,10 @@ What this port serves, and at which versions: api_version_manager.BROKER_SUPPORT
   producerIdAndEpoch is a (producer id, epoch) tuple (the 3.9 tree has no ProducerIdAndEpoch).
 - The request/produce/fetch quotas and the broker topic stats are left out; fetched records are down-converted for
   Fetch v0-v3 at once rather than lazily (LazyDownConversionRecords).
-- Not served yet (issue 24): the delegation token, transaction
-  (AddPartitionsToTxn, AddOffsetsToTxn, EndTxn, TxnOffsetCommit, DescribeTransactions, ListTransactions),
-  OffsetDelete, AlterReplicaLogDirs, KIP-848/932 group and telemetry APIs: `handle` answers them as 3.9 answers an
-  API its listener does not enable.
+- The transaction coordinator's DescribeTransactions, ListTransactions and verify-only AddPartitionsToTxn results are
+  the responses' fields as dicts (kio's names), as the group coordinator's are.
+- Not served yet (issue 24): the delegation token APIs, AlterReplicaLogDirs, KIP-848/932 group and telemetry APIs:
+  `handle` answers them as 3.9 answers an API its listener does not enable.
 """
 
 from __future__ import annotations
@@ -349,8 +349,16 @@ class KafkaApis:
                     self.handle_init_producer_id_request(request, request_local)
                 case ApiKeys.OFFSET_FOR_LEADER_EPOCH:
                     self.handle_offset_for_leader_epoch_request(request)
+                case ApiKeys.ADD_PARTITIONS_TO_TXN:
+                    self.handle_add_partitions_to_txn_request(request, request_local)
+                case ApiKeys.ADD_OFFSETS_TO_TXN:
+                    self.handle_add_offsets_to_txn_request(request, request_local)
+                case ApiKeys.END_TXN:
+                    self.handle_end_txn_request(request, request_local)
                 case ApiKeys.WRITE_TXN_MARKERS:
                     self.handle_write_txn_markers_request(request, request_local)
+                case ApiKeys.TXN_OFFSET_COMMIT:
+                    _exceptionally(self.handle_txn_offset_commit_request(request, request_local), handle_error)
                 case ApiKeys.DESCRIBE_ACLS:
                     self.handle_describe_acls(request)
                 case ApiKeys.CREATE_ACLS:
@@ -373,6 +381,8 @@ class KafkaApis:
                     self._maybe_forward_to_controller(request, self.handle_alter_user_scram_credentials_request)
                 case ApiKeys.UPDATE_FEATURES:
                     self._maybe_forward_to_controller(request, self.handle_update_features)
+                case ApiKeys.ALTER_REPLICA_LOG_DIRS:
+                    self.handle_alter_replica_log_dirs_request(request)
                 case ApiKeys.DESCRIBE_LOG_DIRS:
                     self.handle_describe_log_dirs_request(request)
                 case ApiKeys.SASL_AUTHENTICATE:
@@ -385,6 +395,8 @@ class KafkaApis:
                     self._maybe_forward_to_controller(request, self.handle_alter_partition_reassignments_request)
                 case ApiKeys.LIST_PARTITION_REASSIGNMENTS:
                     self._maybe_forward_to_controller(request, self.handle_list_partition_reassignments_request)
+                case ApiKeys.OFFSET_DELETE:
+                    _exceptionally(self.handle_offset_delete_request(request, request_local), handle_error)
                 case ApiKeys.DESCRIBE_PRODUCERS:
                     self.handle_describe_producers_request(request)
                 case ApiKeys.DELETE_GROUPS:
@@ -397,6 +409,10 @@ class KafkaApis:
                     self.handle_describe_cluster(request)
                 case ApiKeys.UNREGISTER_BROKER | ApiKeys.DESCRIBE_QUORUM:
                     self._forward_to_controller_or_fail(request)
+                case ApiKeys.DESCRIBE_TRANSACTIONS:
+                    self.handle_describe_transactions_request(request)
+                case ApiKeys.LIST_TRANSACTIONS:
+                    self.handle_list_transactions_request(request)
                 case ApiKeys.DESCRIBE_TOPIC_PARTITIONS:
                     self.handle_describe_topic_partitions_request(request)
                 case _:
@@ -1516,6 +1532,35 @@ class KafkaApis:
             # a coordinator without KIP-360's producerIdAndEpoch (1.0.2's): the request's id and epoch are not used
             self.txn_coordinator.handle_init_producer_id(transactional_id, timeout_ms, send_response_callback)
 
+    # -- EndTxn ------------------------------------------------------------------------------------------------------
+
+    def handle_end_txn_request(self, request: Request, request_local: Any = None) -> None:
+        self.ensure_inter_broker_version(MetadataVersion.IBP_0_11_0_IV0)
+        end_txn_request = request.body()
+        transactional_id = end_txn_request.transactional_id
+
+        if self.auth_helper.authorize(request.context, "WRITE", "TRANSACTIONAL_ID", transactional_id):
+            def send_response_callback(error: Errors) -> None:
+                def create_response(throttle_ms: int) -> Any:
+                    # clients before v2 do not know PRODUCER_FENCED: INVALID_PRODUCER_EPOCH makes them act the same
+                    final_error = (Errors.INVALID_PRODUCER_EPOCH
+                                   if request.header.api_version < 2 and error == Errors.PRODUCER_FENCED else error)
+                    log.debug("%sCompleted %s's EndTxnRequest with committed: %s, errors: %s from client %s.",
+                              self.log_ident, transactional_id, end_txn_request.committed, error,
+                              request.header.client_id)
+                    return build(_response_schema(request), throttle_time=throttle_ms, error_code=final_error)
+
+                self.request_helper.send_response_maybe_throttle(request, create_response)
+
+            self.txn_coordinator.handle_end_transaction(transactional_id, end_txn_request.producer_id,
+                                                        end_txn_request.producer_epoch,
+                                                        TransactionResult.for_id(end_txn_request.committed),
+                                                        send_response_callback, request_local)
+        else:
+            self.request_helper.send_response_maybe_throttle(request, lambda throttle_ms: build(
+                _response_schema(request), throttle_time=throttle_ms,
+                error_code=Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED))
+
     # -- WriteTxnMarkers ---------------------------------------------------------------------------------------------
 
     def handle_write_txn_markers_request(self, request: Request, request_local: Any = None) -> None:
@@ -1669,6 +1714,201 @@ class KafkaApis:
             raise UnsupportedVersionException(f"metadata.version: {self.metadata_cache.metadata_version()} is less "
                                               f"than the required version: {version}")
 
+    # -- AddPartitionsToTxn, AddOffsetsToTxn, TxnOffsetCommit ------------------------------------------------------
+
+    def handle_add_partitions_to_txn_request(self, request: Request, request_local: Any = None) -> None:
+        """v0-v3 come from producers, one transaction each; v4+ from brokers verifying (KIP-890) a batch of
+        transactions, answered once every transaction has its result."""
+        self.ensure_inter_broker_version(MetadataVersion.IBP_0_11_0_IV0)
+        add_partitions_to_txn_request = request.body()
+        version = request.header.api_version
+        # AddPartitionsToTxnRequest.normalizeRequest: a v0-v3 request as the one transaction of a v4+ one
+        txns = (_normalized_add_partitions_to_txn(add_partitions_to_txn_request) if version < 4
+                else list(add_partitions_to_txn_request.transactions))
+        responses: list[dict[str, Any]] = []
+        lock = threading.Lock()
+        partitions_by_transaction = {txn.transactional_id: [TopicPartition(topic.name, partition)
+                                                            for topic in txn.topics for partition in topic.partitions]
+                                     for txn in txns}
+
+        # only brokers send v4+
+        if version >= 4:
+            self.auth_helper.authorize_cluster_operation(request.context, "CLUSTER_ACTION")
+
+        def create_response(throttle_ms: int) -> Any:
+            if version < 4:
+                # a single transaction: its topics are the whole response
+                return build(_response_schema(request), throttle_time=throttle_ms,
+                             results_by_topic_v3_and_below=responses[0]["topic_results"] if responses else [])
+            return build(_response_schema(request), throttle_time=throttle_ms, error_code=Errors.NONE,
+                         results_by_transaction=responses)
+
+        def add_result_and_maybe_send_response(result: dict[str, Any]) -> None:
+            with lock:
+                responses.append(result)
+                can_send = len(responses) == len(txns)
+            if can_send:
+                self.request_helper.send_response_maybe_throttle(request, create_response)
+
+        def error_response_for_transaction(transactional_id: str, error: Errors) -> dict[str, Any]:
+            """AddPartitionsToTxnRequest.errorResponseForTransaction: every partition the transaction names."""
+            txn = next(t for t in txns if t.transactional_id == transactional_id)
+            return result_for_transaction(transactional_id, {TopicPartition(topic.name, partition): error
+                                                              for topic in txn.topics
+                                                              for partition in topic.partitions})
+
+        # (as in 3.9, a v4+ request naming no transaction gets no response: nothing completes it)
+        for transaction in txns:
+            transactional_id = transaction.transactional_id
+            if transactional_id is None:
+                raise InvalidRequestException("Transactional ID can not be null in request.")
+            partitions_to_add = partitions_by_transaction[transactional_id]
+
+            # producers (v0-v3) need Write on the transactional id and on the topics
+            if version < 4 and not self.auth_helper.authorize(request.context, "WRITE", "TRANSACTIONAL_ID",
+                                                              transactional_id):
+                add_result_and_maybe_send_response(error_response_for_transaction(
+                    transactional_id, Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED))
+                continue
+            unauthorized_topic_errors: dict[TopicPartition, Errors] = {}
+            non_existing_topic_errors: dict[TopicPartition, Errors] = {}
+            authorized_partitions: dict[TopicPartition, None] = {}  # an ordered set
+
+            if version < 4:
+                authorized_topics = self.auth_helper.filter_by_authorized(
+                    request.context, "WRITE", "TOPIC",
+                    [tp.topic for tp in partitions_to_add if not Topic.is_internal(tp.topic)])
+            else:
+                authorized_topics = {tp.topic for tp in partitions_to_add}
+            for topic_partition in partitions_to_add:
+                if topic_partition.topic not in authorized_topics:
+                    unauthorized_topic_errors[topic_partition] = Errors.TOPIC_AUTHORIZATION_FAILED
+                elif not self.metadata_cache.contains(topic_partition):
+                    non_existing_topic_errors[topic_partition] = Errors.UNKNOWN_TOPIC_OR_PARTITION
+                else:
+                    authorized_partitions[topic_partition] = None
+
+            if unauthorized_topic_errors or non_existing_topic_errors:
+                # one failed partition fails the whole transaction: the others are reported as not added
+                partition_errors = {**unauthorized_topic_errors, **non_existing_topic_errors,
+                                    **{tp: Errors.OPERATION_NOT_ATTEMPTED for tp in authorized_partitions}}
+                add_result_and_maybe_send_response(result_for_transaction(transactional_id, partition_errors))
+                continue
+
+            def send_response_callback(error: Errors, transactional_id: str = transactional_id) -> None:
+                # clients before v2 do not know PRODUCER_FENCED: INVALID_PRODUCER_EPOCH makes them act the same
+                final_error = (Errors.INVALID_PRODUCER_EPOCH if version < 2 and error == Errors.PRODUCER_FENCED
+                               else error)
+                add_result_and_maybe_send_response(error_response_for_transaction(transactional_id, final_error))
+
+            if not transaction.verify_only:
+                self.txn_coordinator.handle_add_partitions_to_transaction(
+                    transactional_id, transaction.producer_id, transaction.producer_epoch, set(authorized_partitions),
+                    send_response_callback, request_local)
+            else:
+                self.txn_coordinator.handle_verify_partitions_in_transaction(
+                    transactional_id, transaction.producer_id, transaction.producer_epoch, set(authorized_partitions),
+                    add_result_and_maybe_send_response)
+
+    def handle_add_offsets_to_txn_request(self, request: Request, request_local: Any = None) -> None:
+        """The group's offsets partition joins the transaction, so the transaction's offset commits land with it."""
+        self.ensure_inter_broker_version(MetadataVersion.IBP_0_11_0_IV0)
+        add_offsets_to_txn_request = request.body()
+        transactional_id = add_offsets_to_txn_request.transactional_id
+        group_id = add_offsets_to_txn_request.group_id
+        offset_topic_partition = TopicPartition(Topic.GROUP_METADATA_TOPIC_NAME,
+                                                self.group_coordinator.partition_for(group_id))
+
+        if not self.auth_helper.authorize(request.context, "WRITE", "TRANSACTIONAL_ID", transactional_id):
+            self.request_helper.send_response_maybe_throttle(request, lambda throttle_ms: build(
+                _response_schema(request), throttle_time=throttle_ms,
+                error_code=Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED))
+        elif not self.auth_helper.authorize(request.context, "READ", "GROUP", group_id):
+            self.request_helper.send_response_maybe_throttle(request, lambda throttle_ms: build(
+                _response_schema(request), throttle_time=throttle_ms, error_code=Errors.GROUP_AUTHORIZATION_FAILED))
+        else:
+            def send_response_callback(error: Errors) -> None:
+                def create_response(throttle_ms: int) -> Any:
+                    # clients before v2 do not know PRODUCER_FENCED: INVALID_PRODUCER_EPOCH makes them act the same
+                    final_error = (Errors.INVALID_PRODUCER_EPOCH
+                                   if request.header.api_version < 2 and error == Errors.PRODUCER_FENCED else error)
+                    log.debug("%sCompleted %s's AddOffsetsToTxnRequest for group %s on partition %s: errors: %s from "
+                              "client %s", self.log_ident, transactional_id, group_id, offset_topic_partition, error,
+                              request.header.client_id)
+                    return build(_response_schema(request), throttle_time=throttle_ms, error_code=final_error)
+
+                self.request_helper.send_response_maybe_throttle(request, create_response)
+
+            self.txn_coordinator.handle_add_partitions_to_transaction(
+                transactional_id, add_offsets_to_txn_request.producer_id, add_offsets_to_txn_request.producer_epoch,
+                {offset_topic_partition}, send_response_callback, request_local)
+
+    def handle_txn_offset_commit_request(self, request: Request, request_local: Any = None) -> Future[Any]:
+        self.ensure_inter_broker_version(MetadataVersion.IBP_0_11_0_IV0)
+        txn_offset_commit_request = request.body()
+
+        def send_response(response: Any) -> None:
+            # producers from 0.11 to 2.0 could crash on COORDINATOR_LOAD_IN_PROGRESS (KAFKA-7296); clients of v2+
+            # have the fix
+            if request.header.api_version < 2:
+                response = _replace_partition_error(response, Errors.COORDINATOR_LOAD_IN_PROGRESS,
+                                                    Errors.COORDINATOR_NOT_AVAILABLE)
+            self.request_helper.send_maybe_throttle(request, response)
+
+        # Write on the transactional id implies Write on the producer id, which is not checked
+        if not self.auth_helper.authorize(request.context, "WRITE", "TRANSACTIONAL_ID",
+                                          txn_offset_commit_request.transactional_id):
+            send_response(get_error_response(request, 0, error_exception(Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)))
+            return _completed_future()
+        if not self.auth_helper.authorize(request.context, "READ", "GROUP", txn_offset_commit_request.group_id):
+            send_response(get_error_response(request, 0, error_exception(Errors.GROUP_AUTHORIZATION_FAILED)))
+            return _completed_future()
+        authorized_topics = self.auth_helper.filter_by_authorized(
+            request.context, "READ", "TOPIC", [t.name for t in txn_offset_commit_request.topics])
+        # TxnOffsetCommitResponse.Builder is OffsetCommitResponse.Builder's twin: the same response shape
+        response_builder = _OffsetCommitResponseBuilder()
+        authorized_topic_committed_offsets: list[dict[str, Any]] = []
+        for topic in txn_offset_commit_request.topics:
+            if topic.name not in authorized_topics:
+                response_builder.add_partitions(topic.name, topic.partitions, Errors.TOPIC_AUTHORIZATION_FAILED)
+            elif not self.metadata_cache.contains(topic.name):
+                response_builder.add_partitions(topic.name, topic.partitions, Errors.UNKNOWN_TOPIC_OR_PARTITION)
+            else:
+                valid_partitions = []
+                for partition in topic.partitions:
+                    if self.metadata_cache.get_partition_info(topic.name, partition.partition_index) is not None:
+                        valid_partitions.append(values(partition))
+                    else:
+                        response_builder.add_partition(topic.name, partition.partition_index,
+                                                       Errors.UNKNOWN_TOPIC_OR_PARTITION)
+                if valid_partitions:
+                    authorized_topic_committed_offsets.append(dict(name=topic.name, partitions=valid_partitions))
+
+        if not authorized_topic_committed_offsets:
+            send_response(response_builder.build(request))
+            return _completed_future()
+
+        # TxnOffsetCommitRequestData is the latest version's shape: fields an older request lacks take their defaults
+        txn_offset_commit_request_data = build(
+            ApiKeys.TXN_OFFSET_COMMIT.request_schema(ApiKeys.TXN_OFFSET_COMMIT.latest_version),
+            group_id=txn_offset_commit_request.group_id,
+            member_id=getattr(txn_offset_commit_request, "member_id", ""),
+            generation_id=getattr(txn_offset_commit_request, "generation_id", -1),
+            group_instance_id=getattr(txn_offset_commit_request, "group_instance_id", None),
+            producer_epoch=txn_offset_commit_request.producer_epoch,
+            producer_id=txn_offset_commit_request.producer_id,
+            transactional_id=txn_offset_commit_request.transactional_id,
+            topics=authorized_topic_committed_offsets)
+
+        def handle(response: Any, exception: BaseException | None) -> None:
+            if exception is not None:
+                send_response(get_error_response(request, 0, exception))
+            else:
+                send_response(response_builder.merge(response).build(request))
+
+        return _handle(self.group_coordinator.commit_transactional_offsets(
+            request.context, txn_offset_commit_request_data, _buffer_supplier(request_local)), handle)
+
     # -- OffsetForLeaderEpoch ----------------------------------------------------------------------------------------
 
     def handle_offset_for_leader_epoch_request(self, request: Request) -> None:
@@ -1762,6 +2002,48 @@ class KafkaApis:
         else:
             send_response(process_locally(request, remaining))
 
+    # -- OffsetDelete --------------------------------------------------------------------------------------------
+
+    def handle_offset_delete_request(self, request: Request, request_local: Any = None) -> Future[Any]:
+        offset_delete_request = request.body()
+
+        if not self.auth_helper.authorize(request.context, "DELETE", "GROUP", offset_delete_request.group_id):
+            self.request_helper.send_maybe_throttle(request, get_error_response(
+                request, 0, error_exception(Errors.GROUP_AUTHORIZATION_FAILED)))
+            return _completed_future()
+        authorized_topics = self.auth_helper.filter_by_authorized(
+            request.context, "READ", "TOPIC", [t.name for t in offset_delete_request.topics])
+        response_builder = _OffsetDeleteResponseBuilder()
+        authorized_topic_partitions: list[Any] = []
+        for topic in offset_delete_request.topics:
+            if topic.name not in authorized_topics:
+                response_builder.add_partitions(topic.name, topic.partitions, Errors.TOPIC_AUTHORIZATION_FAILED)
+            elif not self.metadata_cache.contains(topic.name):
+                response_builder.add_partitions(topic.name, topic.partitions, Errors.UNKNOWN_TOPIC_OR_PARTITION)
+            else:
+                valid_partitions = []
+                for partition in topic.partitions:
+                    if self.metadata_cache.get_partition_info(topic.name, partition.partition_index) is not None:
+                        valid_partitions.append(partition)
+                    else:
+                        response_builder.add_partition(topic.name, partition.partition_index,
+                                                       Errors.UNKNOWN_TOPIC_OR_PARTITION)
+                if valid_partitions:
+                    authorized_topic_partitions.append(dataclasses.replace(topic, partitions=tuple(valid_partitions)))
+
+        # the coordinator is asked even with no partition left: it answers for the group (an unknown group, say)
+        offset_delete_request_data = dataclasses.replace(offset_delete_request,
+                                                         topics=tuple(authorized_topic_partitions))
+
+        def handle(response: Any, exception: BaseException | None) -> None:
+            if exception is not None:
+                self.request_helper.send_maybe_throttle(request, get_error_response(request, 0, exception))
+            else:
+                self.request_helper.send_maybe_throttle(request, response_builder.merge(response).build(request))
+
+        return _handle(self.group_coordinator.delete_offsets(request.context, offset_delete_request_data,
+                                                             _buffer_supplier(request_local)), handle)
+
     # -- part A (issue 24): DescribeClientQuotas from the metadata image, AlterClientQuotas forwarded -------------
 
     def handle_describe_client_quotas_request(self, request: Request) -> None:
@@ -1800,6 +2082,28 @@ class KafkaApis:
 
     def handle_update_features(self, request: Request) -> None:
         raise should_always_forward(request)  # ZooKeeper mode's controller.updateFeatures
+
+    # -- AlterReplicaLogDirs ----------------------------------------------------------------------------------------
+
+    def handle_alter_replica_log_dirs_request(self, request: Request) -> None:
+        alter_replica_dirs_request = request.body()
+        if self.auth_helper.authorize(request.context, "ALTER", "CLUSTER", CLUSTER_NAME):
+            # AlterReplicaLogDirsRequest.partitionDirs: a partition named twice goes to the last dir naming it
+            partition_dirs = {TopicPartition(topic.name, partition): alter_dir.path
+                              for alter_dir in alter_replica_dirs_request.dirs for topic in alter_dir.topics
+                              for partition in topic.partitions}
+            result = self.replica_manager.alter_replica_log_dirs(partition_dirs)
+            results_by_topic: dict[str, list[dict[str, Any]]] = {}
+            for tp, error in result.items():
+                results_by_topic.setdefault(tp.topic, []).append(dict(partition_index=tp.partition,
+                                                                      error_code=error))
+            self.request_helper.send_response_maybe_throttle(request, lambda throttle_ms: build(
+                _response_schema(request), throttle_time=throttle_ms,
+                results=[dict(topic_name=topic, partitions=partitions)
+                         for topic, partitions in results_by_topic.items()]))
+        else:
+            self.request_helper.send_response_maybe_throttle(request, lambda throttle_ms: get_error_response(
+                request, throttle_ms, error_exception(Errors.CLUSTER_AUTHORIZATION_FAILED)))
 
     # -- DescribeLogDirs ---------------------------------------------------------------------------------------------
 
@@ -1910,6 +2214,42 @@ class KafkaApis:
             return None
         except ApiException as e:
             return ApiError.from_throwable(e)
+
+    # -- DescribeTransactions, ListTransactions ----------------------------------------------------------------------
+
+    def handle_describe_transactions_request(self, request: Request) -> None:
+        """Each transactional id's state from the transaction coordinator, with only the topics the client may
+        describe."""
+        describe_transactions_request = request.body()
+        transaction_states = []
+        for transactional_id in describe_transactions_request.transactional_ids:
+            if not self.auth_helper.authorize(request.context, "DESCRIBE", "TRANSACTIONAL_ID", transactional_id):
+                transaction_state = _transaction_state_error(transactional_id,
+                                                             Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
+            else:
+                transaction_state = dict(self.txn_coordinator.handle_describe_transactions(transactional_id))
+            transaction_state["topics"] = [
+                topic for topic in transaction_state.get("topics", [])
+                if self.auth_helper.authorize(request.context, "DESCRIBE", "TOPIC", topic["topic"])]
+            transaction_states.append(transaction_state)
+        self.request_helper.send_response_maybe_throttle(request, lambda throttle_ms: build(
+            _response_schema(request), throttle_time=throttle_ms, transaction_states=transaction_states))
+
+    def handle_list_transactions_request(self, request: Request) -> None:
+        list_transactions_request = request.body()
+        filtered_producer_ids = set(list_transactions_request.producer_id_filters)
+        filtered_states = set(list_transactions_request.state_filters)
+        # v0 has no duration filter: -1 lists every transaction, whatever its age
+        duration_filter = getattr(list_transactions_request, "duration_filter", -1)
+        response = dict(self.txn_coordinator.handle_list_transactions(filtered_producer_ids, filtered_states,
+                                                                      duration_filter))
+        # only the transactional ids the client may describe
+        response["transaction_states"] = [
+            state for state in response.get("transaction_states", [])
+            if self.auth_helper.authorize(request.context, "DESCRIBE", "TRANSACTIONAL_ID", state["transactional_id"])]
+        response.setdefault("unknown_state_filters", [])
+        self.request_helper.send_response_maybe_throttle(request, lambda throttle_ms: build(
+            _response_schema(request), **{**response, "throttle_time": throttle_ms}))
 
     # -- authorization helpers (AuthHelper's partitionSeqByAuthorized, authorizedOperations, authorizeByResourceType)
 
@@ -2022,6 +2362,69 @@ class _OffsetCommitResponseBuilder:
         return build(_response_schema(request), throttle_time=0, topics=[
             dict(name=name, partitions=[dict(partition_index=p, error_code=e) for p, e in partitions.items()])
             for name, partitions in self._topics.items()])
+
+
+class _OffsetDeleteResponseBuilder(_OffsetCommitResponseBuilder):
+    """OffsetDeleteResponse.Builder: OffsetCommit's, plus a top-level error; a coordinator's top-level error replaces
+    whatever the handler gathered."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._error_code = Errors.NONE
+
+    def merge(self, new_data: Any) -> _OffsetDeleteResponseBuilder:
+        error = new_data.get("error_code", Errors.NONE)
+        if error != Errors.NONE:
+            self._topics = {}
+            self._error_code = error
+        super().merge(new_data)
+        return self
+
+    def build(self, request: Request) -> Any:
+        return build(_response_schema(request), error_code=self._error_code, throttle_time=0, topics=[
+            dict(name=name, partitions=[dict(partition_index=p, error_code=e) for p, e in partitions.items()])
+            for name, partitions in self._topics.items()])
+
+
+def _normalized_add_partitions_to_txn(add_partitions_to_txn_request: Any) -> list[Any]:
+    """AddPartitionsToTxnRequest.normalizeRequest: a v0-v3 request's one transaction, as v4+ carries it."""
+    schema = ApiKeys.ADD_PARTITIONS_TO_TXN.request_schema(ApiKeys.ADD_PARTITIONS_TO_TXN.latest_version)
+    return list(build(schema, transactions=[dict(
+        transactional_id=add_partitions_to_txn_request.v3_and_below_transactional_id,
+        producer_id=add_partitions_to_txn_request.v3_and_below_producer_id,
+        producer_epoch=add_partitions_to_txn_request.v3_and_below_producer_epoch,
+        verify_only=False,
+        topics=[dict(name=topic.name, partitions=topic.partitions)
+                for topic in add_partitions_to_txn_request.v3_and_below_topics])]).transactions)
+
+
+def result_for_transaction(transactional_id: str, errors: Mapping[TopicPartition, Errors]) -> dict[str, Any]:
+    """AddPartitionsToTxnResponse.resultForTransaction: a transaction's partition errors grouped by topic."""
+    topics: dict[str, list[dict[str, Any]]] = {}
+    for tp, error in errors.items():
+        topics.setdefault(tp.topic, []).append(dict(partition_index=tp.partition, partition_error_code=error))
+    return dict(transactional_id=transactional_id, topic_results=[
+        dict(name=name, results_by_partition=partitions) for name, partitions in topics.items()])
+
+
+
+def _replace_partition_error(response: Any, old: Errors, new: Errors) -> Any:
+    """The response (with `topics` of `partitions`) with each partition's `old` error turned into `new`."""
+    data = values(response)
+    for topic in data["topics"]:
+        for partition in topic["partitions"]:
+            if partition["error_code"] == old:
+                partition["error_code"] = new
+    return build(type(response), **data)
+
+
+_EPOCH = datetime.datetime.fromtimestamp(0, datetime.UTC)
+
+
+def _transaction_state_error(transactional_id: str, error: Errors) -> dict[str, Any]:
+    """A DescribeTransactions TransactionState carrying only an error (the message's defaults elsewhere)."""
+    return dict(error_code=error, transactional_id=transactional_id, transaction_state="", transaction_timeout=0,
+                transaction_start_time=_EPOCH, producer_id=0, producer_epoch=0, topics=[])
 
 
 def _error_message(error: Errors) -> str:
@@ -2406,6 +2809,20 @@ def get_error_response(request: Request, throttle_time_ms: int, e: BaseException
         case ApiKeys.INIT_PRODUCER_ID:
             return build(schema, throttle_time=t, error_code=error, producer_id=NO_PRODUCER_ID,
                          producer_epoch=NO_PRODUCER_EPOCH)
+        case ApiKeys.ADD_PARTITIONS_TO_TXN:
+            if version < 4:
+                return build(schema, throttle_time=t, results_by_topic_v3_and_below=[
+                    dict(name=topic.name, results_by_partition=[dict(partition_index=p, partition_error_code=error)
+                                                                for p in topic.partitions])
+                    for topic in body.v3_and_below_topics])
+            return build(schema, throttle_time=t, error_code=error, results_by_transaction=[])
+        case ApiKeys.TXN_OFFSET_COMMIT:
+            return build(schema, throttle_time=t, topics=[dict(name=topic.name, partitions=[
+                dict(partition_index=p.partition_index, error_code=error) for p in topic.partitions])
+                for topic in body.topics])
+        case ApiKeys.DESCRIBE_TRANSACTIONS:
+            return build(schema, throttle_time=t, transaction_states=[_transaction_state_error(transactional_id, error)
+                                                                      for transactional_id in body.transactional_ids])
         case ApiKeys.OFFSET_FOR_LEADER_EPOCH:
             return build(schema, throttle_time=t, topics=[dict(topic=topic.topic, partitions=[
                 dict(partition=p.partition, error_code=error, leader_epoch=NO_PARTITION_LEADER_EPOCH,
@@ -2445,6 +2862,11 @@ def get_error_response(request: Request, throttle_time_ms: int, e: BaseException
                                                            for user in users])
         case ApiKeys.UPDATE_FEATURES:  # part A: UpdateFeaturesResponse.createWithErrors(error, {}, throttle)
             return build(schema, throttle_time=t, error_code=error, error_message=message, results=[])
+        case ApiKeys.ALTER_REPLICA_LOG_DIRS:
+            return build(schema, throttle_time=t, results=[
+                dict(topic_name=topic.name, partitions=[dict(partition_index=p, error_code=error)
+                                                        for p in topic.partitions])
+                for alter_dir in body.dirs for topic in alter_dir.topics])
         case ApiKeys.DESCRIBE_LOG_DIRS:
             return build(schema, throttle_time=t, error_code=error, results=[])
         case ApiKeys.DESCRIBE_CLUSTER:

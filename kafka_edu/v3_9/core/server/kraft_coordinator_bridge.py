@@ -15,7 +15,8 @@ Two faces:
   buffers are dropped, a fenced producer is PRODUCER_FENCED (1.0.2 said INVALID_PRODUCER_EPOCH; KafkaApis turns it
   back for old request versions), and what 1.0.2 lacks is done here over its state manager: the expected producer id
   and epoch of InitProducerId v3+ (KIP-360; 1.0.2 keeps no last producer id and epoch, so a retry whose previous
-  bump was lost is fenced), ListTransactions, DescribeTransactions and the verify-only AddPartitionsToTxn (KIP-890).
+  bump was lost is fenced), the fencing of an EndTxn at any epoch but the producer's (1.0.2 fenced only older ones),
+  ListTransactions, DescribeTransactions and the verify-only AddPartitionsToTxn (KIP-890).
   Results come as the responses' fields (kio's snake_case names), as the group side's do.
 
 (The group side is kafka_edu/v3_9/core/coordinator/group/group_coordinator_adapter.py, a port of 3.9's adapter.)
@@ -34,6 +35,10 @@ from kafka_edu.v1_0_2.clients.common.requests.transaction_result import Transact
 from kafka_edu.v1_0_2.core.coordinator.transaction.transaction_coordinator import (
     InitProducerIdResult,
     TransactionCoordinator,
+    transaction_config_from,
+)
+from kafka_edu.v1_0_2.core.coordinator.transaction.transaction_marker_channel_manager import (
+    TransactionMarkerChannelManager,
 )
 from kafka_edu.v1_0_2.core.coordinator.transaction.transaction_metadata import (
     CompleteAbort,
@@ -45,6 +50,9 @@ from kafka_edu.v1_0_2.core.coordinator.transaction.transaction_metadata import (
     PrepareCommit,
     PrepareEpochFence,
 )
+from kafka_edu.v1_0_2.core.coordinator.transaction.transaction_state_manager import TransactionStateManager
+from kafka_edu.v1_0_2.core.server.delayed_operation import DelayedOperationPurgatory
+from kafka_edu.v1_0_2.core.utils.kafka_scheduler import KafkaScheduler
 from kafka_edu.v3_9.clients.common.protocol.errors import Errors
 from kafka_edu.v3_9.clients.common.record.file_records import FileRecords
 from kafka_edu.v3_9.clients.common.record.memory_records import MemoryRecords
@@ -170,6 +178,26 @@ class TransactionCoordinatorAdapter:
         self.coordinator = coordinator
         self.time = time
 
+    @staticmethod
+    def apply(config: Any, replica_manager: ReplicaManager, metadata_cache: Any,
+              create_producer_id_manager: Callable[[], Any], time: Time = SYSTEM) -> TransactionCoordinatorAdapter:
+        """What 3.9's TransactionCoordinator.apply builds, around the old coordinator: its state manager on 3.9's
+        ReplicaManager (through this bridge) loading on a one-thread scheduler of its own, the marker channel finding
+        each partition's leader in the KRaft metadata cache, and producer ids from the controller."""
+        txn_config = transaction_config_from(config)
+        scheduler = KafkaScheduler(threads=1, thread_name_prefix="transaction-log-manager-")
+        txn_state_manager = TransactionStateManager(config.broker_id, None, scheduler,
+                                                    CoordinatorReplicaManager(replica_manager), txn_config,
+                                                    time.milliseconds)
+        # completed by the markers' responses, never by a timeout: no reaper, as in 1.0.2
+        txn_marker_purgatory = DelayedOperationPurgatory("txn-marker-purgatory", config.broker_id)
+        txn_marker_channel_manager = TransactionMarkerChannelManager(config, metadata_cache, txn_state_manager,
+                                                                     txn_marker_purgatory)
+        return TransactionCoordinatorAdapter(TransactionCoordinator(
+            config.broker_id, None, create_producer_id_manager, txn_config=txn_config, scheduler=scheduler,
+            txn_manager=txn_state_manager, txn_marker_channel_manager=txn_marker_channel_manager,
+            time_ms=time.milliseconds), time)
+
     def handle_init_producer_id(self, transactional_id: str | None, transaction_timeout_ms: int,
                                 expected_producer_id_and_epoch: Any,
                                 response_callback: Callable[[InitProducerIdResult], None],
@@ -198,6 +226,19 @@ class TransactionCoordinatorAdapter:
         with txn_metadata.in_lock():
             return txn_metadata.producer_epoch == NO_PRODUCER_EPOCH or (
                 producer_id == txn_metadata.producer_id and epoch == txn_metadata.producer_epoch)
+
+    def _is_other_epoch(self, transactional_id: str, producer_id: int, producer_epoch: int) -> bool:
+        """Whether the transactional id's producer is this one at another epoch (3.9's endTransaction check for
+        clients); anything else the coordinator answers itself."""
+        txn_manager = self.coordinator.txn_manager
+        if txn_manager is None:
+            return False
+        error, epoch_and_metadata = txn_manager.get_transaction_state(transactional_id)
+        if error is not None or epoch_and_metadata is None:
+            return False
+        txn_metadata = epoch_and_metadata.transaction_metadata
+        with txn_metadata.in_lock():
+            return txn_metadata.producer_id == producer_id and txn_metadata.producer_epoch != producer_epoch
 
     def handle_list_transactions(self, filtered_producer_ids: Iterable[int], filtered_states: Iterable[str],
                                  filtered_duration: int = -1) -> dict[str, Any]:
@@ -343,6 +384,11 @@ class TransactionCoordinatorAdapter:
     def handle_end_transaction(self, transactional_id: str, producer_id: int, producer_epoch: int,
                                txn_marker_result: Any, response_callback: Callable[[Errors], None],
                                request_local: Any = None) -> None:
+        if transactional_id and self._is_other_epoch(transactional_id, producer_id, producer_epoch):
+            # 3.9 fences a client's EndTxn whose epoch is not the current one; 1.0.2 only an older epoch, and would
+            # write PrepareCommit/PrepareAbort for a newer one before refusing it, leaving the transaction stuck
+            response_callback(Errors.PRODUCER_FENCED)
+            return
         self.coordinator.handle_end_transaction(
             transactional_id, producer_id, producer_epoch, TransactionResult[txn_marker_result.name],
             lambda error: response_callback(_fenced(error)))

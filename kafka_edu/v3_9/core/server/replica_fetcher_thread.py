@@ -157,8 +157,8 @@ class ReplicaFetcherThread(AbstractFetcherThread):
             self.log.warning("Truncating %s to offset %d below high watermark %d", topic_partition,
                              offset_truncation_state.offset, log.high_watermark())
 
-        # the future replica is marked for truncation only once, at the last truncation (ReplicaAlterLogDirsManager
-        # is not ported: a ReplicaManager may have none)
+        # the future replica is marked for truncation only once, at the last truncation (a ReplicaManager built in a
+        # test may have no ReplicaAlterLogDirsManager)
         alter_log_dirs_manager = self.replica_mgr.replica_alter_log_dirs_manager
         if offset_truncation_state.truncation_completed and alter_log_dirs_manager is not None:
             alter_log_dirs_manager.mark_partitions_for_truncation(self.broker_config.broker_id, topic_partition,

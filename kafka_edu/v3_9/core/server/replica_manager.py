@@ -287,7 +287,8 @@ class ReplicaManager:
         self.local_broker_id = broker_id
         self.all_partitions: dict[TopicPartition, Any] = {}
         self.replica_state_change_lock = threading.RLock()
-        # ReplicaFetcherManager is not ported yet: the broker hands one in (createReplicaFetcherManager)
+        # 3.9 makes both managers here; the broker hands them in (create_replica_fetcher_manager,
+        # create_replica_alter_log_dirs_manager), so tests can pass their own
         self.replica_fetcher_manager = replica_fetcher_manager
         self.replica_alter_log_dirs_manager = replica_alter_log_dirs_manager
         self._high_watermark_check_point_thread_started = False
@@ -694,7 +695,7 @@ class ReplicaManager:
 
     def alter_replica_log_dirs(self, partition_dirs: Mapping[TopicPartition, str]) -> dict[TopicPartition, Errors]:
         """Move replicas to other log dirs of this broker (JBOD): a future log in the destination, filled by the
-        ReplicaAlterLogDirsManager (not ported yet: handed in, like the fetcher manager)."""
+        ReplicaAlterLogDirsManager (handed in, like the fetcher manager: create_replica_alter_log_dirs_manager)."""
         with self.replica_state_change_lock:
             results: dict[TopicPartition, Errors] = {}
             for topic_partition, destination_dir in partition_dirs.items():
@@ -1248,6 +1249,13 @@ class ReplicaManager:
                                      quota_manager=quota_manager,
                                      metadata_version_supplier=lambda: self.metadata_cache.metadata_version(),
                                      broker_epoch_supplier=self.broker_epoch_supplier)
+
+    def create_replica_alter_log_dirs_manager(self, quota_manager: Any, broker_topic_stats: Any) -> Any:
+        """The threads that move replicas between this broker's log dirs."""
+        from kafka_edu.v3_9.core.server.replica_alter_log_dirs_manager import ReplicaAlterLogDirsManager
+
+        return ReplicaAlterLogDirsManager(self.config, self, quota_manager, broker_topic_stats,
+                                          self.directory_event_handler)
 
     def _create_replica_selector(self) -> ReplicaSelector | None:
         class_name = self.config.replica_selector_class_name

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from kafka_edu.tracing import span
 from kafka_edu.v1_0_2.clients.common.errors import TimeoutException
-from kafka_edu.v3_9.clients.common.internals.topic import GROUP_METADATA_TOPIC_NAME
+from kafka_edu.v3_9.clients.common.internals.topic import GROUP_METADATA_TOPIC_NAME, TRANSACTION_STATE_TOPIC_NAME
 from kafka_edu.v3_9.clients.common.topic_partition import TopicPartition
 from kafka_edu.v3_9.core.log.log_manager import is_stray_kraft_replica
 from kafka_edu.v3_9.metadata.controller.quorum_controller import FaultHandler
@@ -108,8 +108,14 @@ class BrokerMetadataPublisher(MetadataPublisher):
                 except Exception as t:
                     self.metadata_publishing_fault_handler.handle_fault(
                         f"Error updating group coordinator with local changes in {delta_name}", t)
-                # (3.9 does the same for the transaction coordinator and __transaction_state, which this port's
-                # transaction coordinator does not keep.)
+                if self.txn_coordinator is not None:
+                    try:
+                        # And the transaction coordinator which __transaction_state partitions it now leads.
+                        self.update_coordinator(new_image, delta, TRANSACTION_STATE_TOPIC_NAME,
+                                                self.txn_coordinator.on_election, self.txn_coordinator.on_resignation)
+                    except Exception as t:
+                        self.metadata_publishing_fault_handler.handle_fault(
+                            f"Error updating txn coordinator with local changes in {delta_name}", t)
                 try:
                     # Tell the group coordinator about deleted topics: their committed offsets go.
                     deleted_topic_partitions = []
@@ -181,7 +187,10 @@ class BrokerMetadataPublisher(MetadataPublisher):
             raise self.fatal_fault_handler.handle_fault("Error starting GroupCoordinator", t) from t
         if self.txn_coordinator is not None:
             try:
-                self.txn_coordinator.startup()
+                transaction_log_num_partitions = self.config.transaction_topic_partitions
+                self.txn_coordinator.startup(
+                    lambda: self.metadata_cache.num_partitions(TRANSACTION_STATE_TOPIC_NAME)
+                    or transaction_log_num_partitions)
             except Exception as t:
                 raise self.fatal_fault_handler.handle_fault("Error starting TransactionCoordinator", t) from t
 

@@ -12,6 +12,7 @@ are read back from the wire (encoded and decoded at the request's version), as v
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import uuid
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future
@@ -229,8 +230,13 @@ NOT_APPLICABLE = {
                               "testAlterClientQuotasWithAuthorizer"]},
     "testReassignmentAndReplicationBytesOutRateWhenReassigning": _METRICS,
     "testReassignmentAndReplicationBytesOutRateWhenNotReassigning": _METRICS,
-    "shouldThrowUnsupportedVersionExceptionOnHandleWriteTxnMarkersRequestWhenInterBrokerProtocolNotSupported":
-        _KRAFT_MV.format("0.11.0-IV0"),
+    **{case: _KRAFT_MV.format("0.11.0-IV0") for case in [
+        "shouldThrowUnsupportedVersionExceptionOnHandleWriteTxnMarkersRequestWhenInterBrokerProtocolNotSupported",
+        "shouldThrowUnsupportedVersionExceptionOnHandleAddOffsetToTxnRequestWhenInterBrokerProtocolNotSupported",
+        "shouldThrowUnsupportedVersionExceptionOnHandleAddPartitionsToTxnRequestWhenInterBrokerProtocolNotSupported",
+        "shouldThrowUnsupportedVersionExceptionOnHandleTxnOffsetCommitRequestWhenInterBrokerProtocolNotSupported",
+        "shouldThrowUnsupportedVersionExceptionOnHandleEndTxnRequestWhenInterBrokerProtocolNotSupported",
+    ]},
     "rejectJoinGroupRequestWhenStaticMembershipNotSupported": _KRAFT_MV.format("2.3-IV0"),
     "rejectSyncGroupRequestWhenStaticMembershipNotSupported": _KRAFT_MV.format("2.3-IV0"),
     "rejectHeartbeatRequestWhenStaticMembershipNotSupported": _KRAFT_MV.format("2.3-IV0"),
@@ -309,6 +315,20 @@ PORTED = {
     "testAlterClientQuotasWithForwarding", "testRaftShouldAlwaysForwardAlterClientQuotasRequest",
     "testAlterScramWithForwarding", "testRaftShouldAlwaysForwardAlterUserScramCredentialsRequest",
     "testUpdateFeaturesWithForwarding", "testRaftShouldAlwaysForwardUpdateFeatures",
+    # transactions and OffsetDelete (issue 24)
+    "testTxnOffsetCommitWithInvalidPartition", "testHandleTxnOffsetCommitRequest",
+    "testHandleTxnOffsetCommitRequestFutureFailed", "testHandleTxnOffsetCommitRequestTopicsAndPartitionsValidation",
+    "shouldReplaceCoordinatorNotAvailableWithLoadInProcessInTxnOffsetCommitWithOlderClient",
+    "shouldReplaceProducerFencedWithInvalidProducerEpochInAddOffsetToTxnWithOlderClient",
+    "shouldReplaceProducerFencedWithInvalidProducerEpochInAddPartitionToTxnWithOlderClient",
+    "testBatchedAddPartitionsToTxnRequest", "testHandleAddPartitionsToTxnAuthorizationFailedAndMetrics",
+    "testAddPartitionsToTxnOperationNotAttempted",
+    "shouldReplaceProducerFencedWithInvalidProducerEpochInEndTxnWithOlderClient",
+    "testAddPartitionsToTxnWithInvalidPartition", "testOffsetDelete", "testOffsetDeleteTopicsAndPartitionsValidation",
+    "testOffsetDeleteWithInvalidPartition", "testOffsetDeleteWithInvalidGroup",
+    "testOffsetDeleteWithInvalidGroupWithTopLevelError", "testDescribeTransactions",
+    "testDescribeTransactionsFiltersUnauthorizedTopics", "testListTransactionsErrorResponse",
+    "testListTransactionsAuthorization",
 }
 
 KAFKA = kafka_test_class(
@@ -383,6 +403,22 @@ class TxnCoordinator:
     def handle_init_producer_id(self, transactional_id: str | None, transaction_timeout_ms: int,
                                 producer_id_and_epoch: Any, response_callback: Callable[[Any], None],
                                 request_local: Any = None) -> None: ...
+
+    def handle_add_partitions_to_transaction(self, transactional_id: str, producer_id: int, producer_epoch: int,
+                                             partitions: Any, response_callback: Callable[[Any], None],
+                                             request_local: Any = None) -> None: ...
+
+    def handle_verify_partitions_in_transaction(self, transactional_id: str, producer_id: int, producer_epoch: int,
+                                                partitions: Any, response_callback: Callable[[Any], None]) -> None: ...
+
+    def handle_end_transaction(self, transactional_id: str, producer_id: int, producer_epoch: int,
+                               txn_marker_result: Any, response_callback: Callable[[Any], None],
+                               request_local: Any = None) -> None: ...
+
+    def handle_list_transactions(self, filtered_producer_ids: Any, filtered_states: Any,
+                                 filtered_duration: int = -1) -> Any: ...
+
+    def handle_describe_transactions(self, transactional_id: str) -> Any: ...
 
     def partition_for(self, transactional_id: str) -> int: ...
 
@@ -2286,3 +2322,503 @@ def test_update_features_with_forwarding(env: Env) -> None:
 
 def test_raft_should_always_forward_update_features(env: Env) -> None:
     _verify_should_always_forward_error_message(env, env.create_kafka_apis().handle_update_features)
+
+
+# -- transactions: AddPartitionsToTxn, AddOffsetsToTxn, EndTxn, TxnOffsetCommit -----------------------------------
+
+V3_AND_BELOW_TXN_ID = ""  # AddPartitionsToTxnResponse.V3_AND_BELOW_TXN_ID
+
+
+def _add_partitions_to_txn_for_client(version: int, transactional_id: str, producer_id: int, epoch: int,
+                                      partitions: list[TopicPartition]) -> Request:
+    """AddPartitionsToTxnRequest.Builder.forClient(...).build(version): one transaction, v0-v3."""
+    by_topic: dict[str, list[int]] = {}
+    for tp in partitions:
+        by_topic.setdefault(tp.topic, []).append(tp.partition)
+    return build_request(ApiKeys.ADD_PARTITIONS_TO_TXN, version, v3_and_below_transactional_id=transactional_id,
+                         v3_and_below_producer_id=producer_id, v3_and_below_producer_epoch=epoch,
+                         v3_and_below_topics=[dict(name=name, partitions=p) for name, p in by_topic.items()])
+
+
+def _add_partitions_to_txn_for_broker(version: int, transactions: list[tuple[str, int, int, bool,
+                                                                             list[TopicPartition]]]) -> Request:
+    """AddPartitionsToTxnRequest.Builder.forBroker(...).build(version): a batch of transactions, v4+."""
+    txns = []
+    for transactional_id, producer_id, epoch, verify_only, partitions in transactions:
+        by_topic: dict[str, list[int]] = {}
+        for tp in partitions:
+            by_topic.setdefault(tp.topic, []).append(tp.partition)
+        txns.append(dict(transactional_id=transactional_id, producer_id=producer_id, producer_epoch=epoch,
+                         verify_only=verify_only,
+                         topics=[dict(name=name, partitions=p) for name, p in by_topic.items()]))
+    return build_request(ApiKeys.ADD_PARTITIONS_TO_TXN, version, transactions=txns)
+
+
+def _add_partitions_errors(response: Any) -> dict[str, dict[TopicPartition, int]]:
+    """AddPartitionsToTxnResponse.errors(): by transactional id ("" for v0-v3), each partition's error."""
+    def for_transaction(topic_results: Any) -> dict[TopicPartition, int]:
+        return {TopicPartition(t.name, p.partition_index): p.partition_error_code
+                for t in topic_results for p in t.results_by_partition}
+
+    errors = {}
+    if getattr(response, "results_by_topic_v3_and_below", ()):
+        errors[V3_AND_BELOW_TXN_ID] = for_transaction(response.results_by_topic_v3_and_below)
+    for result in getattr(response, "results_by_transaction", ()):
+        errors[result.transactional_id] = for_transaction(result.topic_results)
+    return errors
+
+
+def test_should_replace_producer_fenced_with_invalid_producer_epoch_in_add_offset_to_txn_with_older_client(
+        env: Env) -> None:
+    env.add_topic_to_metadata_cache("topic", num_partitions=2)
+    for version in range(ApiKeys.ADD_OFFSETS_TO_TXN.oldest_version, ApiKeys.ADD_OFFSETS_TO_TXN.latest_version + 1):
+        env.txn_coordinator.reset_mock()
+        env.group_coordinator.reset_mock()
+        env.request_channel.sent.clear()
+        group_id, transactional_id, producer_id, epoch = "groupId", "txnId", 15, 0
+        request = build_request(ApiKeys.ADD_OFFSETS_TO_TXN, version, group_id=group_id,
+                                transactional_id=transactional_id, producer_id=producer_id, producer_epoch=epoch)
+        partition = 1
+        env.group_coordinator.partition_for.return_value = partition
+        request_local = object()
+        env.txn_coordinator.handle_add_partitions_to_transaction.side_effect = (
+            lambda tid, pid, e, partitions, callback, local: callback(Errors.PRODUCER_FENCED))
+        env.create_kafka_apis().handle_add_offsets_to_txn_request(request, request_local)
+
+        env.group_coordinator.partition_for.assert_called_once_with(group_id)
+        env.txn_coordinator.handle_add_partitions_to_transaction.assert_called_once_with(
+            transactional_id, producer_id, epoch, {TopicPartition(Topic.GROUP_METADATA_TOPIC_NAME, partition)},
+            mock.ANY, request_local)
+        response = verify_no_throttling(env, request)
+        assert response.error_code == (Errors.INVALID_PRODUCER_EPOCH if version < 2 else Errors.PRODUCER_FENCED)
+
+
+def test_should_replace_producer_fenced_with_invalid_producer_epoch_in_add_partition_to_txn_with_older_client(
+        env: Env) -> None:
+    topic = "topic"
+    env.add_topic_to_metadata_cache(topic, num_partitions=2)
+    for version in range(ApiKeys.ADD_PARTITIONS_TO_TXN.oldest_version, 4):
+        env.txn_coordinator.reset_mock()
+        env.request_channel.sent.clear()
+        transactional_id, producer_id, epoch = "txnId", 15, 0
+        topic_partition = TopicPartition(topic, 1)
+        request = _add_partitions_to_txn_for_client(version, transactional_id, producer_id, epoch, [topic_partition])
+        request_local = object()
+        env.txn_coordinator.handle_add_partitions_to_transaction.side_effect = (
+            lambda tid, pid, e, partitions, callback, local: callback(Errors.PRODUCER_FENCED))
+        env.create_kafka_apis().handle_add_partitions_to_txn_request(request, request_local)
+
+        env.txn_coordinator.handle_add_partitions_to_transaction.assert_called_once_with(
+            transactional_id, producer_id, epoch, {topic_partition}, mock.ANY, request_local)
+        response = verify_no_throttling(env, request)
+        expected = Errors.INVALID_PRODUCER_EPOCH if version < 2 else Errors.PRODUCER_FENCED
+        assert _add_partitions_errors(response)[V3_AND_BELOW_TXN_ID] == {topic_partition: expected}
+
+
+def test_batched_add_partitions_to_txn_request(env: Env) -> None:
+    from kafka_edu.v3_9.core.server.kafka_apis import result_for_transaction
+    topic = "topic"
+    env.add_topic_to_metadata_cache(topic, num_partitions=2)
+    transactional_id1, transactional_id2, producer_id, epoch = "txnId1", "txnId2", 15, 0
+    tp0, tp1 = TopicPartition(topic, 0), TopicPartition(topic, 1)
+    request = _add_partitions_to_txn_for_broker(4, [(transactional_id1, producer_id, epoch, False, [tp0]),
+                                                    (transactional_id2, producer_id, epoch, True, [tp1])])
+    request_local = object()
+    env.txn_coordinator.handle_add_partitions_to_transaction.side_effect = (
+        lambda tid, pid, e, partitions, callback, local: callback(Errors.NONE))
+    env.txn_coordinator.handle_verify_partitions_in_transaction.side_effect = (
+        lambda tid, pid, e, partitions, callback: callback(
+            result_for_transaction(transactional_id2, {tp1: Errors.PRODUCER_FENCED})))
+    env.create_kafka_apis().handle_add_partitions_to_txn_request(request, request_local)
+
+    env.txn_coordinator.handle_add_partitions_to_transaction.assert_called_once_with(
+        transactional_id1, producer_id, epoch, {tp0}, mock.ANY, request_local)
+    env.txn_coordinator.handle_verify_partitions_in_transaction.assert_called_once_with(
+        transactional_id2, producer_id, epoch, {tp1}, mock.ANY)
+    response = verify_no_throttling(env, request)
+    assert _add_partitions_errors(response) == {transactional_id1: {tp0: Errors.NONE},
+                                                transactional_id2: {tp1: Errors.PRODUCER_FENCED}}
+
+
+@pytest.mark.parametrize("version", range(ApiKeys.ADD_PARTITIONS_TO_TXN.oldest_version,
+                                          ApiKeys.ADD_PARTITIONS_TO_TXN.latest_version + 1))
+def test_handle_add_partitions_to_txn_authorization_failed_and_metrics(env: Env, version: int) -> None:
+    # (3.9 also counts the request's meters: the port has no metrics registry)
+    transactional_id, producer_id, epoch = "txnId1", 15, 0
+    tp = TopicPartition("topic", 0)
+    if version < 4:
+        request = _add_partitions_to_txn_for_client(version, transactional_id, producer_id, epoch, [tp])
+    else:
+        request = _add_partitions_to_txn_for_broker(version, [(transactional_id, producer_id, epoch, True, [tp])])
+    env.create_kafka_apis(authorizer=Authorizer(default=DENIED)).handle(request, None)
+
+    response = verify_no_throttling(env, request)
+    if version < 4:
+        error = _add_partitions_errors(response)[V3_AND_BELOW_TXN_ID][tp]
+    else:
+        error = response.error_code
+    assert error == (Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED if version < 4
+                     else Errors.CLUSTER_AUTHORIZATION_FAILED)
+
+
+@pytest.mark.parametrize("version", range(ApiKeys.ADD_PARTITIONS_TO_TXN.oldest_version,
+                                          ApiKeys.ADD_PARTITIONS_TO_TXN.latest_version + 1))
+def test_add_partitions_to_txn_operation_not_attempted(env: Env, version: int) -> None:
+    topic = "topic"
+    env.add_topic_to_metadata_cache(topic, num_partitions=1)
+    transactional_id, producer_id, epoch = "txnId1", 15, 0
+    tp0, tp1 = TopicPartition(topic, 0), TopicPartition(topic, 1)
+    if version < 4:
+        request = _add_partitions_to_txn_for_client(version, transactional_id, producer_id, epoch, [tp0, tp1])
+    else:
+        request = _add_partitions_to_txn_for_broker(version, [(transactional_id, producer_id, epoch, True,
+                                                               [tp0, tp1])])
+    env.create_kafka_apis().handle_add_partitions_to_txn_request(request, None)
+
+    errors = _add_partitions_errors(verify_no_throttling(env, request))[
+        V3_AND_BELOW_TXN_ID if version < 4 else transactional_id]
+    assert errors[tp0] == Errors.OPERATION_NOT_ATTEMPTED
+    assert errors[tp1] == Errors.UNKNOWN_TOPIC_OR_PARTITION
+
+
+def test_should_replace_producer_fenced_with_invalid_producer_epoch_in_end_txn_with_older_client(env: Env) -> None:
+    from kafka_edu.v1_0_2.clients.common.requests.transaction_result import TransactionResult
+    env.add_topic_to_metadata_cache("topic", num_partitions=2)
+    for version in range(ApiKeys.END_TXN.oldest_version, ApiKeys.END_TXN.latest_version + 1):
+        env.txn_coordinator.reset_mock()
+        env.request_channel.sent.clear()
+        transactional_id, producer_id, epoch = "txnId", 15, 0
+        request = build_request(ApiKeys.END_TXN, version, transactional_id=transactional_id, producer_id=producer_id,
+                                producer_epoch=epoch, committed=True)
+        request_local = object()
+        env.txn_coordinator.handle_end_transaction.side_effect = (
+            lambda tid, pid, e, result, callback, local: callback(Errors.PRODUCER_FENCED))
+        env.create_kafka_apis().handle_end_txn_request(request, request_local)
+
+        env.txn_coordinator.handle_end_transaction.assert_called_once_with(
+            transactional_id, producer_id, epoch, TransactionResult.COMMIT, mock.ANY, request_local)
+        response = verify_no_throttling(env, request)
+        assert response.error_code == (Errors.INVALID_PRODUCER_EPOCH if version < 2 else Errors.PRODUCER_FENCED)
+
+
+def test_add_partitions_to_txn_with_invalid_partition(env: Env) -> None:
+    topic = "topic"
+    env.add_topic_to_metadata_cache(topic, num_partitions=1)
+    for invalid_partition_id in (-1, 1):  # the topic has one partition
+        env.request_channel.sent.clear()
+        invalid_topic_partition = TopicPartition(topic, invalid_partition_id)
+        request = _add_partitions_to_txn_for_client(3, "txnlId", 15, 0, [invalid_topic_partition])
+        env.create_kafka_apis().handle_add_partitions_to_txn_request(request, object())
+        errors = _add_partitions_errors(verify_no_throttling(env, request))[V3_AND_BELOW_TXN_ID]
+        assert errors[invalid_topic_partition] == Errors.UNKNOWN_TOPIC_OR_PARTITION
+
+
+def _txn_offset_commit_request(topics: list[tuple[str, list[tuple[int, int]]]], version: int =
+                               latest(ApiKeys.TXN_OFFSET_COMMIT), transactional_id: str = "",
+                               group_id: str = "group", member_id: str = "member", generation_id: int = -1,
+                               producer_id: int = -1, producer_epoch: int = -1,
+                               group_instance_id: str | None = None) -> Request:
+    return build_request(ApiKeys.TXN_OFFSET_COMMIT, version, transactional_id=transactional_id, group_id=group_id,
+                         member_id=member_id, generation_id=generation_id, producer_id=producer_id,
+                         producer_epoch=producer_epoch, group_instance_id=group_instance_id, topics=[
+                             dict(name=name, partitions=[dict(partition_index=p, committed_offset=o,
+                                                              committed_leader_epoch=-1, committed_metadata=None)
+                                                         for p, o in partitions]) for name, partitions in topics])
+
+
+def test_txn_offset_commit_with_invalid_partition(env: Env) -> None:
+    topic = "topic"
+    env.add_topic_to_metadata_cache(topic, num_partitions=1)
+    for invalid_partition_id in (-1, 1):  # the topic has one partition
+        env.request_channel.sent.clear()
+        request = _txn_offset_commit_request([(topic, [(invalid_partition_id, 15)])], transactional_id="txnId",
+                                             group_id="groupId", member_id="", producer_id=15, producer_epoch=0)
+        env.create_kafka_apis().handle_txn_offset_commit_request(request, object())
+        assert _as_pairs(verify_no_throttling(env, request)) == [
+            (topic, [(invalid_partition_id, Errors.UNKNOWN_TOPIC_OR_PARTITION)])]
+
+
+def test_handle_txn_offset_commit_request(env: Env) -> None:
+    env.add_topic_to_metadata_cache("foo", num_partitions=1)
+    request = _txn_offset_commit_request([("foo", [(0, 10)])], group_id="group", member_id="member",
+                                         generation_id=10, producer_id=20, producer_epoch=30,
+                                         group_instance_id="instance-id", transactional_id="transactional-id")
+    future: Future[Any] = Future()
+    env.txn_coordinator.partition_for.return_value = 0
+    env.group_coordinator.commit_transactional_offsets.return_value = future
+    env.create_kafka_apis().handle(request, None)
+
+    # the coordinator is asked with the request as it came
+    env.group_coordinator.commit_transactional_offsets.assert_called_once_with(request.context, request.body(), None)
+    future.set_result(_commit_response([("foo", [(0, Errors.NONE)])]))
+    assert _as_pairs(verify_no_throttling(env, request)) == [("foo", [(0, Errors.NONE)])]
+
+
+def test_handle_txn_offset_commit_request_future_failed(env: Env) -> None:
+    env.add_topic_to_metadata_cache("foo", num_partitions=1)
+    request = _txn_offset_commit_request([("foo", [(0, 10)])])
+    future: Future[Any] = Future()
+    env.txn_coordinator.partition_for.return_value = 0
+    env.group_coordinator.commit_transactional_offsets.return_value = future
+    env.create_kafka_apis().handle(request, None)
+    env.group_coordinator.commit_transactional_offsets.assert_called_once_with(request.context, request.body(), None)
+    future.set_exception(error_exception(Errors.NOT_COORDINATOR))
+    assert _as_pairs(verify_no_throttling(env, request)) == [("foo", [(0, Errors.NOT_COORDINATOR)])]
+
+
+def test_handle_txn_offset_commit_request_topics_and_partitions_validation(env: Env) -> None:
+    env.add_topic_to_metadata_cache("foo", num_partitions=2)
+    env.add_topic_to_metadata_cache("bar", num_partitions=2)
+    # foo has only 2 partitions; zar does not exist
+    request = _txn_offset_commit_request([("foo", [(0, 10), (1, 20), (2, 30)]), ("bar", [(0, 40), (1, 50)]),
+                                          ("zar", [(0, 60), (1, 70)])])
+    expected_txn_offset_commit_request = _txn_offset_commit_request(
+        [("foo", [(0, 10), (1, 20)]), ("bar", [(0, 40), (1, 50)])]).body()
+    future: Future[Any] = Future()
+    env.txn_coordinator.partition_for.return_value = 0
+    env.group_coordinator.commit_transactional_offsets.return_value = future
+    env.create_kafka_apis().handle(request, None)
+
+    env.group_coordinator.commit_transactional_offsets.assert_called_once_with(
+        request.context, expected_txn_offset_commit_request, None)
+    future.set_result(_commit_response([("foo", [(0, Errors.NONE), (1, Errors.NONE)]),
+                                        ("bar", [(0, Errors.NONE), (1, Errors.NONE)])]))
+    # the partitions and topics failing validation come first
+    assert _as_pairs(verify_no_throttling(env, request)) == [
+        ("foo", [(2, Errors.UNKNOWN_TOPIC_OR_PARTITION), (0, Errors.NONE), (1, Errors.NONE)]),
+        ("zar", [(0, Errors.UNKNOWN_TOPIC_OR_PARTITION), (1, Errors.UNKNOWN_TOPIC_OR_PARTITION)]),
+        ("bar", [(0, Errors.NONE), (1, Errors.NONE)])]
+
+
+@pytest.mark.parametrize("version", range(ApiKeys.TXN_OFFSET_COMMIT.oldest_version,
+                                          ApiKeys.TXN_OFFSET_COMMIT.latest_version + 1))
+def test_should_replace_coordinator_not_available_with_load_in_process_in_txn_offset_commit_with_older_client(
+        env: Env, version: int) -> None:
+    topic = "topic"
+    env.add_topic_to_metadata_cache(topic, num_partitions=2)
+    topic_partition = TopicPartition(topic, 1)
+    request = _txn_offset_commit_request([(topic, [(topic_partition.partition, 15)])], version=version,
+                                         transactional_id="txnId", group_id="groupId", member_id="",
+                                         producer_id=15, producer_epoch=0)
+    request_local = SimpleNamespace(buffer_supplier=object())
+    env.txn_coordinator.partition_for.return_value = 0
+    env.group_coordinator.commit_transactional_offsets.return_value = completed(
+        _commit_response([(topic, [(topic_partition.partition, Errors.COORDINATOR_LOAD_IN_PROGRESS)])]))
+    env.create_kafka_apis().handle_txn_offset_commit_request(request, request_local)
+
+    context, _, buffer_supplier = env.group_coordinator.commit_transactional_offsets.call_args.args
+    assert (context, buffer_supplier) == (request.context, request_local.buffer_supplier)
+    expected = Errors.COORDINATOR_NOT_AVAILABLE if version < 2 else Errors.COORDINATOR_LOAD_IN_PROGRESS
+    assert _as_pairs(verify_no_throttling(env, request)) == [(topic, [(topic_partition.partition, expected)])]
+
+
+# -- OffsetDelete -------------------------------------------------------------------------------------------------
+
+
+def _offset_delete_request(group_id: str, topics: list[tuple[str, list[int]]]) -> Request:
+    return build_request(ApiKeys.OFFSET_DELETE, latest(ApiKeys.OFFSET_DELETE), group_id=group_id, topics=[
+        dict(name=name, partitions=[dict(partition_index=p) for p in partitions]) for name, partitions in topics])
+
+
+def _offset_delete_response(topics: list[tuple[str, list[tuple[int, Errors]]]],
+                            error: Errors = Errors.NONE) -> dict[str, Any]:
+    return dict(error_code=error, topics=[dict(name=name, partitions=[dict(partition_index=p, error_code=e)
+                                                                      for p, e in partitions])
+                                          for name, partitions in topics])
+
+
+def test_offset_delete(env: Env) -> None:
+    group = "groupId"
+    env.add_topic_to_metadata_cache("topic-1", num_partitions=2)
+    env.add_topic_to_metadata_cache("topic-2", num_partitions=2)
+    request = _offset_delete_request(group, [("topic-1", [0, 1]), ("topic-2", [0, 1])])
+    request_local = SimpleNamespace(buffer_supplier=object())
+    future: Future[Any] = Future()
+    env.group_coordinator.delete_offsets.return_value = future
+    env.create_kafka_apis().handle_offset_delete_request(request, request_local)
+
+    env.group_coordinator.delete_offsets.assert_called_once_with(request.context, request.body(),
+                                                                 request_local.buffer_supplier)
+    offset_delete_response_data = _offset_delete_response([("topic-1", [(0, Errors.NONE), (1, Errors.NONE)]),
+                                                           ("topic-2", [(0, Errors.NONE), (1, Errors.NONE)])])
+    future.set_result(offset_delete_response_data)
+    response = verify_no_throttling(env, request)
+    assert response.error_code == Errors.NONE
+    assert _as_pairs(response) == [("topic-1", [(0, Errors.NONE), (1, Errors.NONE)]),
+                                   ("topic-2", [(0, Errors.NONE), (1, Errors.NONE)])]
+
+
+def test_offset_delete_topics_and_partitions_validation(env: Env) -> None:
+    group = "groupId"
+    env.add_topic_to_metadata_cache("foo", num_partitions=2)
+    env.add_topic_to_metadata_cache("bar", num_partitions=2)
+    # foo has only 2 partitions; zar does not exist
+    request = _offset_delete_request(group, [("foo", [0, 1, 2]), ("bar", [0, 1]), ("zar", [0, 1])])
+    # the coordinator is asked for the partitions that exist only
+    expected_offset_delete_request = _offset_delete_request(group, [("foo", [0, 1]), ("bar", [0, 1])]).body()
+    future: Future[Any] = Future()
+    env.group_coordinator.delete_offsets.return_value = future
+    env.create_kafka_apis().handle(request, None)
+
+    env.group_coordinator.delete_offsets.assert_called_once_with(request.context, expected_offset_delete_request,
+                                                                 None)
+    future.set_result(_offset_delete_response([("foo", [(0, Errors.NONE), (1, Errors.NONE)]),
+                                               ("bar", [(0, Errors.NONE), (1, Errors.NONE)])]))
+    # the partitions and topics failing validation come first
+    response = verify_no_throttling(env, request)
+    assert response.error_code == Errors.NONE
+    assert _as_pairs(response) == [
+        ("foo", [(2, Errors.UNKNOWN_TOPIC_OR_PARTITION), (0, Errors.NONE), (1, Errors.NONE)]),
+        ("zar", [(0, Errors.UNKNOWN_TOPIC_OR_PARTITION), (1, Errors.UNKNOWN_TOPIC_OR_PARTITION)]),
+        ("bar", [(0, Errors.NONE), (1, Errors.NONE)])]
+
+
+def test_offset_delete_with_invalid_partition(env: Env) -> None:
+    group, topic = "groupId", "topic"
+    env.add_topic_to_metadata_cache(topic, num_partitions=1)
+    for invalid_partition_id in (-1, 1):  # the topic has one partition
+        env.group_coordinator.reset_mock()
+        env.request_channel.sent.clear()
+        request = _offset_delete_request(group, [(topic, [invalid_partition_id])])
+        # the group coordinator is asked even with no partition left after the validation
+        env.group_coordinator.delete_offsets.return_value = completed(dict(error_code=Errors.NONE, topics=[]))
+        env.create_kafka_apis().handle_offset_delete_request(request, None)
+
+        env.group_coordinator.delete_offsets.assert_called_once_with(
+            request.context, _offset_delete_request(group, []).body(), None)
+        response = verify_no_throttling(env, request)
+        assert _as_pairs(response) == [(topic, [(invalid_partition_id, Errors.UNKNOWN_TOPIC_OR_PARTITION)])]
+
+
+def test_offset_delete_with_invalid_group(env: Env) -> None:
+    group = "groupId"
+    env.add_topic_to_metadata_cache("topic", num_partitions=1)
+    request = _offset_delete_request(group, [])
+    future: Future[Any] = Future()
+    env.group_coordinator.delete_offsets.return_value = future
+    env.create_kafka_apis().handle_offset_delete_request(request, None)
+    env.group_coordinator.delete_offsets.assert_called_once_with(request.context, request.body(), None)
+
+    future.set_exception(error_exception(Errors.GROUP_ID_NOT_FOUND))
+    assert verify_no_throttling(env, request).error_code == Errors.GROUP_ID_NOT_FOUND
+
+
+def test_offset_delete_with_invalid_group_with_top_level_error(env: Env) -> None:
+    group = "groupId"
+    env.add_topic_to_metadata_cache("topic", num_partitions=1)
+    request = _offset_delete_request(group, [("topic-unknown", [0])])
+    future: Future[Any] = Future()
+    env.group_coordinator.delete_offsets.return_value = future
+    env.create_kafka_apis().handle_offset_delete_request(request, None)
+    # an unknown topic is not handed to the coordinator
+    env.group_coordinator.delete_offsets.assert_called_once_with(
+        request.context, _offset_delete_request(group, []).body(), None)
+
+    future.set_result(dict(error_code=Errors.GROUP_ID_NOT_FOUND, topics=[]))
+    assert verify_no_throttling(env, request).error_code == Errors.GROUP_ID_NOT_FOUND
+
+
+# -- DescribeTransactions, ListTransactions -----------------------------------------------------------------------
+
+
+def _ms_datetime(ms: int) -> datetime.datetime:
+    return datetime.datetime.fromtimestamp(ms / 1000, datetime.UTC)
+
+
+def _sent_start_time_ms(env: Env, request: Request, transactional_id: str) -> int:
+    """A transaction's start time as the handler sent it: kio reads an int64 time back off the wire truncated to the
+    second (TZAware.truncate), so the milliseconds are checked before encoding."""
+    (body,) = [body for req, body in env.request_channel.sent if req is request]
+    state = next(s for s in body.transaction_states if s.transactional_id == transactional_id)
+    return round(state.transaction_start_time.timestamp() * 1000)
+
+
+def _describe(authorizer: Authorizer) -> list[tuple[str, str, str, int, bool, bool]]:
+    """The actions the authorizer was asked about, as buildExpectedActions spells them."""
+    return [(a.operation, a.resource_type, a.resource_name, a.resource_reference_count, a.log_if_allowed,
+             a.log_if_denied) for a in authorizer.calls]
+
+
+def test_describe_transactions(env: Env) -> None:
+    authorizer = Authorizer().allow("DESCRIBE", "TRANSACTIONAL_ID", "foo").allow("DESCRIBE", "TRANSACTIONAL_ID",
+                                                                                  "bar", DENIED)
+    request = build_request(ApiKeys.DESCRIBE_TRANSACTIONS, latest(ApiKeys.DESCRIBE_TRANSACTIONS),
+                            transactional_ids=["foo", "bar"])
+    now = env.time.milliseconds()
+    env.txn_coordinator.handle_describe_transactions.side_effect = lambda tid: dict(
+        error_code=Errors.NONE, transactional_id="foo", producer_id=12345, producer_epoch=15,
+        transaction_start_time=_ms_datetime(now), transaction_state="CompleteCommit", transaction_timeout=10000,
+        topics=[]) if tid == "foo" else pytest.fail(f"unexpected describe of {tid}")
+    env.create_kafka_apis(authorizer=authorizer).handle_describe_transactions_request(request)
+
+    assert _describe(authorizer) == [("DESCRIBE", "TRANSACTIONAL_ID", "foo", 1, True, True),
+                                     ("DESCRIBE", "TRANSACTIONAL_ID", "bar", 1, True, True)]
+    response = verify_no_throttling(env, request)
+    assert len(response.transaction_states) == 2
+    foo_state = next(s for s in response.transaction_states if s.transactional_id == "foo")
+    assert foo_state.error_code == Errors.NONE
+    assert foo_state.producer_id == 12345
+    assert foo_state.producer_epoch == 15
+    assert _sent_start_time_ms(env, request, "foo") == now
+    assert foo_state.transaction_state == "CompleteCommit"
+    assert foo_state.transaction_timeout == datetime.timedelta(milliseconds=10000)
+    assert foo_state.topics == ()
+    bar_state = next(s for s in response.transaction_states if s.transactional_id == "bar")
+    assert bar_state.error_code == Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
+
+
+def test_describe_transactions_filters_unauthorized_topics(env: Env) -> None:
+    transactional_id = "foo"
+    # the principal may describe one of the two topics: the other is left out of the result
+    authorizer = (Authorizer().allow("DESCRIBE", "TRANSACTIONAL_ID", transactional_id)
+                  .allow("DESCRIBE", "TOPIC", "foo").allow("DESCRIBE", "TOPIC", "bar", DENIED))
+    request = build_request(ApiKeys.DESCRIBE_TRANSACTIONS, latest(ApiKeys.DESCRIBE_TRANSACTIONS),
+                            transactional_ids=[transactional_id])
+    now = env.time.milliseconds()
+    env.txn_coordinator.handle_describe_transactions.return_value = dict(
+        error_code=Errors.NONE, transactional_id=transactional_id, producer_id=12345, producer_epoch=15,
+        transaction_start_time=_ms_datetime(now), transaction_state="Ongoing", transaction_timeout=10000,
+        topics=[dict(topic="foo", partitions=[1, 2]), dict(topic="bar", partitions=[3, 4])])
+    env.create_kafka_apis(authorizer=authorizer).handle_describe_transactions_request(request)
+
+    env.txn_coordinator.handle_describe_transactions.assert_called_once_with("foo")
+    assert all(call[3:] == (1, True, True) for call in _describe(authorizer))
+    response = verify_no_throttling(env, request)
+    assert len(response.transaction_states) == 1
+    foo_state = response.transaction_states[0]
+    assert (foo_state.transactional_id, foo_state.error_code) == ("foo", Errors.NONE)
+    assert (foo_state.producer_id, foo_state.producer_epoch) == (12345, 15)
+    assert _sent_start_time_ms(env, request, "foo") == now
+    assert foo_state.transaction_state == "Ongoing"
+    assert foo_state.transaction_timeout == datetime.timedelta(milliseconds=10000)
+    assert [(t.topic, t.partitions) for t in foo_state.topics] == [("foo", (1, 2))]
+
+
+def test_list_transactions_error_response(env: Env) -> None:
+    request = build_request(ApiKeys.LIST_TRANSACTIONS, latest(ApiKeys.LIST_TRANSACTIONS))
+    env.txn_coordinator.handle_list_transactions.return_value = dict(error_code=Errors.COORDINATOR_LOAD_IN_PROGRESS)
+    env.create_kafka_apis().handle_list_transactions_request(request)
+
+    env.txn_coordinator.handle_list_transactions.assert_called_once_with(set(), set(), -1)
+    response = verify_no_throttling(env, request)
+    assert len(response.transaction_states) == 0
+    assert response.error_code == Errors.COORDINATOR_LOAD_IN_PROGRESS
+
+
+def test_list_transactions_authorization(env: Env) -> None:
+    authorizer = Authorizer().allow("DESCRIBE", "TRANSACTIONAL_ID", "foo").allow("DESCRIBE", "TRANSACTIONAL_ID",
+                                                                                  "bar", DENIED)
+    request = build_request(ApiKeys.LIST_TRANSACTIONS, latest(ApiKeys.LIST_TRANSACTIONS))
+    env.txn_coordinator.handle_list_transactions.return_value = dict(error_code=Errors.NONE, transaction_states=[
+        dict(transactional_id="foo", producer_id=12345, transaction_state="Ongoing"),
+        dict(transactional_id="bar", producer_id=98765, transaction_state="PrepareAbort")])
+    env.create_kafka_apis(authorizer=authorizer).handle_list_transactions_request(request)
+
+    env.txn_coordinator.handle_list_transactions.assert_called_once_with(set(), set(), -1)
+    assert _describe(authorizer) == [("DESCRIBE", "TRANSACTIONAL_ID", "foo", 1, True, True),
+                                     ("DESCRIBE", "TRANSACTIONAL_ID", "bar", 1, True, True)]
+    response = verify_no_throttling(env, request)
+    assert len(response.transaction_states) == 1
+    transaction_state = response.transaction_states[0]
+    assert (transaction_state.transactional_id, transaction_state.producer_id,
+            transaction_state.transaction_state) == ("foo", 12345, "Ongoing")

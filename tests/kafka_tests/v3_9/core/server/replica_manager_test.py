@@ -43,6 +43,7 @@ from kafka_edu.v3_9.core.server.abstract_fetcher_manager import InitialFetchStat
 from kafka_edu.v3_9.core.server.checkpoints.offset_checkpoint_file import LazyOffsetCheckpoints
 from kafka_edu.v3_9.core.server.delayed_operation import DelayedOperationPurgatory
 from kafka_edu.v3_9.core.server.kafka_config import KafkaConfig
+from kafka_edu.v3_9.core.server.remote_leader_end_point import UNBOUNDED_QUOTA
 from kafka_edu.v3_9.core.server.replica_manager import (
     HIGH_WATERMARK_FILENAME,
     ClassNotFoundException,
@@ -80,6 +81,7 @@ from kafka_edu.v3_9.storage.storage.internals.log.fetch_params import FetchParam
 from kafka_edu.v3_9.storage.storage.internals.log.log_dir_failure_channel import LogDirFailureChannel
 from kafka_edu.v3_9.storage.storage.internals.log.verification_guard import VerificationGuard
 from tests.kafka_tests.referee import kafka_test_class
+from tests.kafka_tests.test_utils import wait_until_true
 from tests.kafka_tests.v3_9.core.log.log_test_utils import create_log_manager, singleton_records
 
 ZERO = uuid.UUID(int=0)
@@ -304,16 +306,6 @@ KAFKA = kafka_test_class(
         "testUpdateStrayLogs":
             "ZooKeeper mode: stray logs found from a full LeaderAndIsr (updateStrayLogs is called from there only)",
     },
-    not_ported={
-        "testMaybeAddLogDirFetchersWithoutEpochCache":
-            "JBOD (ReplicaAlterLogDirsManager, describeLogDirs, directory assignment) is not ported",
-        "testMaybeAddLogDirFetchersPausingCleaning":
-            "JBOD (ReplicaAlterLogDirsManager, describeLogDirs, directory assignment) is not ported",
-        "testFencedErrorCausedByBecomeLeader":
-            "JBOD (alterReplicaLogDirs, ReplicaAlterLogDirsManager) is not ported",
-        "testReplicaAlterLogDirsWithAndWithoutIds":
-            "JBOD (ReplicaAlterLogDirsManager, describeLogDirs, directory assignment) is not ported",
-    },
 )
 
 
@@ -429,9 +421,11 @@ class World:
 
 def setup_replica_manager(tmp_path: Path, broker_id: int = 0, props: dict[str, Any] | None = None,
                           log_dirs: list[Path] | None = None, setup_log_dir_meta_properties: bool = False,
-                          directory_event_handler: Any = None) -> World:
+                          directory_event_handler: Any = None,
+                          mock_replica_alter_log_dirs_manager: Any = None) -> World:
     """setupReplicaManagerWithMockedPurgatories: a real LogManager over two log dirs, purgatories on a MockTimer
-    without reapers, a mocked metadata cache that knows TOPIC-0."""
+    without reapers, a mocked metadata cache that knows TOPIC-0, and a real ReplicaAlterLogDirsManager unless a mock
+    is given."""
     time = MockTime()
     timer = MockTimer(time)
     log_dirs = log_dirs or [tmp_path / "data", tmp_path / "data2"]
@@ -460,6 +454,9 @@ def setup_replica_manager(tmp_path: Path, broker_id: int = 0, props: dict[str, A
         delayed_elect_leader_purgatory_param=purgatory("DelayedElectLeader"),
         delayed_remote_fetch_purgatory_param=purgatory("DelayedRemoteFetch"),
         replica_fetcher_manager=fetcher_manager, directory_event_handler=directory_event_handler)
+    replica_manager.replica_alter_log_dirs_manager = (
+        mock_replica_alter_log_dirs_manager if mock_replica_alter_log_dirs_manager is not None
+        else replica_manager.create_replica_alter_log_dirs_manager(UNBOUNDED_QUOTA, None))
     return World(time, timer, config, replica_manager, fetcher_manager, metadata_cache)
 
 
@@ -651,6 +648,179 @@ def test_illegal_required_acks(world: World) -> None:
             compression.NONE, SimpleRecord(b"first message"))},
         response_callback=responses.append)
     assert list(responses[0].values())[0].error == Errors.INVALID_REQUIRED_ACKS
+
+
+def test_maybe_add_log_dir_fetchers_without_epoch_cache(tmp_path: Path) -> None:
+    dir1, dir2 = tmp_path / "data", tmp_path / "data2"
+    w = setup_replica_manager(tmp_path, log_dirs=[dir1, dir2])
+    rm = w.replica_manager
+    tp = TopicPartition(TOPIC, 0)
+    try:
+        partition = become_leader(w, tp, uuid.uuid4(), leader_epoch=0, replicas=[0])
+        append_records(rm, tp, MemoryRecords.with_records(compression.NONE, SimpleRecord(b"first message"),
+                                                          SimpleRecord(b"second message")))
+        rm.log_manager.maybe_update_preferred_log_dir(tp, str(dir2.absolute()))
+
+        partition.create_log_if_not_exists(True, True, LazyOffsetCheckpoints(rm.high_watermark_checkpoints), None)
+        # no epoch cache: no OffsetsForLeaderEpoch for the future log
+        partition.future_log.leader_epoch_cache = None
+
+        # the log dir fetcher starts at the future log's high watermark (else: offset mismatch)
+        rm.maybe_add_log_dir_fetchers({partition}, LazyOffsetCheckpoints(rm.high_watermark_checkpoints),
+                                      lambda _: None)
+        for thread in list(rm.replica_alter_log_dirs_manager.fetcher_thread_map.values()):
+            fetch_state = thread.fetch_state(tp)
+            if fetch_state is not None:
+                assert fetch_state.fetch_offset == 0
+        # the alter-log-dirs thread has processed the data
+        for thread in list(rm.replica_alter_log_dirs_manager.fetcher_thread_map.values()):
+            thread.do_work()
+        assert rm.replica_alter_log_dirs_manager.failed_partitions.partitions() == set()
+        # the future log is the current log now: its fetch state is gone
+        for thread in list(rm.replica_alter_log_dirs_manager.fetcher_thread_map.values()):
+            assert thread.fetch_state(tp) is None
+    finally:
+        rm.shutdown(checkpoint_hw=False)
+
+
+@pytest.mark.parametrize("future_log_created", [True, False])
+def test_maybe_add_log_dir_fetchers_pausing_cleaning(tmp_path: Path, future_log_created: bool) -> None:
+    dir1, dir2 = tmp_path / "data", tmp_path / "data2"
+    w = setup_replica_manager(tmp_path, log_dirs=[dir1, dir2])
+    rm = w.replica_manager
+    log_manager = rm.log_manager
+    tp0 = TopicPartition(TOPIC, 0)
+    topic_uuid = uuid.uuid4()
+    # Mockito's spy: the real log manager, its calls recorded (and getLog stubbed below when asked)
+    abort_and_pause_cleaning = mock.patch.object(log_manager, "abort_and_pause_cleaning",
+                                                 wraps=log_manager.abort_and_pause_cleaning)
+    try:
+        partition = become_leader(w, tp0, topic_uuid, leader_epoch=0, replicas=[0])
+        assert partition.is_leader()
+        log_manager.maybe_update_preferred_log_dir(tp0, str(dir2.absolute()))
+
+        if future_log_created:
+            # the future log exists before maybeAddLogDirFetchers
+            partition.create_log_if_not_exists(False, True, LazyOffsetCheckpoints(rm.high_watermark_checkpoints),
+                                               None)
+        else:
+            mock_log = mock.Mock()
+            mock_log.topic_id.return_value = Uuid.from_bytes(topic_uuid.bytes)
+            mock_log.parent_dir.return_value = str(dir2.absolute())
+            mock_log.high_watermark.return_value = 0
+            mock_log.log_start_offset = 0
+            mock_log.log_end_offset.return_value = 0
+            mock_log.latest_epoch.return_value = None
+            real_get_log = log_manager.get_log
+            mock.patch.object(log_manager, "get_log", side_effect=lambda tp, is_future=False: mock_log
+                              if tp == tp0 and is_future else real_get_log(tp, is_future)).start()
+
+        spy = abort_and_pause_cleaning.start()
+        rm.maybe_add_log_dir_fetchers({partition}, LazyOffsetCheckpoints(rm.high_watermark_checkpoints),
+                                      {TOPIC: Uuid.from_bytes(topic_uuid.bytes)}.get)
+        if future_log_created:
+            # the future log was there: cleaning is neither aborted nor paused
+            spy.assert_not_called()
+        else:
+            spy.assert_called_once()
+        for thread in list(rm.replica_alter_log_dirs_manager.fetcher_thread_map.values()):
+            fetch_state = thread.fetch_state(tp0)
+            if fetch_state is not None:
+                assert fetch_state.fetch_offset == 0
+    finally:
+        rm.shutdown(checkpoint_hw=False)
+        mock.patch.stopall()
+
+
+def test_fenced_error_caused_by_become_leader(tmp_path: Path) -> None:
+    for loop_epoch_change in (0, 1, 10):
+        _fenced_error_caused_by_become_leader(tmp_path / str(loop_epoch_change), loop_epoch_change)
+
+
+def _fenced_error_caused_by_become_leader(tmp_path: Path, loop_epoch_change: int) -> None:
+    """The leader epoch changes (on KRaft: a topics delta makes this broker leader again, with epoch + 1) while the
+    replica moves between log dirs: the alter-log-dirs thread is fenced, then re-added at the new epoch by
+    applyDelta's maybeAddLogDirFetchers, and completes the move."""
+    w = setup_replica_manager(tmp_path)
+    rm = w.replica_manager
+    w.metadata_cache.contained.add(TopicPartition("foo", 0))
+    topic_partition = TopicPartition("foo", 0)
+    try:
+        delta = topics_create_delta(0, True)
+        image = image_from_topics(delta.apply())
+        rm.apply_delta(delta, image)
+        partition = rm.get_partition_or_exception(topic_partition)
+        live_log_dirs = [Path(d) for d in rm.log_manager.live_log_dirs()]
+        assert len([d for d in live_log_dirs if d != partition.log.dir().parent]) == 1
+
+        previous_replica_folder = partition.log.dir().parent
+        # the other live dir
+        new_replica_folder = next(d for d in live_log_dirs if d != partition.log.dir().parent)
+        assert len(rm.replica_alter_log_dirs_manager.fetcher_thread_map) == 0
+        rm.alter_replica_log_dirs({topic_partition: str(new_replica_folder.absolute())})
+        # the future log exists
+        rm.future_local_log_or_exception(topic_partition)
+        assert len(rm.replica_alter_log_dirs_manager.fetcher_thread_map) == 1
+        for _ in range(loop_epoch_change):
+            delta = topics_change_delta(image.topics, 0, True)
+            image = image_from_topics(delta.apply())
+            rm.apply_delta(delta, image)
+
+        # the ReplicaAlterLogDirsThread completes
+        def thread_gone() -> bool:
+            rm.replica_alter_log_dirs_manager.shutdown_idle_fetcher_threads()
+            return not rm.replica_alter_log_dirs_manager.fetcher_thread_map
+        wait_until_true(thread_gone, "ReplicaAlterLogDirsThread should be gone")
+
+        # the fenced error is recoverable
+        assert rm.replica_alter_log_dirs_manager.failed_partitions.size() == 0
+        # the move completed after retrying
+        assert partition.future_log is None
+        assert partition.log.dir().parent == new_replica_folder.absolute()
+        # move it back
+        response = rm.alter_replica_log_dirs({topic_partition: str(previous_replica_folder.absolute())})
+        assert len(response) != 0
+        assert all(error == Errors.NONE for error in response.values())
+        # a ReplicaAlterLogDirsThread again
+        assert len(rm.replica_alter_log_dirs_manager.fetcher_thread_map) == 1
+    finally:
+        rm.shutdown(checkpoint_hw=False)
+
+
+# usesTopicIds=false sends a LeaderAndIsr v4 (no topic ids): ZooKeeper mode only; on KRaft the image always has one.
+@pytest.mark.parametrize("uses_topic_ids", [True])
+def test_replica_alter_log_dirs_with_and_without_ids(tmp_path: Path, uses_topic_ids: bool) -> None:
+    tp = TopicPartition("foo", 0)
+    topic_id_opt = Uuid.from_bytes(FOO_UUID.bytes)
+
+    mock_replica_alter_log_dirs_manager = mock.Mock()
+    w = setup_replica_manager(tmp_path, mock_replica_alter_log_dirs_manager=mock_replica_alter_log_dirs_manager)
+    rm = w.replica_manager
+    w.metadata_cache.contained.add(tp)
+    try:
+        rm.create_partition(tp).create_log_if_not_exists(
+            is_new=False, is_future_replica=False,
+            offset_checkpoints=LazyOffsetCheckpoints(rm.high_watermark_checkpoints), topic_id=None)
+
+        delta = topics_create_delta(0, True)
+        rm.apply_delta(delta, image_from_topics(delta.apply()))
+
+        # move the replica to the other log dir
+        partition = rm.get_partition_or_exception(tp)
+        new_replica_folder = next(Path(d) for d in rm.log_manager.live_log_dirs()
+                                  if Path(d) != partition.log.dir().parent)
+        rm.alter_replica_log_dirs({tp: str(new_replica_folder.absolute())})
+
+        # the future log has the topic id
+        future_log = rm.future_local_log_or_exception(tp)
+        assert future_log.topic_id() == topic_id_opt
+
+        # and so has the fetcher's initial state
+        mock_replica_alter_log_dirs_manager.add_fetcher_for_partitions.assert_called_once_with({tp: InitialFetchState(
+            topic_id=topic_id_opt, leader=BrokerEndPoint(0, "localhost", -1), current_leader_epoch=0,
+            init_offset=0)})
+    finally:
+        rm.shutdown(checkpoint_hw=False)
 
 
 def test_fetch_beyond_high_watermark(world: World) -> None:
