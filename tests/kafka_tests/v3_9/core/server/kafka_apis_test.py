@@ -244,7 +244,7 @@ NOT_APPLICABLE = {
 }
 
 PORTED = {
-    "testDescribeConfigsWithAuthorizer", "testDescribeConfigsClientMetrics",
+    "testAlterReplicaLogDirs", "testDescribeConfigsWithAuthorizer", "testDescribeConfigsClientMetrics",
     "testCreateTopicsWithForwarding", "testCreatePartitionsWithForwarding", "testDeleteTopicsWithForwarding",
     "testFindCoordinatorAutoTopicCreationForOffsetTopic", "testFindCoordinatorAutoTopicCreationForTxnTopic",
     "testFindCoordinatorNotEnoughBrokersForOffsetTopic", "testFindCoordinatorNotEnoughBrokersForTxnTopic",
@@ -2822,3 +2822,22 @@ def test_list_transactions_authorization(env: Env) -> None:
     transaction_state = response.transaction_states[0]
     assert (transaction_state.transactional_id, transaction_state.producer_id,
             transaction_state.transaction_state) == ("foo", 12345, "Ongoing")
+
+
+def test_alter_replica_log_dirs(env: Env) -> None:
+    t0p0, t0p1, t0p2 = (TopicPartition("t0", p) for p in range(3))
+    request = build_request(ApiKeys.ALTER_REPLICA_LOG_DIRS, latest(ApiKeys.ALTER_REPLICA_LOG_DIRS), dirs=[
+        dict(path="/foo", topics=[dict(name="t0", partitions=[0, 1, 2])])])
+    partition_results = {t0p0: Errors.NONE, t0p1: Errors.LOG_DIR_NOT_FOUND, t0p2: Errors.INVALID_TOPIC_EXCEPTION}
+    env.replica_manager.alter_replica_log_dirs.return_value = partition_results
+    env.create_kafka_apis().handle_alter_replica_log_dirs_request(request)
+
+    env.replica_manager.alter_replica_log_dirs.assert_called_once_with({t0p0: "/foo", t0p1: "/foo", t0p2: "/foo"})
+    response = verify_no_throttling(env, request)
+    assert {TopicPartition(t.topic_name, p.partition_index): Errors.for_code(p.error_code)
+            for t in response.results for p in t.partitions} == partition_results
+    counts: dict[Errors, int] = {}
+    for t in response.results:
+        for p in t.partitions:
+            counts[Errors.for_code(p.error_code)] = counts.get(Errors.for_code(p.error_code), 0) + 1
+    assert counts == {Errors.NONE: 1, Errors.LOG_DIR_NOT_FOUND: 1, Errors.INVALID_TOPIC_EXCEPTION: 1}
