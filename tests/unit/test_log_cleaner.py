@@ -127,10 +127,16 @@ def test_a_compacted_topic_keeps_the_newest_record_per_key_and_drops_a_tombstone
     assert all(s.parent is None for s in works)
     startup = [s for s in finished if s.attributes.get("kafka.step") == "CL.startup"]
     assert len(startup) == 1 and startup[0].attributes["kafka.cleaner.threads"] == ("kafka-log-cleaner-thread-0",)
-    # every step of a cleaner thread belongs to a CL.work trace: an idle pass leaves no span behind
-    work_traces = {s.context.trace_id for s in works}
-    assert all(s.context.trace_id in work_traces for s in finished
-               if s.attributes.get("thread.name", "").startswith("kafka-log-cleaner"))
+    # every step of a cleaner thread belongs to a CL.work trace: an idle pass leaves no span behind (a pass still
+    # running when the spans were read has ended its steps but not yet its CL.work root: wait for it)
+    def every_cleaner_step_in_a_work_trace() -> bool:
+        spans = tracing.memory.get_finished_spans()
+        work_traces = {s.context.trace_id for s in spans if s.attributes.get("kafka.step") == "CL.work"}
+        return all(s.context.trace_id in work_traces for s in spans
+                   if s.attributes.get("thread.name", "").startswith("kafka-log-cleaner"))
+    wait_until_true(every_cleaner_step_in_a_work_trace, "a cleaner step outside any CL.work trace")
+    finished = tracing.memory.get_finished_spans()
+    works = [s for s in finished if s.attributes.get("kafka.step") == "CL.work"]
 
     work = next(s for s in works
                 if any(c.attributes.get("kafka.step") == "CL.clean" and c.parent.span_id == s.context.span_id

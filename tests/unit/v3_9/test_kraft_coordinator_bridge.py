@@ -48,6 +48,7 @@ from kafka_edu.v3_9.clients.common.protocol.builder import build
 from kafka_edu.v3_9.clients.common.protocol.errors import Errors
 from kafka_edu.v3_9.clients.common.topic_partition import TopicPartition
 from kafka_edu.v3_9.core.coordinator.group.group_coordinator_adapter import GroupCoordinatorAdapter
+from kafka_edu.v3_9.core.server.kafka_request_handler import set_bypass_thread_check
 from kafka_edu.v3_9.core.server.kraft_coordinator_bridge import CoordinatorReplicaManager, TransactionCoordinatorAdapter
 from kafka_edu.v3_9.core.server.replica_manager import ReplicaManager
 from kafka_edu.v3_9.metadata.common.metadata.partition_record import PartitionRecord
@@ -409,6 +410,7 @@ class _ProducerIdAndEpoch:
 
 def test_transactional_offsets_count_once_the_transaction_commits(replica_manager: ReplicaManager) -> None:
     adapter = _group_coordinator(replica_manager)
+    set_bypass_thread_check(True)  # the verification's callback runs on this thread, not a request handler's
     try:
         _elect(adapter, 0)
         commit = build(TxnOffsetCommitRequest, transactional_id="txn-1", group_id="txn-group", producer_id=1000,
@@ -428,4 +430,5 @@ def test_transactional_offsets_count_once_the_transaction_commits(replica_manage
         _drain(adapter.coordinator.group_manager.scheduler)
         assert _fetch(adapter, "txn-group")["topics"][0]["partitions"][0]["committed_offset"] == 5
     finally:
+        set_bypass_thread_check(False)
         adapter.shutdown()

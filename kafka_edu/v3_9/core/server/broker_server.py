@@ -16,8 +16,7 @@ Two seams remain, each named where it is built: the coordinators are 1.0.2's beh
 and kraft_coordinator_bridge.py until 3.9's own are ported, and the node's configuration object is 1.0.2's
 KafkaConfig with 3.9's KRaft keys (`node_config`: the shared server, the controller channels and the SocketServer
 read it), while the log, replica and request layers read 3.9's KafkaConfig built from the same properties (`config`).
-Not here: AddPartitionsToTxnManager (transaction verification is skipped, as 3.9 allows), the dynamic config, quota,
-SCRAM, token and ACL publishers, and the BrokerRegistrationTracker.
+Not here: the dynamic config, quota, SCRAM, token and ACL publishers, and the BrokerRegistrationTracker.
 """
 
 from __future__ import annotations
@@ -43,6 +42,7 @@ from kafka_edu.v3_9.core.log import log_manager as log_manager_module
 from kafka_edu.v3_9.core.log.log_manager import LogManager
 from kafka_edu.v3_9.core.network.socket_server import DATA_PLANE_METRIC_PREFIX, DATA_PLANE_THREAD_PREFIX, SocketServer
 from kafka_edu.v3_9.core.server import kafka_config as kafka_config_39
+from kafka_edu.v3_9.core.server.add_partitions_to_txn_manager import AddPartitionsToTxnManager
 from kafka_edu.v3_9.core.server.alter_partition_manager import AlterPartitionManager, DefaultAlterPartitionManager
 from kafka_edu.v3_9.core.server.api_version_manager import broker_listener_api_version_manager
 from kafka_edu.v3_9.core.server.auto_topic_creation_manager import DefaultAutoTopicCreationManager
@@ -203,11 +203,18 @@ class BrokerServer:
                 lambda: lifecycle_manager.broker_epoch, self.metadata_cache.metadata_version)
             self.alter_partition_manager.start()  # starts its channel
 
+            # Transaction verification (KIP-890): the ReplicaManager starts and stops it. The transaction
+            # coordinator is built further down, hence the lambda.
+            add_partitions_to_txn_manager = AddPartitionsToTxnManager(
+                config, None, self.metadata_cache,
+                lambda transactional_id: self.transaction_coordinator.partition_for(transactional_id), SYSTEM)
+
             self.replica_manager = ReplicaManager(
                 config=config, time=SYSTEM, scheduler=self.kafka_scheduler, log_manager=self.log_manager,
                 metadata_cache=self.metadata_cache, log_dir_failure_channel=self.log_dir_failure_channel,
                 alter_partition_manager=self.alter_partition_manager, is_shutting_down=self.is_shutting_down,
-                broker_epoch_supplier=lambda: lifecycle_manager.broker_epoch)
+                broker_epoch_supplier=lambda: lifecycle_manager.broker_epoch,
+                add_partitions_to_txn_manager=add_partitions_to_txn_manager)
             self.replica_manager.replica_fetcher_manager = self.replica_manager.create_replica_fetcher_manager(
                 None, SYSTEM, None, UNBOUNDED_QUOTA)
             self.replica_manager.replica_alter_log_dirs_manager = \

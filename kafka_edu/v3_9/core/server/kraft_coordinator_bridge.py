@@ -25,7 +25,9 @@ Two faces:
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -53,18 +55,27 @@ from kafka_edu.v1_0_2.core.coordinator.transaction.transaction_metadata import (
 from kafka_edu.v1_0_2.core.coordinator.transaction.transaction_state_manager import TransactionStateManager
 from kafka_edu.v1_0_2.core.server.delayed_operation import DelayedOperationPurgatory
 from kafka_edu.v1_0_2.core.utils.kafka_scheduler import KafkaScheduler
+from kafka_edu.v3_9.clients.common.internals.topic import GROUP_METADATA_TOPIC_NAME
 from kafka_edu.v3_9.clients.common.protocol.errors import Errors
 from kafka_edu.v3_9.clients.common.record.file_records import FileRecords
 from kafka_edu.v3_9.clients.common.record.memory_records import MemoryRecords
-from kafka_edu.v3_9.clients.common.record.record_batch import CURRENT_MAGIC_VALUE, NO_PRODUCER_EPOCH, NO_PRODUCER_ID
+from kafka_edu.v3_9.clients.common.record.record_batch import (
+    CURRENT_MAGIC_VALUE,
+    NO_PRODUCER_EPOCH,
+    NO_PRODUCER_ID,
+    NO_SEQUENCE,
+)
 from kafka_edu.v3_9.clients.common.requests.produce_response import PartitionResponse as PartitionResponse39
 from kafka_edu.v3_9.clients.common.topic_partition import TopicPartition
 from kafka_edu.v3_9.clients.common.utils.time import SYSTEM, Time
 from kafka_edu.v3_9.core.cluster.partition import Partition
 from kafka_edu.v3_9.core.log.unified_log import UnifiedLog
+from kafka_edu.v3_9.core.server.add_partitions_to_txn_manager import default_error, generic_error
+from kafka_edu.v3_9.core.server.kafka_request_handler import wrap_async_callback
 from kafka_edu.v3_9.core.server.replica_manager import ReplicaManager
 from kafka_edu.v3_9.storage.storage.internals.log.append_origin import AppendOrigin
 from kafka_edu.v3_9.storage.storage.internals.log.fetch_isolation import FetchIsolation
+from kafka_edu.v3_9.storage.storage.internals.log.verification_guard import VerificationGuard
 
 log = logging.getLogger("kafka.server.KRaftCoordinatorBridge")
 
@@ -87,6 +98,17 @@ class CoordinatorReplicaManager:
 
     def __init__(self, replica_manager: ReplicaManager) -> None:
         self.replica_manager = replica_manager
+        self._verified = threading.local()
+
+    @contextmanager
+    def appending_verified(self, verification_guards: dict[TopicPartition, VerificationGuard]) -> Iterator[None]:
+        """The appends made inside carry these guards (3.9's old coordinator hands its append the guard its
+        transaction verification returned; 1.0.2's append_records has no such argument)."""
+        self._verified.guards = verification_guards
+        try:
+            yield
+        finally:
+            self._verified.guards = None
 
     def append_records(self, timeout: int, required_acks: int, internal_topics_allowed: bool, is_from_client: bool,
                        entries_per_partition: dict[Any, bytes],
@@ -104,7 +126,8 @@ class CoordinatorReplicaManager:
             origin=AppendOrigin.CLIENT if is_from_client else AppendOrigin.COORDINATOR,
             entries_per_partition={TopicPartition(*tp): MemoryRecords.readable_records(bytes(records))
                                    for tp, records in entries_per_partition.items()},
-            response_callback=callback)
+            response_callback=callback,
+            verification_guards=getattr(self._verified, "guards", None))
 
     def get_log(self, topic_partition: Any) -> CoordinatorLog | None:
         unified_log = self.replica_manager.get_log(TopicPartition(*topic_partition))
@@ -169,6 +192,65 @@ class CoordinatorPartition:
 def _fenced(error: Errors) -> Errors:
     """3.9's coordinator answers a fenced producer PRODUCER_FENCED where 1.0.2's said INVALID_PRODUCER_EPOCH."""
     return Errors.PRODUCER_FENCED if error == Errors.INVALID_PRODUCER_EPOCH else error
+
+
+class VerifyingGroupCoordinator:
+    """1.0.2's GroupCoordinator with the step 3.9's old GroupCoordinator.handleTxnCommitOffsets takes first: this
+    broker, the leader of the group's offsets partition, has the transaction coordinator verify that the producer's
+    transaction includes that partition (KIP-890, through the AddPartitionsToTxnManager), and the offsets are appended
+    with the guard the verification gave; otherwise 3.9's log refuses the transactional batch. Everything else is
+    1.0.2's coordinator's own."""
+
+    def __init__(self, coordinator: Any) -> None:
+        self.coordinator = coordinator
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.coordinator, name)
+
+    def handle_txn_commit_offsets(self, group_id: str, producer_id: int, producer_epoch: int,
+                                  offset_metadata: dict[Any, Any],
+                                  response_callback: Callable[[dict[Any, Errors]], None], *,
+                                  transactional_id: str | None = None, api_version: int = 0,
+                                  request_local: Any = None) -> None:
+        group_manager = self.coordinator.group_manager
+        bridge: CoordinatorReplicaManager = group_manager.replica_manager
+        if transactional_id is None:
+            self.coordinator.handle_txn_commit_offsets(group_id, producer_id, producer_epoch, offset_metadata,
+                                                       response_callback)
+            return
+        offset_topic_partition = TopicPartition(GROUP_METADATA_TOPIC_NAME, self.coordinator.partition_for(group_id))
+
+        def post_verification_callback(new_request_local: Any, error_and_guard: tuple[Errors, Any]) -> None:
+            error, verification_guard = error_and_guard
+            if error is not Errors.NONE:
+                final_error = maybe_convert_offset_commit_error(error)
+                response_callback({tp: final_error for tp in offset_metadata})
+                return
+            with bridge.appending_verified({offset_topic_partition: verification_guard}):
+                self.coordinator.handle_txn_commit_offsets(group_id, producer_id, producer_epoch, offset_metadata,
+                                                           response_callback)
+
+        bridge.replica_manager.maybe_start_transaction_verification_for_partition(
+            offset_topic_partition, transactional_id, producer_id, producer_epoch, NO_SEQUENCE,
+            # completed on a request handler thread when the verification answers later
+            wrap_async_callback(post_verification_callback, request_local),
+            generic_error if api_version >= 4 else default_error)
+
+
+def maybe_convert_offset_commit_error(error: Errors) -> Errors:
+    """GroupMetadataManager.maybeConvertOffsetCommitError (Kafka 3.9): a transactional offset commit's storage or
+    verification error as the client is told it."""
+    match error:
+        case Errors.NETWORK_EXCEPTION:  # a failed verification: retried without looking the coordinator up again
+            return Errors.COORDINATOR_LOAD_IN_PROGRESS
+        case Errors.UNKNOWN_TOPIC_OR_PARTITION | Errors.NOT_ENOUGH_REPLICAS | Errors.NOT_ENOUGH_REPLICAS_AFTER_APPEND:
+            return Errors.COORDINATOR_NOT_AVAILABLE
+        case Errors.NOT_LEADER_OR_FOLLOWER | Errors.KAFKA_STORAGE_ERROR:
+            return Errors.NOT_COORDINATOR
+        case Errors.MESSAGE_TOO_LARGE | Errors.RECORD_LIST_TOO_LARGE | Errors.INVALID_FETCH_SIZE:
+            return Errors.INVALID_COMMIT_OFFSET_SIZE
+        case _:
+            return error
 
 
 class TransactionCoordinatorAdapter:

@@ -84,6 +84,7 @@ from kafka_edu.v3_9.core.server.delayed_fetch import DelayedFetch, FetchPartitio
 from kafka_edu.v3_9.core.server.delayed_operation import DelayedOperationPurgatory
 from kafka_edu.v3_9.core.server.delayed_operation_key import DelayedOperationKey, TopicPartitionOperationKey
 from kafka_edu.v3_9.core.server.delayed_produce import DelayedProduce, ProduceMetadata, ProducePartitionStatus
+from kafka_edu.v3_9.core.server.kafka_request_handler import wrap_async_callback
 from kafka_edu.v3_9.metadata.image.local_replica_changes import PartitionInfo, local_changes
 from kafka_edu.v3_9.metadata.image.metadata_image import MetadataImage
 from kafka_edu.v3_9.metadata.image.topics_delta import TopicsDelta
@@ -552,11 +553,11 @@ class ReplicaManager:
             return
 
         producer_id, producer_epoch = next(iter(transactional_producer_info))
-        # (Kafka wraps the callback with KafkaRequestHandler.wrapAsyncCallback to resume on a handler thread;
-        # without an AddPartitionsToTxnManager it runs at once, on this thread.)
         self._maybe_start_transaction_verification_for_partitions(
             topic_partition_batch_info, transactional_id, producer_id, producer_epoch,
-            lambda results: post_verification_callback(request_local, results), transaction_supported_operation)
+            # the coordinator's answer comes back on the AddPartitionsToTxnManager's thread: resume on a handler
+            # thread (request_local is used only when the callback runs at once, on this one)
+            wrap_async_callback(post_verification_callback, request_local), transaction_supported_operation)
 
     def _build_produce_partition_status(self, results: Mapping[TopicPartition, LogAppendResult]
                                         ) -> dict[TopicPartition, ProducePartitionStatus]:

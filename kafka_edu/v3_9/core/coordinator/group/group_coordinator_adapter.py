@@ -48,7 +48,8 @@ from kafka_edu.v3_9.clients.common.protocol.errors import Errors
 from kafka_edu.v3_9.clients.common.requests.request_context import RequestContext
 from kafka_edu.v3_9.clients.common.topic_partition import TopicPartition
 from kafka_edu.v3_9.clients.common.utils.time import SYSTEM, Time
-from kafka_edu.v3_9.core.server.kraft_coordinator_bridge import CoordinatorReplicaManager
+from kafka_edu.v3_9.core.server.kraft_coordinator_bridge import CoordinatorReplicaManager, VerifyingGroupCoordinator
+from kafka_edu.v3_9.core.server.request_local import RequestLocal
 
 DEFAULT_RETENTION_TIME = -1  # OffsetCommitRequest.DEFAULT_RETENTION_TIME
 DEFAULT_TIMESTAMP = -1  # OffsetCommitRequest.DEFAULT_TIMESTAMP
@@ -70,8 +71,8 @@ class GroupCoordinatorAdapter:
     def apply(config: Any, replica_manager: Any, time: Time = SYSTEM, metrics: Any = None) -> GroupCoordinatorAdapter:
         """The old coordinator built from the broker's config (the KafkaConfig the KRaft broker reads, 1.0.2's names)
         on 3.9's ReplicaManager, seen through the KRaft bridge. The port keeps no metrics registry."""
-        return GroupCoordinatorAdapter(
-            GroupCoordinator.apply(config, CoordinatorReplicaManager(replica_manager), time_ms=time.milliseconds),
+        return GroupCoordinatorAdapter(VerifyingGroupCoordinator(
+            GroupCoordinator.apply(config, CoordinatorReplicaManager(replica_manager), time_ms=time.milliseconds)),
             time)
 
     def consumer_group_heartbeat(self, context: RequestContext, request: Any) -> Future[dict[str, Any]]:
@@ -316,13 +317,17 @@ class GroupCoordinatorAdapter:
                     DEFAULT_TIMESTAMP,  # means that current_time_ms is used
                     None)
 
-        # 1.0.2 takes neither the transactional id, the member, the generation nor the api version (KIP-447)
+        # 1.0.2 takes neither the member, the generation nor the api version (KIP-447); the transactional id, the
+        # api version and the request local go to the bridge's transaction verification (kraft_coordinator_bridge.py)
         self.coordinator.handle_txn_commit_offsets(
             request.group_id,
             request.producer_id,
             request.producer_epoch,
             partitions,
-            callback)
+            callback,
+            transactional_id=request.transactional_id,
+            api_version=context.api_version(),
+            request_local=RequestLocal(buffer_supplier))
         return future
 
     def _create_offset_and_metadata(self, current_time_ms: int, offset: int, leader_epoch: int,
@@ -512,3 +517,4 @@ def _failed_future(exception: BaseException) -> Future[Any]:
     future: Future[Any] = Future()
     future.set_exception(exception)
     return future
+

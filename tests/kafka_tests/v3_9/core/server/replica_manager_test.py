@@ -43,6 +43,7 @@ from kafka_edu.v3_9.core.server.abstract_fetcher_manager import InitialFetchStat
 from kafka_edu.v3_9.core.server.checkpoints.offset_checkpoint_file import LazyOffsetCheckpoints
 from kafka_edu.v3_9.core.server.delayed_operation import DelayedOperationPurgatory
 from kafka_edu.v3_9.core.server.kafka_config import KafkaConfig
+from kafka_edu.v3_9.core.server.kafka_request_handler import set_bypass_thread_check
 from kafka_edu.v3_9.core.server.remote_leader_end_point import UNBOUNDED_QUOTA
 from kafka_edu.v3_9.core.server.replica_manager import (
     HIGH_WATERMARK_FILENAME,
@@ -459,6 +460,17 @@ def setup_replica_manager(tmp_path: Path, broker_id: int = 0, props: dict[str, A
         else replica_manager.create_replica_alter_log_dirs_manager(UNBOUNDED_QUOTA, None))
     return World(time, timer, config, replica_manager, fetcher_manager, metadata_cache)
 
+
+
+@pytest.fixture(autouse=True)
+def bypass_thread_check() -> Iterator[None]:
+    """As setUpReplicaManagerWithMockedAddPartitionsToTxnManager does: the tests complete a transaction verification
+    on their own thread, where wrapAsyncCallback would otherwise refuse to run the append."""
+    set_bypass_thread_check(True)
+    try:
+        yield
+    finally:
+        set_bypass_thread_check(False)
 
 @pytest.fixture
 def world(tmp_path: Path) -> Iterator[World]:

@@ -45,6 +45,7 @@ from kafka_edu.v3_9.clients.common.security.auth.security_protocol import Securi
 from kafka_edu.v3_9.clients.common.topic_partition import TopicPartition
 from kafka_edu.v3_9.clients.common.utils.time import SYSTEM
 from kafka_edu.v3_9.core.coordinator.group.group_coordinator_adapter import GroupCoordinatorAdapter
+from kafka_edu.v3_9.core.server.kraft_coordinator_bridge import VerifyingGroupCoordinator
 from kafka_edu.v3_9.server_common.server.util.mock_time import MockTime
 from tests.kafka_tests.referee import differs, kafka_test_class
 
@@ -100,6 +101,10 @@ def mock_coordinator(groups: dict[str, FakeGroup] | None = None) -> Any:
     """mock(classOf[GroupCoordinator]) over 1.0.2's class, with the two fields the adapter reads besides its
     methods: the group cache (states, protocols) and the offsets' default retention."""
     coordinator = mock.create_autospec(GroupCoordinator, instance=True)
+    # the broker's coordinator takes 3.9's transactional id, api version and request local here (the bridge's
+    # VerifyingGroupCoordinator, which verifies the transaction first)
+    coordinator.handle_txn_commit_offsets = mock.create_autospec(
+        VerifyingGroupCoordinator(None).handle_txn_commit_offsets)
     known = dict(groups or {})
     coordinator.group_manager = SimpleNamespace(get_group=known.get)
     coordinator.offset_config = OffsetConfig()
@@ -464,6 +469,9 @@ def test_commit_transactional_offsets() -> None:
         TopicPartition("foo", 0): OffsetAndMetadata(offset=100, metadata="", commit_timestamp=now,
                                                     expire_timestamp=now + RETENTION_MS)})
     captured_callback = args[4]
+    kwargs = group_coordinator.handle_txn_commit_offsets.call_args.kwargs
+    assert (kwargs["transactional_id"], kwargs["api_version"]) == ("transaction-id",
+                                                                   ApiKeys.TXN_OFFSET_COMMIT.latest_version)
 
     captured_callback({TopicPartition("foo", 0): Errors.NONE})
 
