@@ -221,3 +221,26 @@ def test_offset_delete_removes_a_committed_offset_of_a_group_that_no_longer_cons
     unknown = request_to(broker_port(cluster), ApiKeys.OFFSET_DELETE, 0, group_id="no-such-group",
                          topics=({"name": topic, "partitions": ({"partition_index": 0},)},))
     assert Errors.for_code(unknown.error_code) is Errors.GROUP_ID_NOT_FOUND
+
+
+def test_offset_delete_on_an_active_group_spares_the_topics_its_members_consume(cluster: ClusterRunner) -> None:
+    consumed, other = new_topic(cluster), new_topic(cluster)
+    group = f"active-{consumed}"
+    member = Consumer({"bootstrap.servers": bootstrap(cluster), "group.id": group, "enable.auto.commit": False})
+    try:
+        member.subscribe([consumed])
+        wait_until(lambda: member.poll(0.2) is None and bool(member.assignment()), 60, "the member's assignment")
+        member.commit(offsets=[TopicPartition(consumed, 0, 3), TopicPartition(other, 0, 4)], asynchronous=False)
+
+        admin = KafkaAdminClient(bootstrap_servers=bootstrap(cluster))
+        try:
+            result = admin.delete_group_offsets(group, [KTopicPartition(consumed, 0), KTopicPartition(other, 0)])
+        finally:
+            admin.close()
+        # 3.9: the group is Stable, so only the topic no member subscribes to loses its offset
+        assert {tp.topic: error.__name__ for tp, error in result.items()} == {
+            consumed: "GroupSubscribedToTopicError", other: "NoError"}
+        offsets = member.committed([TopicPartition(consumed, 0), TopicPartition(other, 0)], timeout=30)
+        assert [tp.offset for tp in offsets] == [3, -1001]
+    finally:
+        member.close()

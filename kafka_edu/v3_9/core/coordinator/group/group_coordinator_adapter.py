@@ -32,6 +32,7 @@ older arguments. This adapter maps them, method by method:
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future
 from datetime import timedelta
@@ -41,7 +42,7 @@ from kafka_edu.v1_0_2.clients.common import errors as errors_1_0_2
 from kafka_edu.v1_0_2.clients.common.errors import ApiException, IllegalStateException
 from kafka_edu.v1_0_2.clients.common.requests.transaction_result import TransactionResult
 from kafka_edu.v1_0_2.core.coordinator.group.group_coordinator import GroupCoordinator, JoinGroupResult
-from kafka_edu.v1_0_2.core.coordinator.group.group_metadata import Dead, Empty
+from kafka_edu.v1_0_2.core.coordinator.group.group_metadata import AwaitingSync, Dead, Empty, PreparingRebalance, Stable
 from kafka_edu.v1_0_2.core.coordinator.group.offset_and_metadata import NO_METADATA, OffsetAndMetadata
 from kafka_edu.v3_9.clients.common.protocol.api_keys import ApiKeys
 from kafka_edu.v3_9.clients.common.protocol.errors import Errors
@@ -374,13 +375,24 @@ class GroupCoordinatorAdapter:
         group = coordinator.group_manager.get_group(group_id)
         if group is None:
             return Errors.GROUP_ID_NOT_FOUND, {}
+        partition_errors: dict[TopicPartition, Errors] = {}
         with group.in_lock():
             if group.is_(Dead):
                 return Errors.GROUP_ID_NOT_FOUND, {}
-            if not group.is_(Empty):
+            if group.is_(Empty):
+                eligible = list(partitions)
+            elif group.protocol_type == CONSUMER_PROTOCOL_TYPE and group.state in (PreparingRebalance, AwaitingSync,
+                                                                                   Stable):
+                # an active consumer group keeps the offsets of the topics its members subscribe to
+                subscribed = _subscribed_topics(group)
+                eligible = [tp for tp in partitions if subscribed is not None and tp.topic not in subscribed]
+                partition_errors = {tp: Errors.GROUP_SUBSCRIBED_TO_TOPIC for tp in partitions if tp not in eligible}
+            else:
                 return Errors.NON_EMPTY_GROUP, {}
-        coordinator.group_manager.cleanup_group_metadata(partitions, [group])
-        return Errors.NONE, {tp: Errors.NONE for tp in partitions}
+        if eligible:
+            coordinator.group_manager.cleanup_group_metadata(eligible, [group])
+            partition_errors.update({tp: Errors.NONE for tp in eligible})
+        return Errors.NONE, {tp: partition_errors[tp] for tp in partitions}
 
     def complete_transaction(self, tp: TopicPartition, producer_id: int, producer_epoch: int,
                              coordinator_epoch: int, result: Any, timeout: timedelta) -> Future[None]:
@@ -518,3 +530,33 @@ def _failed_future(exception: BaseException) -> Future[Any]:
     future.set_exception(exception)
     return future
 
+
+
+CONSUMER_PROTOCOL_TYPE = "consumer"  # ConsumerProtocol.PROTOCOL_TYPE
+
+
+def _subscribed_topics(group: Any) -> set[str] | None:
+    """GroupMetadata.computeSubscribedTopics (Kafka 3.9): the topics the members of a consumer group subscribe to,
+    read from each member's metadata for the chosen protocol with the consumer protocol's version-0 prefix (a
+    version, then the topics), which every later version keeps; None when a member's metadata does not parse."""
+    if not group.members:
+        return set()
+    if group.protocol is None:
+        return None
+    topics: set[str] = set()
+    try:
+        for member in group.members.values():
+            data = memoryview(member.metadata(group.protocol))
+            position = 2  # the version
+            (count,) = struct.unpack_from(">i", data, position)
+            position += 4
+            for _ in range(count):
+                (length,) = struct.unpack_from(">h", data, position)
+                position += 2
+                if length < 0 or position + length > len(data):
+                    return None
+                topics.add(bytes(data[position:position + length]).decode())
+                position += length
+    except (struct.error, UnicodeDecodeError):
+        return None
+    return topics
