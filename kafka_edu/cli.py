@@ -419,9 +419,9 @@ def _reassign_partitions_kraft(options: argparse.Namespace, bootstrap: str) -> i
                  "preserve_throttles"):
         if getattr(options, flag):
             args.append("--" + flag.replace("_", "-"))
-    for value in ("reassignment_json_file", "topics_to_move_json_file", "broker_list"):
+    for value in ("reassignment_json_file", "topics_to_move_json_file", "broker_list", "timeout"):
         if getattr(options, value) is not None:
-            args += ["--" + value.replace("_", "-"), getattr(options, value)]
+            args += ["--" + value.replace("_", "-"), str(getattr(options, value))]
     return reassign_main(args)
 
 
@@ -678,13 +678,17 @@ def build_parser() -> argparse.ArgumentParser:
     rp_action.add_argument("--cancel", action="store_true", help="cancel an active reassignment (3.9)")
     rp_action.add_argument("--list", action="store_true", help="list the active reassignments (3.9)")
     rp.add_argument("--reassignment-json-file",
-                    help='{"version": 1, "partitions": [{"topic": "foo", "partition": 1, "replicas": [1, 2]}]}')
+                    help='{"version": 1, "partitions": [{"topic": "foo", "partition": 1, "replicas": [1, 2]}]}; '
+                    'with 3.9\'s tool a partition may also name each replica\'s log directory, "log_dirs": '
+                    '["any", "/data/b"]')
     rp.add_argument("--topics-to-move-json-file", help='{"version": 1, "topics": [{"topic": "foo"}]}')
     rp.add_argument("--broker-list", help='the brokers to move the topics to, "0,1,2" (with --generate)')
     rp.add_argument("--additional", action="store_true",
                     help="execute in addition to the reassignments under way (3.9)")
     rp.add_argument("--disable-rack-aware", action="store_true", help="--generate without racks (3.9)")
     rp.add_argument("--preserve-throttles", action="store_true", help="accepted (3.9); the port sets no throttles")
+    rp.add_argument("--timeout", type=int, help="with --execute or --cancel (3.9): how long, in ms, to keep asking "
+                    "brokers to start the log-directory moves of the JSON (default 10000)")
     rp.add_argument("--bootstrap-server", help="Kafka 3.9's tool through these brokers (default on a KRaft run: "
                                                "the run's brokers)")
     rp.add_argument("--zookeeper", help="Kafka 1.0.2's tool through this ZooKeeper (default on a ZooKeeper-mode "

@@ -14,7 +14,10 @@ from kafka_edu.v3_9.tools.tools.reassign.reassign_partitions_command import (
 )
 from tests.kafka_tests.referee import kafka_test_class
 
-_THROTTLES = "replication throttles (--throttle, --timeout) are not ported: the port's brokers have no quota managers"
+_THROTTLES = ("replication throttles (--throttle, --replica-alter-log-dirs-throttle) are not ported: the port's "
+              "brokers have no quota managers")
+_DEFAULTS = (_THROTTLES + "; this case checks --throttle's default with --timeout's, which "
+             "test_timeout_defaults_and_goes_with_execute_and_cancel_only checks")
 
 KAFKA = kafka_test_class(
     "3.9", "tools/src/test/java/org/apache/kafka/tools/reassign/ReassignPartitionsCommandArgsTest.java",
@@ -30,7 +33,7 @@ KAFKA = kafka_test_class(
            "shouldNotAllowBrokersListWithVerifyOption", "shouldNotAllowThrottleWithVerifyOption",
            "shouldNotAllowTopicsOptionWithVerify", "shouldNotAllowCancelWithoutBootstrapServerOption",
            "shouldNotAllowCancelWithoutReassignmentJsonFile"],
-    not_applicable={"shouldAllowThrottleOptionOnExecute": _THROTTLES, "shouldUseDefaultsIfEnabled": _THROTTLES,
+    not_applicable={"shouldAllowThrottleOptionOnExecute": _THROTTLES, "shouldUseDefaultsIfEnabled": _DEFAULTS,
                     "shouldNotAllowGenerateWithThrottleOption": _THROTTLES,
                     "shouldNotAllowThrottleWithVerifyOption": _THROTTLES},
 )
@@ -145,3 +148,20 @@ def test_should_not_allow_cancel_without_bootstrap_server_option() -> None:
 def test_should_not_allow_cancel_without_reassignment_json_file() -> None:
     should_fail_with('Missing required argument "[reassignment-json-file]"',
                      ["--cancel", *BOOTSTRAP, "--preserve-throttles"])
+
+
+# -- the port's own case ---------------------------------------------------------------------------------------------
+
+def test_timeout_defaults_and_goes_with_execute_and_cancel_only() -> None:
+    opts = validate_and_parse_args([*BOOTSTRAP, "--execute", "--reassignment-json-file", "myfile.json"])
+    assert opts.timeout == 10000
+    opts = validate_and_parse_args([*BOOTSTRAP, "--execute", "--reassignment-json-file", "myfile.json",
+                                    "--timeout", "500"])
+    assert opts.timeout == 500
+    opts = validate_and_parse_args(["--cancel", *BOOTSTRAP, "--reassignment-json-file", "myfile.json",
+                                    "--timeout", "500"])
+    assert opts.timeout == 500
+    should_fail_with('Option "[timeout]" can\'t be used with action "[verify]"',
+                     [*BOOTSTRAP, "--verify", "--reassignment-json-file", "myfile.json", "--timeout", "500"])
+    should_fail_with("Cannot parse argument 'soon' of option timeout",
+                     [*BOOTSTRAP, "--execute", "--reassignment-json-file", "myfile.json", "--timeout", "soon"])
