@@ -3,10 +3,16 @@ processes: a broker with two log dirs, records produced with confluent-kafka, Al
 partition 0 to the other dir; the ReplicaAlterLogDirsThread copies it into a future log and swaps it in, after which
 DescribeLogDirs shows the partition in its new dir and a consumer reads every record back. Bad input gets 3.9's
 answers: a path that is not a log dir LOG_DIR_NOT_FOUND, a partition the cluster does not have
-UNKNOWN_TOPIC_OR_PARTITION."""
+UNKNOWN_TOPIC_OR_PARTITION.
+
+The same move through `kafka-edu reassign-partitions` (Kafka 3.9's kafka-reassign-partitions.sh with `log_dirs` in
+its JSON): --execute starts it (AlterReplicaLogDirs after the partition reassignment), --verify follows it (the
+current and the future log in DescribeLogDirs) until it reports the replica's reassignment completed; a dir the
+broker has not got fails the command with LOG_DIR_NOT_FOUND's message as the cause."""
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,6 +23,7 @@ from confluent_kafka import Consumer, Producer
 from confluent_kafka import TopicPartition as ConfluentTopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
+from kafka_edu import cli
 from kafka_edu.cluster_runner.runner import ClusterRunner
 from kafka_edu.v3_9.clients.common.protocol.api_keys import ApiKeys
 from kafka_edu.v3_9.clients.common.protocol.errors import Errors
@@ -155,3 +162,81 @@ def test_a_partition_the_cluster_does_not_have_is_unknown_topic_or_partition(boo
     topic = new_topic(bootstrap)
     assert alter_replica_log_dirs(port, log_dirs[0], topic, 7) == Errors.UNKNOWN_TOPIC_OR_PARTITION
     assert alter_replica_log_dirs(port, log_dirs[1], f"no-such-{topic}", 0) == Errors.UNKNOWN_TOPIC_OR_PARTITION
+
+def new_topic_with_records(bootstrap: str) -> str:
+    topic = new_topic(bootstrap)
+    produce(bootstrap, topic)
+    return topic
+
+
+def plan(tmp_path: Path, topic: str, log_dir: str) -> str:
+    path = tmp_path / f"{topic}.json"
+    path.write_text(json.dumps({"version": 1, "partitions": [
+        {"topic": topic, "partition": 0, "replicas": [BROKER], "log_dirs": [log_dir]}]}))
+    return str(path)
+
+
+def test_execute_moves_the_replica_to_the_named_log_dir_and_verify_follows_it(
+        bootstrap: str, port: int, log_dirs: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    topic = new_topic_with_records(bootstrap)
+    held = describe_log_dirs(port, topic)
+    (source,) = [d for d, partitions in held.items() if partitions]
+    (destination,) = [d for d in log_dirs if d != source]
+    move = plan(tmp_path, topic, destination)
+    common = ["--reassignment-json-file", move, "--bootstrap-server", bootstrap]
+
+    assert cli.main(["reassign-partitions", "--execute", *common]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "Current partition replica assignment",
+        "",
+        f'{{"version":1,"partitions":[{{"topic":"{topic}","partition":0,"replicas":[{BROKER}],"log_dirs":["any"]}}]}}',
+        "",
+        "Save this to use as the --reassignment-json-file option during rollback",
+        f"Successfully started partition reassignment for {topic}-0",
+        f"Successfully started moving log directory to {destination} for replica {topic}-0 with broker {BROKER} ",
+    ]
+
+    said: list[str] = []
+
+    def verified() -> bool:
+        assert cli.main(["reassign-partitions", "--verify", *common]) == 0
+        said[:] = capsys.readouterr().out.splitlines()
+        return f"Reassignment of replica {topic}-0-{BROKER} completed successfully." in said
+    wait_until(verified, 60, "--verify says the replica's move completed")
+    assert said == ["Status of partition reassignment:",
+                    f"Reassignment of partition {topic}-0 is completed.",
+                    f"Reassignment of replica {topic}-0-{BROKER} completed successfully."]
+
+    # the partition is in the destination now, as its current log, and nowhere else
+    held = describe_log_dirs(port, topic)
+    assert held[source] == []
+    assert [(p.partition_index, p.is_future_key) for p in held[destination]] == [(0, False)]
+    assert held[destination][0].partition_size > 0
+
+    # the same plan again: the replica is where it is asked to be, and --verify says so at once
+    assert cli.main(["reassign-partitions", "--execute", *common]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == (
+        f"Successfully started moving log directory to {destination} for replica {topic}-0 with broker {BROKER} ")
+    assert cli.main(["reassign-partitions", "--verify", *common]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == (
+        f"Reassignment of replica {topic}-0-{BROKER} completed successfully.")
+
+
+def test_a_log_dir_the_broker_has_not_got_fails_with_log_dir_not_found(
+        bootstrap: str, port: int, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    topic = new_topic_with_records(bootstrap)
+    before = describe_log_dirs(port, topic)
+    elsewhere = str((tmp_path / "not-a-log-dir").absolute())
+    move = plan(tmp_path, topic, elsewhere)
+
+    assert cli.main(["reassign-partitions", "--execute", "--reassignment-json-file", move,
+                     "--bootstrap-server", bootstrap]) == 1
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    # 3.9: the partition reassignment is started, then AlterReplicaLogDirs fails; main prints "Error: " and the
+    # message, then the stack trace, whose cause is the broker's LOG_DIR_NOT_FOUND
+    assert lines[5:7] == [f"Successfully started partition reassignment for {topic}-0",
+                          f"Error: Failed to alter dir for {topic}-0-{BROKER}"]
+    assert "LogDirNotFoundError" in out
+    assert "The user-specified log directory is not found in the broker config." in out
+    assert describe_log_dirs(port, topic) == before  # nothing moved
