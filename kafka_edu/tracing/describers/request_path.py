@@ -85,8 +85,10 @@ def _response_request(s: Scope) -> Any:
 @start("Processor.sendResponse")
 def _response(s: Scope) -> dict[str, Any]:
     response = s["response"]
-    return {"kafka.connection.id": response.request.connection_id,
-            "kafka.response.bytes": len(response.response_send or b"")}
+    send = response.response_send
+    # bytes are the payload; a Send (a 1.0.2 Fetch response) counts its 4-byte size prefix as well
+    size = 0 if send is None else len(send) if isinstance(send, bytes | bytearray) else send.size() - 4
+    return {"kafka.connection.id": response.request.connection_id, "kafka.response.bytes": size}
 
 
 @retro("NW.processor.3")

@@ -13,6 +13,7 @@ from kafka_edu.tracing import completes_request, step
 from kafka_edu.v1_0_2.clients.common.security.auth.kafka_principal import ANONYMOUS, KafkaPrincipal
 
 if TYPE_CHECKING:
+    from kafka_edu.v1_0_2.clients.common.network.send import Send
     from kafka_edu.v3_9.clients.common.protocol.api_keys import ApiKeys
 
 
@@ -90,7 +91,7 @@ class ResponseAction(enum.Enum):
 @dataclass
 class Response:
     request: Request
-    response_send: bytes | None
+    response_send: Send | bytes | None  # a payload as bytes is sent size-prefixed (a NetworkSend)
     response_action: ResponseAction
 
     @property

@@ -15,6 +15,7 @@ from kafka_edu.v1_0_2.clients.common.errors import (
     InvalidRecordException,
     InvalidTopicException,
 )
+from kafka_edu.v1_0_2.clients.common.network.send import Send
 from kafka_edu.v1_0_2.clients.common.record.control_record_type import ControlRecordType
 from kafka_edu.v1_0_2.clients.common.record.end_transaction_marker import EndTransactionMarker
 from kafka_edu.v1_0_2.clients.common.record.file_records import MAGIC_VALUE_V2
@@ -23,7 +24,11 @@ from kafka_edu.v1_0_2.clients.common.requests.api_versions_response import (
     ApiVersionsResponse,
     create_api_versions_response,
 )
-from kafka_edu.v1_0_2.clients.common.requests.fetch_response import INVALID_LAST_STABLE_OFFSET
+from kafka_edu.v1_0_2.clients.common.requests.fetch_response import (
+    INVALID_LAST_STABLE_OFFSET,
+    FetchResponse,
+)
+from kafka_edu.v1_0_2.clients.common.requests.fetch_response import PartitionData as FetchPartitionData
 from kafka_edu.v1_0_2.clients.common.requests.isolation_level import IsolationLevel
 from kafka_edu.v1_0_2.clients.common.requests.transaction_result import TransactionResult
 from kafka_edu.v1_0_2.core.cluster.partition import LeaderAndIsrPartitionState
@@ -304,6 +309,10 @@ class KafkaApis:
         payload = encode_response(request.api_key, request.api_version, request.correlation_id, body)
         self.request_channel.send_response(Response(request, payload, ResponseAction.SEND))
 
+    def send_response_send(self, request: Request, send: Send) -> None:
+        """A response that writes itself (a Fetch response, its records sent from the log files)."""
+        self.request_channel.send_response(Response(request, send, ResponseAction.SEND))
+
     def send_no_op_response(self, request: Request) -> None:
         self.request_channel.send_response(Response(request, None, ResponseAction.NO_OP))
 
@@ -508,30 +517,25 @@ class KafkaApis:
 
         def process_response_callback(results: list[tuple[TopicPartition, Any]]) -> None:
             by_partition = dict(results)
-            responses: dict[str, list[dict[str, Any]]] = {}
+            # one entry per topic, in the order topics first appear in the request
+            by_topic: dict[str, list[tuple[TopicPartition, FetchPartitionData]]] = {}
             for topic_partition in order:
                 result = by_partition.get(topic_partition)
-                partition_data = dict(partition_index=topic_partition.partition, preferred_read_replica=-1)
                 if result is None:
-                    partition_data.update(error_code=errors[topic_partition], high_watermark=-1,
-                                          last_stable_offset=INVALID_LAST_STABLE_OFFSET, log_start_offset=-1,
-                                          aborted_transactions=None, records=b"")
+                    partition_data = FetchPartitionData(errors[topic_partition], -1, INVALID_LAST_STABLE_OFFSET, -1,
+                                                   None, b"")
                 else:
                     # Only a read_committed read has a last stable offset and a list of aborted transactions
-                    # (null on the wire otherwise).
+                    # (null on the wire otherwise). The records are the log slice read, sent from the file.
                     last_stable_offset = (result.last_stable_offset if result.last_stable_offset is not None
                                           else INVALID_LAST_STABLE_OFFSET)
-                    aborted_transactions = None if result.aborted_transactions is None else [
-                        dict(producer_id=t.producer_id, first_offset=t.first_offset)
-                        for t in result.aborted_transactions]
-                    partition_data.update(error_code=result.error, high_watermark=result.high_watermark,
-                                          last_stable_offset=last_stable_offset,
-                                          log_start_offset=result.leader_log_start_offset,
-                                          aborted_transactions=aborted_transactions, records=result.records)
-                responses.setdefault(topic_partition.topic, []).append(partition_data)
-            self.send_response(request, build(self.response_schema(request), throttle_time=0, error_code=Errors.NONE,
-                                              session_id=0, responses=[dict(topic=t, partitions=p)
-                                                                       for t, p in responses.items()]))
+                    partition_data = FetchPartitionData(result.error, result.high_watermark, last_stable_offset,
+                                                   result.leader_log_start_offset, result.aborted_transactions,
+                                                   result.records)
+                by_topic.setdefault(topic_partition.topic, []).append((topic_partition, partition_data))
+            response = FetchResponse([entry for entries in by_topic.values() for entry in entries])
+            self.send_response_send(request, response.to_send(request.connection_id, request.correlation_id,
+                                                              version))
 
         if not fetch_infos:
             process_response_callback([])

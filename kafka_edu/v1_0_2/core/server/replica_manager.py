@@ -24,7 +24,7 @@ from kafka_edu.v1_0_2.clients.common.errors import (
     ReplicaNotAvailableException,
     UnknownTopicOrPartitionException,
 )
-from kafka_edu.v1_0_2.clients.common.record.file_records import MAGIC_VALUE_V2
+from kafka_edu.v1_0_2.clients.common.record.file_records import MAGIC_VALUE_V2, FileRecords
 from kafka_edu.v1_0_2.clients.common.requests.epoch_end_offset import UNDEFINED_EPOCH_OFFSET, EpochEndOffset
 from kafka_edu.v1_0_2.clients.common.requests.fetch_response import AbortedTransaction
 from kafka_edu.v1_0_2.clients.common.requests.isolation_level import IsolationLevel
@@ -71,6 +71,11 @@ INVALID_OFFSET_LAG = -1  # DescribeLogDirsResponse.INVALID_OFFSET_LAG
 
 def is_valid_broker_id(replica_id: int) -> bool:
     return replica_id >= 0
+
+
+def records_size(records: FileRecords | bytes) -> int:
+    """The bytes a read returned: a slice of the log (FileRecords), or b"" when it returned none."""
+    return len(records) if isinstance(records, bytes) else records.size_in_bytes()
 
 
 # -- the write path -----------------------------------------------------------------------------------------------
@@ -194,7 +199,7 @@ class LogReadResult:
     read_uncommitted, as the response sends them).
     """
 
-    records: bytes = b""
+    records: FileRecords | bytes = b""  # the log slice read, sent from the file; b"" when nothing was read
     high_watermark: int = -1
     leader_log_start_offset: int = -1
     leader_log_end_offset: int = -1
@@ -874,7 +879,7 @@ class ReplicaManager:
         log_read_results = self.read_from_local_log(fetch_metadata, isolation_level)
         if is_from_follower:
             log_read_results = self.update_follower_log_read_results(replica_id, log_read_results)
-        bytes_readable = sum(len(r.records) for _, r in log_read_results)
+        bytes_readable = sum(records_size(r.records) for _, r in log_read_results)
         error_reading_data = any(r.error != Errors.NONE for _, r in log_read_results)
         if timeout <= 0 or not fetch_infos or bytes_readable >= fetch_min_bytes or error_reading_data:
             response_callback(log_read_results)
@@ -891,9 +896,10 @@ class ReplicaManager:
         for topic_partition, fetch_info in fetch_metadata.fetch_partition_status.items():
             result = self._read(topic_partition, fetch_info, fetch_metadata, limit_bytes, min_one_message,
                                 isolation_level)
-            if result.records:
+            read_size = records_size(result.records)
+            if read_size:
                 min_one_message = False  # only the first partition with data may exceed the limits
-            limit_bytes = max(0, limit_bytes - len(result.records))
+            limit_bytes = max(0, limit_bytes - read_size)
             results.append((topic_partition, result))
         return results
 
@@ -933,8 +939,9 @@ class ReplicaManager:
                 # Fetch v3+: a batch cut short is sent as nothing; the consumer asks again with more room.
                 records, aborted_transactions = b"", None
             else:
-                records, aborted_transactions = fetch.records_bytes(), fetch.aborted_transactions
-            self.broker_topic_stats.topic_stats(topic_partition.topic).mark("BytesOutPerSec", len(records))
+                # the slice of the log itself: the Fetch response sends it from the file (sendfile), unread
+                records, aborted_transactions = fetch.records or b"", fetch.aborted_transactions
+            self.broker_topic_stats.topic_stats(topic_partition.topic).mark("BytesOutPerSec", records_size(records))
             return LogReadResult(records, initial_high_watermark, initial_log_start_offset, initial_log_end_offset,
                                  fetch_info.fetch_offset, fetch_info.log_start_offset, fetch_time_ms,
                                  fetch_info.max_bytes, last_stable_offset=last_stable_offset,

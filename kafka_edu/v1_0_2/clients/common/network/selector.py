@@ -19,6 +19,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from kafka_edu.v1_0_2.clients.common.errors import IllegalStateException
+from kafka_edu.v1_0_2.clients.common.network.network_send import NetworkSend
+from kafka_edu.v1_0_2.clients.common.network.plaintext_transport_layer import PlaintextTransportLayer
+from kafka_edu.v1_0_2.clients.common.network.send import Send
 from kafka_edu.v1_0_2.clients.common.security.auth.kafka_principal import ANONYMOUS, KafkaPrincipal
 from kafka_edu.v1_0_2.clients.common.utils.time import SYSTEM, Time
 
@@ -50,15 +53,16 @@ class NetworkReceive:
 
 
 class KafkaChannel:
-    """One connection: its partial reads and writes, whether reading is muted, and its authenticator (None: a
-    PLAINTEXT connection, ready from the start and anonymous)."""
+    """One connection: its partial reads, the Send being written, whether reading is muted, and its authenticator
+    (None: a PLAINTEXT connection, ready from the start and anonymous)."""
 
     def __init__(self, id: str, sock: socket.socket, max_receive_size: int) -> None:
         self.id = id
         self.socket = sock
         self.max_receive_size = max_receive_size
         self.receive_buffer = bytearray()
-        self.send_buffer = memoryview(b"")
+        self.transport_layer = PlaintextTransportLayer(sock)
+        self.send: Send | None = None
         self.muted = False
         self.socket_address = sock.getpeername()[0]
         self.authenticator: Any = None
@@ -128,23 +132,30 @@ class KafkaChannel:
         """KafkaChannel.disconnect: cancel the selection key; the selector finds out on the next operation."""
         self.disconnected = True
 
-    def set_send(self, payload: bytes) -> None:
+    def set_send(self, send: Send | bytes) -> None:
+        """The Send to write next; a payload as bytes is sent size-prefixed (a NetworkSend)."""
         if self.disconnected:
             raise CancelledKeyException(self.id)
-        if self.send_buffer:
+        if self.send is not None:
             raise IllegalStateException(f"Attempt to begin a send operation with prior send operation still in "
                                         f"progress, connection id is {self.id}")
-        self.send_buffer = memoryview(_SIZE.pack(len(payload)) + payload)
+        self.send = NetworkSend(self.id, send) if isinstance(send, bytes | bytearray | memoryview) else send
+
+    @property
+    def send_buffer(self) -> bool:
+        """A send is pending: what the raft network channel (kafka_edu/v3_9/raft/raft/kafka_network_channel.py),
+        which drives this Selector, asks before queueing its next request."""
+        return self.send is not None
 
     def write(self) -> bool:
-        """Write what the socket takes; True when the whole pending send is out."""
-        if self.send_buffer:
-            try:
-                sent = self.socket.send(self.send_buffer)
-            except (BlockingIOError, InterruptedError):
-                return False
-            self.send_buffer = self.send_buffer[sent:]
-        return not self.send_buffer
+        """Write what the socket takes of the pending Send; True when none is left to write. (Kafka returns the
+        Send it completed; a SASL login here also asks whether its answer is out, so no send counts as done.)"""
+        send = self.send
+        if send is not None:
+            send.write_to(self.transport_layer)
+            if send.completed():
+                self.send = None
+        return self.send is None
 
 
 class IdleExpiryManager:
@@ -216,13 +227,14 @@ class Selector:
         if id in self.closing_channels:
             raise IllegalStateException(f"There is already a connection for id {id} that is still being closed")
 
-    def send(self, destination: str, payload: bytes) -> None:
+    def send(self, destination: str, send: Send | bytes) -> None:
+        """Selector.send: queue `send` (bytes are framed as a NetworkSend) on the destination's channel."""
         channel = self.open_or_closing_channel_or_fail(destination)
         if destination in self.closing_channels:
             self.failed_sends.append(destination)
             return
         try:
-            channel.set_send(payload)
+            channel.set_send(send)
         except Exception as e:
             self.failed_sends.append(destination)  # reported as a disconnection by the next poll
             self._close(channel, process_outstanding=False, notify_disconnect=False)
@@ -295,7 +307,7 @@ class Selector:
         for channel in [c for c in self.channels.values() if not c.ready()]:
             try:
                 channel.prepare()
-                while not channel.ready() and not channel.send_buffer and channel.has_whole_receive():
+                while not channel.ready() and channel.send is None and channel.has_whole_receive():
                     channel.prepare()
             except Exception as e:
                 # a failed login, or a frame that is no login at all: the connection closes
@@ -305,7 +317,7 @@ class Selector:
             self._update_interest(channel)
 
     def _logins_with_buffered_frames(self) -> bool:
-        return any(not c.ready() and not c.send_buffer and c.has_whole_receive() for c in self.channels.values())
+        return any(not c.ready() and c.send is None and c.has_whole_receive() for c in self.channels.values())
 
     def has_staged_receive(self, channel: KafkaChannel) -> bool:
         return bool(self.staged_receives.get(channel))
@@ -430,7 +442,8 @@ class Selector:
         """Read while unmuted, write while a send is pending; a muted idle channel is not polled at all."""
         if channel.disconnected:
             return
-        events = (0 if channel.muted else selectors.EVENT_READ) | (selectors.EVENT_WRITE if channel.send_buffer else 0)
+        events = ((0 if channel.muted else selectors.EVENT_READ)
+                  | (selectors.EVENT_WRITE if channel.send is not None else 0))
         registered = _is_registered(self.nio_selector, channel.socket)
         if not events:
             if registered:

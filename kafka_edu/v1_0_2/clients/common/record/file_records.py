@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import enum
+import errno
 import os
 import struct
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import crc32c
 
@@ -290,6 +291,13 @@ class MemoryRecords:
     def size_in_bytes(self) -> int:
         return len(self.buffer)
 
+    def write_to(self, channel: Any, position: int, length: int) -> int:
+        """MemoryRecords.writeTo: `length` bytes from `position` to a channel a Send writes to; what it took."""
+        if position + length > len(self.buffer):
+            raise IllegalArgumentException(f"position+length should not be greater than buffer.limit(), position: "
+                                           f"{position}, length: {length}, buffer.limit(): {len(self.buffer)}")
+        return int(channel.write((memoryview(self.buffer)[position:position + length],)))
+
     def valid_bytes(self) -> int:
         """The bytes of the whole batches at the front of the buffer (a partial batch at its end is not counted)."""
         return sum(batch.size_in_bytes for batch in self.batches())
@@ -407,6 +415,9 @@ class FileRecords:
         self.start = start
         self.end = end
         self.is_slice = is_slice
+        # shared with the slices cut from this file: a slice written to a socket later, by a network thread, must
+        # not use a descriptor the segment closed (its number may name another file by then)
+        self._channel_open = [True]
         if is_slice:
             self._size = end - start  # a view: trust the caller, do not stat the file
         else:
@@ -437,11 +448,30 @@ class FileRecords:
         if size < 0:
             raise IllegalArgumentException(f"Invalid size: {size}")
         end = min(self.start + position + size, self.size_in_bytes())
-        return FileRecords(self.file, self.fd, self.start + position, end, is_slice=True)
+        records = FileRecords(self.file, self.fd, self.start + position, end, is_slice=True)
+        records._channel_open = self._channel_open
+        return records
 
     def to_bytes(self) -> bytes:
-        """The bytes this view covers; stands in for writeTo(channel), which sends them to a socket."""
+        """The bytes this view covers, read into memory (a Fetch response sends them with write_to instead)."""
         return os.pread(self.fd, self.size_in_bytes(), self.start)
+
+    def write_to(self, dest_channel: Any, offset: int, length: int) -> int:
+        """FileRecords.writeTo: up to `length` bytes from `offset` of this view to a socket's transport layer by
+        transfer_from (sendfile: the kernel copies them from the file), else read and written; what it took."""
+        if not self._channel_open[0]:
+            raise OSError(errno.EBADF, f"java.nio.channels.ClosedChannelException: {self.file}")
+        new_size = min(os.fstat(self.fd).st_size, self.end) - self.start
+        old_size = self.size_in_bytes()
+        if new_size < old_size:
+            raise KafkaException(f"Size of FileRecords {self.file.absolute()} has been truncated during write: old "
+                                 f"size {old_size}, new size {new_size}")
+        position = self.start + offset
+        count = min(length, old_size)
+        transfer_from = getattr(dest_channel, "transfer_from", None)
+        if transfer_from is not None:
+            return int(transfer_from(self.fd, position, count))
+        return int(dest_channel.write((os.pread(self.fd, count, position),)))
 
     def append(self, records: MemoryRecords) -> int:
         written = write_fully(self.fd, records.buffer, self.start + self._size)
@@ -454,12 +484,15 @@ class FileRecords:
     def close(self) -> None:
         self.flush()
         self.trim()
+        self._channel_open[0] = False
         os.close(self.fd)
 
     def close_handlers(self) -> None:
+        self._channel_open[0] = False
         os.close(self.fd)
 
     def delete(self) -> bool:
+        self._channel_open[0] = False
         try:
             os.close(self.fd)
         except OSError:
