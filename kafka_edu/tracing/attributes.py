@@ -168,4 +168,5 @@ from kafka_edu.tracing.describers import (  # noqa: E402, F401
     request_path_39,
     security,
     transactions,
+    transactions_39,
 )

@@ -31,6 +31,7 @@ from typing import Any, TypeVar
 
 from opentelemetry import context as otel_context
 from opentelemetry import trace
+from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.trace import Link, Span, SpanContext, Status, StatusCode
 from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 
@@ -376,8 +377,13 @@ def current_span_context() -> SpanContext:
 
 
 def current_traceparent() -> str | None:
-    """The W3C traceparent of the current span, to carry in an outgoing request header; None when not tracing."""
-    if not trace.get_current_span().is_recording():
+    """The W3C traceparent of the current span, to carry in an outgoing request header; None when not tracing.
+
+    The span may have ended: work done for it afterwards, in a context copied while it ran (a send thread batching
+    what several callers queued), still belongs to its trace."""
+    current = trace.get_current_span()
+    if not current.is_recording() and (not isinstance(current, ReadableSpan) or current.end_time is None
+                                       or not current.get_span_context().trace_flags.sampled):
         return None
     carrier: dict[str, str] = {}
     _propagator.inject(carrier)

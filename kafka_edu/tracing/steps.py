@@ -59,6 +59,9 @@ _REPLICATION_CONTROL = "metadata/src/main/java/org/apache/kafka/controller/Repli
 _EVENT_QUEUE = "server-common/src/main/java/org/apache/kafka/queue/KafkaEventQueue.java"
 _UNIFIED_LOG = "core/src/main/scala/kafka/log/UnifiedLog.scala"
 _LOG_VALIDATOR = "storage/src/main/java/org/apache/kafka/storage/internals/log/LogValidator.java"
+_PRODUCER_ID_MANAGER = "core/src/main/scala/kafka/coordinator/transaction/ProducerIdManager.scala"
+_PRODUCER_ID_CONTROL = "metadata/src/main/java/org/apache/kafka/controller/ProducerIdControlManager.java"
+_ADD_PARTITIONS_MANAGER = _SERVER + "AddPartitionsToTxnManager.scala"
 
 
 @dataclass(frozen=True)
@@ -288,6 +291,26 @@ STEPS: dict[str, Step] = {
     "RQ.isr": Step("Partition.submitAlterPartition", _PARTITION, KAFKA_3_9),
     "RQ.load.1": Step("LogManager.loadLogs", _LOG_MANAGER, KAFKA_3_9),
     "RQ.load.2": Step("LogLoader.load", "core/src/main/scala/kafka/log/LogLoader.scala", KAFKA_3_9),
+    # Transactions on a KRaft broker (FIDELITY TX39): what 3.9 adds to the TX rows, whose 1.0.2 coordinator the
+    # KRaft broker still runs. A row whose FIDELITY cell names a call chain is the span of the call that does its
+    # work: TX39.verify the verification ReplicaManager.handleProduceAppend starts (RQ.produce.2 is that span),
+    # TX39.pidctl the controller's write event that QuorumController.allocateProducerIds queues (a KR.qc span).
+    # TX39.init shares its name with TX.init: 3.9's entry point (the KIP-360 checks) around 1.0.2's coordinator.
+    "TX39.elect": Step("BrokerMetadataPublisher.updateCoordinator", _SERVER + "metadata/BrokerMetadataPublisher.scala",
+                       KAFKA_3_9),
+    "TX39.init": Step("TransactionCoordinator.handleInitProducerId", _TXN_COORDINATOR, KAFKA_3_9),
+    "TX39.pid": Step("RPCProducerIdManager.generateProducerId", _PRODUCER_ID_MANAGER, KAFKA_3_9),
+    "TX39.pidctl": Step("ProducerIdControlManager.generateNextProducerId", _PRODUCER_ID_CONTROL, KAFKA_3_9),
+    # conditional: the new group coordinator (GroupCoordinatorService) is not ported; no marker emits it
+    "TX39.txoffsets": Step("GroupCoordinatorService.commitTransactionalOffsets",
+                           "group-coordinator/src/main/java/org/apache/kafka/coordinator/group/"
+                           "GroupCoordinatorService.java", KAFKA_3_9),
+    "TX39.verify": Step("ReplicaManager.maybeStartTransactionVerificationForPartitions", _REPLICA_MANAGER, KAFKA_3_9),
+    "TX39.vsend": Step("AddPartitionsToTxnManager.verifyTransaction", _ADD_PARTITIONS_MANAGER, KAFKA_3_9),
+    "TX39.vcheck": Step("TransactionCoordinator.handleVerifyPartitionsInTransaction", _TXN_COORDINATOR, KAFKA_3_9),
+    "TX39.guard": Step("UnifiedLog.analyzeAndValidateProducerState", _UNIFIED_LOG, KAFKA_3_9),
+    # the KRaft broker runs 1.0.2's TransactionMarkerChannelManager (TX.markers): no 3.9 marker channel emits this
+    "TX39.markers": Step("TransactionMarkerChannelManager.addTxnMarkersToBrokerQueue", _TXN_MARKER_CHANNEL, KAFKA_3_9),
 }
 
 

@@ -9,6 +9,8 @@ The transaction coordinator behind 3.9's handlers is still the one kraft_coordin
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 import uuid
 from collections.abc import Iterator
@@ -22,9 +24,10 @@ from kafka.admin import KafkaAdminClient
 from kafka.structs import OffsetAndMetadata
 
 from kafka_edu.cluster_runner.runner import ClusterRunner
+from kafka_edu.tracing.query import load_run
 from kafka_edu.v3_9.clients.common.protocol.api_keys import ApiKeys
 from kafka_edu.v3_9.clients.common.protocol.errors import Errors
-from tests.integration.helpers import request_to, wait_until
+from tests.integration.helpers import REPO, request_to, wait_until
 
 OVERRIDES = ["offsets.topic.replication.factor=1", "offsets.topic.num.partitions=1",
              "transaction.state.log.replication.factor=1", "transaction.state.log.min.isr=1",
@@ -244,3 +247,30 @@ def test_offset_delete_on_an_active_group_spares_the_topics_its_members_consume(
         assert [tp.offset for tp in offsets] == [3, -1001]
     finally:
         member.close()
+
+
+# -- the trace (last: it stops the cluster) ----------------------------------------------------------------------------
+
+CHECK_TRACE = REPO.parent / "shared" / "acceptance" / "check_trace.py"
+
+
+@pytest.mark.skipif(not CHECK_TRACE.exists(), reason="shared/acceptance/check_trace.py is not in this checkout")
+def test_check_trace_requires_tx39(cluster: ClusterRunner) -> None:
+    cluster.down()
+    # every TX39 row but TX39.markers, whose sender on this broker is still 1.0.2's TransactionMarkerChannelManager
+    # (traced as TX.markers) until issue 25 ports 3.9's transaction coordinator; TX39.txoffsets is conditional
+    rows = ["TX39.elect", "TX39.init", "TX39.pid", "TX39.pidctl", "TX39.verify", "TX39.vsend", "TX39.vcheck",
+            "TX39.guard"]
+    done = subprocess.run([sys.executable, str(CHECK_TRACE), str(cluster.run.path),
+                           *(arg for row in rows for arg in ("--require", row))],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert done.stdout.strip().endswith("trace contract: OK")
+
+    spans = load_run(cluster.run.path)
+    # a transactional produce on the leader: its verification, the check it sends, and the coordinator's answer,
+    # which joins the producer's trace through the request's traceparent
+    produces = {s.trace_id for s in spans.where(step="RQ.produce.2") if s.attributes.get("kafka.transactional.id")}
+    verified = [trace_id for trace_id in produces
+                if {"TX39.verify", "TX39.vsend", "TX39.vcheck"} <= set(spans.where(trace_id=trace_id).steps())]
+    assert verified, "no produce trace holds TX39.verify, TX39.vsend and TX39.vcheck"

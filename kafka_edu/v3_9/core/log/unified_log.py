@@ -793,6 +793,7 @@ class UnifiedLog:
                     f"{new_log_start_offset} in dir {self.dir().parent}", increment)
         return updated_log_start_offset
 
+    @step("TX39.guard")
     def _analyze_and_validate_producer_state(
             self, append_offset_metadata: LogOffsetMetadata, records: MemoryRecords, origin: AppendOrigin,
             request_verification_guard: VerificationGuard,

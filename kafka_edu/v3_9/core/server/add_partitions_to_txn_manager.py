@@ -29,6 +29,7 @@ from typing import Any, Protocol
 
 from kio.schema.add_partitions_to_txn.v4.request import AddPartitionsToTxnTopic, AddPartitionsToTxnTransaction
 
+from kafka_edu.tracing import step
 from kafka_edu.v1_0_2.clients.common.errors import UnsupportedVersionException
 from kafka_edu.v1_0_2.core.network.blocking_channel import BlockingChannel
 from kafka_edu.v3_9.clients.clients.client_response import ClientResponse
@@ -312,6 +313,7 @@ class AddPartitionsToTxnManager(InterBrokerSendThread):
         return BlockingChannel(node.host, node.port, self.config.request_timeout_ms / 1000,
                                client_id=f"AddPartitionsManager-client-{self.config.node_id}")
 
+    @step("TX39.vsend")
     def verify_transaction(self, transactional_id: str, producer_id: int, producer_epoch: int,
                            topic_partitions: Sequence[TopicPartition], callback: AppendCallback,
                            transaction_supported_operation: Any) -> None:

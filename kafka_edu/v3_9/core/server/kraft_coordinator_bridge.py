@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from kafka_edu.tracing import step
 from kafka_edu.v1_0_2.clients.common.errors import IllegalArgumentException
 from kafka_edu.v1_0_2.clients.common.requests.transaction_result import TransactionResult
 from kafka_edu.v1_0_2.core.coordinator.transaction.transaction_coordinator import (
@@ -280,6 +281,7 @@ class TransactionCoordinatorAdapter:
             txn_manager=txn_state_manager, txn_marker_channel_manager=txn_marker_channel_manager,
             time_ms=time.milliseconds), time)
 
+    @step("TX39.init")
     def handle_init_producer_id(self, transactional_id: str | None, transaction_timeout_ms: int,
                                 expected_producer_id_and_epoch: Any,
                                 response_callback: Callable[[InitProducerIdResult], None],
@@ -404,6 +406,7 @@ class TransactionCoordinatorAdapter:
                             topics=list(topics.values()))
         return transaction_state
 
+    @step("TX39.vcheck")
     def handle_verify_partitions_in_transaction(self, transactional_id: str, producer_id: int, producer_epoch: int,
                                                 partitions: Iterable[Any],
                                                 response_callback: Callable[[dict[str, Any]], None]) -> None:

@@ -623,6 +623,7 @@ class ReplicaManager:
             {topic_partition: base_sequence}, transactional_id, producer_id, producer_epoch, generalized_callback,
             transaction_supported_operation)
 
+    @step("TX39.verify")
     def _maybe_start_transaction_verification_for_partitions(
             self, topic_partition_batch_info: Mapping[TopicPartition, int], transactional_id: str | None,
             producer_id: int, producer_epoch: int,

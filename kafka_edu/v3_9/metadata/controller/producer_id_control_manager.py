@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 
+from kafka_edu.tracing import step
 from kafka_edu.v1_0_2.clients.common.errors import UnknownServerException
 from kafka_edu.v3_9.metadata.common.metadata import ApiMessageAndVersion, ProducerIdsRecord
 from kafka_edu.v3_9.metadata.controller.cluster_control_manager import ClusterControlManager
@@ -29,6 +30,7 @@ class ProducerIdControlManager:
                                                                                     ProducerIdsBlock.EMPTY)
         self._broker_epoch = TimelineLong(snapshot_registry)
 
+    @step("TX39.pidctl")
     def generate_next_producer_id(self, broker_id: int, broker_epoch: int) -> ControllerResult[ProducerIdsBlock]:
         self.cluster_control_manager.check_broker_epoch(broker_id, broker_epoch)
         first_producer_id_in_block = self._next_producer_block.get().first_producer_id()

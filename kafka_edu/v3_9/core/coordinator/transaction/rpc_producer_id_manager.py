@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from kafka_edu.tracing import step
 from kafka_edu.v1_0_2.clients.common.errors import CoordinatorLoadInProgressException
 from kafka_edu.v3_9.clients.common.protocol.api_keys import ApiKeys
 from kafka_edu.v3_9.clients.common.protocol.builder import build
@@ -48,6 +49,7 @@ class RPCProducerIdManager:
         self.request_in_flight = False
         self.backoff_deadline_ms = NO_RETRY
 
+    @step("TX39.pid")
     def generate_producer_id(self) -> int:
         iteration = 0
         while iteration <= ITERATION_LIMIT:

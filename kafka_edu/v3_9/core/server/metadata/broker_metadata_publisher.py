@@ -7,7 +7,7 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from typing import TYPE_CHECKING
 
-from kafka_edu.tracing import span
+from kafka_edu.tracing import span, step
 from kafka_edu.v1_0_2.clients.common.errors import TimeoutException
 from kafka_edu.v3_9.clients.common.internals.topic import GROUP_METADATA_TOPIC_NAME, TRANSACTION_STATE_TOPIC_NAME
 from kafka_edu.v3_9.clients.common.topic_partition import TopicPartition
@@ -145,6 +145,7 @@ class BrokerMetadataPublisher(MetadataPublisher):
                 else:
                     self.first_publish_future.set_result(None)
 
+    @step("TX39.elect")
     def update_coordinator(self, image: MetadataImage, delta: MetadataDelta, topic_name: str,
                            election: Callable[[int, int], None],
                            resignation: Callable[[int, int | None], None]) -> None:
