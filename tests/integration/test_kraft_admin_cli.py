@@ -148,3 +148,22 @@ def test_a_run_of_controllers_only_has_no_brokers_to_ask(cluster: ClusterRunner,
         done = subprocess.run([sys.executable, "-m", "kafka_edu.cli", *args, "--run", str(run_dir)],
                               capture_output=True, text=True, timeout=60, cwd=REPO)
         assert done.returncode == 2 and "has no brokers to ask" in done.stdout, done.stdout + done.stderr
+
+
+def test_metadata_quorum_through_a_broker_matches_the_controllers_answer(cluster: ClusterRunner) -> None:
+    """3.9's brokers forward DescribeQuorum to the active controller, so `--bootstrap-server` reports the same quorum
+    as `--bootstrap-controller`."""
+    manifest = cluster.run.read_manifest()
+
+    def status(*connection: str) -> dict[str, str]:
+        done = subprocess.run([sys.executable, "-m", "kafka_edu.cli", "metadata-quorum", *connection, "describe",
+                               "--status"], capture_output=True, text=True, timeout=60, cwd=REPO)
+        assert done.returncode == 0, done.stdout + done.stderr
+        fields = dict(line.split(":", 1) for line in done.stdout.splitlines() if ":" in line)
+        return {key.strip(): value.strip() for key, value in fields.items()}
+
+    through_broker = status("--bootstrap-server", manifest["bootstrap_servers"])
+    direct = status("--bootstrap-controller", manifest["bootstrap_controllers"])
+    assert through_broker["ClusterId"] == direct["ClusterId"] == manifest["cluster_id"]
+    assert (through_broker["LeaderId"], through_broker["LeaderEpoch"]) == (direct["LeaderId"], direct["LeaderEpoch"])
+    assert through_broker["LeaderId"] == "1"  # the one controller

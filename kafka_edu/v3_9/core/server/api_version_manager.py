@@ -101,6 +101,7 @@ BROKER_SUPPORTED_VERSIONS: dict[ApiKeys, tuple[int, int]] = {
     ApiKeys.UNREGISTER_BROKER: (0, 0),  # part C
     ApiKeys.DESCRIBE_TRANSACTIONS: (0, 0),
     ApiKeys.LIST_TRANSACTIONS: (0, 1),
+    ApiKeys.DESCRIBE_QUORUM: (0, 2),  # forwarded to the active controller
     ApiKeys.DESCRIBE_TOPIC_PARTITIONS: (0, 0),
 }
 

@@ -1,5 +1,6 @@
 """Port of tools/src/main/java/org/apache/kafka/tools/MetadataQuorumCommand.java (Kafka 3.9): `kafka-metadata-quorum
-describe --status | --replication`, for a quorum of static voters reached with `--bootstrap-controller`."""
+describe --status | --replication`, for a quorum of static voters reached with `--bootstrap-controller`, or with
+`--bootstrap-server` through a broker, which forwards DescribeQuorum to the active controller."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from kafka_edu.v3_9.clients.common.uuid import ZERO_UUID, Uuid
 METADATA_TOPIC = "__cluster_metadata"
 DESCRIBE_QUORUM_VERSION = 2
 DESCRIBE_CLUSTER_VERSION = 1
+BROKER_ENDPOINT_TYPE = 1  # DescribeCluster v1's EndpointType.BROKER
 CONTROLLER_ENDPOINT_TYPE = 2  # DescribeCluster v1's EndpointType.CONTROLLER
 
 
@@ -26,26 +28,26 @@ class TerseException(Exception):
 
 def main(args: list[str], out: TextIO = sys.stdout) -> int:
     parser = argparse.ArgumentParser(prog="kafka-edu metadata-quorum",
-                                     description="This tool describes kraft metadata quorum status.")
+                                     description="Show the KRaft metadata quorum: its leader and epoch, its high "
+                                                 "watermark, and how far each voter and observer has replicated.")
     connection = parser.add_mutually_exclusive_group(required=True)
-    connection.add_argument("--bootstrap-server", help="brokers to reach the quorum through (not yet: 3.9's brokers "
-                                                       "forward DescribeQuorum to the controller, this port's do not "
-                                                       "serve it; use --bootstrap-controller)")
-    connection.add_argument("--bootstrap-controller", help="a comma-separated list of host:port of controllers")
+    connection.add_argument("--bootstrap-server", help="host:port of brokers, comma-separated: a broker passes the "
+                                                       "question on to the active controller")
+    connection.add_argument("--bootstrap-controller", help="host:port of controllers, comma-separated: asked directly")
     sub = parser.add_subparsers(dest="command", required=True)
-    describe = sub.add_parser("describe", help="Describe the metadata quorum info")
+    describe = sub.add_parser("describe", help="print the quorum's state (--status) or each replica's progress "
+                                                "(--replication)")
     describe.add_argument("--status", action="store_true", help="a short summary of the quorum status")
     describe.add_argument("--replication", action="store_true", help="the status of replication, per voter")
-    describe.add_argument("--human-readable", action="store_true", help="Human-readable output")
+    describe.add_argument("--human-readable", action="store_true",
+                          help="with --replication: times as 'N ms ago' instead of timestamps")
     options = parser.parse_args(args)
     try:
-        if options.bootstrap_server:
-            raise TerseException("This port's KRaft brokers do not serve DescribeQuorum yet (3.9's forward it to the "
-                                 "controller): use --bootstrap-controller")
         if options.status and options.replication:
             raise TerseException("Only one of --status or --replication should be specified with describe "
                                  "sub-command")
-        admin = ControllerAdmin(options.bootstrap_controller)
+        admin = (ControllerAdmin(options.bootstrap_server, BROKER_ENDPOINT_TYPE) if options.bootstrap_server
+                 else ControllerAdmin(options.bootstrap_controller))
         if options.replication:
             handle_describe_replication(admin, options.human_readable, out)
         elif options.status:
@@ -61,14 +63,17 @@ def main(args: list[str], out: TextIO = sys.stdout) -> int:
 
 
 class ControllerAdmin:
-    """What the tool asks of Admin, sent to the first controller that answers (any voter answers DescribeCluster;
-    DescribeQuorum is answered by the leader, and a follower says NOT_LEADER_OR_FOLLOWER with the leader's id)."""
+    """What the tool asks of Admin, sent to the first node that answers: controllers (any voter answers
+    DescribeCluster; DescribeQuorum is answered by the leader, and a follower says NOT_LEADER_OR_FOLLOWER with the
+    leader's id) or, with the broker endpoint type, brokers (which forward DescribeQuorum to the active controller)."""
 
-    def __init__(self, bootstrap_controllers: str) -> None:
+    def __init__(self, bootstrap: str, endpoint_type: int = CONTROLLER_ENDPOINT_TYPE) -> None:
+        self.endpoint_type = endpoint_type
         self.addresses = [(host, int(port)) for host, _, port in
-                          (a.strip().rpartition(":") for a in bootstrap_controllers.split(",") if a.strip())]
+                          (a.strip().rpartition(":") for a in bootstrap.split(",") if a.strip())]
         if not self.addresses:
-            raise TerseException(f"Invalid --bootstrap-controller {bootstrap_controllers!r}")
+            option = "--bootstrap-controller" if endpoint_type == CONTROLLER_ENDPOINT_TYPE else "--bootstrap-server"
+            raise TerseException(f"Invalid {option} {bootstrap!r}")
 
     def _send(self, api: ApiKeys, version: int, body: Any, address: tuple[str, int]) -> Any:
         channel = BlockingChannel(address[0], address[1], 10.0, "kafka-metadata-quorum")
@@ -84,11 +89,11 @@ class ControllerAdmin:
                 return self._send(api, version, body, address), address
             except OSError as e:
                 errors.append(f"{address[0]}:{address[1]}: {e}")
-        raise TerseException("No controller answered: " + "; ".join(errors))
+        raise TerseException("No node answered: " + "; ".join(errors))
 
     def describe_cluster(self) -> Any:
         body = build(ApiKeys.DESCRIBE_CLUSTER.request_schema(DESCRIBE_CLUSTER_VERSION),
-                     include_cluster_authorized_operations=False, endpoint_type=CONTROLLER_ENDPOINT_TYPE)
+                     include_cluster_authorized_operations=False, endpoint_type=self.endpoint_type)
         return self._any(ApiKeys.DESCRIBE_CLUSTER, DESCRIBE_CLUSTER_VERSION, body)[0]
 
     def describe_metadata_quorum(self) -> tuple[Any, Any]:

@@ -244,7 +244,8 @@ NOT_APPLICABLE = {
 }
 
 PORTED = {
-    "testAlterReplicaLogDirs", "testDescribeConfigsWithAuthorizer", "testDescribeConfigsClientMetrics",
+    "testAlterReplicaLogDirs", "testDescribeQuorumForwardedForKRaftClusters",
+    "testDescribeConfigsWithAuthorizer", "testDescribeConfigsClientMetrics",
     "testCreateTopicsWithForwarding", "testCreatePartitionsWithForwarding", "testDeleteTopicsWithForwarding",
     "testFindCoordinatorAutoTopicCreationForOffsetTopic", "testFindCoordinatorAutoTopicCreationForTxnTopic",
     "testFindCoordinatorNotEnoughBrokersForOffsetTopic", "testFindCoordinatorNotEnoughBrokersForTxnTopic",
@@ -627,6 +628,11 @@ def test_create_topics_with_forwarding(env: Env) -> None:
     _test_forwardable_api(env, ApiKeys.CREATE_TOPICS, topics=[dict(name="topic", num_partitions=1,
                                                                    replication_factor=1, assignments=[],
                                                                    configs=[])], timeout=1000)
+
+
+def test_describe_quorum_forwarded_for_k_raft_clusters(env: Env) -> None:
+    _test_forwardable_api(env, ApiKeys.DESCRIBE_QUORUM, topics=[dict(topic_name="__cluster_metadata", partitions=[
+        dict(partition_index=0)])])
 
 
 def test_create_partitions_with_forwarding(env: Env) -> None:
