@@ -95,7 +95,8 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     for pid in leftovers:
         try:
             cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")[:160]
-            print(f"\n[kafka-edu tests] process {pid} outlived its test, killed: {cmdline}", file=sys.stderr)
+            print(f"\n[kafka-edu tests] process {pid} still running after the last test, killed: {cmdline}",
+                  file=sys.stderr)
             os.kill(pid, signal.SIGKILL)
         except (OSError, ProcessLookupError):
             pass
