@@ -167,3 +167,19 @@ def test_metadata_quorum_through_a_broker_matches_the_controllers_answer(cluster
     assert through_broker["ClusterId"] == direct["ClusterId"] == manifest["cluster_id"]
     assert (through_broker["LeaderId"], through_broker["LeaderEpoch"]) == (direct["LeaderId"], direct["LeaderEpoch"])
     assert through_broker["LeaderId"] == "1"  # the one controller
+
+
+def test_kafka_python_deletes_a_topic_by_name_with_delete_topics_v6(cluster: ClusterRunner) -> None:
+    """DeleteTopics v6 names each topic and sends the zero topic id beside it (the decoder reads that id as None):
+    a topic named so is deleted, not refused with "You may not specify both topic name and topic id."."""
+    from kafka.admin import KafkaAdminClient, NewTopic
+
+    admin = KafkaAdminClient(bootstrap_servers=cluster.run.read_manifest()["bootstrap_servers"])
+    try:
+        admin.create_topics([NewTopic("kp-deleted", 1, 2)])
+        wait_until(lambda: "kp-deleted" in admin.list_topics(), 30, "the topic in the metadata")
+        response = admin.delete_topics(["kp-deleted"])
+        assert [(r["name"], r["error_code"]) for r in response["topics"]] == [("kp-deleted", 0)], response
+        wait_until(lambda: "kp-deleted" not in admin.list_topics(), 30, "the topic gone from the metadata")
+    finally:
+        admin.close()

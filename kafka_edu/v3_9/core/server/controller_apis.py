@@ -404,8 +404,9 @@ class ControllerApis(ApiRequestHandler):
         for name in getattr(request, "topic_names", ()):
             add_provided_name(name)
         for topic in getattr(request, "topics", ()):
+            # the wire's zero id comes out of the decoder as None
             if topic.name is None:
-                if topic.topic_id == ZERO_UUID:
+                if topic.topic_id is None or topic.topic_id == ZERO_UUID:
                     append_response(None, ZERO_UUID, ApiError(Errors.INVALID_REQUEST,
                                                               "Neither topic name nor id were specified."))
                 elif topic.topic_id in duplicate_provided_ids or topic.topic_id in provided_ids:
@@ -413,7 +414,7 @@ class ControllerApis(ApiRequestHandler):
                     provided_ids.pop(topic.topic_id, None)
                 else:
                     provided_ids[topic.topic_id] = None
-            elif topic.topic_id == ZERO_UUID:
+            elif topic.topic_id is None or topic.topic_id == ZERO_UUID:
                 add_provided_name(topic.name)
             else:
                 append_response(topic.name, topic.topic_id, ApiError(
