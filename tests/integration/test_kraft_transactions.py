@@ -31,7 +31,7 @@ from tests.integration.helpers import REPO, request_to, wait_until
 
 OVERRIDES = ["offsets.topic.replication.factor=1", "offsets.topic.num.partitions=1",
              "transaction.state.log.replication.factor=1", "transaction.state.log.min.isr=1",
-             "transaction.state.log.num.partitions=1", "group.initial.rebalance.delay.ms=0"]
+             "group.initial.rebalance.delay.ms=0"]  # __transaction_state: the default 50 partitions
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ from typing import Any
 
 from kio.schema.create_topics.v7 import request as create_topics_request
 
-from kafka_edu.v1_0_2.core.coordinator.group.group_metadata_manager import GROUP_METADATA_TOPIC_NAME
+from kafka_edu.v3_9.clients.common.internals.topic import GROUP_METADATA_TOPIC_NAME, TRANSACTION_STATE_TOPIC_NAME
 from kafka_edu.v3_9.clients.common.protocol.api_keys import ApiKeys
 from kafka_edu.v3_9.clients.common.protocol.builder import build
 from kafka_edu.v3_9.clients.common.protocol.errors import Errors
@@ -33,10 +33,12 @@ DEFAULT_TIMEOUT_MS = 30_000  # 3.9 uses the broker's request timeout for the con
 
 class DefaultAutoTopicCreationManager:
     def __init__(self, config: Any, channel_manager: NodeToControllerChannelManagerImpl,
-                 group_topic_configs: Callable[[], dict[str, str]]) -> None:
+                 group_topic_configs: Callable[[], dict[str, str]],
+                 txn_topic_configs: Callable[[], dict[str, str]] | None = None) -> None:
         self.config = config
         self.channel_manager = channel_manager
         self.group_topic_configs = group_topic_configs
+        self.txn_topic_configs = txn_topic_configs or dict
         self.inflight_topics: set[str] = set()
         self._lock = threading.Lock()
 
@@ -81,6 +83,10 @@ class DefaultAutoTopicCreationManager:
             return dict(name=topic, num_partitions=self.config.offsets_topic_partitions,
                         replication_factor=self.config.offsets_topic_replication_factor, assignments=[],
                         configs=[dict(name=k, value=str(v)) for k, v in self.group_topic_configs().items()])
+        if topic == TRANSACTION_STATE_TOPIC_NAME:
+            return dict(name=topic, num_partitions=self.config.transaction_topic_partitions,
+                        replication_factor=self.config.transaction_topic_replication_factor, assignments=[],
+                        configs=[dict(name=k, value=str(v)) for k, v in self.txn_topic_configs().items()])
         return dict(name=topic, num_partitions=self.config.num_partitions,
                     replication_factor=self.config.default_replication_factor, assignments=[], configs=[])
 

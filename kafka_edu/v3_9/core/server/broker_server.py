@@ -230,7 +230,8 @@ class BrokerServer:
                     config.node_id, lambda: lifecycle_manager.broker_epoch, client_channel))
             self.auto_topic_creation_manager = DefaultAutoTopicCreationManager(
                 node_config, self.client_to_controller_channel_manager,
-                self.group_coordinator.group_metadata_topic_configs)
+                self.group_coordinator.group_metadata_topic_configs,
+                self.transaction_coordinator.transaction_topic_configs)
 
             # KAFKA-14392: a heartbeat that waits longer than half a session is not worth sending any more
             broker_lifecycle_channel_manager = NodeToControllerChannelManagerImpl(
