@@ -370,3 +370,17 @@ def test_kafka_python_reads_our_responses() -> None:
     assert parsed.header.correlation_id == 56 and parsed.cluster_id == "edu"
     assert [(b.node_id, b.host, b.port) for b in parsed.brokers] == [(1, "127.0.0.1", 9092)]
     assert parsed.topics[0].name == "orders" and list(parsed.topics[0].partitions[0].isr_nodes) == [1, 2]
+
+
+def test_records_are_read_in_place_from_a_writable_frame_and_copied_from_bytes() -> None:
+    """A produce request's records from a receive buffer stay a view of it (no copy before validation); from read-only
+    bytes they are bytes. Either way they are the bytes that were sent, and writing to the view writes the frame."""
+    frame = encode_request(0, 9, 5, "c", _produce_v9())
+    received = bytearray(frame)
+    in_place = decode_request(received).body.topic_data[0].partition_data[0].records
+    copied = decode_request(frame).body.topic_data[0].partition_data[0].records
+    assert isinstance(in_place, memoryview) and not in_place.readonly
+    assert isinstance(copied, bytes)
+    assert bytes(in_place) == copied == b"\x00batch"
+    in_place[0] = 0x7F
+    assert received[received.index(b"\x7fbatch")] == 0x7F

@@ -2472,7 +2472,9 @@ def _plain(entity: Any) -> Any:
 def _memory_records(records: Any) -> MemoryRecords:
     if isinstance(records, MemoryRecords):
         return records
-    return MemoryRecords.readable_records(b"" if records is None else bytes(records))
+    if records is None:
+        return MemoryRecords.readable_records(b"")
+    return MemoryRecords.readable_records(records if isinstance(records, memoryview) else bytes(records))
 
 
 def _has_transactional_records(produce_request: Any) -> bool:

@@ -152,8 +152,9 @@ def decode_request_header(frame: bytes | bytearray | memoryview) -> DecodedReque
 def decode_request(frame: bytes | bytearray | memoryview,
                    is_api_enabled: Callable[[ApiKeys, int], bool] | None = None) -> DecodedRequest:
     """Parse one size-stripped request frame; raises only the codec errors. `is_api_enabled` is the listener's
-    (its ApiVersionManager's); without one, each API's advertised range decides."""
-    buf = memoryview(bytes(frame))
+    (its ApiVersionManager's); without one, each API's advertised range decides. A writable frame is read in
+    place (a records field stays a view of it): the caller hands over a receive buffer it will not reuse."""
+    buf = frame if isinstance(frame, memoryview) else memoryview(frame)
     header = decode_request_header(buf)
     api, api_version, correlation_id, client_id = (header.api_key, header.api_version, header.correlation_id,
                                                    header.client_id)
@@ -353,14 +354,40 @@ def _string_reader(flexible: bool, nullable: bool, as_bytes: bool) -> Reader:
     return read
 
 
+def _records_reader(flexible: bool, nullable: bool) -> Reader:
+    """A records field: like bytes, except that over a writable frame (a receive buffer, which is never reused) the
+    value is a view of the frame, as Kafka's MemoryRecords is a slice of the request's buffer: a produce request's
+    records are then validated and appended without being copied first."""
+    read_bytes = _string_reader(flexible, nullable, True)
+
+    def read(buf: memoryview, offset: int) -> tuple[Any, int]:
+        if buf.readonly:
+            return read_bytes(buf, offset)
+        if flexible:
+            length, end = _uvarint(buf, offset)
+            length -= 1
+        else:
+            (length,) = struct.unpack_from(">i", _take(buf, offset, 4))
+            end = offset + 4
+        if length < 0:
+            if nullable:
+                return None, end - offset
+            raise InvalidRequestError("non-nullable field was serialized as null")
+        return _take(buf, end, length), end + length - offset
+
+    return read
+
+
 def _read_error_code(buf: memoryview, offset: int) -> tuple[Any, int]:
     code, size = readers.read_int16(buf, offset)
     return ErrorCode._value2member_map_.get(code, code), size
 
 
 def _primitive_reader(kafka_type: str, flexible: bool, nullable: bool) -> Reader:
-    if kafka_type in ("string", "bytes", "records"):
-        return _string_reader(flexible, nullable, kafka_type != "string")
+    if kafka_type == "records":
+        return _records_reader(flexible, nullable)
+    if kafka_type in ("string", "bytes"):
+        return _string_reader(flexible, nullable, kafka_type == "bytes")
     if kafka_type == "error_code":
         return _read_error_code
     return get_reader(kafka_type, flexible, nullable)
