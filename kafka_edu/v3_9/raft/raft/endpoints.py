@@ -6,6 +6,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from kio.schema.voters_record.v0.data import Endpoint as VotersRecordEndpoint
+from kio.static.primitive import u16
+
 InetSocketAddress = tuple[str, int]
 
 
@@ -26,6 +29,11 @@ class Endpoints:
     def address(self, listener: str) -> InetSocketAddress | None:
         return self.endpoints.get(listener)
 
+    def voters_record_endpoints(self) -> list[VotersRecordEndpoint]:
+        """The endpoints of a VotersRecord voter (KIP-853)."""
+        return [VotersRecordEndpoint(name=name, host=host, port=u16(port))
+                for name, (host, port) in self.endpoints.items()]
+
     def is_empty(self) -> bool:
         return not self.endpoints
 
@@ -43,6 +51,10 @@ class Endpoints:
         """The `nodeEndpoints` of a response (v1): the leader's address on the listener the request came in on."""
         address = self.endpoints.get(listener)
         return [] if address is None else [{"node_id": leader_id, "host": address[0], "port": address[1]}]
+
+    @staticmethod
+    def from_voters_record_endpoints(endpoints: Iterable[Any]) -> Endpoints:
+        return Endpoints({e.name: (e.host, int(e.port)) for e in endpoints})
 
     @staticmethod
     def from_leader_endpoints(leader_endpoints: Iterable[Any]) -> Endpoints:

@@ -9,6 +9,7 @@ from kafka_edu.v1_0_2.clients.common.errors import IllegalArgumentException, Ill
 from kafka_edu.v1_0_2.clients.common.record.file_records import DefaultRecordBatch, FileRecords, MemoryRecords
 from kafka_edu.v3_9.clients.common.record.control_record_utils import ControlRecordType, ControlRecordUtils
 from kafka_edu.v3_9.raft.raft.batch import Batch
+from kafka_edu.v3_9.raft.raft.control_record import ControlRecord
 from kafka_edu.v3_9.raft.raft.offset_and_epoch import OffsetAndEpoch
 from kafka_edu.v3_9.raft.snapshot.raw_snapshot_reader import RawSnapshotReader
 from kafka_edu.v3_9.raft.snapshot.snapshot_reader import SnapshotReader
@@ -24,9 +25,13 @@ class RecordsSnapshotReader(SnapshotReader[T], Generic[T]):
     what `last_contained_log_timestamp` returns.
     """
 
-    def __init__(self, snapshot_id: OffsetAndEpoch, iterator: _RecordsIterator[T]) -> None:
+    def __init__(self, snapshot_id: OffsetAndEpoch, iterator: _RecordsIterator[T],
+                 include_control_batches: bool = False) -> None:
         self._snapshot_id = snapshot_id
         self._iterator = iterator
+        # Kafka returns every batch; the port's listeners want the data batches only, KRaftControlRecordStateMachine
+        # (KIP-853) reads the control batches too.
+        self._include_control_batches = include_control_batches
         self._next_batch: Batch[T] | None = None
         self._last_contained_log_timestamp: int | None = None
 
@@ -72,10 +77,11 @@ class RecordsSnapshotReader(SnapshotReader[T], Generic[T]):
 
     @staticmethod
     def of(snapshot: RawSnapshotReader, serde: RecordSerde[T], max_batch_size: int = 8 * 1024 * 1024,
-           do_crc_validation: bool = True) -> RecordsSnapshotReader[T]:
+           do_crc_validation: bool = True, include_control_batches: bool = False) -> RecordsSnapshotReader[T]:
         """A reader over a raw snapshot; `max_batch_size` sized Kafka's read buffer and is not needed here."""
         return RecordsSnapshotReader(snapshot.snapshot_id(),
-                                     _RecordsIterator(snapshot.records(), serde, do_crc_validation))
+                                     _RecordsIterator(snapshot.records(), serde, do_crc_validation),
+                                     include_control_batches)
 
     def _read_next_batch(self) -> Batch[T] | None:
         """The next batch holding data records (Kafka's nextBatch)."""
@@ -84,11 +90,11 @@ class RecordsSnapshotReader(SnapshotReader[T], Generic[T]):
                 # The first batch: a control batch whose first record is the snapshot header.
                 if not batch.control_records:
                     raise IllegalStateException("First batch is not a control batch with at least one record")
-                record_type, message = batch.control_records[0]
+                record_type, message = batch.control_records[0].type, batch.control_records[0].message
                 if record_type is not ControlRecordType.SNAPSHOT_HEADER:
                     raise IllegalStateException(f"First control record is not a snapshot header ({record_type.name})")
                 self._last_contained_log_timestamp = int(message.last_contained_log_timestamp)
-            if batch.records:
+            if batch.records or self._include_control_batches:
                 return batch
         return None
 
@@ -96,7 +102,7 @@ class RecordsSnapshotReader(SnapshotReader[T], Generic[T]):
 class _RecordsIterator(Iterator[Batch[T]], Generic[T]):
     """The part of raft/internals/RecordsIterator a snapshot needs: each batch decoded to a Batch.
 
-    Data records go through the serde; control records become (ControlRecordType, message) pairs.
+    Data records go through the serde; control records become ControlRecords.
     """
 
     def __init__(self, records: FileRecords | MemoryRecords, serde: RecordSerde[T], do_crc_validation: bool) -> None:
@@ -136,10 +142,10 @@ class _RecordsIterator(Iterator[Batch[T]], Generic[T]):
         self._batches = None
 
 
-def _decode_control_record(key: bytes | None, value: bytes | None) -> tuple[ControlRecordType, Any]:
+def _decode_control_record(key: bytes | None, value: bytes | None) -> ControlRecord:
     if key is None:
         raise IllegalArgumentException("Missing key for control record")
     if value is None:
         raise IllegalArgumentException("Missing value for control record")
     record_type = ControlRecordType.parse(key)
-    return record_type, ControlRecordUtils.deserialize(record_type, value)
+    return ControlRecord(record_type, ControlRecordUtils.deserialize(record_type, value))

@@ -137,6 +137,7 @@ class RecordsSnapshotWriter(SnapshotWriter[T], Generic[T]):
             # Kafka's Builder starts at kraft.version 1 and every 3.9 caller sets it; this port has static voters
             # only (kraft.version 0), where the header batch holds the SnapshotHeaderRecord alone.
             self.kraft_version = 0
+            self.voter_set: Any = None  # VoterSet | None: the voters written after the KRaftVersionRecord (KIP-853)
             self.raw_snapshot_writer: RawSnapshotWriter | None = None
 
         def set_last_contained_log_timestamp(self, last_contained_log_timestamp: int) -> RecordsSnapshotWriter.Builder:
@@ -164,6 +165,10 @@ class RecordsSnapshotWriter(SnapshotWriter[T], Generic[T]):
             self.kraft_version = kraft_version
             return self
 
+        def set_voter_set(self, voter_set: Any) -> RecordsSnapshotWriter.Builder:
+            self.voter_set = voter_set
+            return self
+
         def build(self, serde: RecordSerde[T]) -> RecordsSnapshotWriter[T]:
             """The writer, with the header control batch already written at offset 0."""
             if self.raw_snapshot_writer is None:
@@ -171,6 +176,8 @@ class RecordsSnapshotWriter(SnapshotWriter[T], Generic[T]):
             if self.raw_snapshot_writer.size_in_bytes() != 0:
                 raise IllegalStateException(
                     f"Initializing writer with a non-empty snapshot: {self.raw_snapshot_writer.snapshot_id()}")
+            if self.kraft_version == 0 and self.voter_set is not None:
+                raise IllegalStateException(f"Voter set ({self.voter_set}) not expected when the kraft.version is 0")
             writer: RecordsSnapshotWriter[T] = RecordsSnapshotWriter(
                 self.raw_snapshot_writer, self.max_batch_size, self.time_ms, self.compression_type, serde)
             now = self.time_ms()
@@ -179,10 +186,12 @@ class RecordsSnapshotWriter(SnapshotWriter[T], Generic[T]):
                 version=i16(ControlRecordUtils.SNAPSHOT_HEADER_CURRENT_VERSION),
                 last_contained_log_timestamp=i64(self.last_contained_log_timestamp)))
             if self.kraft_version > 0:
-                # A VotersRecord would follow for a dynamic quorum: voter changes (KIP-853) are not ported.
                 builder.append_kraft_version_message(now, KRaftVersionRecord(
                     version=i16(ControlRecordUtils.KRAFT_VERSION_CURRENT_VERSION),
                     k_raft_version=i16(self.kraft_version)))
+                if self.voter_set is not None:
+                    builder.append_voters_message(
+                        now, self.voter_set.to_voters_record(ControlRecordUtils.KRAFT_VOTERS_CURRENT_VERSION))
             writer._append_control_batch(builder)
             return writer
 
