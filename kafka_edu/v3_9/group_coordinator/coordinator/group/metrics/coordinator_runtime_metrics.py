@@ -17,7 +17,7 @@ class CoordinatorRuntimeMetrics(ABC):
 
     @abstractmethod
     def record_partition_state_change(self, old_state: Any, new_state: Any) -> None:
-        """Both are CoordinatorRuntime.CoordinatorState values (CoordinatorRuntime is not ported yet)."""
+        """Both are CoordinatorRuntime.CoordinatorState values."""
 
     @abstractmethod
     def record_partition_load_sensor(self, start_time_ms: int, end_time_ms: int) -> None: ...
