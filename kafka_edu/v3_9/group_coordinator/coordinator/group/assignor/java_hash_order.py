@@ -11,12 +11,11 @@ colliding elements in a table of 64 or more, are not modelled: their order is ta
 
 from __future__ import annotations
 
-import uuid as _py_uuid
+import uuid
 from collections.abc import Iterable, Iterator, MutableSet
 from typing import Any, TypeVar
 
 from kafka_edu.v1_0_2.core.coordinator.group.group_metadata_manager import java_string_hash_code
-from kafka_edu.v3_9.clients.common.uuid import Uuid
 from kafka_edu.v3_9.server_common.server.common.topic_id_partition import TopicIdPartition
 
 T = TypeVar("T")
@@ -38,11 +37,8 @@ def java_hash_code(value: Any) -> int:
         return _int32(value)
     if isinstance(value, str):
         return java_string_hash_code(value)
-    if isinstance(value, Uuid | _py_uuid.UUID):  # Uuid.hashCode: the two halves xor-ed, folded to 32 bits
-        if isinstance(value, _py_uuid.UUID):
-            msb, lsb = value.int >> 64, value.int & ((1 << 64) - 1)
-        else:
-            msb, lsb = value.most_significant_bits, value.least_significant_bits
+    if isinstance(value, uuid.UUID):  # Uuid.hashCode: the two halves xor-ed, folded to 32 bits
+        msb, lsb = value.int >> 64, value.int & ((1 << 64) - 1)
         xor = (msb ^ lsb) & ((1 << 64) - 1)
         return _int32((xor >> 32) ^ xor)
     if isinstance(value, TopicIdPartition):  # Objects.hash(topicId, partitionId)

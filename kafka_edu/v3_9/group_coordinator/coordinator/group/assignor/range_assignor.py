@@ -9,9 +9,9 @@ members keep their ranges across a restart that changes their member id), then b
 from __future__ import annotations
 
 import functools
+import uuid
 from collections.abc import Set
 
-from kafka_edu.v3_9.clients.common.uuid import Uuid
 from kafka_edu.v3_9.group_coordinator.coordinator.group.assignor.range_set import RangeSet
 from kafka_edu.v3_9.group_coordinator.coordinator.group.modern.member_assignment_impl import MemberAssignmentImpl
 from kafka_edu.v3_9.group_coordinator_api.coordinator.group.api.assignor.consumer_group_partition_assignor import (
@@ -34,7 +34,7 @@ RANGE_ASSIGNOR_NAME = "range"
 class _TopicMetadata:
     """One topic while it is being split: its members, the quota each gets and where the next range starts."""
 
-    def __init__(self, topic_id: Uuid, num_partitions: int, num_members: int) -> None:
+    def __init__(self, topic_id: uuid.UUID, num_partitions: int, num_members: int) -> None:
         self.topic_id = topic_id
         self.num_partitions = num_partitions
         self.num_members = num_members
@@ -77,7 +77,7 @@ class RangeAssignor(ConsumerGroupPartitionAssignor):
 
         assignments: dict[str, MemberAssignment] = {}
         for member_id in member_ids:
-            assignment: dict[Uuid, Set[int]] = {}
+            assignment: dict[uuid.UUID, Set[int]] = {}
             for topic_metadata in topics:
                 topic_metadata.maybe_compute_quota()
                 self._add_partitions_to_assignment(topic_metadata, assignment)
@@ -89,7 +89,7 @@ class RangeAssignor(ConsumerGroupPartitionAssignor):
         member_ids = self._sort_member_ids(group_spec)
 
         # first pass: count each topic's members
-        topics: dict[Uuid, _TopicMetadata] = {}
+        topics: dict[uuid.UUID, _TopicMetadata] = {}
         for member_id in member_ids:
             subs = group_spec.member_subscription(member_id)
             for topic_id in subs.subscribed_topic_ids():
@@ -105,7 +105,7 @@ class RangeAssignor(ConsumerGroupPartitionAssignor):
         assignments: dict[str, MemberAssignment] = {}
         for member_id in member_ids:
             subs = group_spec.member_subscription(member_id)
-            assignment: dict[Uuid, Set[int]] = {}
+            assignment: dict[uuid.UUID, Set[int]] = {}
             for topic_id in subs.subscribed_topic_ids():
                 metadata = topics[topic_id]
                 metadata.maybe_compute_quota()
@@ -132,7 +132,8 @@ class RangeAssignor(ConsumerGroupPartitionAssignor):
         return sorted(group_spec.member_ids(), key=functools.cmp_to_key(compare))
 
     @staticmethod
-    def _add_partitions_to_assignment(topic_metadata: _TopicMetadata, member_assignment: dict[Uuid, Set[int]]) -> None:
+    def _add_partitions_to_assignment(topic_metadata: _TopicMetadata,
+                                      member_assignment: dict[uuid.UUID, Set[int]]) -> None:
         start = topic_metadata.next_range
         quota = topic_metadata.min_quota
         if topic_metadata.extra_partitions > 0:

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import bisect
 import logging
+import uuid
 from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
 
-from kafka_edu.v3_9.clients.common.uuid import Uuid
 from kafka_edu.v3_9.group_coordinator.coordinator.group.assignor.java_hash_order import JavaHashSet
 from kafka_edu.v3_9.group_coordinator.coordinator.group.modern.member_assignment_impl import MemberAssignmentImpl
 from kafka_edu.v3_9.group_coordinator_api.coordinator.group.api.assignor.group_assignment import GroupAssignment
@@ -98,7 +98,7 @@ class _PartitionMovements:
     of moving a second partition (stickiness)."""
 
     def __init__(self) -> None:
-        self._partition_movements_by_topic: dict[Uuid, dict[_MemberPair, JavaHashSet[TopicIdPartition]]] = {}
+        self._partition_movements_by_topic: dict[uuid.UUID, dict[_MemberPair, JavaHashSet[TopicIdPartition]]] = {}
         self._partition_movements_by_partition: dict[TopicIdPartition, _MemberPair] = {}
 
     def _remove_movement_record_of_partition(self, partition: TopicIdPartition) -> _MemberPair:
@@ -270,8 +270,8 @@ class UniformHeterogeneousAssignmentBuilder:
     def __init__(self, group_spec: GroupSpec, subscribed_topic_describer: SubscribedTopicDescriber) -> None:
         self._group_spec = group_spec
         self._subscribed_topic_describer = subscribed_topic_describer
-        self._subscribed_topic_ids: JavaHashSet[Uuid] = JavaHashSet()
-        self._members_per_topic: dict[Uuid, list[str]] = {}  # subscribers of each topic, in member order
+        self._subscribed_topic_ids: JavaHashSet[uuid.UUID] = JavaHashSet()
+        self._members_per_topic: dict[uuid.UUID, list[str]] = {}  # subscribers of each topic, in member order
         self._target_assignment: dict[str, MemberAssignment] = {}
         for member_id in group_spec.member_ids():
             for topic_id in group_spec.member_subscription(member_id).subscribed_topic_ids():
@@ -334,7 +334,7 @@ class UniformHeterogeneousAssignmentBuilder:
                 if self._assignment_manager.maybe_assign_partition_to_member(partition, member):
                     break
 
-    def _can_topic_participate_in_reassignment(self, topic_id: Uuid) -> bool:
+    def _can_topic_participate_in_reassignment(self, topic_id: uuid.UUID) -> bool:
         return len(self._members_per_topic[topic_id]) >= 2
 
     def _can_member_participate_in_reassignment(self, member_id: str) -> bool:
@@ -455,13 +455,13 @@ class UniformHeterogeneousAssignmentBuilder:
         self._assignment_manager.add_partition_to_target_assignment(topic_id_partition, new_member)
 
 
-def _add_partition_to_assignment(member_assignments: dict[str, MemberAssignment], member_id: str, topic_id: Uuid,
+def _add_partition_to_assignment(member_assignments: dict[str, MemberAssignment], member_id: str, topic_id: uuid.UUID,
                                  partition: int) -> None:
     partitions = member_assignments[member_id].partitions()
     partitions.setdefault(topic_id, set()).add(partition)  # type: ignore[attr-defined]
 
 
-def _topic_id_partitions(topic_ids: Iterable[Uuid],
+def _topic_id_partitions(topic_ids: Iterable[uuid.UUID],
                          subscribed_topic_describer: SubscribedTopicDescriber) -> JavaHashSet[TopicIdPartition]:
     """Every partition of the given topics, in a HashSet as Kafka builds it."""
     topic_id_partitions: JavaHashSet[TopicIdPartition] = JavaHashSet()

@@ -11,10 +11,10 @@ answers are equally good; JavaHashSet reproduces it.
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Mapping, MutableMapping, Set
 
 from kafka_edu.v1_0_2.clients.common.errors import IllegalStateException
-from kafka_edu.v3_9.clients.common.uuid import Uuid
 from kafka_edu.v3_9.group_coordinator.coordinator.group.assignor.java_hash_order import JavaHashSet
 from kafka_edu.v3_9.group_coordinator.coordinator.group.modern.member_assignment_impl import MemberAssignmentImpl
 from kafka_edu.v3_9.group_coordinator_api.coordinator.group.api.assignor.group_assignment import GroupAssignment
@@ -29,7 +29,7 @@ from kafka_edu.v3_9.group_coordinator_api.coordinator.group.api.assignor.subscri
 from kafka_edu.v3_9.server_common.server.common.topic_id_partition import TopicIdPartition
 
 
-def _is_immutable_map(partitions: Mapping[Uuid, Set[int]]) -> bool:
+def _is_immutable_map(partitions: Mapping[uuid.UUID, Set[int]]) -> bool:
     """Kafka checks for its unmodifiable and empty map classes; a read-only Mapping is the Python equivalent."""
     return not isinstance(partitions, MutableMapping)
 
@@ -45,7 +45,7 @@ class UniformHomogeneousAssignmentBuilder:
         self._group_spec = group_spec
         self._subscribed_topic_describer = subscribed_topic_describer
         first_member = next(iter(group_spec.member_ids()))
-        self._subscribed_topic_ids: JavaHashSet[Uuid] = JavaHashSet(
+        self._subscribed_topic_ids: JavaHashSet[uuid.UUID] = JavaHashSet(
             group_spec.member_subscription(first_member).subscribed_topic_ids())
         self._unfilled_members: list[_MemberWithRemainingQuota] = []  # members still below their quota
         self._unassigned_partitions: list[TopicIdPartition] = []  # every partition nobody holds, then the revoked
@@ -82,7 +82,7 @@ class UniformHomogeneousAssignmentBuilder:
         a member whose assignment does not change keeps its very map (no copy)."""
         for member_id in self._group_spec.member_ids():
             old_assignment = self._group_spec.member_assignment(member_id).partitions()
-            new_assignment: dict[Uuid, set[int]] | None = None
+            new_assignment: dict[uuid.UUID, set[int]] | None = None
 
             if not _is_immutable_map(old_assignment):
                 raise IllegalStateException("The assignor expect an immutable map.")
@@ -142,5 +142,5 @@ class UniformHomogeneousAssignmentBuilder:
             raise PartitionAssignorException("Partitions were left unassigned")
 
 
-def _deep_copy(partitions: Mapping[Uuid, Set[int]]) -> dict[Uuid, set[int]]:
+def _deep_copy(partitions: Mapping[uuid.UUID, Set[int]]) -> dict[uuid.UUID, set[int]]:
     return {topic_id: set(parts) for topic_id, parts in partitions.items()}

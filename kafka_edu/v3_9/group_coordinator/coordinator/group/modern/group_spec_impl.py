@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Collection, Mapping
 from types import MappingProxyType
 
 from kafka_edu.v1_0_2.clients.common.errors import IllegalArgumentException
-from kafka_edu.v3_9.clients.common.uuid import Uuid
 from kafka_edu.v3_9.group_coordinator.coordinator.group.modern.member_assignment_impl import MemberAssignmentImpl
 from kafka_edu.v3_9.group_coordinator.coordinator.group.modern.member_subscription_and_assignment_impl import (
     MemberSubscriptionAndAssignmentImpl,
@@ -21,7 +21,7 @@ class GroupSpecImpl(GroupSpec):
     """A modern group's members, subscription type and who holds which partition, handed to an assignor."""
 
     def __init__(self, members: Mapping[str, MemberSubscriptionAndAssignmentImpl], subscription_type: SubscriptionType,
-                 inverted_member_assignment: Mapping[Uuid, Mapping[int, str]]) -> None:
+                 inverted_member_assignment: Mapping[uuid.UUID, Mapping[int, str]]) -> None:
         if members is None:
             raise TypeError("members")  # Objects.requireNonNull, for each argument
         if subscription_type is None:
@@ -39,7 +39,7 @@ class GroupSpecImpl(GroupSpec):
     def subscription_type(self) -> SubscriptionType:
         return self._subscription_type
 
-    def is_partition_assigned(self, topic_id: Uuid, partition_id: int) -> bool:
+    def is_partition_assigned(self, topic_id: uuid.UUID, partition_id: int) -> bool:
         partition_map = self._inverted_member_assignment.get(topic_id)
         if partition_map is None:
             return False

@@ -2,21 +2,21 @@
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Mapping, Set
 
-from kafka_edu.v3_9.clients.common.uuid import Uuid
 from kafka_edu.v3_9.group_coordinator_api.coordinator.group.api.assignor.member_assignment import MemberAssignment
 
 
 class MemberAssignmentImpl(MemberAssignment):
     """The assignment an assignor computes for one member of a modern group."""
 
-    def __init__(self, partitions: Mapping[Uuid, Set[int]]) -> None:
+    def __init__(self, partitions: Mapping[uuid.UUID, Set[int]]) -> None:
         if partitions is None:
             raise TypeError("partitions")  # Objects.requireNonNull
         self._partitions = partitions
 
-    def partitions(self) -> Mapping[Uuid, Set[int]]:
+    def partitions(self) -> Mapping[uuid.UUID, Set[int]]:
         return self._partitions
 
     def __eq__(self, other: object) -> bool:

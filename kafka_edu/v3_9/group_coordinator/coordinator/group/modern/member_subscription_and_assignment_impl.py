@@ -5,9 +5,9 @@ Kafka's current assignment is a modern.Assignment; any object with its partition
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Mapping, Set
 
-from kafka_edu.v3_9.clients.common.uuid import Uuid
 from kafka_edu.v3_9.group_coordinator_api.coordinator.group.api.assignor.member_assignment import MemberAssignment
 from kafka_edu.v3_9.group_coordinator_api.coordinator.group.api.assignor.member_subscription import MemberSubscription
 
@@ -15,7 +15,7 @@ from kafka_edu.v3_9.group_coordinator_api.coordinator.group.api.assignor.member_
 class MemberSubscriptionAndAssignmentImpl(MemberSubscription, MemberAssignment):
     """One member as the group spec gives it to an assignor: its subscription and its current assignment."""
 
-    def __init__(self, rack_id: str | None, instance_id: str | None, subscribed_topic_ids: Set[Uuid],
+    def __init__(self, rack_id: str | None, instance_id: str | None, subscribed_topic_ids: Set[uuid.UUID],
                  member_assignment: MemberAssignment) -> None:
         # Java's Optional fields cannot be null (Optional.empty() is None here); the others can't either
         if subscribed_topic_ids is None:
@@ -33,10 +33,10 @@ class MemberSubscriptionAndAssignmentImpl(MemberSubscription, MemberAssignment):
     def instance_id(self) -> str | None:
         return self._instance_id
 
-    def subscribed_topic_ids(self) -> Set[Uuid]:
+    def subscribed_topic_ids(self) -> Set[uuid.UUID]:
         return self._subscribed_topic_ids
 
-    def partitions(self) -> Mapping[Uuid, Set[int]]:
+    def partitions(self) -> Mapping[uuid.UUID, Set[int]]:
         return self._member_assignment.partitions()
 
     def __eq__(self, other: object) -> bool:

@@ -1,26 +1,26 @@
 """Port of group-coordinator/src/main/java/.../group/modern/TopicMetadata.java (Kafka 3.9).
 
-from_record reads a ConsumerGroupPartitionMetadataValue.TopicMetadata record, whose topic id is a kio uuid.UUID;
-the metadata keeps Kafka's Uuid.
+Topic ids are uuid.UUID, as in the records and the metadata image, so from_record keeps the record's id as it is.
 """
 
 from __future__ import annotations
 
-import uuid as _py_uuid
+import uuid
 from collections.abc import Mapping, Set
 
 from kafka_edu.v1_0_2.clients.common.errors import IllegalArgumentException
-from kafka_edu.v3_9.clients.common.uuid import ZERO_UUID, Uuid
 from kafka_edu.v3_9.group_coordinator.coordinator.group.generated.consumer_group_partition_metadata_value import (
     TopicMetadata as TopicMetadataRecord,
 )
+
+ZERO_UUID = uuid.UUID(int=0)  # Uuid.ZERO_UUID: never a topic's id
 
 
 class TopicMetadata:
     """What a group's assignor needs of a topic: id, name, partition count and the racks of each partition's
     replicas (an empty map when no partition has rack information). Immutable."""
 
-    def __init__(self, id: Uuid, name: str, num_partitions: int, partition_racks: Mapping[int, Set[str]]) -> None:
+    def __init__(self, id: uuid.UUID, name: str, num_partitions: int, partition_racks: Mapping[int, Set[str]]) -> None:
         if id is None:
             raise TypeError("id")  # Objects.requireNonNull
         if id == ZERO_UUID:
@@ -38,7 +38,7 @@ class TopicMetadata:
         self._num_partitions = num_partitions
         self._partition_racks = partition_racks
 
-    def id(self) -> Uuid:
+    def id(self) -> uuid.UUID:
         return self._id
 
     def name(self) -> str:
@@ -70,7 +70,4 @@ class TopicMetadata:
         """The metadata of one topic as a ConsumerGroupPartitionMetadata record stores it (racks as a list)."""
         partition_racks = {partition_metadata.partition: frozenset(partition_metadata.racks)
                            for partition_metadata in record.partition_metadata}
-        topic_id = record.topic_id
-        if isinstance(topic_id, _py_uuid.UUID):
-            topic_id = Uuid.from_bytes(topic_id.bytes)
-        return TopicMetadata(topic_id, record.topic_name, record.num_partitions, partition_racks)
+        return TopicMetadata(record.topic_id, record.topic_name, record.num_partitions, partition_racks)

@@ -4,10 +4,12 @@ Kafka's mkAssignment builds a HashMap, and the uniform assignors walk a member's
 order; the port's mk_assignment returns a read-only dict in the same order (JavaHashSet's), so the assignors see
 the topics as Kafka's do. mk_ordered_assignment keeps the order given (LinkedHashMap). Partition sets become
 frozensets (Collections.unmodifiableSet); mk_ordered_topic_assignment's keep their order (LinkedHashSet).
+Topic ids are uuid.UUID; topic_id_from_string reads the base64 ids Kafka's tests spell out.
 """
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Mapping, Set
 from types import MappingProxyType
 
@@ -21,14 +23,19 @@ from kafka_edu.v3_9.group_coordinator.coordinator.group.modern.member_subscripti
 )
 from kafka_edu.v3_9.group_coordinator_api.coordinator.group.api.assignor.group_assignment import GroupAssignment
 
-TopicAssignment = tuple[Uuid, Set[int]]
+TopicAssignment = tuple[uuid.UUID, Set[int]]
 
 
-def mk_topic_assignment(topic_id: Uuid, *partitions: int) -> TopicAssignment:
+def topic_id_from_string(text: str) -> uuid.UUID:
+    """Uuid.fromString as a uuid.UUID: the same 128 bits, so the same Java hash and the same HashSet order."""
+    return uuid.UUID(bytes=Uuid.from_string(text).to_bytes())
+
+
+def mk_topic_assignment(topic_id: uuid.UUID, *partitions: int) -> TopicAssignment:
     return topic_id, set(partitions)
 
 
-def mk_ordered_topic_assignment(topic_id: Uuid, *partitions: int) -> TopicAssignment:
+def mk_ordered_topic_assignment(topic_id: uuid.UUID, *partitions: int) -> TopicAssignment:
     return topic_id, dict.fromkeys(partitions).keys()  # a read-only set view that keeps insertion order
 
 
@@ -36,17 +43,17 @@ def _unmodifiable(partitions: Set[int]) -> Set[int]:
     return frozenset(partitions) if isinstance(partitions, set) else partitions
 
 
-def mk_assignment(*entries: TopicAssignment) -> Mapping[Uuid, Set[int]]:
+def mk_assignment(*entries: TopicAssignment) -> Mapping[uuid.UUID, Set[int]]:
     assignment = dict(entries)
     return MappingProxyType({topic_id: _unmodifiable(assignment[topic_id])
                              for topic_id in java_hash_map_order(assignment)})
 
 
-def mk_ordered_assignment(*entries: TopicAssignment) -> Mapping[Uuid, Set[int]]:
+def mk_ordered_assignment(*entries: TopicAssignment) -> Mapping[uuid.UUID, Set[int]]:
     return MappingProxyType({topic_id: _unmodifiable(partitions) for topic_id, partitions in entries})
 
 
-def assert_assignment(expected_assignment: Mapping[str, Mapping[Uuid, Set[int]]],
+def assert_assignment(expected_assignment: Mapping[str, Mapping[uuid.UUID, Set[int]]],
                       computed_group_assignment: GroupAssignment) -> None:
     """Every member's computed assignment is the expected one."""
     assert len(expected_assignment) == len(computed_group_assignment.members())
@@ -55,9 +62,9 @@ def assert_assignment(expected_assignment: Mapping[str, Mapping[Uuid, Set[int]]]
 
 
 def inverted_target_assignment(
-        members: Mapping[str, MemberSubscriptionAndAssignmentImpl]) -> dict[Uuid, dict[int, str]]:
+        members: Mapping[str, MemberSubscriptionAndAssignmentImpl]) -> dict[uuid.UUID, dict[int, str]]:
     """Partition -> member by topic, from the members' current assignments (what GroupSpecImpl looks up)."""
-    inverted: dict[Uuid, dict[int, str]] = {}
+    inverted: dict[uuid.UUID, dict[int, str]] = {}
     for member_id, member in members.items():
         for topic_id, partitions in member.partitions().items():
             partition_map = inverted.setdefault(topic_id, {})

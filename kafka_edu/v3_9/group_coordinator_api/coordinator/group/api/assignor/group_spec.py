@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+import uuid
 from abc import ABC, abstractmethod
 from collections.abc import Collection
 
-from kafka_edu.v3_9.clients.common.uuid import Uuid
 from kafka_edu.v3_9.group_coordinator_api.coordinator.group.api.assignor.member_assignment import MemberAssignment
 from kafka_edu.v3_9.group_coordinator_api.coordinator.group.api.assignor.member_subscription import (
     MemberSubscription,
@@ -23,7 +23,7 @@ class GroupSpec(ABC):
     def subscription_type(self) -> SubscriptionType: ...
 
     @abstractmethod
-    def is_partition_assigned(self, topic_id: Uuid, partition_id: int) -> bool:
+    def is_partition_assigned(self, topic_id: uuid.UUID, partition_id: int) -> bool:
         """Whether some member holds the partition in the current target assignment."""
 
     @abstractmethod

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
+import uuid
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Set
-
-from kafka_edu.v3_9.clients.common.uuid import Uuid
 
 
 class MemberAssignment(ABC):
     """What one member of a consumer group is given: partition numbers by topic id."""
 
     @abstractmethod
-    def partitions(self) -> Mapping[Uuid, Set[int]]: ...
+    def partitions(self) -> Mapping[uuid.UUID, Set[int]]: ...

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
+import uuid
 from abc import ABC, abstractmethod
 from collections.abc import Set
-
-from kafka_edu.v3_9.clients.common.uuid import Uuid
 
 
 class MemberSubscription(ABC):
@@ -18,4 +17,4 @@ class MemberSubscription(ABC):
     def instance_id(self) -> str | None: ...
 
     @abstractmethod
-    def subscribed_topic_ids(self) -> Set[Uuid]: ...
+    def subscribed_topic_ids(self) -> Set[uuid.UUID]: ...

@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
+import uuid
 from abc import ABC, abstractmethod
 from collections.abc import Set
-
-from kafka_edu.v3_9.clients.common.uuid import Uuid
 
 
 class SubscribedTopicDescriber(ABC):
     """The topic metadata an assignor reads: partition counts and the racks of each partition's replicas."""
 
     @abstractmethod
-    def num_partitions(self, topic_id: Uuid) -> int:
+    def num_partitions(self, topic_id: uuid.UUID) -> int:
         """-1 for a topic the metadata has not got."""
 
     @abstractmethod
-    def racks_for_partition(self, topic_id: Uuid, partition: int) -> Set[str]:
+    def racks_for_partition(self, topic_id: uuid.UUID, partition: int) -> Set[str]:
         """Empty for an unknown topic (or partition)."""

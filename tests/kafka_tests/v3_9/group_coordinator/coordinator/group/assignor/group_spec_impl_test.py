@@ -3,12 +3,12 @@
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass
 
 import pytest
 
 from kafka_edu.v1_0_2.clients.common.errors import IllegalArgumentException
-from kafka_edu.v3_9.clients.common.uuid import Uuid
 from kafka_edu.v3_9.group_coordinator.coordinator.group.modern.assignment import Assignment
 from kafka_edu.v3_9.group_coordinator.coordinator.group.modern.group_spec_impl import GroupSpecImpl
 from kafka_edu.v3_9.group_coordinator.coordinator.group.modern.member_subscription_and_assignment_impl import (
@@ -35,17 +35,17 @@ TEST_MEMBER = "test-member"
 class _Spec:
     members: dict[str, MemberSubscriptionAndAssignmentImpl]
     subscription_type: SubscriptionType
-    inverted_target_assignment: dict[Uuid, dict[int, str]]
+    inverted_target_assignment: dict[uuid.UUID, dict[int, str]]
     group_spec: GroupSpecImpl
-    topic_id: Uuid
+    topic_id: uuid.UUID
 
 
 @pytest.fixture
 def spec() -> _Spec:
     members: dict[str, MemberSubscriptionAndAssignmentImpl] = {}
     subscription_type = SubscriptionType.HOMOGENEOUS
-    inverted_target_assignment: dict[Uuid, dict[int, str]] = {}
-    topic_id = Uuid.random_uuid()
+    inverted_target_assignment: dict[uuid.UUID, dict[int, str]] = {}
+    topic_id = uuid.uuid4()
     members[TEST_MEMBER] = MemberSubscriptionAndAssignmentImpl(None, None, {topic_id}, Assignment.EMPTY)
     group_spec = GroupSpecImpl(members, subscription_type, inverted_target_assignment)
     return _Spec(members, subscription_type, inverted_target_assignment, group_spec, topic_id)
@@ -64,7 +64,7 @@ def test_is_partition_assigned(spec: _Spec):
 
     assert spec.group_spec.is_partition_assigned(spec.topic_id, 1)
     assert not spec.group_spec.is_partition_assigned(spec.topic_id, 2)
-    assert not spec.group_spec.is_partition_assigned(Uuid.random_uuid(), 2)
+    assert not spec.group_spec.is_partition_assigned(uuid.uuid4(), 2)
 
 
 def test_member_subscription(spec: _Spec):

@@ -9,11 +9,11 @@ port reproduces (JavaHashSet); `_member` builds a MemberSubscriptionAndAssignmen
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Mapping
 
 import pytest
 
-from kafka_edu.v3_9.clients.common.uuid import Uuid
 from kafka_edu.v3_9.group_coordinator.coordinator.group.assignor.uniform_assignor import UniformAssignor
 from kafka_edu.v3_9.group_coordinator.coordinator.group.modern.assignment import Assignment
 from kafka_edu.v3_9.group_coordinator.coordinator.group.modern.group_spec_impl import GroupSpecImpl
@@ -37,6 +37,7 @@ from tests.kafka_tests.v3_9.group_coordinator.coordinator.group.assignment_test_
     mk_map_of_partition_racks,
     mk_ordered_assignment,
     mk_topic_assignment,
+    topic_id_from_string,
 )
 
 KAFKA = kafka_test_class(
@@ -60,9 +61,9 @@ KAFKA = kafka_test_class(
 HOMOGENEOUS = SubscriptionType.HOMOGENEOUS
 
 assignor = UniformAssignor()
-topic1_uuid = Uuid.from_string("T1-A4s3VTwiI5CTbEp6POw")
-topic2_uuid = Uuid.from_string("T2-B4s3VTwiI5YHbPp6YUe")
-topic3_uuid = Uuid.from_string("T3-CU8fVTLCz5YMkLoDQsa")
+topic1_uuid = topic_id_from_string("T1-A4s3VTwiI5CTbEp6POw")
+topic2_uuid = topic_id_from_string("T2-B4s3VTwiI5YHbPp6YUe")
+topic3_uuid = topic_id_from_string("T3-CU8fVTLCz5YMkLoDQsa")
 topic1_name = "topic1"
 topic2_name = "topic2"
 topic3_name = "topic3"
@@ -71,11 +72,11 @@ member_b = "B"
 member_c = "C"
 
 
-def _member(topics: set[Uuid], assignment: Assignment = Assignment.EMPTY) -> MemberSubscriptionAndAssignmentImpl:
+def _member(topics: set[uuid.UUID], assignment: Assignment = Assignment.EMPTY) -> MemberSubscriptionAndAssignmentImpl:
     return MemberSubscriptionAndAssignmentImpl(None, None, topics, assignment)
 
 
-def _topic(topic_id: Uuid, name: str, num_partitions: int) -> TopicMetadata:
+def _topic(topic_id: uuid.UUID, name: str, num_partitions: int) -> TopicMetadata:
     return TopicMetadata(topic_id, name, num_partitions, mk_map_of_partition_racks(num_partitions))
 
 
@@ -141,9 +142,9 @@ def test_first_assignment_num_members_greater_than_total_num_partitions():
 
 
 def test_validity_and_balance_for_large_sample_set():
-    topic_metadata: dict[Uuid, TopicMetadata] = {}
+    topic_metadata: dict[uuid.UUID, TopicMetadata] = {}
     for i in range(1, 100):
-        topic_id = Uuid.random_uuid()
+        topic_id = uuid.uuid4()
         topic_metadata[topic_id] = _topic(topic_id, f"topic-{i}", 3)
 
     members = dict(sorted((f"member{i}", _member(set(topic_metadata.keys()))) for i in range(1, 50)))

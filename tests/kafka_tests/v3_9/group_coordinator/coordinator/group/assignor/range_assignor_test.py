@@ -8,9 +8,10 @@ MemberSubscriptionAndAssignmentImpl without a rack.
 
 from __future__ import annotations
 
+import uuid
+
 import pytest
 
-from kafka_edu.v3_9.clients.common.uuid import Uuid
 from kafka_edu.v3_9.group_coordinator.coordinator.group.assignor.range_assignor import RangeAssignor
 from kafka_edu.v3_9.group_coordinator.coordinator.group.modern.assignment import Assignment
 from kafka_edu.v3_9.group_coordinator.coordinator.group.modern.group_spec_impl import GroupSpecImpl
@@ -57,18 +58,18 @@ HOMOGENEOUS = SubscriptionType.HOMOGENEOUS
 HETEROGENEOUS = SubscriptionType.HETEROGENEOUS
 
 assignor = RangeAssignor()
-topic1_uuid = Uuid.random_uuid()
+topic1_uuid = uuid.uuid4()
 topic1_name = "topic1"
-topic2_uuid = Uuid.random_uuid()
+topic2_uuid = uuid.uuid4()
 topic2_name = "topic2"
-topic3_uuid = Uuid.random_uuid()
+topic3_uuid = uuid.uuid4()
 topic3_name = "topic3"
 member_a = "A"
 member_b = "B"
 member_c = "C"
 
 
-def _member(topics: set[Uuid], assignment: Assignment = Assignment.EMPTY,
+def _member(topics: set[uuid.UUID], assignment: Assignment = Assignment.EMPTY,
             instance_id: str | None = None) -> MemberSubscriptionAndAssignmentImpl:
     return MemberSubscriptionAndAssignmentImpl(None, instance_id, topics, assignment)
 

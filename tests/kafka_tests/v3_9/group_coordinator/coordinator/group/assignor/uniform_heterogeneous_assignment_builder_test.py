@@ -8,9 +8,10 @@ assignments hold. `_member` builds a MemberSubscriptionAndAssignmentImpl without
 
 from __future__ import annotations
 
+import uuid
+
 import pytest
 
-from kafka_edu.v3_9.clients.common.uuid import Uuid
 from kafka_edu.v3_9.group_coordinator.coordinator.group.assignor.uniform_assignor import UniformAssignor
 from kafka_edu.v3_9.group_coordinator.coordinator.group.modern.assignment import Assignment
 from kafka_edu.v3_9.group_coordinator.coordinator.group.modern.group_spec_impl import GroupSpecImpl
@@ -32,6 +33,7 @@ from tests.kafka_tests.v3_9.group_coordinator.coordinator.group.assignment_test_
     mk_assignment,
     mk_map_of_partition_racks,
     mk_topic_assignment,
+    topic_id_from_string,
 )
 
 KAFKA = kafka_test_class(
@@ -55,10 +57,10 @@ KAFKA = kafka_test_class(
 HETEROGENEOUS = SubscriptionType.HETEROGENEOUS
 
 assignor = UniformAssignor()
-topic1_uuid = Uuid.from_string("T1-A4s3VTwiI5CTbEp6POw")
-topic2_uuid = Uuid.from_string("T2-B4s3VTwiI5YHbPp6YUe")
-topic3_uuid = Uuid.from_string("T3-CU8fVTLCz5YMkLoDQsa")
-topic4_uuid = Uuid.from_string("T4-Tw9fVTLCz5HbPp6YQsa")
+topic1_uuid = topic_id_from_string("T1-A4s3VTwiI5CTbEp6POw")
+topic2_uuid = topic_id_from_string("T2-B4s3VTwiI5YHbPp6YUe")
+topic3_uuid = topic_id_from_string("T3-CU8fVTLCz5YMkLoDQsa")
+topic4_uuid = topic_id_from_string("T4-Tw9fVTLCz5HbPp6YQsa")
 topic1_name = "topic1"
 topic2_name = "topic2"
 topic3_name = "topic3"
@@ -68,11 +70,12 @@ member_b = "B"
 member_c = "C"
 
 
-def _member(topics: set[Uuid], assignment: Assignment = Assignment.EMPTY) -> MemberSubscriptionAndAssignmentImpl:
+def _member(topics: set[uuid.UUID], assignment: Assignment = Assignment.EMPTY) -> MemberSubscriptionAndAssignmentImpl:
     return MemberSubscriptionAndAssignmentImpl(None, None, topics, assignment)
 
 
-def _topic(topic_id: Uuid, name: str, num_partitions: int, num_racked_partitions: int | None = None) -> TopicMetadata:
+def _topic(topic_id: uuid.UUID, name: str, num_partitions: int,
+           num_racked_partitions: int | None = None) -> TopicMetadata:
     racked = num_partitions if num_racked_partitions is None else num_racked_partitions
     return TopicMetadata(topic_id, name, num_partitions, mk_map_of_partition_racks(racked))
 

@@ -1,7 +1,7 @@
 """Port of group-coordinator/src/test/java/org/apache/kafka/coordinator/group/modern/AssignmentTest.java (Kafka 3.9).
 
-AssignmentTestUtil's helpers come from its port, assignment_test_util; topic ids are uuid.UUID, drawn from
-Uuid.randomUuid(). Java's NullPointerException is a TypeError.
+AssignmentTestUtil's helpers come from its port, assignment_test_util; topic ids are uuid.UUID
+(Uuid.randomUuid() -> uuid.uuid4()). Java's NullPointerException is a TypeError.
 """
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ import uuid
 
 import pytest
 
-from kafka_edu.v3_9.clients.common.uuid import Uuid
 from kafka_edu.v3_9.group_coordinator.coordinator.group.generated.consumer_group_target_assignment_member_value import (  # noqa: E501
     ConsumerGroupTargetAssignmentMemberValue,
     TopicPartition,
@@ -28,25 +27,20 @@ KAFKA = kafka_test_class(
 )
 
 
-def random_topic_id() -> uuid.UUID:
-    """Uuid.randomUuid() as the uuid.UUID topic ids are carried in."""
-    return uuid.UUID(bytes=Uuid.random_uuid().to_bytes())
-
-
 def test_partitions_cannot_be_null() -> None:
     with pytest.raises(TypeError):
         Assignment(None)  # type: ignore[arg-type]
 
 
 def test_attributes() -> None:
-    partitions = mk_assignment(mk_topic_assignment(random_topic_id(), 1, 2, 3))
+    partitions = mk_assignment(mk_topic_assignment(uuid.uuid4(), 1, 2, 3))
     assignment = Assignment(partitions)
     assert assignment.partitions() == partitions
 
 
 def test_from_target_assignment_record() -> None:
-    topic_id1 = random_topic_id()
-    topic_id2 = random_topic_id()
+    topic_id1 = uuid.uuid4()
+    topic_id2 = uuid.uuid4()
 
     partitions = [
         TopicPartition(topic_id=topic_id1, partitions=[1, 2, 3]),
@@ -64,6 +58,6 @@ def test_from_target_assignment_record() -> None:
 
 
 def test_equals() -> None:
-    partitions = mk_assignment(mk_topic_assignment(random_topic_id(), 1, 2, 3))
+    partitions = mk_assignment(mk_topic_assignment(uuid.uuid4(), 1, 2, 3))
 
     assert Assignment(partitions) == Assignment(partitions)

@@ -4,11 +4,11 @@ NullPointerException is TypeError."""
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass
 
 import pytest
 
-from kafka_edu.v3_9.clients.common.uuid import Uuid
 from kafka_edu.v3_9.group_coordinator.coordinator.group.modern.subscribed_topic_describer_impl import (
     SubscribedTopicDescriberImpl,
 )
@@ -30,15 +30,15 @@ KAFKA = kafka_test_class(
 
 @dataclass
 class _State:
-    topic_metadata_map: dict[Uuid, TopicMetadata]
+    topic_metadata_map: dict[uuid.UUID, TopicMetadata]
     subscribed_topic_metadata: SubscribedTopicDescriberImpl
 
 
 @pytest.fixture
 def state() -> _State:
-    topic_metadata_map: dict[Uuid, TopicMetadata] = {}
+    topic_metadata_map: dict[uuid.UUID, TopicMetadata] = {}
     for i in range(5):
-        topic_id = Uuid.random_uuid()
+        topic_id = uuid.uuid4()
         topic_metadata_map[topic_id] = TopicMetadata(topic_id, f"topic{i}", 5, mk_map_of_partition_racks(5))
     return _State(topic_metadata_map, SubscribedTopicDescriberImpl(topic_metadata_map))
 
@@ -53,7 +53,7 @@ def test_topic_metadata_cannot_be_null():
 
 
 def test_number_of_partitions(state: _State):
-    topic_id = Uuid.random_uuid()
+    topic_id = uuid.uuid4()
 
     # an unknown topic has -1 partitions
     assert state.subscribed_topic_metadata.num_partitions(topic_id) == -1
@@ -64,7 +64,7 @@ def test_number_of_partitions(state: _State):
 
 
 def test_racks_for_partition(state: _State):
-    topic_id = Uuid.random_uuid()
+    topic_id = uuid.uuid4()
 
     # unknown topic: no racks
     assert state.subscribed_topic_metadata.racks_for_partition(topic_id, 0) == set()
@@ -78,7 +78,7 @@ def test_racks_for_partition(state: _State):
     assert state.subscribed_topic_metadata.racks_for_partition(topic_id, 2) == partition_racks[2]
 
     # a topic without rack information: no racks
-    topic_id = Uuid.random_uuid()
+    topic_id = uuid.uuid4()
     state.topic_metadata_map[topic_id] = TopicMetadata(topic_id, "topic6", 3, {})
 
     assert state.subscribed_topic_metadata.racks_for_partition(topic_id, 1) == set()
@@ -87,7 +87,7 @@ def test_racks_for_partition(state: _State):
 def test_equals(state: _State):
     assert SubscribedTopicDescriberImpl(state.topic_metadata_map) == state.subscribed_topic_metadata
 
-    topic_metadata_map2: dict[Uuid, TopicMetadata] = {}
-    topic_id = Uuid.random_uuid()
+    topic_metadata_map2: dict[uuid.UUID, TopicMetadata] = {}
+    topic_id = uuid.uuid4()
     topic_metadata_map2[topic_id] = TopicMetadata(topic_id, "newTopic", 5, {})
     assert SubscribedTopicDescriberImpl(topic_metadata_map2) != state.subscribed_topic_metadata

@@ -10,7 +10,6 @@ import uuid
 
 import pytest
 
-from kafka_edu.v3_9.clients.common.uuid import Uuid
 from kafka_edu.v3_9.group_coordinator.coordinator.group.generated.consumer_group_partition_metadata_value import (
     TopicMetadata as TopicMetadataRecord,
 )
@@ -33,7 +32,7 @@ KAFKA = kafka_test_class(
 
 
 def test_attributes():
-    topic_id = Uuid.random_uuid()
+    topic_id = uuid.uuid4()
     partition_racks = mk_map_of_partition_racks(15)
     topic_metadata = TopicMetadata(topic_id, "foo", 15, partition_racks)
 
@@ -45,13 +44,13 @@ def test_attributes():
 
 def test_topic_id_and_name_cannot_be_null():
     with pytest.raises(TypeError):
-        TopicMetadata(Uuid.random_uuid(), None, 15, {})  # type: ignore[arg-type]
+        TopicMetadata(uuid.uuid4(), None, 15, {})  # type: ignore[arg-type]
     with pytest.raises(TypeError):
         TopicMetadata(None, "foo", 15, {})  # type: ignore[arg-type]
 
 
 def test_equals():
-    topic_id = Uuid.random_uuid()
+    topic_id = uuid.uuid4()
     partition_racks = mk_map_of_partition_racks(15)
     topic_metadata = TopicMetadata(topic_id, "foo", 15, partition_racks)
 
@@ -60,10 +59,10 @@ def test_equals():
 
 
 def test_from_record():
-    topic_id = Uuid.random_uuid()
+    topic_id = uuid.uuid4()
     topic_name = "foo"
 
-    record = TopicMetadataRecord(topic_id=uuid.UUID(bytes=topic_id.to_bytes()), topic_name=topic_name,
+    record = TopicMetadataRecord(topic_id=topic_id, topic_name=topic_name,
                                  num_partitions=15, partition_metadata=mk_list_of_partition_racks(15))
 
     assert TopicMetadata.from_record(record) == TopicMetadata(topic_id, topic_name, 15, mk_map_of_partition_racks(15))

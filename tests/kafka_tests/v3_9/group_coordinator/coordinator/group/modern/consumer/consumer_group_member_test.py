@@ -1,8 +1,8 @@
 """Port of group-coordinator/src/test/java/org/apache/kafka/coordinator/group/modern/consumer/
 ConsumerGroupMemberTest.java (Kafka 3.9).
 
-AssignmentTestUtil's helpers come from its port, assignment_test_util; topic ids are uuid.UUID, drawn from
-Uuid.randomUuid(). Kafka's ConsumerGroupDescribeResponseData.Member is kio's
+AssignmentTestUtil's helpers come from its port, assignment_test_util; topic ids are uuid.UUID
+(Uuid.randomUuid() -> uuid.uuid4()). Kafka's ConsumerGroupDescribeResponseData.Member is kio's
 frozen dataclass, which has no defaults for some fields: an expected Member spells out the values Kafka's generated
 class starts with (epoch 0, empty client id and host, empty assignments). Optional.empty() arguments are None.
 """
@@ -57,11 +57,6 @@ classic_protocol_list_from_join_request_protocol_collection = (
     ConsumerGroupMember.classic_protocol_list_from_join_request_protocol_collection)
 
 
-def random_topic_id() -> uuid.UUID:
-    """Uuid.randomUuid() as the uuid.UUID topic ids are carried in."""
-    return uuid.UUID(bytes=Uuid.random_uuid().to_bytes())
-
-
 def _full_member(topic_id1: uuid.UUID, topic_id2: uuid.UUID) -> ConsumerGroupMember:
     # the member every case but the record ones starts from, built field by field as Kafka's cases do
     return (ConsumerGroupMember.Builder("member-id")
@@ -85,8 +80,8 @@ def _full_member(topic_id1: uuid.UUID, topic_id2: uuid.UUID) -> ConsumerGroupMem
 
 
 def test_new_member() -> None:
-    topic_id1 = random_topic_id()
-    topic_id2 = random_topic_id()
+    topic_id1 = uuid.uuid4()
+    topic_id2 = uuid.uuid4()
 
     member = _full_member(topic_id1, topic_id2)
 
@@ -108,8 +103,8 @@ def test_new_member() -> None:
 
 
 def test_equals() -> None:
-    topic_id1 = random_topic_id()
-    topic_id2 = random_topic_id()
+    topic_id1 = uuid.uuid4()
+    topic_id2 = uuid.uuid4()
 
     member1 = _full_member(topic_id1, topic_id2)
     member2 = _full_member(topic_id1, topic_id2)
@@ -118,8 +113,8 @@ def test_equals() -> None:
 
 
 def test_update_member() -> None:
-    topic_id1 = random_topic_id()
-    topic_id2 = random_topic_id()
+    topic_id1 = uuid.uuid4()
+    topic_id2 = uuid.uuid4()
 
     member = _full_member(topic_id1, topic_id2)
 
@@ -178,8 +173,8 @@ def test_update_with_consumer_group_member_metadata_value() -> None:
 
 
 def test_update_with_consumer_group_current_member_assignment_value() -> None:
-    topic_id1 = random_topic_id()
-    topic_id2 = random_topic_id()
+    topic_id1 = uuid.uuid4()
+    topic_id2 = uuid.uuid4()
 
     record = ConsumerGroupCurrentMemberAssignmentValue(
         member_epoch=10,
@@ -197,10 +192,10 @@ def test_update_with_consumer_group_current_member_assignment_value() -> None:
 
 
 def test_as_consumer_group_describe_member() -> None:
-    topic_id1 = random_topic_id()
-    topic_id2 = random_topic_id()
-    topic_id3 = random_topic_id()
-    topic_id4 = random_topic_id()
+    topic_id1 = uuid.uuid4()
+    topic_id2 = uuid.uuid4()
+    topic_id3 = uuid.uuid4()
+    topic_id4 = uuid.uuid4()
     metadata_image = (MetadataImageBuilder()
                       .add_topic(topic_id1, "topic1", 3)
                       .add_topic(topic_id2, "topic2", 3)
@@ -268,7 +263,7 @@ def test_as_consumer_group_describe_with_target_assignment_null() -> None:
 def test_as_consumer_group_describe_with_topic_name_not_found() -> None:
     member_id = Uuid.random_uuid()
     record = ConsumerGroupCurrentMemberAssignmentValue(
-        assigned_partitions=[TopicPartitions(topic_id=random_topic_id(), partitions=[0, 1, 2])],
+        assigned_partitions=[TopicPartitions(topic_id=uuid.uuid4(), partitions=[0, 1, 2])],
     )
     member = ConsumerGroupMember.Builder(str(member_id)).update_with(record).build()
 
@@ -283,7 +278,7 @@ def test_as_consumer_group_describe_with_topic_name_not_found() -> None:
         target_assignment=DescribeAssignment(topic_partitions=()),
     )
     actual = member.as_consumer_group_describe_member(
-        None, MetadataImageBuilder().add_topic(random_topic_id(), "foo", 3).build().topics)
+        None, MetadataImageBuilder().add_topic(uuid.uuid4(), "foo", 3).build().topics)
     assert actual == expected
 
 

@@ -1,8 +1,8 @@
 """Port of group-coordinator/src/test/java/org/apache/kafka/coordinator/group/modern/consumer/
 CurrentAssignmentBuilderTest.java (Kafka 3.9).
 
-AssignmentTestUtil's helpers come from its port, assignment_test_util; topic ids are uuid.UUID, drawn from
-Uuid.randomUuid(). Owned partitions are kio's ConsumerGroupHeartbeat request
+AssignmentTestUtil's helpers come from its port, assignment_test_util; topic ids are uuid.UUID
+(Uuid.randomUuid() -> uuid.uuid4()). Owned partitions are kio's ConsumerGroupHeartbeat request
 TopicPartitions.
 """
 
@@ -14,7 +14,6 @@ import pytest
 from kio.schema.consumer_group_heartbeat.v0.request import TopicPartitions
 
 from kafka_edu.v3_9.clients.common.errors.fenced_member_epoch_exception import FencedMemberEpochException
-from kafka_edu.v3_9.clients.common.uuid import Uuid
 from kafka_edu.v3_9.group_coordinator.coordinator.group.modern.assignment import Assignment
 from kafka_edu.v3_9.group_coordinator.coordinator.group.modern.consumer.consumer_group_member import (
     ConsumerGroupMember,
@@ -52,19 +51,14 @@ KAFKA = kafka_test_class(
 )
 
 
-def random_topic_id() -> uuid.UUID:
-    """Uuid.randomUuid() as the uuid.UUID topic ids are carried in."""
-    return uuid.UUID(bytes=Uuid.random_uuid().to_bytes())
-
-
 def owned(topic_id: uuid.UUID, *partitions: int) -> TopicPartitions:
     """A ConsumerGroupHeartbeatRequestData.TopicPartitions."""
     return TopicPartitions(topic_id=topic_id, partitions=partitions)
 
 
 def test_stable_to_stable() -> None:
-    topic_id1 = random_topic_id()
-    topic_id2 = random_topic_id()
+    topic_id1 = uuid.uuid4()
+    topic_id2 = uuid.uuid4()
 
     member = (ConsumerGroupMember.Builder("member")
               .set_state(MemberState.STABLE)
@@ -93,8 +87,8 @@ def test_stable_to_stable() -> None:
 
 
 def test_stable_to_stable_with_new_partitions() -> None:
-    topic_id1 = random_topic_id()
-    topic_id2 = random_topic_id()
+    topic_id1 = uuid.uuid4()
+    topic_id2 = uuid.uuid4()
 
     member = (ConsumerGroupMember.Builder("member")
               .set_state(MemberState.STABLE)
@@ -123,8 +117,8 @@ def test_stable_to_stable_with_new_partitions() -> None:
 
 
 def test_stable_to_unrevoked_partitions() -> None:
-    topic_id1 = random_topic_id()
-    topic_id2 = random_topic_id()
+    topic_id1 = uuid.uuid4()
+    topic_id2 = uuid.uuid4()
 
     member = (ConsumerGroupMember.Builder("member")
               .set_state(MemberState.STABLE)
@@ -156,8 +150,8 @@ def test_stable_to_unrevoked_partitions() -> None:
 
 
 def test_stable_to_unreleased_partitions() -> None:
-    topic_id1 = random_topic_id()
-    topic_id2 = random_topic_id()
+    topic_id1 = uuid.uuid4()
+    topic_id2 = uuid.uuid4()
 
     member = (ConsumerGroupMember.Builder("member")
               .set_state(MemberState.STABLE)
@@ -186,8 +180,8 @@ def test_stable_to_unreleased_partitions() -> None:
 
 
 def test_stable_to_unreleased_partitions_with_owned_partitions_not_having_revoked_partitions() -> None:
-    topic_id1 = random_topic_id()
-    topic_id2 = random_topic_id()
+    topic_id1 = uuid.uuid4()
+    topic_id2 = uuid.uuid4()
 
     member = (ConsumerGroupMember.Builder("member")
               .set_state(MemberState.STABLE)
@@ -217,8 +211,8 @@ def test_stable_to_unreleased_partitions_with_owned_partitions_not_having_revoke
 
 
 def test_unrevoked_partitions_to_stable() -> None:
-    topic_id1 = random_topic_id()
-    topic_id2 = random_topic_id()
+    topic_id1 = uuid.uuid4()
+    topic_id2 = uuid.uuid4()
 
     member = (ConsumerGroupMember.Builder("member")
               .set_state(MemberState.UNREVOKED_PARTITIONS)
@@ -253,8 +247,8 @@ def test_unrevoked_partitions_to_stable() -> None:
 
 
 def test_remains_in_unrevoked_partitions() -> None:
-    topic_id1 = random_topic_id()
-    topic_id2 = random_topic_id()
+    topic_id1 = uuid.uuid4()
+    topic_id2 = uuid.uuid4()
 
     member = (ConsumerGroupMember.Builder("member")
               .set_state(MemberState.UNREVOKED_PARTITIONS)
@@ -286,8 +280,8 @@ def test_remains_in_unrevoked_partitions() -> None:
 
 
 def test_unrevoked_partitions_to_unrevoked_partitions() -> None:
-    topic_id1 = random_topic_id()
-    topic_id2 = random_topic_id()
+    topic_id1 = uuid.uuid4()
+    topic_id2 = uuid.uuid4()
 
     member = (ConsumerGroupMember.Builder("member")
               .set_state(MemberState.UNREVOKED_PARTITIONS)
@@ -325,8 +319,8 @@ def test_unrevoked_partitions_to_unrevoked_partitions() -> None:
 
 
 def test_unrevoked_partitions_to_unreleased_partitions() -> None:
-    topic_id1 = random_topic_id()
-    topic_id2 = random_topic_id()
+    topic_id1 = uuid.uuid4()
+    topic_id2 = uuid.uuid4()
 
     member = (ConsumerGroupMember.Builder("member")
               .set_state(MemberState.UNREVOKED_PARTITIONS)
@@ -358,8 +352,8 @@ def test_unrevoked_partitions_to_unreleased_partitions() -> None:
 
 
 def test_unreleased_partitions_to_stable() -> None:
-    topic_id1 = random_topic_id()
-    topic_id2 = random_topic_id()
+    topic_id1 = uuid.uuid4()
+    topic_id2 = uuid.uuid4()
 
     member = (ConsumerGroupMember.Builder("member")
               .set_state(MemberState.UNRELEASED_PARTITIONS)
@@ -388,8 +382,8 @@ def test_unreleased_partitions_to_stable() -> None:
 
 
 def test_unreleased_partitions_to_stable_with_new_partitions() -> None:
-    topic_id1 = random_topic_id()
-    topic_id2 = random_topic_id()
+    topic_id1 = uuid.uuid4()
+    topic_id2 = uuid.uuid4()
 
     member = (ConsumerGroupMember.Builder("member")
               .set_state(MemberState.UNRELEASED_PARTITIONS)
@@ -418,8 +412,8 @@ def test_unreleased_partitions_to_stable_with_new_partitions() -> None:
 
 
 def test_unreleased_partitions_to_unreleased_partitions() -> None:
-    topic_id1 = random_topic_id()
-    topic_id2 = random_topic_id()
+    topic_id1 = uuid.uuid4()
+    topic_id2 = uuid.uuid4()
 
     member = (ConsumerGroupMember.Builder("member")
               .set_state(MemberState.UNRELEASED_PARTITIONS)
@@ -441,8 +435,8 @@ def test_unreleased_partitions_to_unreleased_partitions() -> None:
 
 
 def test_unreleased_partitions_to_unrevoked_partitions() -> None:
-    topic_id1 = random_topic_id()
-    topic_id2 = random_topic_id()
+    topic_id1 = uuid.uuid4()
+    topic_id2 = uuid.uuid4()
 
     member = (ConsumerGroupMember.Builder("member")
               .set_state(MemberState.UNRELEASED_PARTITIONS)
@@ -474,8 +468,8 @@ def test_unreleased_partitions_to_unrevoked_partitions() -> None:
 
 
 def test_unknown_state() -> None:
-    topic_id1 = random_topic_id()
-    topic_id2 = random_topic_id()
+    topic_id1 = uuid.uuid4()
+    topic_id2 = uuid.uuid4()
 
     member = (ConsumerGroupMember.Builder("member")
               .set_state(MemberState.UNKNOWN)
