@@ -1,5 +1,8 @@
 """Port of core/src/main/scala/kafka/tools/StorageTool.scala (Kafka 3.9): `kafka-storage.sh` info | format |
-random-uuid, static quorums only."""
+random-uuid, with KIP-853's --standalone, --initial-controllers and --no-initial-controllers, and --add-scram.
+
+3.9.0 parses --feature but its runFormatCommand never reads it (KAFKA-17868, fixed after 3.9.0); the port leaves the
+option out."""
 
 from __future__ import annotations
 
@@ -22,6 +25,7 @@ from kafka_edu.v3_9.metadata.metadata.properties.meta_properties import (
     read_properties_file,
 )
 from kafka_edu.v3_9.metadata.metadata.storage.formatter import Formatter, FormatterException
+from kafka_edu.v3_9.raft.raft.dynamic_voters import DynamicVoters
 from kafka_edu.v3_9.raft.raft.quorum_config import QUORUM_VOTERS_CONFIG
 from kafka_edu.v3_9.server_common.server.common.metadata_version import MetadataVersion
 
@@ -95,13 +99,32 @@ def run_format_command(namespace: argparse.Namespace, config: KafkaConfig, print
     elif "inter.broker.protocol.version" in config.originals():
         formatter.set_release_version(MetadataVersion.from_version_string(
             str(config.originals()["inter.broker.protocol.version"])))
-    if ProcessRole.CONTROLLER_ROLE in config.process_roles and not config.quorum_config.voters():
-        # a controller of a dynamic quorum (KIP-853) would say how to start it; this port has static voters only
+    if namespace.initial_controllers is not None:
+        formatter.set_initial_controllers(DynamicVoters.parse(namespace.initial_controllers))
+    if namespace.standalone:
+        formatter.set_initial_controllers(create_standalone_dynamic_voters(config))
+    # A controller without static voters must be told how its quorum starts: from the voters given here, or (with
+    # --no-initial-controllers) from the controllers it will later be added to.
+    if (not namespace.no_initial_controllers and ProcessRole.CONTROLLER_ROLE in config.process_roles
+            and not config.quorum_config.voters() and formatter.initial_voters() is None):
         raise TerseFailure(f"Because {QUORUM_VOTERS_CONFIG} is not set on this controller, you must specify one of "
                            "the following: --standalone, --initial-controllers, or --no-initial-controllers.")
+    if namespace.add_scram is not None:
+        formatter.set_scram_arguments(namespace.add_scram)
     for directory in config_to_log_directories(config):
         formatter.add_directory(directory)
     formatter.run()
+
+
+def create_standalone_dynamic_voters(config: KafkaConfig) -> DynamicVoters:
+    """This controller alone, at its first advertised controller listener, with a new directory id."""
+    if ProcessRole.CONTROLLER_ROLE not in config.process_roles:
+        raise TerseFailure("You can only use --standalone on a controller.")
+    if not config.effective_advertised_controller_listeners:
+        raise RuntimeError("No controller listeners found.")
+    listener = config.effective_advertised_controller_listeners[0]
+    host = "localhost" if listener.host is None else listener.host
+    return DynamicVoters.parse(f"{config.node_id}@{host}:{listener.port}:{Uuid.random_uuid()}")
 
 
 class _ArgumentParserException(Exception):
@@ -122,11 +145,31 @@ def parse_arguments(args: list[str]) -> argparse.Namespace:
     for p in (info_parser, format_parser):
         p.add_argument("--config", "-c", required=True, help="The Kafka configuration file to use.")
     format_parser.add_argument("--cluster-id", "-t", required=True, help="The cluster ID to use.")
+    format_parser.add_argument(
+        "--add-scram", "-S", action="append", metavar="SCRAM_CREDENTIAL",
+        help="Create a SCRAM user in the bootstrap metadata (repeatable): MECHANISM=[name=USER,password=PASSWORD], "
+             "or MECHANISM=[name=USER,salt=BASE64,saltedpassword=BASE64], optionally with iterations=N (default "
+             "4096). MECHANISM is SCRAM-SHA-256 or SCRAM-SHA-512; a value may be in double quotes.")
     format_parser.add_argument("--ignore-formatted", "-g", action="store_true")
     format_parser.add_argument("--release-version", "-r",
                                help="The release version to use for the initial feature settings. The minimum is "
                                     f"{MetadataVersion.IBP_3_0_IV0}; the default is "
                                     f"{MetadataVersion.latest_production()}")
+    # KIP-853: how the quorum of a controller without controller.quorum.voters starts; at most one of the three
+    reconfigurable_quorum_options = format_parser.add_mutually_exclusive_group()
+    reconfigurable_quorum_options.add_argument(
+        "--standalone", "-s", action="store_true",
+        help="Start a new dynamic quorum whose only voter is this controller.")
+    reconfigurable_quorum_options.add_argument(
+        "--no-initial-controllers", "-N", action="store_true",
+        help="Format without an initial voter set: the node learns the quorum's voters from the running "
+             "controllers (for a controller to be added to the quorum later).")
+    reconfigurable_quorum_options.add_argument(
+        "--initial-controllers", "-I", metavar="VOTERS",
+        help="Start a new dynamic quorum with these voters: ID@HOST:PORT:DIRECTORY_ID entries separated by commas, "
+             "where DIRECTORY_ID is the voter's metadata log directory id (a new one from random-uuid). Give every "
+             "node of the cluster the same list, e.g. 1@ctl1.example:9093:ItxRmvefSlySfgPTXsyW6w,"
+             "2@ctl2.example:9093:CugnlmysQ4OFSzjmSR2uOg")
     return parser.parse_args(args)
 
 
