@@ -1,19 +1,22 @@
 """Port of group-coordinator/src/main/java/org/apache/kafka/coordinator/group/CoordinatorRecordHelpers.java (Kafka
-3.9): the consumer group records only.
+3.9): every helper but the share group ones.
 
-Ported: the ConsumerGroup* records (member subscription, subscription metadata, group epoch, target assignment and
-its epoch, current assignment) and their tombstones. Not ported yet: the classic group (GroupMetadata), offset commit
-and share group records, which need record classes this package does not have; newGroupEpochRecord and its
-tombstone raise NotImplementedError for a share group. Kafka's key versions are the record types of
-__consumer_offsets.
+The ConsumerGroup* records (member subscription, subscription metadata, group epoch, target assignment and its
+epoch, current assignment), the classic group's GroupMetadata record and the offset commit record, with their
+tombstones. Share groups (KIP-932) are not ported: newGroupEpochRecord and its tombstone raise NotImplementedError
+for one, and newShareGroupMemberSubscription(Tombstone)Record and the share member overload of
+newCurrentAssignmentRecord are left out. Kafka's key versions are the record types of __consumer_offsets; the
+metadata.version picks the value versions of the two classic records.
 """
 
 from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping, Set
+from typing import TYPE_CHECKING
 
-from kafka_edu.v1_0_2.clients.common.errors import IllegalArgumentException
+from kafka_edu.v1_0_2.clients.common.errors import IllegalArgumentException, IllegalStateException
+from kafka_edu.v3_9.clients.common.record.record_batch import NO_PARTITION_LEADER_EPOCH
 from kafka_edu.v3_9.group_coordinator.coordinator.group.coordinator_record import CoordinatorRecord
 from kafka_edu.v3_9.group_coordinator.coordinator.group.generated.consumer_group_current_member_assignment_key import (  # noqa: E501
     ConsumerGroupCurrentMemberAssignmentKey,
@@ -57,12 +60,27 @@ from kafka_edu.v3_9.group_coordinator.coordinator.group.generated.consumer_group
 from kafka_edu.v3_9.group_coordinator.coordinator.group.generated.consumer_group_target_assignment_metadata_value import (  # noqa: E501
     ConsumerGroupTargetAssignmentMetadataValue,
 )
+from kafka_edu.v3_9.group_coordinator.coordinator.group.generated.group_metadata_key import GroupMetadataKey
+from kafka_edu.v3_9.group_coordinator.coordinator.group.generated.group_metadata_value import (
+    GroupMetadataValue,
+    MemberMetadata,
+)
+from kafka_edu.v3_9.group_coordinator.coordinator.group.generated.offset_commit_key import OffsetCommitKey
+from kafka_edu.v3_9.group_coordinator.coordinator.group.generated.offset_commit_value import OffsetCommitValue
 from kafka_edu.v3_9.group_coordinator.coordinator.group.group import Group
 from kafka_edu.v3_9.group_coordinator.coordinator.group.modern.consumer.consumer_group_member import (
     ConsumerGroupMember,
 )
 from kafka_edu.v3_9.group_coordinator.coordinator.group.modern.topic_metadata import TopicMetadata
+from kafka_edu.v3_9.group_coordinator.coordinator.group.offset_and_metadata import OffsetAndMetadata
 from kafka_edu.v3_9.server_common.server.common.api_message_and_version import ApiMessageAndVersion
+from kafka_edu.v3_9.server_common.server.common.metadata_version import MetadataVersion
+
+if TYPE_CHECKING:
+    from kafka_edu.v3_9.group_coordinator.coordinator.group.classic.classic_group import ClassicGroup
+
+# OffsetCommitRequest.DEFAULT_TIMESTAMP: no expire timestamp
+_DEFAULT_TIMESTAMP = -1
 
 
 def new_member_subscription_record(group_id: str, member: ConsumerGroupMember) -> CoordinatorRecord:
@@ -103,7 +121,7 @@ def new_group_subscription_metadata_record(
         partition_metadata = [PartitionMetadata(partition=partition, racks=list(racks))
                               for partition, racks in topic_metadata.partition_racks().items()]
         topics.append(TopicMetadataRecord(
-            topic_id=_to_uuid(topic_metadata.id()),
+            topic_id=topic_metadata.id(),
             topic_name=topic_metadata.name(),
             num_partitions=topic_metadata.num_partitions(),
             partition_metadata=partition_metadata,
@@ -147,7 +165,7 @@ def new_target_assignment_record(
     group_id: str, member_id: str, partitions: Mapping[uuid.UUID, Set[int]],
 ) -> CoordinatorRecord:
     # topics and partitions in the map's and sets' own order, as Kafka copies them
-    topic_partitions = [TopicPartition(topic_id=_to_uuid(topic_id), partitions=list(topic_partitions))
+    topic_partitions = [TopicPartition(topic_id=topic_id, partitions=list(topic_partitions))
                         for topic_id, topic_partitions in partitions.items()]
     return CoordinatorRecord(
         ApiMessageAndVersion(ConsumerGroupTargetAssignmentMemberKey(group_id=group_id, member_id=member_id), 7),
@@ -199,13 +217,102 @@ def new_current_assignment_tombstone_record(group_id: str, member_id: str) -> Co
     )
 
 
+def new_group_metadata_record(
+    group: ClassicGroup, assignment: Mapping[str, bytes], metadata_version: MetadataVersion,
+) -> CoordinatorRecord:
+    members: list[MemberMetadata] = []
+    for member in group.all_members():
+        protocol_name = group.protocol_name()
+        subscription = member.metadata(protocol_name) if protocol_name is not None else None
+        if subscription is None:
+            raise IllegalStateException("Attempted to write non-empty group metadata with no defined protocol.")
+
+        member_assignment = assignment.get(member.member_id())
+        if member_assignment is None:
+            raise IllegalStateException(
+                f"Attempted to write member {member.member_id()} of group {group.group_id()} with no assignment.")
+
+        members.append(MemberMetadata(
+            member_id=member.member_id(),
+            client_id=member.client_id(),
+            client_host=member.client_host(),
+            rebalance_timeout=member.rebalance_timeout_ms(),
+            session_timeout=member.session_timeout_ms(),
+            group_instance_id=member.group_instance_id(),
+            subscription=subscription,
+            assignment=member_assignment,
+        ))
+
+    protocol_type = group.protocol_type()
+    return CoordinatorRecord(
+        ApiMessageAndVersion(GroupMetadataKey(group=group.group_id()), 2),
+        ApiMessageAndVersion(
+            GroupMetadataValue(
+                protocol=group.protocol_name(),
+                protocol_type=protocol_type if protocol_type is not None else "",
+                generation=group.generation_id(),
+                leader=group.leader_or_null(),
+                current_state_timestamp=group.current_state_timestamp_or_default(),
+                members=members,
+            ),
+            metadata_version.group_metadata_value_version(),
+        ),
+    )
+
+
+def new_group_metadata_tombstone_record(group_id: str) -> CoordinatorRecord:
+    return CoordinatorRecord(ApiMessageAndVersion(GroupMetadataKey(group=group_id), 2), None)
+
+
+def new_empty_group_metadata_record(group: ClassicGroup, metadata_version: MetadataVersion) -> CoordinatorRecord:
+    """The record of a group with no members: no protocol, generation 0, no leader."""
+    return CoordinatorRecord(
+        ApiMessageAndVersion(GroupMetadataKey(group=group.group_id()), 2),
+        ApiMessageAndVersion(
+            GroupMetadataValue(
+                protocol=None,
+                protocol_type="",
+                generation=0,
+                leader=None,
+                current_state_timestamp=group.current_state_timestamp_or_default(),
+                members=(),
+            ),
+            metadata_version.group_metadata_value_version(),
+        ),
+    )
+
+
+def new_offset_commit_record(
+    group_id: str, topic: str, partition_id: int, offset_and_metadata: OffsetAndMetadata,
+    metadata_version: MetadataVersion,
+) -> CoordinatorRecord:
+    # an expire timestamp forces version 1, the only one that stores it
+    version = metadata_version.offset_commit_value_version(offset_and_metadata.expire_timestamp_ms is not None)
+    leader_epoch = offset_and_metadata.leader_epoch
+    expire_timestamp = offset_and_metadata.expire_timestamp_ms
+    return CoordinatorRecord(
+        ApiMessageAndVersion(OffsetCommitKey(group=group_id, topic=topic, partition=partition_id), 1),
+        ApiMessageAndVersion(
+            OffsetCommitValue(
+                offset=offset_and_metadata.committed_offset,
+                leader_epoch=leader_epoch if leader_epoch is not None else NO_PARTITION_LEADER_EPOCH,
+                metadata=offset_and_metadata.metadata,
+                commit_timestamp=offset_and_metadata.commit_timestamp_ms,
+                expire_timestamp=expire_timestamp if expire_timestamp is not None else _DEFAULT_TIMESTAMP,
+            ),
+            version,
+        ),
+    )
+
+
+def new_offset_commit_tombstone_record(group_id: str, topic: str, partition_id: int) -> CoordinatorRecord:
+    return CoordinatorRecord(
+        ApiMessageAndVersion(OffsetCommitKey(group=group_id, topic=topic, partition=partition_id), 1),
+        None,
+    )
+
+
 def _to_topic_partitions(topic_partitions: Mapping[uuid.UUID, Set[int]]) -> list[TopicPartitions]:
-    return [TopicPartitions(topic_id=_to_uuid(topic_id), partitions=list(partitions))
+    return [TopicPartitions(topic_id=topic_id, partitions=list(partitions))
             for topic_id, partitions in topic_partitions.items()]
 
-
-def _to_uuid(topic_id: object) -> uuid.UUID:
-    """The records carry uuid.UUID; TopicMetadata may hold Kafka's Uuid class (its from_record converts one way)."""
-    if isinstance(topic_id, uuid.UUID):
-        return topic_id
-    return uuid.UUID(bytes=topic_id.to_bytes())  # type: ignore[attr-defined]

@@ -1,7 +1,7 @@
 """Port of group-coordinator/src/main/java/org/apache/kafka/coordinator/group/OffsetAndMetadata.java (Kafka 3.9).
 
 Java's OptionalInt/OptionalLong fields are `int | None`. from_record takes any object with the fields of Kafka's
-OffsetCommitValue record (this package has no class for it yet); from_request takes an OffsetCommit or
+OffsetCommitValue record (generated/offset_commit_value.py); from_request takes an OffsetCommit or
 TxnOffsetCommit request partition (kio's, or anything with its fields).
 """
 

@@ -143,6 +143,25 @@ class MetadataVersion(Enum):
                 return request_version
         return 0
 
+    # added for the 3.9 group coordinator records: the value versions __consumer_offsets is written at
+    def group_metadata_value_version(self) -> int:
+        if self.is_less_than(MetadataVersion.IBP_0_10_1_IV0):
+            return 0
+        elif self.is_less_than(MetadataVersion.IBP_2_1_IV0):
+            return 1
+        elif self.is_less_than(MetadataVersion.IBP_2_3_IV0):
+            return 2
+        else:
+            return 3  # the newest non-flexible version, until a tagged field needs 4
+
+    def offset_commit_value_version(self, expire_timestamp_ms: bool) -> int:
+        if self.is_less_than(MetadataVersion.IBP_2_1_IV0) or expire_timestamp_ms:
+            return 1  # the only version with an expire timestamp
+        elif self.is_less_than(MetadataVersion.IBP_2_1_IV1):
+            return 2
+        else:
+            return 3  # the newest non-flexible version, until a tagged field needs 4
+
     @staticmethod
     def min_supported_for(record_version: RecordVersion) -> MetadataVersion:
         return {RecordVersion.V0: MetadataVersion.IBP_0_8_0, RecordVersion.V1: MetadataVersion.IBP_0_10_0_IV0,

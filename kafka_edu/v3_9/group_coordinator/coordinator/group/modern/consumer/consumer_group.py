@@ -2,8 +2,7 @@
 3.9).
 
 Differences: the port has no metrics registry, so there is no GroupCoordinatorMetricsShard argument and state
-transitions are not counted. fromClassicGroup (the online upgrade from a classic group) raises NotImplementedError:
-ClassicGroup and ConsumerProtocol's (de)serializers are not ported yet. A described group is kio's
+transitions are not counted. A described group is kio's
 ConsumerGroupDescribe (v0) DescribedGroup. Java's Optional results are `X | None`; the overloads state(),
 state(committedOffset), preferredServerAssignor() and preferredServerAssignor(committedOffset) take an optional
 offset. Topic ids are uuid.UUID.
@@ -12,19 +11,25 @@ offset. Topic ids are uuid.UUID.
 from __future__ import annotations
 
 import enum
+import uuid
 from collections.abc import Mapping, MutableMapping, Set
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kio.schema.consumer_group_describe.v0.response import DescribedGroup
 from kio.schema.errors import ErrorCode
 
 from kafka_edu.v1_0_2.clients.common.errors import IllegalArgumentException, UnsupportedVersionException
+from kafka_edu.v3_9.clients.clients.consumer.internals import consumer_protocol
 from kafka_edu.v3_9.clients.common.errors.group_not_empty_exception import GroupNotEmptyException
 from kafka_edu.v3_9.clients.common.errors.illegal_generation_exception import IllegalGenerationException
 from kafka_edu.v3_9.clients.common.errors.stale_member_epoch_exception import StaleMemberEpochException
 from kafka_edu.v3_9.clients.common.errors.unknown_member_id_exception import UnknownMemberIdException
+from kafka_edu.v3_9.clients.common.network.java_nio import ByteBuffer
 from kafka_edu.v3_9.group_coordinator.coordinator.group import coordinator_record_helpers
 from kafka_edu.v3_9.group_coordinator.coordinator.group.coordinator_record import CoordinatorRecord
+from kafka_edu.v3_9.group_coordinator.coordinator.group.generated.consumer_group_member_metadata_value import (
+    ClassicMemberMetadata,
+)
 from kafka_edu.v3_9.group_coordinator.coordinator.group.group import Group
 from kafka_edu.v3_9.group_coordinator.coordinator.group.modern.assignment import Assignment
 from kafka_edu.v3_9.group_coordinator.coordinator.group.modern.consumer.consumer_group_member import (
@@ -48,7 +53,10 @@ from kafka_edu.v3_9.server_common.timeline.timeline_hash_map import TimelineHash
 from kafka_edu.v3_9.server_common.timeline.timeline_integer import TimelineInteger
 from kafka_edu.v3_9.server_common.timeline.timeline_object import TimelineObject
 
-CONSUMER_PROTOCOL_TYPE = "consumer"  # ConsumerProtocol.PROTOCOL_TYPE
+if TYPE_CHECKING:
+    from kafka_edu.v3_9.group_coordinator.coordinator.group.classic.classic_group import ClassicGroup
+
+CONSUMER_PROTOCOL_TYPE = consumer_protocol.PROTOCOL_TYPE
 
 
 class ConsumerGroup(ModernGroup[ConsumerGroupMember]):
@@ -336,12 +344,47 @@ class ConsumerGroup(ModernGroup[ConsumerGroupMember]):
         )
 
     @staticmethod
-    def from_classic_group(snapshot_registry: SnapshotRegistry, classic_group: Any,
+    def from_classic_group(snapshot_registry: SnapshotRegistry, classic_group: ClassicGroup,
                            topics_image: TopicsImage) -> ConsumerGroup:
-        """Kafka's online upgrade of a classic group to a consumer group."""
-        raise NotImplementedError(
-            "fromClassicGroup: ClassicGroup and ConsumerProtocol's assignment and subscription deserializers are "
-            "not ported yet")
+        """Kafka's online upgrade of a classic group to a consumer group: every classic member becomes a stable
+        member at the group's generation, owning (and targeted at) the partitions of its last assignment. A group
+        that was rebalancing asks its members to rejoin afterwards."""
+        group_id = classic_group.group_id()
+        consumer_group = ConsumerGroup(snapshot_registry, group_id)
+        consumer_group.set_group_epoch(classic_group.generation_id())
+        consumer_group.set_target_assignment_epoch(classic_group.generation_id())
+
+        for classic_group_member in classic_group.all_members():
+            assigned_partitions = to_topic_partition_map(
+                consumer_protocol.deserialize_consumer_protocol_assignment(
+                    ByteBuffer.wrap(classic_group_member.assignment())),
+                topics_image,
+            )
+            subscription = consumer_protocol.deserialize_consumer_protocol_subscription(
+                ByteBuffer.wrap(classic_group_member.metadata(_get(classic_group.protocol_name()))))
+
+            new_member = (ConsumerGroupMember.Builder(classic_group_member.member_id())
+                          .set_member_epoch(classic_group.generation_id())
+                          .set_state(MemberState.STABLE)
+                          .set_previous_member_epoch(classic_group.generation_id())
+                          .set_instance_id(classic_group_member.group_instance_id())
+                          .set_rack_id(to_optional(subscription.rack_id))
+                          .set_rebalance_timeout_ms(classic_group_member.rebalance_timeout_ms())
+                          .set_client_id(classic_group_member.client_id())
+                          .set_client_host(classic_group_member.client_host())
+                          .set_subscribed_topic_names(subscription.topics)
+                          .set_assigned_partitions(assigned_partitions)
+                          .set_classic_member_metadata(ClassicMemberMetadata(
+                              session_timeout_ms=classic_group_member.session_timeout_ms(),
+                              supported_protocols=tuple(
+                                  ConsumerGroupMember.classic_protocol_list_from_join_request_protocol_collection(
+                                      classic_group_member.supported_protocols())),
+                          ))
+                          .build())
+            consumer_group.update_target_assignment(new_member.member_id(), Assignment(assigned_partitions))
+            consumer_group.update_member(new_member)
+
+        return consumer_group
 
     def create_consumer_group_records(self, records: list[CoordinatorRecord]) -> None:
         """Appends the records that write this whole group (after an upgrade from a classic group)."""
@@ -390,6 +433,30 @@ class ConsumerGroup(ModernGroup[ConsumerGroupMember]):
                                                                                              partition) != -1:
                         return True
         return False
+
+
+def to_optional(value: str | None) -> str | None:
+    """Kafka's group Utils.toOptional: an empty string is no value."""
+    return None if not value else value
+
+
+def to_topic_partition_map(consumer_protocol_assignment: Any,
+                           topics_image: TopicsImage) -> dict[uuid.UUID, set[int]]:
+    """Kafka's group Utils.toTopicPartitionMap (only ConsumerGroup uses it here): topic names to ids through the
+    image; a topic the image does not know is left out."""
+    topic_partition_map: dict[uuid.UUID, set[int]] = {}
+    for topic_partition in consumer_protocol_assignment.assigned_partitions:
+        topic_image = topics_image.get_topic(topic_partition.topic)
+        if topic_image is not None:
+            topic_partition_map[topic_image.id] = set(topic_partition.partitions)
+    return topic_partition_map
+
+
+def _get(value: str | None) -> str:
+    """Java's Optional.get: the value, or NoSuchElementException (a ValueError here) when there is none."""
+    if value is None:
+        raise ValueError("No value present")
+    return value
 
 
 def _max_by_value(entries: Any) -> str | None:
