@@ -3,6 +3,7 @@ segments with a recovery point and a log end offset, and its companion's helpers
 
 from __future__ import annotations
 
+import logging
 import re
 import uuid
 from collections.abc import Callable, Iterable, Sequence
@@ -286,8 +287,9 @@ class LocalLog:
         `min_one_message` the first batch comes whole even if larger. OffsetOutOfRangeException if
         `start_offset` is beyond the log end offset."""
         def read() -> FetchDataInfo:
-            self.logger.debug("Reading maximum %d bytes at offset %d from log with total length %d bytes",
-                              max_length, start_offset, self.segments.size_in_bytes())
+            if self.logger.isEnabledFor(logging.DEBUG):  # Scala builds this message only when debug is on
+                self.logger.debug("Reading maximum %d bytes at offset %d from log with total length %d bytes",
+                                  max_length, start_offset, self.segments.size_in_bytes())
 
             end_offset_metadata = self._next_offset_metadata
             end_offset = end_offset_metadata.message_offset
