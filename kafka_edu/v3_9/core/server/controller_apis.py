@@ -70,6 +70,9 @@ CONTROLLER_SUPPORTED_VERSIONS: dict[ApiKeys, tuple[int, int]] = {
     ApiKeys.DESCRIBE_ACLS: (0, 3),  # part B
     ApiKeys.CREATE_ACLS: (0, 3),  # part B
     ApiKeys.DELETE_ACLS: (0, 3),  # part B
+    ApiKeys.ADD_RAFT_VOTER: (0, 0),  # KIP-853
+    ApiKeys.REMOVE_RAFT_VOTER: (0, 0),  # KIP-853
+    ApiKeys.UPDATE_RAFT_VOTER: (0, 0),  # KIP-853
 }
 
 
@@ -78,7 +81,8 @@ def controller_api_version_manager() -> SimpleApiVersionManager:
 
 
 RAFT_APIS = frozenset({ApiKeys.FETCH, ApiKeys.FETCH_SNAPSHOT, ApiKeys.VOTE, ApiKeys.BEGIN_QUORUM_EPOCH,
-                       ApiKeys.END_QUORUM_EPOCH, ApiKeys.DESCRIBE_QUORUM})
+                       ApiKeys.END_QUORUM_EPOCH, ApiKeys.DESCRIBE_QUORUM, ApiKeys.ADD_RAFT_VOTER,
+                       ApiKeys.REMOVE_RAFT_VOTER, ApiKeys.UPDATE_RAFT_VOTER})
 
 ZERO_UUID = uuid.UUID(int=0)  # Uuid.ZERO_UUID
 CLUSTER_NAME = "kafka-cluster"  # Resource.CLUSTER_NAME
@@ -172,6 +176,9 @@ class ControllerApis(ApiRequestHandler):
             ApiKeys.DESCRIBE_ACLS: self.acl_apis.handle_describe_acls,  # part B
             ApiKeys.CREATE_ACLS: self.acl_apis.handle_create_acls,  # part B
             ApiKeys.DELETE_ACLS: self.acl_apis.handle_delete_acls,  # part B
+            ApiKeys.ADD_RAFT_VOTER: self.handle_add_raft_voter,  # KIP-853
+            ApiKeys.REMOVE_RAFT_VOTER: self.handle_remove_raft_voter,  # KIP-853
+            ApiKeys.UPDATE_RAFT_VOTER: self.handle_update_raft_voter,  # KIP-853
         }
 
     def is_closed(self) -> bool:  # part B
@@ -237,6 +244,18 @@ class ControllerApis(ApiRequestHandler):
 
     def handle_describe_quorum(self, request: Request) -> Future[Any]:
         self.auth_helper.authorize_cluster_operation(request, "DESCRIBE")
+        return self.handle_raft_request(request)
+
+    def handle_add_raft_voter(self, request: Request) -> Future[Any]:
+        self.auth_helper.authorize_cluster_operation(request, "ALTER")
+        return self.handle_raft_request(request)
+
+    def handle_remove_raft_voter(self, request: Request) -> Future[Any]:
+        self.auth_helper.authorize_cluster_operation(request, "ALTER")
+        return self.handle_raft_request(request)
+
+    def handle_update_raft_voter(self, request: Request) -> Future[Any]:
+        self.auth_helper.authorize_cluster_operation(request, "CLUSTER_ACTION")
         return self.handle_raft_request(request)
 
     def handle_raft_request(self, request: Request) -> Future[Any]:

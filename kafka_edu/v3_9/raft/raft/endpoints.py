@@ -67,6 +67,20 @@ class Endpoints:
                 return Endpoints({listener: (e.host, int(e.port))})
         return _EMPTY
 
+    def to_add_voter_request(self) -> list[dict[str, Any]]:
+        return [{"name": name, "host": host, "port": port} for name, (host, port) in self.endpoints.items()]
+
+    def to_update_voter_request(self) -> list[dict[str, Any]]:
+        return [{"name": name, "host": host, "port": port} for name, (host, port) in self.endpoints.items()]
+
+    @staticmethod
+    def from_add_voter_request(listeners: Iterable[Any]) -> Endpoints:
+        return Endpoints({e.name: (e.host, int(e.port)) for e in listeners})
+
+    @staticmethod
+    def from_update_voter_request(listeners: Iterable[Any]) -> Endpoints:
+        return Endpoints({e.name: (e.host, int(e.port)) for e in listeners})
+
     def __str__(self) -> str:
         return f"Endpoints(endpoints={dict(self.endpoints)})"
 

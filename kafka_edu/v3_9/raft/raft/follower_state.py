@@ -28,6 +28,8 @@ class FollowerState(EpochState):
         self._endpoints = endpoints
         self.voters = set(voters)
         self._fetch_timer = Timer(current_time_ms, fetch_timeout_ms)
+        # how often a voter checks that the leader's voter set has its current listeners (KIP-853 UpdateRaftVoter)
+        self._update_voter_period_timer = Timer(current_time_ms, self._update_voter_period_ms())
         self._high_watermark = high_watermark
         self._fetching_snapshot: Any = None  # a RawSnapshotWriter while a FetchSnapshot is in progress
 
@@ -67,6 +69,22 @@ class FollowerState(EpochState):
     def override_fetch_timeout(self, current_time_ms: int, timeout_ms: int) -> None:
         self._fetch_timer.update(current_time_ms)
         self._fetch_timer.reset(timeout_ms)
+
+    def _update_voter_period_ms(self) -> int:
+        # a few rounds of Fetch first
+        return self._fetch_timeout_ms * 3
+
+    def has_update_voter_period_expired(self, current_time_ms: int) -> bool:
+        self._update_voter_period_timer.update(current_time_ms)
+        return self._update_voter_period_timer.is_expired()
+
+    def remaining_update_voter_period_ms(self, current_time_ms: int) -> int:
+        self._update_voter_period_timer.update(current_time_ms)
+        return self._update_voter_period_timer.remaining_ms()
+
+    def reset_update_voter_period(self, current_time_ms: int) -> None:
+        self._update_voter_period_timer.update(current_time_ms)
+        self._update_voter_period_timer.reset(self._update_voter_period_ms())
 
     def update_high_watermark(self, new_high_watermark: int | None) -> bool:
         """Take the leader's high watermark (capped at our log end by the caller); it never moves back."""

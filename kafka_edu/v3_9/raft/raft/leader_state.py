@@ -1,31 +1,42 @@
-"""Port of raft/src/main/java/org/apache/kafka/raft/LeaderState.java (Kafka 3.9), for static voters.
+"""Port of raft/src/main/java/org/apache/kafka/raft/LeaderState.java (Kafka 3.9).
 
 The leader of an epoch: what each voter and observer has fetched, the high watermark a majority has reached,
-check-quorum (resign if a majority stops fetching) and the BeginQuorumEpoch timer. KIP-853's add/remove-voter
-handler state and VotersRecord are left out (static voters, kraft.version 0).
+check-quorum (resign if a majority stops fetching) and the BeginQuorumEpoch timer. With KIP-853 (kraft.version 1) it
+also holds the one voter change in progress (an AddRaftVoter or RemoveRaftVoter waiting for its VotersRecord to
+commit), appends the VotersRecords, and moves replicas between voters and observers as the latest voter set changes.
 """
 
 from __future__ import annotations
 
 import functools
 import logging
+from typing import Any
 
+from kio.schema.k_raft_version_record.v0.data import KRaftVersionRecord
 from kio.schema.leader_change_message.v0.data import LeaderChangeMessage, Voter
 
 from kafka_edu.v1_0_2.clients.common.errors import IllegalArgumentException, IllegalStateException
-from kafka_edu.v1_0_2.clients.common.record.memory_records_builder import with_leader_change_message
+from kafka_edu.v1_0_2.clients.common.record.compression_type import CompressionType
+from kafka_edu.v1_0_2.clients.common.record.default_record import NO_SEQUENCE
+from kafka_edu.v1_0_2.clients.common.record.file_records import NO_PRODUCER_EPOCH, NO_PRODUCER_ID, TimestampType
+from kafka_edu.v1_0_2.clients.common.record.memory_records_builder import MemoryRecordsBuilder
+from kafka_edu.v3_9.clients.common.protocol.errors import Errors
+from kafka_edu.v3_9.clients.common.record.control_record_utils import ControlRecordUtils
 from kafka_edu.v3_9.clients.common.utils.timer import LONG_MAX, Timer
+from kafka_edu.v3_9.raft.raft import raft_util
 from kafka_edu.v3_9.raft.raft.election_state import ElectionState
 from kafka_edu.v3_9.raft.raft.endpoints import Endpoints
 from kafka_edu.v3_9.raft.raft.epoch_state import EpochState
 from kafka_edu.v3_9.raft.raft.internals.batch_accumulator import BatchAccumulator
 from kafka_edu.v3_9.raft.raft.log_offset_metadata import LogOffsetMetadata
 from kafka_edu.v3_9.raft.raft.replica_key import ReplicaKey
-from kafka_edu.v3_9.raft.raft.voter_set import VoterSet
+from kafka_edu.v3_9.raft.raft.voter_set import VoterNode, VoterSet
+from kafka_edu.v3_9.server_common.server.common.k_raft_version import FEATURE_NAME, KRaftVersion
 
 log = logging.getLogger("org.apache.kafka.raft.LeaderState")
 
 OBSERVER_SESSION_TIMEOUT_MS = 300_000
+AN_HOUR_MS = 3_600_000
 CHECK_QUORUM_TIMEOUT_FACTOR = 1.5
 
 
@@ -41,6 +52,24 @@ class ReplicaState:
         self.last_fetch_leader_log_end_offset = -1
         self.last_caught_up_timestamp = -1
         self.has_acknowledged_leader = has_acknowledged_leader
+
+    def set_replica_key(self, replica_key: ReplicaKey) -> None:
+        """A voter's key from the voter set replaces the one its fetches gave; never for another id or another
+        directory."""
+        if self.replica_key.id != replica_key.id:
+            raise IllegalArgumentException(
+                f"Attempting to update the replica key {self.replica_key} with a different replica id {replica_key}")
+        if self.replica_key.directory_id is not None and self.replica_key != replica_key:
+            raise IllegalArgumentException(
+                f"Attempting to update an already set directory id {self.replica_key} with a different directory id "
+                f"{replica_key}")
+        self.replica_key = replica_key
+
+    def update_listeners(self, listeners: Endpoints) -> None:
+        self.listeners = listeners
+
+    def clear_listeners(self) -> None:
+        self.update_listeners(Endpoints.empty())
 
     def matches_key(self, replica_key: ReplicaKey) -> bool:
         if self.replica_key.id != replica_key.id:
@@ -93,13 +122,20 @@ class ReplicaState:
 class LeaderState(EpochState):
     def __init__(self, current_time_ms: int, local_replica_key: ReplicaKey, epoch: int, epoch_start_offset: int,
                  voter_set_at_epoch_start: VoterSet, granting_voters: set[int], accumulator: BatchAccumulator,
-                 local_listeners: Endpoints, fetch_timeout_ms: int, kraft_version_at_epoch_start: int = 0) -> None:
+                 local_listeners: Endpoints, fetch_timeout_ms: int, kraft_version_at_epoch_start: int = 0,
+                 offset_of_voters_at_epoch_start: int | None = None) -> None:
+        """`offset_of_voters_at_epoch_start`: where the voter set was read (-1 for a bootstrap checkpoint), None for
+        static voters."""
         self.local_replica_key = local_replica_key
         self._epoch = epoch
         self._epoch_start_offset = epoch_start_offset
         self._local_listeners = local_listeners
         self._voter_set_at_epoch_start = voter_set_at_epoch_start
-        self._kraft_version_at_epoch_start = kraft_version_at_epoch_start
+        self._kraft_version_at_epoch_start = KRaftVersion.from_feature_level(int(kraft_version_at_epoch_start))
+        self._offset_of_voters_at_epoch_start = offset_of_voters_at_epoch_start
+        # the voter change in progress: at most one AddRaftVoter or RemoveRaftVoter at a time
+        self._add_voter_handler_state: Any = None
+        self._remove_voter_handler_state: Any = None
         self.voter_states: dict[int, ReplicaState] = {}
         for voter_node in voter_set_at_epoch_start.voter_nodes_all():
             has_acknowledged_leader = voter_node.is_voter(local_replica_key)
@@ -159,17 +195,93 @@ class LeaderState(EpochState):
     def accumulator(self) -> BatchAccumulator:
         return self._accumulator
 
-    def append_start_of_epoch_control_records(self, current_time_ms: int) -> None:
+    def add_voter_handler_state(self) -> Any:
+        """The AddVoterHandlerState of the AddRaftVoter in progress, or None."""
+        return self._add_voter_handler_state
+
+    def reset_add_voter_handler_state(self, error: Errors, message: str | None, state: Any) -> None:
+        """Answer the pending AddRaftVoter (if any) with `error`, and make `state` the pending one."""
+        if self._add_voter_handler_state is not None:
+            self._add_voter_handler_state.future().complete(raft_util.add_voter_response(error, message))
+        self._add_voter_handler_state = state
+
+    def remove_voter_handler_state(self) -> Any:
+        return self._remove_voter_handler_state
+
+    def reset_remove_voter_handler_state(self, error: Errors, message: str | None, state: Any) -> None:
+        if self._remove_voter_handler_state is not None:
+            self._remove_voter_handler_state.future().complete(raft_util.remove_voter_response(error, message))
+        self._remove_voter_handler_state = state
+
+    def maybe_expire_pending_operation(self, current_time_ms: int) -> int:
+        """Time out a voter change that ran past its deadline; the time until the next one would."""
+        add_state = self._add_voter_handler_state
+        if add_state is not None and add_state.time_until_operation_expiration(current_time_ms) == 0:
+            self.reset_add_voter_handler_state(Errors.REQUEST_TIMED_OUT, None, None)
+        remove_state = self._remove_voter_handler_state
+        if remove_state is not None and remove_state.time_until_operation_expiration(current_time_ms) == 0:
+            self.reset_remove_voter_handler_state(Errors.REQUEST_TIMED_OUT, None, None)
+        # read them again: either may have been cleared
+        add_state = self._add_voter_handler_state
+        remove_state = self._remove_voter_handler_state
+        return min(add_state.time_until_operation_expiration(current_time_ms) if add_state is not None else LONG_MAX,
+                   remove_state.time_until_operation_expiration(current_time_ms) if remove_state is not None
+                   else LONG_MAX)
+
+    def is_operation_pending(self, current_time_ms: int) -> bool:
+        self.maybe_expire_pending_operation(current_time_ms)
+        return self._add_voter_handler_state is not None or self._remove_voter_handler_state is not None
+
+    def append_start_of_epoch_control_records(self, local_voter_node: VoterNode, current_time_ms: int) -> None:
         """A LeaderChangeMessage control batch opens the epoch: the high watermark can only move past this epoch's
-        start once a record of the epoch is committed, so the leader writes one at once."""
+        start once a record of the epoch is committed, so the leader writes one at once. At kraft.version 1 the
+        same batch carries the KRaftVersionRecord and the VotersRecord when the leader's own entry must change or no
+        voter set was ever written to the log (one read from the bootstrap checkpoint)."""
+        if self.local_replica_key != local_voter_node.voter_key:
+            raise IllegalArgumentException(
+                f"Replica key {local_voter_node.voter_key} didn't match the local key {self.local_replica_key}")
+        if self._local_listeners != local_voter_node.listeners:
+            raise IllegalArgumentException(
+                f"Listeners {local_voter_node.listeners} didn't match the local listeners {self._local_listeners}")
         voters = tuple(Voter(voter_id=voter_id) for voter_id in self.voter_states)
         granting_voters = tuple(Voter(voter_id=voter_id) for voter_id in self._granting_voters)
         leader_change_message = LeaderChangeMessage(version=0, leader_id=self.election().leader_id_or_throw(),
                                                     voters=voters, granting_voters=granting_voters)
-        # kraft.version 0 (static voters): no KRaftVersionRecord or VotersRecord follows
-        self._accumulator.append_control_messages(
-            lambda base_offset, epoch: with_leader_change_message(base_offset, current_time_ms, epoch,
-                                                                  leader_change_message))
+
+        def build(base_offset: int, epoch: int) -> Any:
+            builder = MemoryRecordsBuilder(CompressionType.NONE, TimestampType.CREATE_TIME, base_offset,
+                                           current_time_ms, NO_PRODUCER_ID, NO_PRODUCER_EPOCH, NO_SEQUENCE, False,
+                                           epoch, is_control_batch=True)
+            builder.append_leader_change_message(current_time_ms, leader_change_message)
+            if self._kraft_version_at_epoch_start.is_reconfig_supported():
+                offset = self._offset_of_voters_at_epoch_start
+                if offset is None:
+                    raise IllegalStateException(
+                        f"The {FEATURE_NAME} is {self._kraft_version_at_epoch_start} but there is no voter set in "
+                        f"the log or checkpoint {self._voter_set_at_epoch_start}")
+                if offset == -1 or self._voter_set_at_epoch_start.voter_node_needs_update(local_voter_node):
+                    updated_voter_set = self._voter_set_at_epoch_start.update_voter(local_voter_node)
+                    if updated_voter_set is None:
+                        raise IllegalStateException(f"Update expected for leader node {local_voter_node} and voter "
+                                                    f"set {self._voter_set_at_epoch_start}")
+                    builder.append_kraft_version_message(current_time_ms, KRaftVersionRecord(
+                        version=self._kraft_version_at_epoch_start.kraft_version_record_version(),
+                        k_raft_version=self._kraft_version_at_epoch_start.feature_level()))
+                    builder.append_voters_message(current_time_ms, updated_voter_set.to_voters_record(
+                        self._kraft_version_at_epoch_start.voters_record_version()))
+            return builder.build()
+        self._accumulator.append_control_messages(build)
+
+    def append_voters_record(self, voters: VoterSet, current_time_ms: int) -> int:
+        """The new voter set, in a control batch of its own; its offset. It takes effect once appended."""
+        voters_record = voters.to_voters_record(ControlRecordUtils.KRAFT_VOTERS_CURRENT_VERSION)
+        return self._accumulator.append_voters_record(voters_record, current_time_ms)
+
+    def is_replica_caught_up(self, replica_key: ReplicaKey, current_time_ms: int) -> bool:
+        """Good enough to become a voter: an observer that reached the leader's end and fetched in the last hour."""
+        state = self.observer_states_map.get(replica_key)
+        return (state is not None and state.last_caught_up_timestamp > 0 and state.last_fetch_timestamp > 0
+                and state.last_fetch_timestamp > current_time_ms - AN_HOUR_MS)
 
     def is_resign_requested(self) -> bool:
         return self._resign_requested
@@ -251,6 +363,7 @@ class LeaderState(EpochState):
                 f"Detected non-monotonic update of local end offset: {state.end_offset.offset} -> "
                 f"{end_offset_metadata.offset}")
         state.update_leader_end_offset(end_offset_metadata)
+        self._update_voter_and_observer_states(last_voter_set)
         return self._maybe_update_high_watermark()
 
     def update_replica_state(self, replica_key: ReplicaKey, current_time_ms: int,
@@ -311,6 +424,25 @@ class LeaderState(EpochState):
         state = self.voter_states.get(remote_replica_key.id)
         return state is not None and state.matches_key(remote_replica_key)
 
+    def _update_voter_and_observer_states(self, last_voter_set: VoterSet) -> None:
+        """The voters are the latest voter set's: a replica added leaves the observers with what it fetched, one
+        removed becomes an observer (and loses its listeners)."""
+        new_voter_states: dict[int, ReplicaState] = {}
+        old_voter_states = dict(self.voter_states)
+        for voter_node in last_voter_set.voter_nodes_all():
+            state = self.get_replica_state(voter_node.voter_key)
+            if state is None:
+                state = ReplicaState(voter_node.voter_key, False, voter_node.listeners)
+            old_voter_states.pop(voter_node.voter_key.id, None)
+            self.observer_states_map.pop(voter_node.voter_key, None)
+            state.set_replica_key(voter_node.voter_key)
+            state.update_listeners(voter_node.listeners)
+            new_voter_states[state.replica_key.id] = state
+        self.voter_states = new_voter_states
+        for replica_state in old_voter_states.values():
+            replica_state.clear_listeners()
+            self.observer_states_map.setdefault(replica_state.replica_key, replica_state)
+
     def can_grant_vote(self, candidate_key: ReplicaKey, is_log_up_to_date: bool) -> bool:
         log.debug("Rejecting vote request from candidate (%s) since we are already leader in epoch %d",
                   candidate_key, self._epoch)
@@ -320,6 +452,9 @@ class LeaderState(EpochState):
         return "Leader"
 
     def close(self) -> None:
+        # a voter change in progress cannot finish under another leader
+        self.reset_add_voter_handler_state(Errors.NOT_LEADER_OR_FOLLOWER, None, None)
+        self.reset_remove_voter_handler_state(Errors.NOT_LEADER_OR_FOLLOWER, None, None)
         self._accumulator.close()
 
     def __str__(self) -> str:

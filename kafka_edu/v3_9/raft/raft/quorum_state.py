@@ -23,6 +23,7 @@ from typing import Any
 
 from kafka_edu.tracing.step import event
 from kafka_edu.v1_0_2.clients.common.errors import IllegalArgumentException, IllegalStateException
+from kafka_edu.v3_9.clients.common.feature.supported_version_range import SupportedVersionRange
 from kafka_edu.v3_9.clients.common.utils.timer import LONG_MAX
 from kafka_edu.v3_9.clients.common.uuid import Uuid
 from kafka_edu.v3_9.raft.raft.candidate_state import CandidateState
@@ -38,27 +39,60 @@ from kafka_edu.v3_9.raft.raft.quorum_state_store import QuorumStateStore
 from kafka_edu.v3_9.raft.raft.replica_key import ReplicaKey
 from kafka_edu.v3_9.raft.raft.resigned_state import ResignedState
 from kafka_edu.v3_9.raft.raft.unattached_state import UnattachedState
-from kafka_edu.v3_9.raft.raft.voter_set import VoterSet
+from kafka_edu.v3_9.raft.raft.voter_set import VoterNode, VoterSet
+from kafka_edu.v3_9.server_common.server.common.k_raft_version import KRaftVersion
 
 log = logging.getLogger("org.apache.kafka.raft.QuorumState")
 
 
+class _FixedPartitionState:
+    """The part of KRaftControlRecordStateMachine QuorumState reads, over one voter set that never changes: what a
+    QuorumState built on a bare VoterSet sees (Kafka's QuorumStateTest mocks the state machine the same way)."""
+
+    def __init__(self, voters: VoterSet, kraft_version: int) -> None:
+        self._voters = voters
+        self._kraft_version = KRaftVersion.from_feature_level(int(kraft_version))
+
+    def last_voter_set(self) -> VoterSet:
+        return self._voters
+
+    def last_voter_set_offset(self) -> int | None:
+        # a kraft.version 1 voter set of a test stands for one read from a bootstrap checkpoint
+        return -1 if self._kraft_version.is_reconfig_supported() else None
+
+    def last_kraft_version(self) -> KRaftVersion:
+        return self._kraft_version
+
+
 class QuorumState:
-    def __init__(self, local_id: int | None, local_directory_id: Uuid | None, voters: VoterSet,
+    def __init__(self, local_id: int | None, local_directory_id: Uuid | None, voters: Any,
                  local_listeners: Endpoints, election_timeout_ms: int, fetch_timeout_ms: int,
                  store: QuorumStateStore, time_ms: Callable[[], int], random: _random.Random,
-                 kraft_version: int = 0) -> None:
+                 kraft_version: int = 0, local_supported_kraft_version: SupportedVersionRange | None = None) -> None:
+        """`voters` is the KRaftControlRecordStateMachine (Kafka's `partitionState`): every role change reads its
+        latest voter set and kraft.version. A bare VoterSet (with `kraft_version`) stands for a fixed one."""
         self._local_id = local_id
         self._local_directory_id = local_directory_id
-        self.voters = voters  # KRaftControlRecordStateMachine.lastVoterSet(): fixed with static voters
+        self._partition_state = (_FixedPartitionState(voters, kraft_version) if isinstance(voters, VoterSet)
+                                 else voters)
         self._local_listeners = local_listeners
+        self._local_supported_kraft_version = (local_supported_kraft_version if local_supported_kraft_version
+                                               is not None else SupportedVersionRange(0, 1))
         self._election_timeout_ms = election_timeout_ms
         self._fetch_timeout_ms = fetch_timeout_ms
         self.store = store
         self._time_ms = time_ms
         self._random = random
-        self._kraft_version = kraft_version
         self.state: EpochState | None = None
+
+    @property
+    def voters(self) -> VoterSet:
+        """The latest voter set (partitionState.lastVoterSet()): it changes as VotersRecords are read."""
+        return self._partition_state.last_voter_set()
+
+    @property
+    def _kraft_version(self) -> int:
+        return self._partition_state.last_kraft_version()
 
     def _read_election_state(self) -> ElectionState:
         election = self.store.read_election_state()
@@ -106,6 +140,11 @@ class QuorumState:
             initial_state = UnattachedState(now, election.epoch, None, None, voter_ids, None,
                                             self._random_election_timeout_ms())
         self._durable_transition_to(initial_state)
+
+    def local_voter_node_or_throw(self) -> VoterNode:
+        """This replica as a voter would be: its key, its listeners and the kraft.versions it supports."""
+        return VoterNode.of(self.local_replica_key_or_throw(), self._local_listeners,
+                            self._local_supported_kraft_version)
 
     def is_only_voter(self) -> bool:
         return self._local_id is not None and self.voters.is_only_voter(
@@ -272,7 +311,8 @@ class QuorumState:
         # reached the start of its epoch, so the high watermark it publishes never goes back.
         state = LeaderState(self._time_ms(), ReplicaKey.of(self.local_id_or_throw(), self._local_directory_id),
                             self.epoch(), epoch_start_offset, self.voters, candidate_state.granting_voters(),
-                            accumulator, self._local_listeners, self._fetch_timeout_ms, self._kraft_version)
+                            accumulator, self._local_listeners, self._fetch_timeout_ms, self._kraft_version,
+                            self._partition_state.last_voter_set_offset())
         self._durable_transition_to(state)
         return state
 

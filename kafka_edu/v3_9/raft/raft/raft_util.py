@@ -23,10 +23,18 @@ BEGIN_QUORUM_EPOCH_VERSION = 1
 END_QUORUM_EPOCH_VERSION = 1
 FETCH_SNAPSHOT_VERSION = 1
 FETCH_VERSION = 17
+# KIP-853: the leader asks a new voter its kraft.version range with ApiVersions before adding it
+API_VERSIONS_VERSION = 3
+ADD_RAFT_VOTER_VERSION = 0
+REMOVE_RAFT_VOTER_VERSION = 0
+UPDATE_RAFT_VOTER_VERSION = 0
 # what each request type is sent as
 REQUEST_VERSIONS = {ApiKeys.VOTE: VOTE_VERSION, ApiKeys.BEGIN_QUORUM_EPOCH: BEGIN_QUORUM_EPOCH_VERSION,
                     ApiKeys.END_QUORUM_EPOCH: END_QUORUM_EPOCH_VERSION, ApiKeys.FETCH_SNAPSHOT: FETCH_SNAPSHOT_VERSION,
-                    ApiKeys.FETCH: FETCH_VERSION}
+                    ApiKeys.FETCH: FETCH_VERSION, ApiKeys.API_VERSIONS: API_VERSIONS_VERSION,
+                    ApiKeys.ADD_RAFT_VOTER: ADD_RAFT_VOTER_VERSION,
+                    ApiKeys.REMOVE_RAFT_VOTER: REMOVE_RAFT_VOTER_VERSION,
+                    ApiKeys.UPDATE_RAFT_VOTER: UPDATE_RAFT_VOTER_VERSION}
 
 
 def kio_uuid(value: Uuid | None) -> _uuid.UUID | None:
@@ -49,7 +57,8 @@ def error_response(api: ApiKeys, error: Errors, api_version: int | None = None) 
     """A response carrying only a top-level error (what a request that failed on the wire gets)."""
     version = REQUEST_VERSIONS.get(api, api.latest_version) if api_version is None else api_version
     values: dict[str, Any] = {"error_code": error, "topics": [], "responses": [], "throttle_time": 0,
-                              "error_message": None, "nodes": []}
+                              "error_message": None, "nodes": [], "api_keys": [],
+                              "current_leader": {"leader_id": -1, "leader_epoch": -1, "host": "", "port": 0}}
     return _response(api, version, **values)
 
 
@@ -260,3 +269,71 @@ def describe_quorum_partition_error_response(api_version: int, topic_partition: 
             "partition_index": topic_partition.partition, "error_code": error, "error_message": error.name,
             "leader_id": 0, "leader_epoch": 0, "high_watermark": 0, "current_voters": [], "observers": []}]}],
         nodes=[])
+
+
+# -- ApiVersions, AddRaftVoter, RemoveRaftVoter, UpdateRaftVoter (KIP-853) --------------------------------------------
+
+def api_versions_request() -> Any:
+    """What ApiVersionsRequest.Builder() builds: no API of interest, only the answer's supported features."""
+    return _request(ApiKeys.API_VERSIONS, client_software_name="kafka-edu", client_software_version="3.9.0")
+
+
+def add_voter_request(cluster_id: str | None, timeout_ms: int, voter: ReplicaKey, listeners: Endpoints) -> Any:
+    return _request(ApiKeys.ADD_RAFT_VOTER, cluster_id=cluster_id, timeout=timeout_ms, voter_id=voter.id,
+                    voter_directory_id=kio_uuid(voter.directory_id) or _uuid.UUID(int=0),
+                    listeners=listeners.to_add_voter_request())
+
+
+def add_voter_response(error: Errors, error_message: str | None) -> Any:
+    # without a message of its own the response carries the error's (Java: error.message())
+    return _response(ApiKeys.ADD_RAFT_VOTER, ADD_RAFT_VOTER_VERSION, throttle_time=0, error_code=error,
+                     error_message=error_message if error_message is not None else error.name)
+
+
+def remove_voter_request(cluster_id: str | None, voter: ReplicaKey) -> Any:
+    return _request(ApiKeys.REMOVE_RAFT_VOTER, cluster_id=cluster_id, voter_id=voter.id,
+                    voter_directory_id=kio_uuid(voter.directory_id) or _uuid.UUID(int=0))
+
+
+def remove_voter_response(error: Errors, error_message: str | None) -> Any:
+    return _response(ApiKeys.REMOVE_RAFT_VOTER, REMOVE_RAFT_VOTER_VERSION, throttle_time=0, error_code=error,
+                     error_message=error_message if error_message is not None else error.name)
+
+
+def update_voter_request(cluster_id: str | None, voter: ReplicaKey, epoch: int, supported_versions: Any,
+                         endpoints: Endpoints) -> Any:
+    return _request(ApiKeys.UPDATE_RAFT_VOTER, cluster_id=cluster_id, current_leader_epoch=epoch, voter_id=voter.id,
+                    voter_directory_id=kio_uuid(voter.directory_id) or _uuid.UUID(int=0),
+                    listeners=endpoints.to_update_voter_request(), k_raft_version_feature={
+                        "min_supported_version": supported_versions.min(),
+                        "max_supported_version": supported_versions.max()})
+
+
+def update_voter_response(error: Errors, listener_name: str, leader_and_epoch: Any, endpoints: Endpoints) -> Any:
+    """The current leader goes back with the response; its address only when it has one on `listener_name`."""
+    current_leader: dict[str, Any] = {
+        "leader_id": leader_and_epoch.leader_id if leader_and_epoch.leader_id is not None else -1,
+        "leader_epoch": leader_and_epoch.epoch, "host": "", "port": -1}
+    address = endpoints.address(listener_name)
+    if address is not None:
+        current_leader["host"], current_leader["port"] = address
+    return _response(ApiKeys.UPDATE_RAFT_VOTER, UPDATE_RAFT_VOTER_VERSION, throttle_time=0, error_code=error,
+                     current_leader=current_leader)
+
+
+def _request_voter_key(request: Any) -> ReplicaKey | None:
+    if request.voter_id < 0:
+        return None
+    return ReplicaKey.of(int(request.voter_id), from_kio_uuid(request.voter_directory_id))
+
+
+def add_voter_request_voter_key(request: Any) -> ReplicaKey | None:
+    return _request_voter_key(request)
+
+
+def remove_voter_request_voter_key(request: Any) -> ReplicaKey | None:
+    return _request_voter_key(request)
+
+
+def update_voter_request_voter_key(request: Any) -> ReplicaKey | None:
+    return _request_voter_key(request)

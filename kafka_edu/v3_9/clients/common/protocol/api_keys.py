@@ -103,6 +103,10 @@ class ApiKeys(enum.IntEnum):
     ALLOCATE_PRODUCER_IDS = 67, "AllocateProducerIds"
     CONTROLLER_REGISTRATION = 70, "ControllerRegistration"
     DESCRIBE_TOPIC_PARTITIONS = 75, "DescribeTopicPartitions"
+    # KIP-853 (Kafka 3.9): controller membership changes, served by the raft client of the KRaft leader
+    ADD_RAFT_VOTER = 80, "AddRaftVoter"
+    REMOVE_RAFT_VOTER = 81, "RemoveRaftVoter"
+    UPDATE_RAFT_VOTER = 82, "UpdateRaftVoter"
 
     @classmethod
     def for_key(cls, api_key: int) -> ApiKeys:

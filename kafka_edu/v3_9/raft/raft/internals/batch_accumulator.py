@@ -18,7 +18,7 @@ from typing import Any, Generic, TypeVar
 from kafka_edu.v1_0_2.clients.common.errors import RecordBatchTooLargeException
 from kafka_edu.v1_0_2.clients.common.record.compression_type import CompressionType
 from kafka_edu.v1_0_2.clients.common.record.file_records import MemoryRecords
-from kafka_edu.v1_0_2.clients.common.record.memory_records_builder import with_records
+from kafka_edu.v1_0_2.clients.common.record.memory_records_builder import with_records, with_voters_record
 from kafka_edu.v3_9.clients.common.utils.timer import LONG_MAX
 from kafka_edu.v3_9.raft.raft.errors import NotLeaderException
 
@@ -170,6 +170,11 @@ class BatchAccumulator(Generic[T]):
                                                   self._time_ms()))
             self._next_offset += number_of_records
             return self._next_offset - 1
+
+    def append_voters_record(self, voters_record: Any, current_time_ms: int) -> int:
+        """A control batch with one VotersRecord (KIP-853); the offset it gets."""
+        return self.append_control_messages(
+            lambda base_offset, epoch: with_voters_record(base_offset, current_time_ms, epoch, voters_record))
 
     def _validate_memory_records_and_return_count(self, memory_records: MemoryRecords) -> int:
         batches = list(memory_records.batches())

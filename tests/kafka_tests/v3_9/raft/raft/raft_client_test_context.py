@@ -2,9 +2,10 @@
 mocks (MockLog, MockNetworkChannel, MockMessageQueue, MockQuorumStateStore, MockExpirationService, MockTime), driven
 by hand: a test delivers requests and responses, polls, moves the clock, and asserts what the client sent.
 
-kafka-edu's raft is kraft.version 0 (static voters): the KIP-853 parts of the context (directory ids in requests,
-bootstrap servers, AddVoter/RemoveVoter/UpdateVoter) are left out. Requests and responses are the kio objects the
-port builds with RaftUtil, at the versions the port speaks, with no wire round trip.
+Static voters (kraft.version 0) by default; `with_bootstrap_snapshot` starts from a bootstrap checkpoint with a
+voter set (kraft.version 1, KIP-853) and `with_kip853_rpc` puts directory ids in the requests the test sends, with
+the AddRaftVoter/RemoveRaftVoter/UpdateRaftVoter builders and assertions. Requests and responses are the kio objects
+the port builds with RaftUtil, at the versions the port speaks (the KIP-853 ones), with no wire round trip.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from kafka_edu.v3_9.raft.raft.raft_message import InboundRequest, InboundRespons
 from kafka_edu.v3_9.raft.raft.replica_key import ReplicaKey
 from kafka_edu.v3_9.raft.raft.voter_set import Node, VoterSet
 from kafka_edu.v3_9.raft.snapshot.records_snapshot_writer import RecordsSnapshotWriter
+from kafka_edu.v3_9.raft.snapshot.snapshots import Snapshots
 from tests.kafka_tests.v3_9.raft.raft.quorum_state_test_helpers import MockableRandom
 
 DEFAULT_ELECTION_TIMEOUT_MS = 10000
@@ -182,8 +184,6 @@ class Builder:
         return self
 
     def with_kip853_rpc(self, kip853_rpc: bool) -> Builder:
-        if kip853_rpc:
-            raise ValueError("KIP-853 RPCs (directory ids, reconfiguration) are not built in kafka-edu")
         self.kip853_rpc = kip853_rpc
         return self
 
@@ -191,11 +191,33 @@ class Builder:
         self.always_flush = always_flush
         return self
 
-    def with_static_voters(self, static_voters: Iterable[int]) -> Builder:
-        self.starting_voters = VoterSet.from_inet_socket_addresses(
-            MockNetworkChannel.LISTENER_NAME, {voter_id: mock_address(voter_id) for voter_id in static_voters})
+    def with_static_voters(self, static_voters: Iterable[int] | VoterSet) -> Builder:
+        """withStaticVoters(Set<Integer>) or withStaticVoters(VoterSet)."""
+        if not isinstance(static_voters, VoterSet):
+            static_voters = VoterSet.from_inet_socket_addresses(
+                MockNetworkChannel.LISTENER_NAME, {voter_id: mock_address(voter_id) for voter_id in static_voters})
+        self.starting_voters = static_voters
         self.is_starting_voters_static = True
         self.kraft_version = 0
+        return self
+
+    def with_bootstrap_snapshot(self, voters: VoterSet | None) -> Builder:
+        """The bootstrap checkpoint (0-0) `storage format` writes: with a voter set, kraft.version 1 and its
+        KRaftVersionRecord and VotersRecord; without, an empty kraft.version 0 one."""
+        self.starting_voters = voters if voters is not None else VoterSet.empty()
+        self.is_starting_voters_static = False
+        if voters is not None:
+            self.kraft_version = 1
+            writer = (RecordsSnapshotWriter.Builder()
+                      .set_raw_snapshot_writer(self.log.create_new_snapshot_unchecked(Snapshots.BOOTSTRAP_SNAPSHOT_ID))
+                      .set_kraft_version(self.kraft_version)
+                      .set_voter_set(voters)
+                      .build(SERDE))
+            writer.freeze()
+            writer.close()
+        else:
+            self.kraft_version = 0
+            self.with_empty_snapshot(Snapshots.BOOTSTRAP_SNAPSHOT_ID)
         return self
 
     def with_local_listeners(self, local_listeners: Endpoints) -> Builder:
@@ -217,12 +239,17 @@ class Builder:
             local_listeners = Endpoints.empty()
         quorum_config = QuorumConfig.of(self.request_timeout_ms, RETRY_BACKOFF_MS, self.election_timeout_ms,
                                         ELECTION_BACKOFF_MAX_MS, FETCH_TIMEOUT_MS, self.append_linger_ms)
+        bootstrap_servers = self.bootstrap_servers
+        if bootstrap_servers is None and not self.is_starting_voters_static:
+            # voters from a checkpoint: the client finds the leader through their addresses
+            bootstrap_servers = [(node.host, node.port) for node in self.starting_voters.voter_nodes(
+                self.starting_voters.voter_ids(), channel.listener_name())]
         client: KafkaRaftClient[str] = KafkaRaftClient(
             self.local_id, SERDE, channel, self.log, MockExpirationService(self.time), self.cluster_id,
             local_listeners, quorum_config, message_queue=self.message_queue, fetch_max_wait_ms=FETCH_MAX_WAIT_MS,
             followers_always_flush=self.always_flush, random=self.random, time=self.time,
             node_directory_id=self.local_directory_id if self.explicit_directory_id else None,
-            bootstrap_servers=self.bootstrap_servers)
+            bootstrap_servers=bootstrap_servers)
         client.register(listener)
         client.initialize(static_voter_address_map, self.quorum_state_store)
         context = RaftClientTestContext(self, client, channel, listener)
@@ -314,7 +341,8 @@ class RaftClientTestContext:
         return self.local_id
 
     def local_replica_key(self) -> ReplicaKey:
-        return ReplicaKey.of(self.local_id_or_throw(), ReplicaKey.NO_DIRECTORY_ID)
+        return ReplicaKey.of(self.local_id_or_throw(),
+                             self.local_directory_id if self.kip853_rpc else ReplicaKey.NO_DIRECTORY_ID)
 
     def expect_begin_epoch(self, epoch: int) -> None:
         self.poll_until_request()
@@ -342,8 +370,10 @@ class RaftClientTestContext:
             epoch, ReplicaKey.of(candidate_id, ReplicaKey.NO_DIRECTORY_ID), self.starting_voters.voter_ids())
 
     def assert_elected_leader(self, epoch: int, leader_id: int) -> None:
+        # quorum-state v1 (kraft.version 1) keeps no voters
+        voters = set() if self.kraft_version == 1 else self.starting_voters.voter_ids()
         assert self.quorum_state_store.read_election_state() == ElectionState.with_elected_leader(
-            epoch, leader_id, self.starting_voters.voter_ids())
+            epoch, leader_id, voters)
 
     def assert_unknown_leader(self, epoch: int) -> None:
         assert self.quorum_state_store.read_election_state() == ElectionState.with_unknown_leader(
@@ -604,10 +634,13 @@ class RaftClientTestContext:
 
     def begin_epoch_request(self, epoch: int, leader_id: int, endpoints: Endpoints | None = None,
                             cluster_id: Any = OWN_CLUSTER_ID, voter_key: ReplicaKey | None = None) -> Any:
+        if voter_key is None:
+            # KIP-853 requests name the voter they are meant for
+            voter_key = (ReplicaKey.of(self.local_id_or_throw(), self.local_directory_id) if self.kip853_rpc
+                         else ReplicaKey.of(-1, ReplicaKey.NO_DIRECTORY_ID))
         return raft_util.singleton_begin_quorum_epoch_request(
             self.metadata_partition, self._cluster_id(cluster_id), epoch, leader_id,
-            self.starting_voters.listeners(leader_id) if endpoints is None else endpoints,
-            ReplicaKey.of(-1, ReplicaKey.NO_DIRECTORY_ID) if voter_key is None else voter_key)
+            self.starting_voters.listeners(leader_id) if endpoints is None else endpoints, voter_key)
 
     def begin_epoch_response(self, epoch: int, leader_id: int) -> Any:
         return raft_util.singleton_begin_quorum_epoch_response(
@@ -671,7 +704,8 @@ class RaftClientTestContext:
                       max_wait_time_ms: int, cluster_id: Any = OWN_CLUSTER_ID) -> Any:
         return raft_util.singleton_fetch_request(
             self.metadata_partition, self.metadata_topic_id, self._cluster_id(cluster_id),
-            epoch, last_fetched_epoch, fetch_offset, replica_key.id, None, MAX_FETCH_SIZE_BYTES, max_wait_time_ms)
+            epoch, last_fetched_epoch, fetch_offset, replica_key.id,
+            replica_key.directory_id if self.kip853_rpc else None, MAX_FETCH_SIZE_BYTES, max_wait_time_ms)
 
     def fetch_response(self, epoch: int, leader_id: int, records: Any, high_watermark: int, error: Errors) -> Any:
         return raft_util.singleton_fetch_response(
@@ -697,6 +731,89 @@ class RaftClientTestContext:
         return build(ApiKeys.DESCRIBE_QUORUM.request_schema(1), topics=[{
             "topic_name": self.metadata_partition.topic,
             "partitions": [{"partition_index": self.metadata_partition.partition}]}])
+
+    # -- ApiVersions, AddRaftVoter, RemoveRaftVoter, UpdateRaftVoter (KIP-853) ---------------------------------------
+
+    def assert_sent_api_versions_request(self) -> OutboundRequest:
+        sent = self.channel.drain_sent_requests(ApiKeys.API_VERSIONS)
+        assert len(sent) == 1
+        return sent[0]
+
+    def assert_sent_add_voter_response(self, error: Errors) -> Any:
+        sent = self._drain_sent_responses(ApiKeys.ADD_RAFT_VOTER)
+        assert len(sent) == 1
+        response = sent[0].data
+        assert type(response).__name__ == "AddRaftVoterResponse"
+        assert Errors.for_code(response.error_code) is error
+        return response
+
+    def assert_sent_remove_voter_response(self, error: Errors) -> Any:
+        sent = self._drain_sent_responses(ApiKeys.REMOVE_RAFT_VOTER)
+        assert len(sent) == 1
+        response = sent[0].data
+        assert type(response).__name__ == "RemoveRaftVoterResponse"
+        assert Errors.for_code(response.error_code) is error
+        return response
+
+    def assert_sent_update_voter_request(self, replica_key: ReplicaKey, epoch: int, supported_versions: Any,
+                                         endpoints: Endpoints) -> OutboundRequest:
+        sent = self.channel.drain_sent_requests(ApiKeys.UPDATE_RAFT_VOTER)
+        assert len(sent) == 1
+        request = sent[0]
+        data = request.data
+        assert type(data).__name__ == "UpdateRaftVoterRequest"
+        assert data.cluster_id == self.cluster_id
+        assert data.current_leader_epoch == epoch
+        assert data.voter_id == replica_key.id
+        assert raft_util.from_kio_uuid(data.voter_directory_id) == replica_key.directory_id
+        assert Endpoints.from_update_voter_request(data.listeners) == endpoints
+        assert data.k_raft_version_feature.min_supported_version == supported_versions.min()
+        assert data.k_raft_version_feature.max_supported_version == supported_versions.max()
+        return request
+
+    def assert_sent_update_voter_response(self, error: Errors, leader_id: int | None, epoch: int) -> Any:
+        sent = self._drain_sent_responses(ApiKeys.UPDATE_RAFT_VOTER)
+        assert len(sent) == 1
+        response = sent[0].data
+        assert type(response).__name__ == "UpdateRaftVoterResponse"
+        assert Errors.for_code(response.error_code) is error
+        assert response.current_leader.leader_id == (leader_id if leader_id is not None else -1)
+        assert response.current_leader.leader_epoch == epoch
+        if response.current_leader.leader_id >= 0:
+            expected_leader_endpoints = self.starting_voters.listeners(response.current_leader.leader_id)
+            response_endpoints = Endpoints.from_inet_socket_addresses(
+                {self.channel.listener_name(): (response.current_leader.host, int(response.current_leader.port))})
+            assert response_endpoints == expected_leader_endpoints
+        return response
+
+    def add_voter_request(self, *args: Any) -> Any:
+        """addVoterRequest(timeoutMs, voter, endpoints) or addVoterRequest(clusterId, timeoutMs, voter, endpoints)."""
+        if len(args) == 3:
+            args = (self.cluster_id, *args)
+        cluster_id, timeout_ms, voter, endpoints = args
+        return raft_util.add_voter_request(cluster_id, timeout_ms, voter, endpoints)
+
+    def remove_voter_request(self, *args: Any) -> Any:
+        """removeVoterRequest(voter) or removeVoterRequest(clusterId, voter)."""
+        if len(args) == 1:
+            args = (self.cluster_id, *args)
+        cluster_id, voter = args
+        return raft_util.remove_voter_request(cluster_id, voter)
+
+    def update_voter_request(self, *args: Any) -> Any:
+        """updateVoterRequest(voter, supportedVersions, endpoints) or
+        updateVoterRequest(clusterId, voter, epoch, supportedVersions, endpoints)."""
+        if len(args) == 3:
+            voter, supported_versions, endpoints = args
+            args = (self.cluster_id, voter, self.current_epoch(), supported_versions, endpoints)
+        cluster_id, voter, epoch, supported_versions, endpoints = args
+        return raft_util.update_voter_request(cluster_id, voter, epoch, supported_versions, endpoints)
+
+    def update_voter_response(self, error: Errors, leader_and_epoch: LeaderAndEpoch) -> Any:
+        return raft_util.update_voter_response(
+            error, self.channel.listener_name(), leader_and_epoch,
+            self.starting_voters.listeners(leader_and_epoch.leader_id) if leader_and_epoch.leader_id is not None
+            else Endpoints.empty())
 
     def advance_local_leader_high_watermark_to_log_end_offset(self) -> None:
         assert self.local_id == self.current_leader()
@@ -743,6 +860,13 @@ class MockListener(RaftClient.Listener[str]):
 
     def last_commit_offset(self) -> int | None:
         return self.commits[-1].last_offset if self.commits else None
+
+    def last_committed_voter_set(self) -> VoterSet | None:
+        """The voter set of the last VotersRecord committed to this listener."""
+        voters_records = [control_record.message for batch in self.commits
+                          for control_record in getattr(batch, "control_records", ())
+                          if control_record.type is ControlRecordType.KRAFT_VOTERS]
+        return VoterSet.from_voters_record(voters_records[-1]) if voters_records else None
 
     def current_claimed_epoch(self) -> int | None:
         if self.local_id is not None and self._current_leader_and_epoch.is_leader(self.local_id):
