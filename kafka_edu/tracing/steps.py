@@ -291,11 +291,13 @@ STEPS: dict[str, Step] = {
     "RQ.isr": Step("Partition.submitAlterPartition", _PARTITION, KAFKA_3_9),
     "RQ.load.1": Step("LogManager.loadLogs", _LOG_MANAGER, KAFKA_3_9),
     "RQ.load.2": Step("LogLoader.load", "core/src/main/scala/kafka/log/LogLoader.scala", KAFKA_3_9),
-    # Transactions on a KRaft broker (FIDELITY TX39): what 3.9 adds to the TX rows, whose 1.0.2 coordinator the
-    # KRaft broker still runs. A row whose FIDELITY cell names a call chain is the span of the call that does its
-    # work: TX39.verify the verification ReplicaManager.handleProduceAppend starts (RQ.produce.2 is that span),
-    # TX39.pidctl the controller's write event that QuorumController.allocateProducerIds queues (a KR.qc span).
-    # TX39.init shares its name with TX.init: 3.9's entry point (the KIP-360 checks) around 1.0.2's coordinator.
+    # Transactions on a KRaft broker (FIDELITY TX39): what 3.9 adds to the TX rows, which 3.9's own coordinator
+    # (kafka_edu/v3_9/core/coordinator/transaction/) carries too. A row whose FIDELITY cell names a call chain is the
+    # span of the call that does its work: TX39.verify the verification ReplicaManager.handleProduceAppend starts
+    # (RQ.produce.2 is that span), TX39.pidctl the controller's write event that QuorumController.allocateProducerIds
+    # queues (a KR.qc span). TX39.init shares its method with TX.init: both are on 3.9's handleInitProducerId, TX39.init
+    # outside (the KIP-360 story), TX.init inside (the TX row). On 3.9's coordinator TX.end is on endTransaction, the
+    # private method handleEndTransaction, the fence of handleInitProducerId and abortTimedOutTransactions all call.
     "TX39.elect": Step("BrokerMetadataPublisher.updateCoordinator", _SERVER + "metadata/BrokerMetadataPublisher.scala",
                        KAFKA_3_9),
     "TX39.init": Step("TransactionCoordinator.handleInitProducerId", _TXN_COORDINATOR, KAFKA_3_9),
@@ -309,7 +311,7 @@ STEPS: dict[str, Step] = {
     "TX39.vsend": Step("AddPartitionsToTxnManager.verifyTransaction", _ADD_PARTITIONS_MANAGER, KAFKA_3_9),
     "TX39.vcheck": Step("TransactionCoordinator.handleVerifyPartitionsInTransaction", _TXN_COORDINATOR, KAFKA_3_9),
     "TX39.guard": Step("UnifiedLog.analyzeAndValidateProducerState", _UNIFIED_LOG, KAFKA_3_9),
-    # the KRaft broker runs 1.0.2's TransactionMarkerChannelManager (TX.markers): no 3.9 marker channel emits this
+    # inside TX.markers (addTxnMarkersToSend): the markers grouped by leader, from the KRaft metadata cache
     "TX39.markers": Step("TransactionMarkerChannelManager.addTxnMarkersToBrokerQueue", _TXN_MARKER_CHANNEL, KAFKA_3_9),
 }
 

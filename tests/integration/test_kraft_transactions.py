@@ -3,8 +3,8 @@ and kafka-python transactional producers commit and abort, read_committed consum
 commit with a transaction (TxnOffsetCommit), a second producer fences the first, ListTransactions and
 DescribeTransactions answer what the coordinator holds, and confluent-kafka deletes a group's offset (OffsetDelete).
 
-The transaction coordinator behind 3.9's handlers is still the one kraft_coordinator_bridge.py adapts (issue 25 ports
-3.9's own); what these tests pin is what a client sees.
+The transaction coordinator behind 3.9's handlers is 3.9's own (kafka_edu/v3_9/core/coordinator/transaction/); what
+these tests pin is what a client sees, and the TX39 rows its trace holds.
 """
 
 from __future__ import annotations
@@ -257,12 +257,9 @@ CHECK_TRACE = REPO.parent / "shared" / "acceptance" / "check_trace.py"
 @pytest.mark.skipif(not CHECK_TRACE.exists(), reason="shared/acceptance/check_trace.py is not in this checkout")
 def test_check_trace_requires_tx39(cluster: ClusterRunner) -> None:
     cluster.down()
-    # every TX39 row but TX39.markers, whose sender on this broker is still 1.0.2's TransactionMarkerChannelManager
-    # (traced as TX.markers) until issue 25 ports 3.9's transaction coordinator; TX39.txoffsets is conditional
-    rows = ["TX39.elect", "TX39.init", "TX39.pid", "TX39.pidctl", "TX39.verify", "TX39.vsend", "TX39.vcheck",
-            "TX39.guard"]
-    done = subprocess.run([sys.executable, str(CHECK_TRACE), str(cluster.run.path),
-                           *(arg for row in rows for arg in ("--require", row))],
+    # every TX39 row (TX39.txoffsets is conditional: check_trace leaves it out), now that the broker runs 3.9's own
+    # transaction coordinator and marker channel
+    done = subprocess.run([sys.executable, str(CHECK_TRACE), str(cluster.run.path), "--require", "TX39"],
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert done.stdout.strip().endswith("trace contract: OK")

@@ -261,10 +261,12 @@ def _ended(s: Scope) -> dict[str, Any]:
 
 # TX.markers: queue the markers for each partition's leader
 
+# (1.0.2's addTxnMarkersToSend names the transactional id, 3.9's does not: both read it off the metadata)
+
 @parent("TX.markers")
 @_attributes.safe(_as_usual)
 def _markers_parent(s: Scope) -> Span:
-    return _under(_anchor(s["transactional_id"], s["txn_metadata"].producer_id))
+    return _under(_anchor(s["txn_metadata"].transactional_id, s["txn_metadata"].producer_id))
 
 
 links("TX.markers")(_link_if_elsewhere(_markers_parent))
@@ -273,7 +275,7 @@ links("TX.markers")(_link_if_elsewhere(_markers_parent))
 @start("TX.markers")
 def _markers_queued(s: Scope) -> dict[str, Any]:
     metadata = s["txn_metadata"]
-    return {"kafka.transactional.id": s["transactional_id"], "kafka.producer.id": metadata.producer_id,
+    return {"kafka.transactional.id": metadata.transactional_id, "kafka.producer.id": metadata.producer_id,
             "kafka.producer.epoch": metadata.producer_epoch, "kafka.txn.result": s["txn_result"].name,
             "kafka.txn.coordinator.epoch": s["coordinator_epoch"],
             "kafka.txn.partitions": _names(metadata.topic_partitions)}
@@ -281,9 +283,9 @@ def _markers_queued(s: Scope) -> dict[str, Any]:
 
 @end("TX.markers")
 def _markers_anchor(s: Scope) -> dict[str, Any]:
-    producer_id = s["txn_metadata"].producer_id
-    if _anchor(s["transactional_id"], producer_id) is None:  # e.g. a prepared transaction found by a load
-        _remember_anchor(s["transactional_id"], producer_id, _current_context())
+    transactional_id, producer_id = s["txn_metadata"].transactional_id, s["txn_metadata"].producer_id
+    if _anchor(transactional_id, producer_id) is None:  # e.g. a prepared transaction found by a load
+        _remember_anchor(transactional_id, producer_id, _current_context())
     return {}
 
 

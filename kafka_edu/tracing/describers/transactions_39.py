@@ -1,10 +1,12 @@
 """Describers for the TX39 spans: what Kafka 3.9 adds to transactions on a KRaft broker (see
-kafka_edu/tracing/attributes.py, and transactions.py for the TX rows of the 1.0.2 coordinator the broker still runs).
+kafka_edu/tracing/attributes.py, and transactions.py for the TX rows, which 3.9's coordinator carries too: their
+describers read argument names both versions share).
 
 Traces:
-- InitProducerId: TX39.init (3.9's entry, KIP-360's checks) → TX.init (1.0.2's coordinator) → TX39.pid, in the
-  request's trace; the AllocateProducerIds a missing block sends is answered on the active controller, where
-  TX39.pidctl runs in the controller's write event (linked to the broker's exchange through its request).
+- InitProducerId: TX39.init → TX.init (both on 3.9's handleInitProducerId: the KIP-360 story and the TX row) →
+  TX39.pid, in the request's trace; the AllocateProducerIds a missing block sends is answered on the active
+  controller, where TX39.pidctl runs in the controller's write event (linked to the broker's exchange through its
+  request).
 - A transactional produce: TX39.verify (ReplicaManager, on the partition leader, inside RQ.produce.2) → TX39.vsend
   (the check queued for the coordinator's node); the coordinator's TX39.vcheck joins the producer's trace through
   the traceparent its AddPartitionsToTxn request carried (the request's own trace links to it); TX39.guard, back on
@@ -12,6 +14,8 @@ Traces:
   old group coordinator takes the same path for its `__consumer_offsets` partition.
 - TX39.elect: the metadata publisher's change of the `__transaction_state` partitions this broker leads, a trace of
   its own linked to the publish (KR.publish) that made it.
+- TX39.markers: inside TX.markers (addTxnMarkersToSend), the markers grouped by each partition's leader as the KRaft
+  metadata cache knows it; again on the send thread for markers whose leader had no endpoint yet.
 
 Attributes come from the traced call's arguments, its result and `self` (the coordinator's, log's or manager's state
 as the call reads it); nothing reads a method's locals.
@@ -50,7 +54,7 @@ def _error_name(error: Any) -> str:
     return known.name.upper() if known is not None else "UNKNOWN_SERVER_ERROR"
 
 
-# -- TX39.init: 3.9's handleInitProducerId (the KIP-360 checks), around 1.0.2's coordinator (TX.init) -------------
+# -- TX39.init: 3.9's handleInitProducerId (the KIP-360 checks) -----------------------------------------------------
 
 @when("TX39.init")
 def _transactional(s: Scope) -> bool:
@@ -87,7 +91,7 @@ def _init(s: Scope) -> dict[str, Any]:
 
 @end("TX39.init")
 def _initialized(s: Scope) -> dict[str, Any]:
-    metadata = _txn_metadata(s["self"].coordinator, s["transactional_id"])
+    metadata = _txn_metadata(s["self"], s["transactional_id"])
     if metadata is None:
         return {}
     return {"kafka.producer.id": metadata.producer_id, "kafka.producer.epoch": metadata.producer_epoch,
@@ -206,41 +210,22 @@ def _vcheck_links(s: Scope) -> list[SpanContext]:
 
 @start("TX39.vcheck")
 def _vcheck(s: Scope) -> dict[str, Any]:
-    """The request, and the coordinator's answer from the metadata it reads (the check writes nothing)."""
-    transactional_id, producer_id, producer_epoch = s["transactional_id"], s["producer_id"], s["producer_epoch"]
     partitions = [(tp[0], tp[1]) for tp in s["partitions"]]
-    attributes: dict[str, Any] = {"kafka.transactional.id": transactional_id or "", "kafka.producer.id": producer_id,
-                                  "kafka.producer.epoch": producer_epoch, "kafka.txn.partitions": _names(partitions)}
-    coordinator = s["self"].coordinator
-    if not transactional_id:
-        error = "INVALID_REQUEST"
-    elif coordinator.txn_manager is None:
-        error = "NOT_COORDINATOR"
-    else:
-        state_error, epoch_and_metadata = coordinator.txn_manager.get_transaction_state(transactional_id)
-        if state_error is not None:
-            error = _error_name(state_error)
-        elif epoch_and_metadata is None:
-            error = "INVALID_PRODUCER_ID_MAPPING"
-        else:
-            metadata = epoch_and_metadata.transaction_metadata
-            with metadata.in_lock():
-                state, in_txn = metadata.state.name, set(metadata.topic_partitions)
-                current_id, current_epoch = metadata.producer_id, metadata.producer_epoch
-            attributes["kafka.txn.state"] = state
-            if current_id != producer_id:
-                error = "INVALID_PRODUCER_ID_MAPPING"
-            elif current_epoch != producer_epoch:
-                error = "PRODUCER_FENCED"
-            elif state in ("PrepareCommit", "PrepareAbort"):
-                error = "CONCURRENT_TRANSACTIONS"
-            else:
-                missing = [tp for tp in partitions if tp not in in_txn]
-                attributes["kafka.txn.partition.errors"] = [f"{name}=TRANSACTION_ABORTABLE"
-                                                            for name in _names(missing)]
-                return attributes
-    attributes["kafka.txn.partition.errors"] = [f"{name}={error}" for name in _names(partitions)]
-    return attributes
+    return {"kafka.transactional.id": s["transactional_id"] or "", "kafka.producer.id": s["producer_id"],
+            "kafka.producer.epoch": s["producer_epoch"], "kafka.txn.partitions": _names(partitions)}
+
+
+@end("TX39.vcheck")
+def _vchecked(s: Scope) -> dict[str, Any]:
+    """The coordinator's answer (AddPartitionsToTxnResponse.resultForTransaction's fields, noted by the call): the
+    partitions it did not pass, by their error; the check writes nothing."""
+    result = s.get("result")
+    if result is None:
+        return {}
+    errors = sorted((f"{topic['name']}-{p['partition_index']}", _error_name(p["partition_error_code"]))
+                    for topic in result["topic_results"] for p in topic["results_by_partition"])
+    return {"kafka.txn.partition.errors": [f"{name}={error}" for name, error in errors if error != "NONE"][
+        :_MAX_NAMES]}
 
 
 # -- TX39.guard: the leader's append checks a transaction's first batch against its VerificationGuard -------------
@@ -323,3 +308,23 @@ def _elect(s: Scope) -> dict[str, Any]:
     return {"kafka.broker.id": s["self"].broker_id, "kafka.topic": TRANSACTION_STATE_TOPIC,
             "kafka.txn.partitions.elected": [f"{p}@{epoch}" for p, epoch in sorted(elected.items())],
             "kafka.txn.partitions.resigned": resigned}
+
+
+# -- TX39.markers: the markers of one transaction, grouped by each partition's leader in the KRaft metadata cache -
+
+@start("TX39.markers")
+def _markers_by_leader(s: Scope) -> dict[str, Any]:
+    manager, pending = s["self"], s["pending_complete_txn"]
+    leaders = {}
+    for tp in s["topic_partitions"]:
+        leader = manager.metadata_cache.get_partition_leader_endpoint(tp.topic, tp.partition,
+                                                                      manager.inter_broker_listener_name)
+        leaders[f"{tp.topic}-{tp.partition}"] = "none" if leader is None else str(leader.id)
+    # (the call's `result` argument is shadowed in a scope by the call's own result: the outcome is the transition's)
+    outcome = "COMMIT" if pending.new_metadata.txn_state.name == "CompleteCommit" else "ABORT"
+    return {"kafka.transactional.id": pending.transactional_id, "kafka.producer.id": s["producer_id"],
+            "kafka.producer.epoch": s["producer_epoch"], "kafka.txn.result": outcome,
+            "kafka.txn.coordinator.epoch": pending.coordinator_epoch,
+            "kafka.txn.partitions": sorted(leaders)[:_MAX_NAMES],
+            # -1: the leader is known but has no endpoint on the inter-broker listener yet (queued for later)
+            "kafka.txn.marker.leaders": [f"{name}@{leaders[name]}" for name in sorted(leaders)][:_MAX_NAMES]}

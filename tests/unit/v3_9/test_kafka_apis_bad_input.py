@@ -11,7 +11,8 @@ broker does not lead gets NOT_LEADER_OR_FOLLOWER instead.
 
 The transaction APIs and OffsetDelete get the same: unknown topics and partitions, internal topics, missing
 authorization at each level, a client sending the brokers' AddPartitionsToTxn v4+, versions past 3.9's; and one
-transaction runs on the real transaction coordinator (kraft_coordinator_bridge.py) with stale epochs and unknown ids.
+transaction runs on the real transaction coordinator (3.9's, as the KRaft broker wires it) with stale epochs and
+unknown ids.
 """
 
 from __future__ import annotations
@@ -645,7 +646,7 @@ def test_a_transaction_with_stale_epochs_and_unknown_ids_on_the_real_coordinator
     world.txn_coordinator = txn_coordinator
     try:
         txn_coordinator.on_election(0, 0)
-        _drain(txn_coordinator.coordinator.scheduler)
+        _drain(txn_coordinator.scheduler)
 
         def call(api: ApiKeys, version: int, **fields: Any) -> Any:
             request = build_request(api, version, **fields)
@@ -697,9 +698,9 @@ def test_a_transaction_with_stale_epochs_and_unknown_ids_on_the_real_coordinator
         # an epoch that is not the producer's, newer as much as older, is fenced and changes nothing
         assert end_txn(1, 5) == Errors.INVALID_PRODUCER_EPOCH
         assert end_txn(4, 5) == Errors.PRODUCER_FENCED
-        assert not txn_coordinator.coordinator.txn_marker_channel_manager.markers
+        assert not txn_coordinator.txn_marker_channel_manager.markers
         assert end_txn(4, 0) == Errors.NONE
-        assert txn_coordinator.coordinator.txn_marker_channel_manager.markers == [("t", TransactionResult.COMMIT)]
+        assert txn_coordinator.txn_marker_channel_manager.markers == [("t", TransactionResult.COMMIT)]
     finally:
         txn_coordinator.shutdown()
         coordinators.replica_manager.shutdown(checkpoint_hw=False)

@@ -1,7 +1,8 @@
-"""1.0.2's group and transaction coordinators on Kafka 3.9's ReplicaManager and UnifiedLog, through the KRaft
-broker's seams (kraft_coordinator_bridge.py, group_coordinator_adapter.py): a real 3.9 LogManager on a tmp dir, a 3.9
-ReplicaManager that leads `__consumer_offsets-0` and `__transaction_state-0` through a metadata delta, and the
-requests as KafkaApis hands them over (kio bodies, a RequestContext).
+"""1.0.2's group coordinator on Kafka 3.9's ReplicaManager and UnifiedLog, through the KRaft broker's seams
+(kraft_coordinator_bridge.py, group_coordinator_adapter.py), and 3.9's own transaction coordinator on the same
+ReplicaManager, as the KRaft broker wires it: a real 3.9 LogManager on a tmp dir, a 3.9 ReplicaManager that leads
+`__consumer_offsets-0` and `__transaction_state-0` through a metadata delta, and the requests as KafkaApis hands them
+over (kio bodies, a RequestContext).
 
 A consumer joins, syncs and commits; a second coordinator elected on the same partition loads the group from the
 log and answers the same offsets; the member leaves, the group is deleted, and a third coordinator finds neither.
@@ -17,6 +18,7 @@ from collections.abc import Iterator
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -29,32 +31,42 @@ from kio.schema.sync_group.v5.request import SyncGroupRequest
 from kio.schema.txn_offset_commit.v3.request import TxnOffsetCommitRequest
 from kio.schema.types import BrokerId, TopicName
 from kio.static.primitive import i32
+from opentelemetry import trace
 
+from kafka_edu.tracing.provider import node_tracing, using
 from kafka_edu.v1_0_2.clients.common.requests.transaction_result import TransactionResult
 from kafka_edu.v1_0_2.core.coordinator.group.group_metadata_manager import GROUP_METADATA_TOPIC_NAME
-from kafka_edu.v1_0_2.core.coordinator.transaction.transaction_coordinator import (
-    InitProducerIdResult,
-    TransactionCoordinator,
-)
-from kafka_edu.v1_0_2.core.coordinator.transaction.transaction_state_manager import (
-    TRANSACTION_STATE_TOPIC_NAME,
-    TransactionConfig,
-    TransactionStateManager,
-)
 from kafka_edu.v1_0_2.core.server.kafka_config import KafkaConfig
 from kafka_edu.v1_0_2.core.utils.kafka_scheduler import KafkaScheduler
+from kafka_edu.v3_9.clients.common.internals.topic import TRANSACTION_STATE_TOPIC_NAME
+from kafka_edu.v3_9.clients.common.network.listener_name import ListenerName
 from kafka_edu.v3_9.clients.common.protocol.api_keys import ApiKeys
 from kafka_edu.v3_9.clients.common.protocol.builder import build
 from kafka_edu.v3_9.clients.common.protocol.errors import Errors
 from kafka_edu.v3_9.clients.common.topic_partition import TopicPartition
+from kafka_edu.v3_9.clients.common.utils.time import SYSTEM
 from kafka_edu.v3_9.core.coordinator.group.group_coordinator_adapter import GroupCoordinatorAdapter
+from kafka_edu.v3_9.core.coordinator.transaction.transaction_coordinator import (
+    InitProducerIdResult,
+    TransactionCoordinator,
+)
+from kafka_edu.v3_9.core.coordinator.transaction.transaction_marker_channel_manager import (
+    TransactionMarkerChannelManager,
+)
+from kafka_edu.v3_9.core.coordinator.transaction.transaction_metadata import TransactionMetadata
+from kafka_edu.v3_9.core.coordinator.transaction.transaction_state_manager import (
+    TransactionConfig,
+    TransactionStateManager,
+)
 from kafka_edu.v3_9.core.server.kafka_request_handler import set_bypass_thread_check
-from kafka_edu.v3_9.core.server.kraft_coordinator_bridge import CoordinatorReplicaManager, TransactionCoordinatorAdapter
+from kafka_edu.v3_9.core.server.kraft_coordinator_bridge import CoordinatorReplicaManager
+from kafka_edu.v3_9.core.server.metadata.kraft_metadata_cache import KRaftMetadataCache
 from kafka_edu.v3_9.core.server.replica_manager import ReplicaManager
 from kafka_edu.v3_9.metadata.common.metadata.partition_record import PartitionRecord
 from kafka_edu.v3_9.metadata.common.metadata.topic_record import TopicRecord
 from kafka_edu.v3_9.metadata.image.topics_delta import TopicsDelta
 from kafka_edu.v3_9.metadata.image.topics_image import TopicsImage
+from kafka_edu.v3_9.server_common.server.util.kafka_scheduler import KafkaScheduler as KafkaScheduler39
 from tests.kafka_tests.v3_9.core.coordinator.group.group_coordinator_adapter_test import make_context
 from tests.kafka_tests.v3_9.core.server.replica_manager_test import image_from_topics, setup_replica_manager
 
@@ -85,10 +97,13 @@ def replica_manager(tmp_path: Path) -> Iterator[ReplicaManager]:
     world.replica_manager.shutdown(checkpoint_hw=False)
 
 
-def _drain(scheduler: KafkaScheduler) -> None:
+def _drain(scheduler: KafkaScheduler | KafkaScheduler39) -> None:
     """Wait until what the one-thread scheduler runs now (a load) has run: a task queued after it runs after it."""
     done = threading.Event()
-    scheduler.schedule("drain", done.set)
+    if isinstance(scheduler, KafkaScheduler39):
+        scheduler.schedule_once("drain", done.set)
+    else:
+        scheduler.schedule("drain", done.set)
     assert done.wait(WAIT_S)
 
 
@@ -293,9 +308,9 @@ class FakeMarkerChannelManager:
     def remove_markers_for_txn_topic_partition(self, txn_topic_partition_id: int) -> None:
         self.removed.append(txn_topic_partition_id)
 
-    def add_txn_markers_to_send(self, transactional_id: str, coordinator_epoch: int, txn_result: TransactionResult,
-                                *args: Any) -> None:
-        self.markers.append((transactional_id, txn_result))
+    def add_txn_markers_to_send(self, coordinator_epoch: int, txn_result: TransactionResult,
+                                txn_metadata: TransactionMetadata, *args: Any) -> None:
+        self.markers.append((txn_metadata.transactional_id, txn_result))
 
     def start(self) -> None:
         pass
@@ -304,21 +319,19 @@ class FakeMarkerChannelManager:
         pass
 
 
-def _transaction_coordinator(replica_manager: ReplicaManager) -> TransactionCoordinatorAdapter:
+def _transaction_coordinator(replica_manager: ReplicaManager) -> TransactionCoordinator:
+    """3.9's coordinator as the KRaft broker builds it, on the 3.9 ReplicaManager directly; markers recorded."""
     txn_config = TransactionConfig(transaction_log_num_partitions=1)
-    scheduler = KafkaScheduler(threads=1, thread_name_prefix="transaction-test-")
-    txn_manager = TransactionStateManager(BROKER_ID, None, scheduler, CoordinatorReplicaManager(replica_manager),
-                                          txn_config)
-    coordinator = TransactionCoordinator(BROKER_ID, None, txn_config=txn_config, scheduler=scheduler,
-                                         txn_manager=txn_manager,
-                                         txn_marker_channel_manager=FakeMarkerChannelManager(),
-                                         producer_id_manager=FakeProducerIdManager())
-    adapter = TransactionCoordinatorAdapter(coordinator)
-    adapter.startup(lambda: 1)
-    return adapter
+    scheduler = KafkaScheduler39(1, True, "transaction-test-")
+    txn_manager = TransactionStateManager(BROKER_ID, scheduler, replica_manager, KRaftMetadataCache(BROKER_ID),
+                                          txn_config, SYSTEM)
+    coordinator = TransactionCoordinator(txn_config, scheduler, FakeProducerIdManager, txn_manager,
+                                         FakeMarkerChannelManager(), SYSTEM)  # type: ignore[arg-type]
+    coordinator.startup(lambda: 1)
+    return coordinator
 
 
-def _init_producer_id(adapter: TransactionCoordinatorAdapter, transactional_id: str,
+def _init_producer_id(adapter: TransactionCoordinator, transactional_id: str,
                       expected: Any = None) -> InitProducerIdResult:
     future: Future[InitProducerIdResult] = Future()
     adapter.handle_init_producer_id(transactional_id, 60000, expected, future.set_result)
@@ -329,8 +342,8 @@ def test_a_transactional_producer_id_persists_and_reloads(replica_manager: Repli
     first = _transaction_coordinator(replica_manager)
     try:
         first.on_election(0, 0)
-        _drain(first.coordinator.scheduler)
-        assert first.coordinator.txn_marker_channel_manager.removed == [0]
+        _drain(first.scheduler)
+        assert first.txn_marker_channel_manager.removed == [0]
 
         result = _init_producer_id(first, "txn-1")
         assert result == InitProducerIdResult(1000, 0, Errors.NONE)
@@ -345,7 +358,7 @@ def test_a_transactional_producer_id_persists_and_reloads(replica_manager: Repli
     second = _transaction_coordinator(replica_manager)
     try:
         second.on_election(0, 1)
-        _drain(second.coordinator.scheduler)
+        _drain(second.scheduler)
         described = second.handle_describe_transactions("txn-1")
         assert (described["error_code"], described["producer_id"], described["producer_epoch"],
                 described["transaction_state"], described["transaction_timeout"]) == (
@@ -355,12 +368,12 @@ def test_a_transactional_producer_id_persists_and_reloads(replica_manager: Repli
             dict(transactional_id="txn-1", producer_id=1000, transaction_state="Empty")])
 
         # KIP-360: a producer that names another producer id than the coordinator's is fenced
-        stranger = _init_producer_id(second, "txn-1", _ProducerIdAndEpoch(77, 0))
+        stranger = _init_producer_id(second, "txn-1", (77, 0))
         assert stranger.error == Errors.PRODUCER_FENCED
         # the producer itself bumps its epoch on the reloaded metadata (KafkaApis hands the pair over as a tuple)
         assert _init_producer_id(second, "txn-1", (1000, 0)) == InitProducerIdResult(1000, 1, Errors.NONE)
 
-        # the old epoch is fenced, as 3.9 says it (1.0.2 said INVALID_PRODUCER_EPOCH)
+        # the old epoch is fenced
         assert _add_partitions(second, 1000, 0, [FOO_0]) == Errors.PRODUCER_FENCED
         assert _add_partitions(second, 1000, 1, [FOO_0]) == Errors.NONE
         verified: Future[dict[str, Any]] = Future()
@@ -374,7 +387,7 @@ def test_a_transactional_producer_id_persists_and_reloads(replica_manager: Repli
 
         assert _end_transaction(second, 1000, 0, TransactionResult.COMMIT) == Errors.PRODUCER_FENCED
         assert _end_transaction(second, 1000, 1, TransactionResult.COMMIT) == Errors.NONE
-        assert second.coordinator.txn_marker_channel_manager.markers == [("txn-1", TransactionResult.COMMIT)]
+        assert second.txn_marker_channel_manager.markers == [("txn-1", TransactionResult.COMMIT)]
         assert second.handle_describe_transactions("txn-1")["transaction_state"] == "PrepareCommit"
     finally:
         second.shutdown()
@@ -387,7 +400,7 @@ FOO_0 = TopicPartition("foo", 0)
 FOO_1 = TopicPartition("foo", 1)
 
 
-def _add_partitions(adapter: TransactionCoordinatorAdapter, producer_id: int, producer_epoch: int,
+def _add_partitions(adapter: TransactionCoordinator, producer_id: int, producer_epoch: int,
                     partitions: list[TopicPartition]) -> Errors:
     future: Future[Errors] = Future()
     adapter.handle_add_partitions_to_transaction("txn-1", producer_id, producer_epoch, set(partitions),
@@ -395,17 +408,60 @@ def _add_partitions(adapter: TransactionCoordinatorAdapter, producer_id: int, pr
     return _result(future)
 
 
-def _end_transaction(adapter: TransactionCoordinatorAdapter, producer_id: int, producer_epoch: int,
+def _end_transaction(adapter: TransactionCoordinator, producer_id: int, producer_epoch: int,
                      result: TransactionResult) -> Errors:
     future: Future[Errors] = Future()
     adapter.handle_end_transaction("txn-1", producer_id, producer_epoch, result, future.set_result)
     return _result(future)
 
 
-@dataclass(frozen=True)
-class _ProducerIdAndEpoch:
-    producer_id: int
-    epoch: int
+def test_the_coordinator_traces_the_tx_and_tx39_rows(replica_manager: ReplicaManager) -> None:
+    """3.9's coordinator with the real marker channel (its thread not started): a transaction's TX and TX39 spans,
+    with the describers strict. foo has no leader in the empty metadata image, so its markers are skipped (as for a
+    deleted topic) and the completion is written at once."""
+    tracing = node_tracing("broker-0", "run-1", "kraft")
+    txn_config = TransactionConfig(transaction_log_num_partitions=1)
+    scheduler = KafkaScheduler39(1, True, "transaction-test-")
+    metadata_cache = KRaftMetadataCache(BROKER_ID)
+    txn_manager = TransactionStateManager(BROKER_ID, scheduler, replica_manager, metadata_cache, txn_config, SYSTEM)
+    config = SimpleNamespace(broker_id=BROKER_ID, request_timeout_ms=30000,
+                             inter_broker_listener_name=lambda: ListenerName("PLAINTEXT"))
+    channel = TransactionMarkerChannelManager(config, metadata_cache, lambda node: None,  # type: ignore[arg-type,return-value]
+                                              txn_manager, SYSTEM)
+    coordinator = TransactionCoordinator(txn_config, scheduler, FakeProducerIdManager, txn_manager, channel, SYSTEM)
+    coordinator.startup(lambda: 1)
+    try:
+        coordinator.on_election(0, 0)
+        _drain(scheduler)
+        with using(tracing):
+            assert _init_producer_id(coordinator, "txn-1") == InitProducerIdResult(1000, 0, Errors.NONE)
+            assert _add_partitions(coordinator, 1000, 0, [FOO_0]) == Errors.NONE
+            verified: Future[dict[str, Any]] = Future()
+            # the check's span goes into its request's trace: here, a bare span standing for the request
+            with trace.use_span(tracing.start_span("AddPartitionsToTxn"), end_on_exit=True):
+                coordinator.handle_verify_partitions_in_transaction("txn-1", 1000, 0, [FOO_0, FOO_1],
+                                                                    verified.set_result)
+            _result(verified)
+            assert _end_transaction(coordinator, 1000, 0, TransactionResult.COMMIT) == Errors.NONE
+        assert coordinator.handle_describe_transactions("txn-1")["transaction_state"] == "CompleteCommit"
+    finally:
+        coordinator.shutdown()
+
+    spans = {s.attributes["kafka.step"]: s for s in tracing.memory.get_finished_spans()
+             if "kafka.step" in s.attributes}
+    assert {"TX39.init", "TX.init", "TX.add", "TX39.vcheck", "TX.end", "TX.markers", "TX39.markers",
+            "TX.complete"} <= set(spans)
+    init, inner = spans["TX39.init"], spans["TX.init"]
+    assert inner.parent is not None and inner.parent.span_id == init.context.span_id
+    assert init.attributes["kafka.origin.version"] == "3.9"
+    assert init.attributes["code.file.path"] == "kafka_edu/v3_9/core/coordinator/transaction/transaction_coordinator.py"
+    # TX39.vcheck reports the coordinator's answer
+    assert list(spans["TX39.vcheck"].attributes["kafka.txn.partition.errors"]) == ["foo-1=TRANSACTION_ABORTABLE"]
+    markers = spans["TX39.markers"].attributes
+    assert (markers["kafka.txn.result"], list(markers["kafka.txn.marker.leaders"])) == ("COMMIT", ["foo-0@none"])
+    assert spans["TX39.markers"].attributes["kafka.origin.file"] == (
+        "core/src/main/scala/kafka/coordinator/transaction/TransactionMarkerChannelManager.scala")
+    assert spans["TX.complete"].attributes["kafka.txn.state"] == "CompleteCommit"
 
 
 def test_transactional_offsets_count_once_the_transaction_commits(replica_manager: ReplicaManager) -> None:

@@ -12,10 +12,11 @@ active controller), the DefaultAlterPartitionManager on a channel of its own, th
 fetchers and alter-log-dirs threads, the FetchManager's session cache, 3.9's SocketServer, KafkaRequestHandlerPool
 and KafkaApis, and the BrokerMetadataPublisher, which starts the managers on the first publish.
 
-Two seams remain, each named where it is built: the coordinators are 1.0.2's behind 3.9's GroupCoordinatorAdapter
-and kraft_coordinator_bridge.py until 3.9's own are ported, and the node's configuration object is 1.0.2's
-KafkaConfig with 3.9's KRaft keys (`node_config`: the shared server, the controller channels and the SocketServer
-read it), while the log, replica and request layers read 3.9's KafkaConfig built from the same properties (`config`).
+Two seams remain, each named where it is built: the group coordinator is 1.0.2's behind 3.9's
+GroupCoordinatorAdapter and kraft_coordinator_bridge.py until 3.9's own is wired (the transaction coordinator is
+3.9's own), and the node's configuration object is 1.0.2's KafkaConfig with 3.9's KRaft keys (`node_config`: the
+shared server, the controller channels and the SocketServer read it), while the log, replica and request layers read
+3.9's KafkaConfig built from the same properties (`config`).
 Not here: the dynamic config, quota, SCRAM, token and ACL publishers, and the BrokerRegistrationTracker.
 """
 
@@ -38,6 +39,7 @@ from kafka_edu.v3_9.clients.common.uuid import Uuid
 from kafka_edu.v3_9.clients.server.authorizer.authorizer_server_info import AuthorizerServerInfo
 from kafka_edu.v3_9.core.coordinator.group.group_coordinator_adapter import GroupCoordinatorAdapter
 from kafka_edu.v3_9.core.coordinator.transaction.rpc_producer_id_manager import RPCProducerIdManager
+from kafka_edu.v3_9.core.coordinator.transaction.transaction_coordinator import TransactionCoordinator
 from kafka_edu.v3_9.core.log import log_manager as log_manager_module
 from kafka_edu.v3_9.core.log.log_manager import LogManager
 from kafka_edu.v3_9.core.network.socket_server import DATA_PLANE_METRIC_PREFIX, DATA_PLANE_THREAD_PREFIX, SocketServer
@@ -51,7 +53,6 @@ from kafka_edu.v3_9.core.server.fetch_session import FetchManager, FetchSessionC
 from kafka_edu.v3_9.core.server.forwarding_manager import ForwardingManagerImpl
 from kafka_edu.v3_9.core.server.kafka_apis import KafkaApis
 from kafka_edu.v3_9.core.server.kafka_request_handler import KafkaRequestHandlerPool
-from kafka_edu.v3_9.core.server.kraft_coordinator_bridge import TransactionCoordinatorAdapter
 from kafka_edu.v3_9.core.server.metadata.acl_publisher import AclPublisher
 from kafka_edu.v3_9.core.server.metadata.broker_metadata_publisher import BrokerMetadataPublisher
 from kafka_edu.v3_9.core.server.metadata.kraft_metadata_cache import KRaftMetadataCache
@@ -121,7 +122,7 @@ class BrokerServer:
         self.alter_partition_manager: AlterPartitionManager | None = None
         self.replica_manager: ReplicaManager | None = None
         self.group_coordinator: GroupCoordinatorAdapter | None = None
-        self.transaction_coordinator: TransactionCoordinatorAdapter | None = None
+        self.transaction_coordinator: TransactionCoordinator | None = None
         self.broker_metadata_publisher: BrokerMetadataPublisher | None = None
         self.metadata_publishers: list[Any] = []
         self.authorizer: Any | None = None
@@ -165,7 +166,9 @@ class BrokerServer:
 
             self.log_dir_failure_channel = LogDirFailureChannel(len(config.log_dirs))
 
-            self.metadata_cache = KRaftMetadataCache(config.node_id, self.cluster_id)
+            # features() reads kraft.version from the Raft client, which keeps it (KIP-853), not the image
+            self.metadata_cache = KRaftMetadataCache(config.node_id, self.cluster_id,
+                                                     self.raft_manager.client.kraft_version)
 
             # Built now, started at the first metadata publish: recovering logs after an unclean shutdown waits
             # until the topic configs are known.
@@ -224,10 +227,16 @@ class BrokerServer:
             self.group_coordinator = GroupCoordinatorAdapter.apply(node_config, self.replica_manager)
 
             client_channel = self.client_to_controller_channel_manager
-            # The transaction coordinator starts with the other managers, at the first metadata publish.
-            self.transaction_coordinator = TransactionCoordinatorAdapter.apply(
-                node_config, self.replica_manager, self.metadata_cache, lambda: RPCProducerIdManager(
-                    config.node_id, lambda: lifecycle_manager.broker_epoch, client_channel))
+
+            def producer_id_manager_supplier() -> RPCProducerIdManager:
+                # ProducerIdManager.rpc: id blocks from the active controller
+                return RPCProducerIdManager(config.node_id, lambda: lifecycle_manager.broker_epoch, client_channel)
+
+            # Built now, started with the other managers at the first metadata publish (after the ReplicaManager),
+            # on a one-thread scheduler of its own for the loads of __transaction_state.
+            self.transaction_coordinator = TransactionCoordinator.apply(
+                config, self.replica_manager, KafkaScheduler(1, True, "transaction-log-manager-"),
+                producer_id_manager_supplier, None, self.metadata_cache, SYSTEM)
             self.auto_topic_creation_manager = DefaultAutoTopicCreationManager(
                 node_config, self.client_to_controller_channel_manager,
                 self.group_coordinator.group_metadata_topic_configs,

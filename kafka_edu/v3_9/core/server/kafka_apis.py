@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
-import inspect
 import logging
 import threading
 import uuid
@@ -1524,13 +1523,9 @@ class KafkaApis:
         else:
             producer_id_and_epoch = (producer_id, producer_epoch)
 
-        timeout_ms = _millis(init_producer_id_request.transaction_timeout)
-        if _accepts_producer_id_and_epoch(self.txn_coordinator):
-            self.txn_coordinator.handle_init_producer_id(transactional_id, timeout_ms, producer_id_and_epoch,
-                                                         send_response_callback, request_local)
-        else:
-            # a coordinator without KIP-360's producerIdAndEpoch (1.0.2's): the request's id and epoch are not used
-            self.txn_coordinator.handle_init_producer_id(transactional_id, timeout_ms, send_response_callback)
+        self.txn_coordinator.handle_init_producer_id(transactional_id,
+                                                     _millis(init_producer_id_request.transaction_timeout),
+                                                     producer_id_and_epoch, send_response_callback, request_local)
 
     # -- EndTxn ------------------------------------------------------------------------------------------------------
 
@@ -2529,15 +2524,6 @@ def _record_version_of(log_config: Any) -> int:
 def _coordinator_origin() -> Any:
     from kafka_edu.v3_9.storage.storage.internals.log.append_origin import AppendOrigin
     return AppendOrigin.COORDINATOR
-
-
-def _accepts_producer_id_and_epoch(txn_coordinator: Any) -> bool:
-    """Whether handle_init_producer_id takes 3.9's producerIdAndEpoch (KIP-360) after the timeout."""
-    try:
-        parameters = list(inspect.signature(txn_coordinator.handle_init_producer_id).parameters)
-    except (TypeError, ValueError):
-        return True
-    return len(parameters) >= 4 and parameters[2] != "response_callback"
 
 
 def _offset_for_leader_topics(offset_for_leader_epoch: Any) -> list[Any]:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from kafka_edu.tracing import note, step
 from kafka_edu.v1_0_2.clients.common.errors import IllegalArgumentException, IllegalStateException
 from kafka_edu.v1_0_2.clients.common.requests.transaction_result import TransactionResult
 from kafka_edu.v1_0_2.core.utils.concurrent import AtomicBoolean
@@ -134,6 +135,7 @@ class TransactionCoordinator:
         except Exception as e:
             return Errors.for_exception(e), None
 
+    @step("TX39.init")
     def handle_init_producer_id(self, transactional_id: str | None, transaction_timeout_ms: int,
                                 expected_producer_id_and_epoch: ProducerIdAndEpoch | None,
                                 response_callback: InitProducerIdCallback,
@@ -148,67 +150,69 @@ class TransactionCoordinator:
             else:
                 response_callback(_init_transaction_error(error))
             return
-        if not transactional_id:
-            # as the producer client does: an empty transactional id is invalid
-            response_callback(_init_transaction_error(Errors.INVALID_REQUEST))
-            return
-        if not self.txn_manager.validate_transaction_timeout_ms(transaction_timeout_ms):
-            response_callback(_init_transaction_error(Errors.INVALID_TRANSACTION_TIMEOUT))
-            return
+        # the TX row: a transactional id gets its producer id and epoch (TX39.init around it is the KIP-360 story)
+        with step("TX.init", self, transactional_id=transactional_id, transaction_timeout_ms=transaction_timeout_ms):
+            if not transactional_id:
+                # as the producer client does: an empty transactional id is invalid
+                response_callback(_init_transaction_error(Errors.INVALID_REQUEST))
+                return
+            if not self.txn_manager.validate_transaction_timeout_ms(transaction_timeout_ms):
+                response_callback(_init_transaction_error(Errors.INVALID_TRANSACTION_TIMEOUT))
+                return
 
-        error, epoch_and_metadata = self.txn_manager.get_transaction_state(transactional_id)
-        if error is None and epoch_and_metadata is None:
-            error, producer_id = self._generate_producer_id()
-            if error is None:
-                assert producer_id is not None
-                created_metadata = TransactionMetadata(
-                    transactional_id=transactional_id, producer_id=producer_id, last_producer_id=NO_PRODUCER_ID,
-                    producer_epoch=NO_PRODUCER_EPOCH, last_producer_epoch=NO_PRODUCER_EPOCH,
-                    txn_timeout_ms=transaction_timeout_ms, state=Empty, topic_partitions=set(),
-                    txn_last_update_timestamp=self.time.milliseconds())
-                error, epoch_and_metadata = self.txn_manager.put_transaction_state_if_not_exists(created_metadata)
+            error, epoch_and_metadata = self.txn_manager.get_transaction_state(transactional_id)
+            if error is None and epoch_and_metadata is None:
+                error, producer_id = self._generate_producer_id()
+                if error is None:
+                    assert producer_id is not None
+                    created_metadata = TransactionMetadata(
+                        transactional_id=transactional_id, producer_id=producer_id, last_producer_id=NO_PRODUCER_ID,
+                        producer_epoch=NO_PRODUCER_EPOCH, last_producer_epoch=NO_PRODUCER_EPOCH,
+                        txn_timeout_ms=transaction_timeout_ms, state=Empty, topic_partitions=set(),
+                        txn_last_update_timestamp=self.time.milliseconds())
+                    error, epoch_and_metadata = self.txn_manager.put_transaction_state_if_not_exists(created_metadata)
 
-        result: Either
-        if error is not None:
-            result = (error, None)
-        else:
-            coordinator_epoch = epoch_and_metadata.coordinator_epoch
-            txn_metadata = epoch_and_metadata.transaction_metadata
-            with txn_metadata.in_lock():
-                result = self._prepare_init_producer_id_transit(transactional_id, transaction_timeout_ms,
-                                                                coordinator_epoch, txn_metadata,
-                                                                expected_producer_id_and_epoch)
+            result: Either
+            if error is not None:
+                result = (error, None)
+            else:
+                coordinator_epoch = epoch_and_metadata.coordinator_epoch
+                txn_metadata = epoch_and_metadata.transaction_metadata
+                with txn_metadata.in_lock():
+                    result = self._prepare_init_producer_id_transit(transactional_id, transaction_timeout_ms,
+                                                                    coordinator_epoch, txn_metadata,
+                                                                    expected_producer_id_and_epoch)
 
-        error, value = result
-        if error is not None:
-            response_callback(_init_transaction_error(error))
-            return
-        coordinator_epoch, new_metadata = value
-        if new_metadata.txn_state is PrepareEpochFence:
-            # abort the ongoing transaction first; the client retries on CONCURRENT_TRANSACTIONS
-            def send_retriable_error_callback(error: Errors) -> None:
-                if error != Errors.NONE:
-                    response_callback(_init_transaction_error(error))
-                else:
-                    response_callback(_init_transaction_error(Errors.CONCURRENT_TRANSACTIONS))
+            error, value = result
+            if error is not None:
+                response_callback(_init_transaction_error(error))
+                return
+            coordinator_epoch, new_metadata = value
+            if new_metadata.txn_state is PrepareEpochFence:
+                # abort the ongoing transaction first; the client retries on CONCURRENT_TRANSACTIONS
+                def send_retriable_error_callback(error: Errors) -> None:
+                    if error != Errors.NONE:
+                        response_callback(_init_transaction_error(error))
+                    else:
+                        response_callback(_init_transaction_error(Errors.CONCURRENT_TRANSACTIONS))
 
-            self._end_transaction(transactional_id, new_metadata.producer_id, new_metadata.producer_epoch,
-                                  TransactionResult.ABORT, False, send_retriable_error_callback, request_local)
-        else:
-            def send_pid_response_callback(error: Errors) -> None:
-                if error == Errors.NONE:
-                    self.log.info("Initialized transactionalId %s with producerId %s and producer epoch %s on "
-                                  "partition %s-%s", transactional_id, new_metadata.producer_id,
-                                  new_metadata.producer_epoch, TRANSACTION_STATE_TOPIC_NAME,
-                                  self.txn_manager.partition_for(transactional_id))
-                    response_callback(_init_transaction_metadata(new_metadata))
-                else:
-                    self.log.info("Returning %s error code to client for %s's InitProducerId request", error,
-                                  transactional_id)
-                    response_callback(_init_transaction_error(error))
+                self._end_transaction(transactional_id, new_metadata.producer_id, new_metadata.producer_epoch,
+                                      TransactionResult.ABORT, False, send_retriable_error_callback, request_local)
+            else:
+                def send_pid_response_callback(error: Errors) -> None:
+                    if error == Errors.NONE:
+                        self.log.info("Initialized transactionalId %s with producerId %s and producer epoch %s on "
+                                      "partition %s-%s", transactional_id, new_metadata.producer_id,
+                                      new_metadata.producer_epoch, TRANSACTION_STATE_TOPIC_NAME,
+                                      self.txn_manager.partition_for(transactional_id))
+                        response_callback(_init_transaction_metadata(new_metadata))
+                    else:
+                        self.log.info("Returning %s error code to client for %s's InitProducerId request", error,
+                                      transactional_id)
+                        response_callback(_init_transaction_error(error))
 
-            self.txn_manager.append_transaction_to_log(transactional_id, coordinator_epoch, new_metadata,
-                                                       send_pid_response_callback, request_local=request_local)
+                self.txn_manager.append_transaction_to_log(transactional_id, coordinator_epoch, new_metadata,
+                                                           send_pid_response_callback, request_local=request_local)
 
     def _prepare_init_producer_id_transit(self, transactional_id: str, transaction_timeout_ms: int,
                                           coordinator_epoch: int, txn_metadata: TransactionMetadata,
@@ -313,37 +317,44 @@ class TransactionCoordinator:
                                                 producer_epoch: int, partitions: Iterable[TopicPartition],
                                                 response_callback: VerifyPartitionsCallback) -> None:
         partitions = {TopicPartition(*tp) for tp in partitions}
-        if not transactional_id:
-            self.log.debug("Returning %s error code to client for %s's AddPartitions request for verification",
-                           Errors.INVALID_REQUEST, transactional_id)
-            response_callback(result_for_transaction(transactional_id, {p: Errors.INVALID_REQUEST
-                                                                        for p in partitions}))
-            return
-        error, epoch_and_metadata = self.txn_manager.get_transaction_state(transactional_id)
-        errors: dict[TopicPartition, Errors] | None = None
-        if error is None and epoch_and_metadata is None:
-            error = Errors.INVALID_PRODUCER_ID_MAPPING
-        elif error is None:
-            txn_metadata = epoch_and_metadata.transaction_metadata
-            # the pending state is not looked at: the append to the log validates again
-            with txn_metadata.in_lock():
-                if txn_metadata.producer_id != producer_id:
-                    error = Errors.INVALID_PRODUCER_ID_MAPPING
-                elif txn_metadata.producer_epoch != producer_epoch:
-                    error = Errors.PRODUCER_FENCED
-                elif txn_metadata.state is PrepareCommit or txn_metadata.state is PrepareAbort:
-                    error = Errors.CONCURRENT_TRANSACTIONS
-                else:
-                    errors = {p: Errors.NONE if p in txn_metadata.topic_partitions else Errors.TRANSACTION_ABORTABLE
-                              for p in partitions}
-        if errors is None:
-            assert error is not None
-            self.log.debug("Returning %s error code to client for %s's AddPartitions request for verification", error,
-                           transactional_id)
-            response_callback(result_for_transaction(transactional_id, {p: error for p in partitions}))
-        else:
-            response_callback(result_for_transaction(transactional_id, errors))
+        with step("TX39.vcheck", self, transactional_id=transactional_id, producer_id=producer_id,
+                  producer_epoch=producer_epoch, partitions=partitions):
+            if not transactional_id:
+                self.log.debug("Returning %s error code to client for %s's AddPartitions request for verification",
+                               Errors.INVALID_REQUEST, transactional_id)
+                result = result_for_transaction(transactional_id, {p: Errors.INVALID_REQUEST for p in partitions})
+                note(result=result)
+                response_callback(result)
+                return
+            error, epoch_and_metadata = self.txn_manager.get_transaction_state(transactional_id)
+            errors: dict[TopicPartition, Errors] | None = None
+            if error is None and epoch_and_metadata is None:
+                error = Errors.INVALID_PRODUCER_ID_MAPPING
+            elif error is None:
+                txn_metadata = epoch_and_metadata.transaction_metadata
+                # the pending state is not looked at: the append to the log validates again
+                with txn_metadata.in_lock():
+                    if txn_metadata.producer_id != producer_id:
+                        error = Errors.INVALID_PRODUCER_ID_MAPPING
+                    elif txn_metadata.producer_epoch != producer_epoch:
+                        error = Errors.PRODUCER_FENCED
+                    elif txn_metadata.state is PrepareCommit or txn_metadata.state is PrepareAbort:
+                        error = Errors.CONCURRENT_TRANSACTIONS
+                    else:
+                        errors = {p: Errors.NONE if p in txn_metadata.topic_partitions else Errors.TRANSACTION_ABORTABLE
+                                  for p in partitions}
+            if errors is None:
+                assert error is not None
+                self.log.debug("Returning %s error code to client for %s's AddPartitions request for verification",
+                               error, transactional_id)
+                result = result_for_transaction(transactional_id, {p: error for p in partitions})
+            else:
+                result = result_for_transaction(transactional_id, errors)
+            # what the span reports: the answer, not a second reading of the metadata
+            note(result=result)
+            response_callback(result)
 
+    @step("TX.add")
     def handle_add_partitions_to_transaction(self, transactional_id: str | None, producer_id: int,
                                              producer_epoch: int, partitions: Iterable[TopicPartition],
                                              response_callback: AddPartitionsCallback,
@@ -429,6 +440,7 @@ class TransactionCoordinator:
         self.log.critical(error_msg)
         return IllegalStateException(error_msg)
 
+    @step("TX.end")
     def _end_transaction(self, transactional_id: str | None, producer_id: int, producer_epoch: int,
                          txn_marker_result: TransactionResult, is_from_client: bool,
                          response_callback: EndTxnCallback, request_local: RequestLocal) -> None:
@@ -602,32 +614,33 @@ class TransactionCoordinator:
     def abort_timed_out_transactions(
             self, on_complete: Callable[[TransactionalIdAndProducerIdEpoch], EndTxnCallback]) -> None:
         for txn_id_and_pid_epoch in self.txn_manager.timed_out_transactions():
-            error, epoch_and_txn_metadata = self.txn_manager.get_transaction_state(
-                txn_id_and_pid_epoch.transactional_id)
-            if error is not None:
-                continue
-            if epoch_and_txn_metadata is None:
-                self.log.error("Could not find transaction metadata when trying to timeout transaction for %s",
-                               txn_id_and_pid_epoch)
-                continue
-            txn_metadata = epoch_and_txn_metadata.transaction_metadata
-            with txn_metadata.in_lock():
-                if txn_metadata.producer_id != txn_id_and_pid_epoch.producer_id:
-                    self.log.error("Found incorrect producerId when expiring transactionalId: %s. Expected producerId: "
-                                   "%s. Found producerId: %s", txn_id_and_pid_epoch.transactional_id,
-                                   txn_id_and_pid_epoch.producer_id, txn_metadata.producer_id)
-                    transit_metadata = None
-                elif txn_metadata.pending_transition_in_progress:
-                    self.log.debug("Skipping abort of timed out transaction %s since there is a pending state "
-                                   "transition", txn_id_and_pid_epoch)
-                    transit_metadata = None
-                else:
-                    transit_metadata = txn_metadata.prepare_fence_producer_epoch()
-            if transit_metadata is not None:
-                self._end_transaction(txn_metadata.transactional_id, transit_metadata.producer_id,
-                                      transit_metadata.producer_epoch, TransactionResult.ABORT, False,
-                                      on_complete(txn_id_and_pid_epoch),
-                                      RequestLocal.NO_CACHING)  # type: ignore[attr-defined]
+            with step("TX.expire", txn=txn_id_and_pid_epoch):
+                error, epoch_and_txn_metadata = self.txn_manager.get_transaction_state(
+                    txn_id_and_pid_epoch.transactional_id)
+                if error is not None:
+                    continue
+                if epoch_and_txn_metadata is None:
+                    self.log.error("Could not find transaction metadata when trying to timeout transaction for %s",
+                                   txn_id_and_pid_epoch)
+                    continue
+                txn_metadata = epoch_and_txn_metadata.transaction_metadata
+                with txn_metadata.in_lock():
+                    if txn_metadata.producer_id != txn_id_and_pid_epoch.producer_id:
+                        self.log.error("Found incorrect producerId when expiring transactionalId: %s. Expected "
+                                       "producerId: %s. Found producerId: %s", txn_id_and_pid_epoch.transactional_id,
+                                       txn_id_and_pid_epoch.producer_id, txn_metadata.producer_id)
+                        transit_metadata = None
+                    elif txn_metadata.pending_transition_in_progress:
+                        self.log.debug("Skipping abort of timed out transaction %s since there is a pending state "
+                                       "transition", txn_id_and_pid_epoch)
+                        transit_metadata = None
+                    else:
+                        transit_metadata = txn_metadata.prepare_fence_producer_epoch()
+                if transit_metadata is not None:
+                    self._end_transaction(txn_metadata.transactional_id, transit_metadata.producer_id,
+                                          transit_metadata.producer_epoch, TransactionResult.ABORT, False,
+                                          on_complete(txn_id_and_pid_epoch),
+                                          RequestLocal.NO_CACHING)  # type: ignore[attr-defined]
 
     def startup(self, retrieve_transaction_topic_partition_count: Callable[[], int],
                 enable_transactional_id_expiration: bool = True) -> None:

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from kafka_edu.tracing import step
 from kafka_edu.v1_0_2.clients.common.errors import IllegalStateException
 from kafka_edu.v1_0_2.clients.common.requests.transaction_result import TransactionResult
 from kafka_edu.v1_0_2.core.network.blocking_channel import BlockingChannel
@@ -333,6 +334,7 @@ class TransactionMarkerChannelManager(InterBrokerSendThread):
             self.log.critical(error_msg)
             raise IllegalStateException(error_msg)
 
+    @step("TX.markers")
     def add_txn_markers_to_send(self, coordinator_epoch: int, txn_result: TransactionResult,
                                 txn_metadata: TransactionMetadata, new_metadata: TxnTransitMetadata) -> None:
         transactional_id = txn_metadata.transactional_id
@@ -403,6 +405,7 @@ class TransactionMarkerChannelManager(InterBrokerSendThread):
             append_callback, lambda e: e == Errors.COORDINATOR_NOT_AVAILABLE,
             RequestLocal.NO_CACHING)  # type: ignore[attr-defined]
 
+    @step("TX39.markers")
     def add_txn_markers_to_broker_queue(self, producer_id: int, producer_epoch: int, result: TransactionResult,
                                         pending_complete_txn: PendingCompleteTxn,
                                         topic_partitions: Iterable[TopicPartition]) -> None:

@@ -14,6 +14,7 @@ import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+from kafka_edu.tracing import event
 from kafka_edu.v1_0_2.clients.common.errors import IllegalArgumentException, IllegalStateException
 from kafka_edu.v1_0_2.core.utils.kafka_logging import Logging
 from kafka_edu.v3_9.clients.common.protocol.errors import Errors
@@ -337,6 +338,7 @@ class TransactionMetadata:
                                         "log.")
         self.log.debug("TransactionalId %s complete transition from %s to %s", self.transactional_id, self.state,
                        transit_metadata)
+        event("TX.state", self, transit_metadata=transit_metadata)
         self.txn_last_update_timestamp = transit_metadata.txn_last_update_timestamp
         self.pending_state = None
         self.state = to_state

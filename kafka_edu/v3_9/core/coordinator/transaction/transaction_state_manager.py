@@ -16,10 +16,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from kafka_edu.tracing import step
 from kafka_edu.v1_0_2.clients.common.errors import IllegalArgumentException, IllegalStateException, KafkaException
 from kafka_edu.v1_0_2.clients.common.requests.transaction_result import TransactionResult
 from kafka_edu.v1_0_2.core.coordinator.group.group_metadata_manager import java_string_hash_code, utils_abs
-from kafka_edu.v1_0_2.core.coordinator.transaction.transaction_state_manager import ReentrantReadWriteLock
 from kafka_edu.v1_0_2.core.utils.kafka_logging import Logging
 from kafka_edu.v3_9.clients.common.internals.topic import TRANSACTION_STATE_TOPIC_NAME
 from kafka_edu.v3_9.clients.common.protocol.errors import Errors
@@ -30,6 +30,7 @@ from kafka_edu.v3_9.clients.common.record.simple_record import SimpleRecord
 from kafka_edu.v3_9.clients.common.record.timestamp_type import TimestampType
 from kafka_edu.v3_9.clients.common.requests.produce_response import PartitionResponse
 from kafka_edu.v3_9.clients.common.topic_partition import TopicPartition
+from kafka_edu.v3_9.core.cluster.partition import _ReentrantReadWriteLock as ReentrantReadWriteLock
 from kafka_edu.v3_9.core.coordinator.transaction.transaction_log import TransactionLog, TxnKey, UnknownKey
 from kafka_edu.v3_9.core.coordinator.transaction.transaction_metadata import (
     Dead,
@@ -521,6 +522,7 @@ class TransactionStateManager:
             raise KafkaException("Transaction topic number of partitions has changed from "
                                  f"{previously_determined_partition_count} to {cur_transaction_topic_partition_count}")
 
+    @step("TX.complete")
     def append_transaction_to_log(self, transactional_id: str, coordinator_epoch: int,
                                   new_metadata: TxnTransitMetadata, response_callback: Callable[[Errors], None],
                                   retry_on_error: Callable[[Errors], bool] = lambda _: False,

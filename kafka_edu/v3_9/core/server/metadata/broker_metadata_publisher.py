@@ -22,9 +22,9 @@ from kafka_edu.v3_9.metadata.image.topic_delta import TopicDelta
 
 if TYPE_CHECKING:
     from kafka_edu.v3_9.core.coordinator.group.group_coordinator_adapter import GroupCoordinatorAdapter
+    from kafka_edu.v3_9.core.coordinator.transaction.transaction_coordinator import TransactionCoordinator
     from kafka_edu.v3_9.core.log.log_manager import LogManager
     from kafka_edu.v3_9.core.server.kafka_config import KafkaConfig
-    from kafka_edu.v3_9.core.server.kraft_coordinator_bridge import TransactionCoordinatorAdapter
     from kafka_edu.v3_9.core.server.metadata.kraft_metadata_cache import KRaftMetadataCache
     from kafka_edu.v3_9.core.server.replica_manager import ReplicaManager
 
@@ -51,7 +51,7 @@ class BrokerMetadataPublisher(MetadataPublisher):
 
     def __init__(self, config: KafkaConfig, metadata_cache: KRaftMetadataCache, log_manager: LogManager,
                  replica_manager: ReplicaManager, group_coordinator: GroupCoordinatorAdapter,
-                 txn_coordinator: TransactionCoordinatorAdapter | None = None,
+                 txn_coordinator: TransactionCoordinator | None = None,
                  fatal_fault_handler: FaultHandler | None = None,
                  metadata_publishing_fault_handler: FaultHandler | None = None) -> None:
         self.config = config

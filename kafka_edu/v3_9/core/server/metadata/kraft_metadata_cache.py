@@ -20,6 +20,9 @@ from kafka_edu.v3_9.metadata.image.metadata_image import MetadataImage
 from kafka_edu.v3_9.metadata.metadata.broker_registration import BrokerRegistration, Endpoint
 from kafka_edu.v3_9.metadata.metadata.partition_registration import NO_LEADER, PartitionRegistration
 from kafka_edu.v3_9.raft.raft.voter_set import Node
+from kafka_edu.v3_9.server_common.server.common import k_raft_version
+from kafka_edu.v3_9.server_common.server.common.finalized_features import FinalizedFeatures
+from kafka_edu.v3_9.server_common.server.common.k_raft_version import KRaftVersion
 from kafka_edu.v3_9.server_common.server.common.metadata_version import MetadataVersion
 
 log = logging.getLogger("kafka.server.metadata.KRaftMetadataCache")
@@ -45,8 +48,11 @@ class KRaftMetadataCache:
     (same names, same return types), so KafkaApis can use either.
     """
 
-    def __init__(self, broker_id: int, cluster_id: str | None = None) -> None:
+    def __init__(self, broker_id: int, cluster_id: str | None = None,
+                 kraft_version_supplier: Callable[[], KRaftVersion] = lambda: KRaftVersion.KRAFT_VERSION_0) -> None:
         self.broker_id = broker_id
+        # kraft.version is not in the image: the Raft client knows it (BrokerServer hands its getter over)
+        self.kraft_version_supplier = kraft_version_supplier
         # 3.9 reads the cluster id from meta.properties, not the image (which does not hold it): BrokerServer passes it
         self._cluster_id = cluster_id
         self._current_image: MetadataImage = MetadataImage.EMPTY
@@ -350,6 +356,14 @@ class KRaftMetadataCache:
 
     def get_cluster_id(self) -> str | None:
         return self._cluster_id
+
+    def features(self) -> FinalizedFeatures:
+        """The image's finalized features, kraft.version from the Raft client, at the image's offset."""
+        image = self._current_image
+        finalized_features = dict(image.features.finalized_versions)
+        finalized_features[k_raft_version.FEATURE_NAME] = self.kraft_version_supplier().feature_level()
+        return FinalizedFeatures(image.features.metadata_version, finalized_features,
+                                 image.highest_offset_and_epoch().offset, True)
 
 
 def _is_empty(node: Node) -> bool:
