@@ -62,15 +62,21 @@ def cluster(options: argparse.Namespace) -> int:
         if options.combined is not None and options.mode != "kraft":
             console.print("--combined N is a KRaft layout (N nodes, each controller and broker): add --mode kraft")
             return 2
+        if options.dynamic_quorum and options.mode != "kraft":
+            console.print("--dynamic-quorum is a KRaft controller quorum (KIP-853): add --mode kraft")
+            return 2
         if options.mode == "kraft":
             combined = options.combined is not None
             controllers = options.combined if combined else options.controllers
             brokers = (0 if combined else 3) if options.brokers is None else options.brokers
             what = (f"{controllers} combined KRaft nodes (controller and broker)" if combined
                     else f"{controllers} KRaft controllers and {brokers} brokers")
+            if options.dynamic_quorum:
+                what += ", a dynamic quorum"
             with console.status(f"Formatting and starting {what}..."):
                 runner = ClusterRunner.up(brokers, traces, overrides=options.override, mode="kraft",
-                                          controllers=controllers, combined=combined)
+                                          controllers=controllers, combined=combined,
+                                          dynamic_quorum=options.dynamic_quorum)
             manifest = runner.run.read_manifest()
             print_status(runner.status())
             console.print(f"run directory: [bold]{runner.run.path}[/]")
@@ -89,7 +95,23 @@ def cluster(options: argparse.Namespace) -> int:
             console.print(f"SASL_PLAINTEXT bootstrap servers: [bold]{manifest['sasl_bootstrap_servers']}[/]")
         return 0
     runner = ClusterRunner.open(Path(options.run) if options.run else None, traces, changes=options.verb != "status")
-    if options.verb == "status":
+    if options.verb == "add-controller":
+        if options.id is not None:
+            console.print("cluster add-controller takes no node id: the new controller gets the next free one")
+            return 2
+        with console.status("Formatting and starting a controller, then adding it to the quorum..."):
+            node_id = runner.add_controller()
+        console.print(f"controller {node_id} is a voter")
+        print_status(runner.status())
+    elif options.verb == "remove-controller":
+        if options.id is None:
+            console.print("cluster remove-controller needs the node id of the controller to remove")
+            return 2
+        with console.status(f"Removing controller {options.id} from the quorum and stopping it..."):
+            runner.remove_controller(options.id)
+        console.print(f"controller {options.id} is no longer a voter, and stopped")
+        print_status(runner.status())
+    elif options.verb == "status":
         print_status(runner.status())
     elif options.verb == "down":
         with console.status("Stopping brokers (controlled shutdown) and ZooKeeper..."):
@@ -539,8 +561,9 @@ def build_parser() -> argparse.ArgumentParser:
     zk.add_argument("--data-dir", default="/tmp/kafka-edu-zookeeper")
     zk.add_argument("--port", type=int, default=2181)
     cl = sub.add_parser("cluster", help="a traced cluster of broker processes: up | down | status | "
-                                        "start|stop|kill|pause|resume ID")
-    cl.add_argument("verb", choices=["up", "down", "status", "start", "stop", "kill", "pause", "resume"])
+                                        "start|stop|kill|pause|resume ID | add-controller | remove-controller ID")
+    cl.add_argument("verb", choices=["up", "down", "status", "start", "stop", "kill", "pause", "resume",
+                                     "add-controller", "remove-controller"])
     cl.add_argument("id", nargs="?", type=int)
     cl.add_argument("--brokers", type=int, default=None,
                     help="brokers (default 3; with --combined, brokers besides the combined nodes, default 0)")
@@ -549,6 +572,10 @@ def build_parser() -> argparse.ArgumentParser:
     cl.add_argument("--controllers", type=int, default=3, help="KRaft controllers (voters), --mode kraft")
     cl.add_argument("--combined", type=int, metavar="N", help="--mode kraft: N nodes that are each controller and "
                                                                "broker (process.roles=broker,controller)")
+    cl.add_argument("--dynamic-quorum", action="store_true",
+                    help="--mode kraft: a KIP-853 quorum whose voters live in the metadata log (formatted with "
+                         "--initial-controllers, found through controller.quorum.bootstrap.servers), so that "
+                         "add-controller and remove-controller ID can grow and shrink it")
     cl.add_argument("--zookeeper", help="use this ZooKeeper instead of starting one")
     cl.add_argument("--sasl", action="store_true", help="ZooKeeper mode: a SASL_PLAINTEXT listener on each broker "
                                                         "too (docs/security.md: mechanisms, JAAS file by --override)")

@@ -18,6 +18,7 @@ from kafka_edu.v1_0_2.core.network.blocking_channel import BlockingChannel
 from kafka_edu.v1_0_2.core.server.broker_metadata_checkpoint import load_props
 from kafka_edu.v3_9.clients.common.protocol.api_keys import ApiKeys
 from kafka_edu.v3_9.clients.common.protocol.builder import build
+from kafka_edu.v3_9.clients.common.uuid import Uuid
 from kafka_edu.zookeeper.zookeeper_server import ZooKeeperServer, is_ok
 
 BASE_CONFIG = Path(__file__).resolve().parents[2] / "config" / "server.properties"
@@ -53,13 +54,17 @@ class ClusterRunner:
     @classmethod
     def up(cls, brokers: int = 3, traces_dir: Path = DEFAULT_TRACES_DIR, zookeeper_connect: str | None = None,
            overrides: list[str] | None = None, timeout_s: float = 90.0, *, mode: str = "zk",
-           controllers: int = 3, combined: bool = False, log_dirs: int = 1, sasl: bool = False) -> ClusterRunner:
+           controllers: int = 3, combined: bool = False, log_dirs: int = 1, sasl: bool = False,
+           dynamic_quorum: bool = False) -> ClusterRunner:
         """A traced cluster: ZooKeeper and `brokers` 1.0.2 brokers (mode "zk"), or `controllers` KRaft controllers
         and `brokers` KRaft brokers (mode "kraft"); with `combined`, each controller is a broker too
         (process.roles=broker,controller) and `brokers` more are added beside them. A ZooKeeper-mode broker gets
         `log_dirs` log directories (`logs`, `logs-1`, ...). With `sasl`, each ZooKeeper-mode broker also listens on a
         SASL_PLAINTEXT port (its `sasl_port`; the manifest's `sasl_bootstrap_servers`); the overrides give its
-        mechanisms and JAAS file (docs/security.md)."""
+        mechanisms and JAAS file (docs/security.md). With `dynamic_quorum` (KRaft only), the controllers form a
+        KIP-853 quorum: formatted with `--initial-controllers` and found through controller.quorum.bootstrap.servers,
+        so that add_controller / remove_controller can change it."""
+        check_up_arguments(mode, controllers, combined, dynamic_quorum)
         run = RunDirectory.create(traces_dir)
         runner = cls(run)
         manifest: dict[str, Any] = {
@@ -67,10 +72,12 @@ class ClusterRunner:
             "zookeeper_connect": zookeeper_connect, "bootstrap_servers": "", "processes": [],
             "overrides": list(overrides or []), "dropped_spans": {}, "log_dirs_per_broker": log_dirs,
             "sasl": sasl}
+        if dynamic_quorum:
+            manifest["dynamic_quorum"] = True
         run.write_manifest(manifest)
         try:
             if mode == "kraft":
-                runner.start_quorum(controllers, timeout_s, combined=combined, wait=False)
+                runner.start_quorum(controllers, timeout_s, combined=combined, wait=False, dynamic=dynamic_quorum)
                 # broker node ids follow the controllers' (1..N): node ids are one space on a KRaft cluster
                 broker_ids = range(controllers + 1, controllers + 1 + brokers)
                 # formatted while the controllers start and elect a leader; started together once there is one
@@ -154,21 +161,37 @@ class ClusterRunner:
 
     # -- a KRaft controller quorum ------------------------------------------------------------------------------
 
-    def start_quorum(self, controllers: int, timeout_s: float, combined: bool = False, wait: bool = True) -> None:
+    def start_quorum(self, controllers: int, timeout_s: float, combined: bool = False, wait: bool = True,
+                     dynamic: bool = False) -> None:
         """Controllers 1..N as an operator sets them up: one properties file each naming every voter, one cluster id
         for all, each log dir formatted by `kafka-edu storage format`, then the processes; up once they agree on a
-        leader (with `wait`). Combined nodes also serve clients, on a second port (`broker_port`)."""
+        leader (with `wait`). Combined nodes also serve clients, on a second port (`broker_port`).
+
+        `dynamic` (KIP-853): no controller.quorum.voters; each node's directory id is made here, so that every
+        controller is formatted with the same `--initial-controllers ID@HOST:PORT:DIRECTORY_ID,...`, and all of them
+        find the leader through controller.quorum.bootstrap.servers."""
         ports = {node_id: free_port() for node_id in range(1, controllers + 1)}
         broker_ports = {node_id: free_port() for node_id in ports} if combined else {}
         voters = ",".join(f"{node_id}@127.0.0.1:{port}" for node_id, port in ports.items())
+        bootstrap = ",".join(f"127.0.0.1:{port}" for port in ports.values())
+        directory_ids = {node_id: str(Uuid.random_uuid()) for node_id in ports} if dynamic else {}
         cluster_id = self.storage_tool("random-uuid").strip()
         manifest = self.run.read_manifest()
-        manifest.update(cluster_id=cluster_id, controller_quorum_voters=voters,
-                        bootstrap_controllers=",".join(f"127.0.0.1:{port}" for port in ports.values()))
+        manifest.update(cluster_id=cluster_id, bootstrap_controllers=bootstrap)
+        if dynamic:
+            manifest.update(controller_quorum_bootstrap_servers=bootstrap)
+        else:
+            manifest.update(controller_quorum_voters=voters)
         configs = {node_id: self.write_controller_config(node_id, port, voters, manifest["overrides"],
-                                                         broker_ports.get(node_id))
+                                                         broker_ports.get(node_id),
+                                                         bootstrap_servers=bootstrap if dynamic else None)
                    for node_id, port in ports.items()}
-        self.format_storage(list(configs.values()), cluster_id)
+        if dynamic:
+            initial = ",".join(f"{node_id}@127.0.0.1:{port}:{directory_ids[node_id]}"
+                               for node_id, port in ports.items())
+            self.format_storage(list(configs.values()), cluster_id, "--initial-controllers", initial)
+        else:
+            self.format_storage(list(configs.values()), cluster_id)
         for node_id, port in ports.items():
             config = configs[node_id]
             log = self.run.path / f"controller-{node_id}.log"
@@ -176,6 +199,8 @@ class ClusterRunner:
                      "log": str(log), "state": "Starting"}
             if combined:
                 entry.update(combined=True, broker_port=broker_ports[node_id])
+            if dynamic:
+                entry["directory_id"] = directory_ids[node_id]
             manifest["processes"].append(entry)
         if combined:
             manifest["bootstrap_servers"] = bootstrap_servers(manifest["processes"])
@@ -185,11 +210,12 @@ class ClusterRunner:
         if wait:
             self.wait_for_quorum(timeout_s)
 
-    def format_storage(self, configs: list[Path], cluster_id: str) -> None:
+    def format_storage(self, configs: list[Path], cluster_id: str, *extra: str) -> None:
         """`kafka-edu storage format` for each node, as an operator runs it on each machine: at once (each is a
         process of its own, and seconds of Python start-up on a busy machine)."""
         with ThreadPoolExecutor(max_workers=len(configs) or 1) as pool:
-            for done in [pool.submit(self.storage_tool, "format", "--config", str(config), "--cluster-id", cluster_id)
+            for done in [pool.submit(self.storage_tool, "format", "--config", str(config), "--cluster-id", cluster_id,
+                                     *extra)
                          for config in configs]:
                 done.result()
 
@@ -201,9 +227,10 @@ class ClusterRunner:
         return done.stdout
 
     def write_controller_config(self, node_id: int, port: int, voters: str, overrides: list[str],
-                                broker_port: int | None = None) -> Path:
+                                broker_port: int | None = None, bootstrap_servers: str | None = None) -> Path:
         """A controller's properties; with a `broker_port`, a combined node's (config/kraft/server.properties):
-        the broker listener on that port, the controller listener on `port`."""
+        the broker listener on that port, the controller listener on `port`. With `bootstrap_servers` (a dynamic
+        quorum), controller.quorum.bootstrap.servers takes the place of controller.quorum.voters."""
         if broker_port is None:
             props = load_props(KRAFT_CONTROLLER_CONFIG)
             props.update({"process.roles": "controller", "listeners": f"CONTROLLER://127.0.0.1:{port}"})
@@ -215,6 +242,11 @@ class ClusterRunner:
         props.update({"node.id": str(node_id), "controller.listener.names": "CONTROLLER",
                       "controller.quorum.voters": voters,
                       "log.dirs": str(self.run.path / f"controller-{node_id}" / "logs")})
+        if bootstrap_servers is not None:
+            del props["controller.quorum.voters"]
+            props["controller.quorum.bootstrap.servers"] = bootstrap_servers
+            if broker_port is None:  # a dynamic voter is known by its advertised controller endpoint
+                props["advertised.listeners"] = f"CONTROLLER://127.0.0.1:{port}"
         props.pop("metadata.log.dir", None)  # the log dir above holds the metadata log too
         for override in for_role(overrides, "controller"):
             key, _, value = override.partition("=")
@@ -231,8 +263,9 @@ class ClusterRunner:
         and metadata dirs formatted with the controllers' cluster id, then the processes."""
         manifest = self.run.read_manifest()
         ports = {node_id: free_port() for node_id in node_ids}
-        configs = {node_id: self.write_kraft_broker_config(node_id, port, manifest["controller_quorum_voters"],
-                                                           manifest["overrides"])
+        configs = {node_id: self.write_kraft_broker_config(node_id, port, manifest.get("controller_quorum_voters", ""),
+                                                           manifest["overrides"],
+                                                           manifest.get("controller_quorum_bootstrap_servers"))
                    for node_id, port in ports.items()}
         self.format_storage(list(configs.values()), manifest["cluster_id"])
         for node_id, port in ports.items():
@@ -245,7 +278,8 @@ class ClusterRunner:
             for node_id in node_ids:
                 self.start(node_id)
 
-    def write_kraft_broker_config(self, node_id: int, port: int, voters: str, overrides: list[str]) -> Path:
+    def write_kraft_broker_config(self, node_id: int, port: int, voters: str, overrides: list[str],
+                                  bootstrap_servers: str | None = None) -> Path:
         props = load_props(KRAFT_BROKER_CONFIG)
         props.update({"process.roles": "broker", "node.id": str(node_id),
                       "listeners": f"PLAINTEXT://127.0.0.1:{port}",
@@ -254,6 +288,9 @@ class ClusterRunner:
                       "log.dirs": str(self.run.path / f"broker-{node_id}" / "logs"),
                       # its own directory, as config/kraft/broker.properties has it (a log dir would do too)
                       "metadata.log.dir": str(self.run.path / f"broker-{node_id}" / "metadata")})
+        if bootstrap_servers is not None:  # a dynamic quorum: the brokers find the leader through these
+            del props["controller.quorum.voters"]
+            props["controller.quorum.bootstrap.servers"] = bootstrap_servers
         for override in for_role(overrides, "broker"):
             key, _, value = override.partition("=")
             props[key.strip()] = value.strip()
@@ -303,6 +340,89 @@ class ClusterRunner:
                 return leaders[0]
             time.sleep(0.1)
         raise ClusterError(f"the controllers did not agree on a leader within {timeout_s} s; see their logs")
+
+    # -- growing and shrinking a dynamic quorum (KIP-853) ----------------------------------------------------------
+
+    def _dynamic_manifest(self) -> dict[str, Any]:
+        manifest = self.run.read_manifest()
+        if manifest.get("mode") != "kraft" or not manifest.get("dynamic_quorum"):
+            raise ClusterError(f"run {self.run.run_id} has no dynamic controller quorum: start one with "
+                               "`kafka-edu cluster up --mode kraft --dynamic-quorum`")
+        return manifest
+
+    def _quorum_admin(self, manifest: dict[str, Any]) -> Any:
+        from kafka_edu.v3_9.tools.tools.metadata_quorum_command import ControllerAdmin
+        return ControllerAdmin(manifest["bootstrap_controllers"])
+
+    def add_controller(self, timeout_s: float = 90.0, out: Any = None) -> int:
+        """One more controller, as an operator adds one: its properties name the bootstrap controllers, its
+        directory is formatted with `--no-initial-controllers`, it starts and fetches the log as an observer, and
+        `metadata-quorum add-controller` (the same code) has the leader add it. The leader refuses a replica that
+        has not caught up yet (REQUEST_TIMED_OUT): the request is repeated until `timeout_s`. Returns its node id."""
+        from kafka_edu.v3_9.clients.common.protocol.errors import Errors
+        from kafka_edu.v3_9.tools.tools.metadata_quorum_command import RaftVoterError, handle_add_controller
+        manifest = self._dynamic_manifest()
+        node_id = max([p["id"] for p in manifest["processes"] if p["role"] in NODE_ROLES], default=0) + 1
+        port = free_port()
+        config = self.write_controller_config(node_id, port, "", manifest["overrides"],
+                                              bootstrap_servers=manifest["controller_quorum_bootstrap_servers"])
+        self.format_storage([config], manifest["cluster_id"], "--no-initial-controllers")
+        manifest = self.run.read_manifest()
+        manifest["processes"].append({"role": "controller", "id": node_id, "pid": None, "port": port,
+                                      "config": str(config), "log": str(self.run.path / f"controller-{node_id}.log"),
+                                      "state": "Starting", "directory_id": str(_directory_id_of(config))})
+        self.run.write_manifest(manifest)
+        self.start(node_id)
+        deadline = time.monotonic() + timeout_s
+        while self.raft_state(node_id)[0] not in QUORUM_MEMBER:  # an observer following the leader
+            self._check_alive(node_id)
+            if time.monotonic() > deadline:
+                raise ClusterError(f"controller {node_id} did not find the quorum's leader within {timeout_s} s")
+            time.sleep(0.1)
+        props = load_props(config)
+        while True:
+            try:
+                handle_add_controller(self._quorum_admin(manifest), False, props, out or _Discard())
+                break
+            except RaftVoterError as e:
+                if e.error != Errors.REQUEST_TIMED_OUT or time.monotonic() > deadline:
+                    raise ClusterError(f"adding controller {node_id}: {e}") from e
+                self._check_alive(node_id)
+                time.sleep(0.2)
+        manifest = self.run.read_manifest()
+        manifest["bootstrap_controllers"] = ",".join(
+            [a for a in manifest["bootstrap_controllers"].split(",") if a] + [f"127.0.0.1:{port}"])
+        self.run.write_manifest(manifest)
+        self.wait_for_quorum(max(1.0, deadline - time.monotonic()))
+        return node_id
+
+    def remove_controller(self, node_id: int, timeout_s: float = 90.0, out: Any = None) -> None:
+        """RemoveRaftVoter for voter `node_id` (with its directory id, from its meta.properties), the way
+        `metadata-quorum remove-controller` sends it; once the leader has committed the change, the process is
+        stopped. Removing the leader makes it resign: the others elect a new one."""
+        from kafka_edu.v3_9.tools.tools.metadata_quorum_command import handle_remove_controller
+        manifest = self._dynamic_manifest()
+        entry = self.entry(node_id, manifest)
+        if entry["role"] != "controller":
+            raise ClusterError(f"node {node_id} is a {entry['role']}, not a controller")
+        directory_id = entry.get("directory_id") or str(_directory_id_of(Path(entry["config"])))
+        try:
+            handle_remove_controller(self._quorum_admin(manifest), node_id, directory_id, False, out or _Discard())
+        except Exception as e:
+            raise ClusterError(f"removing controller {node_id}: {e}") from e
+        self.stop(node_id)
+        manifest = self.run.read_manifest()
+        manifest["bootstrap_controllers"] = ",".join(a for a in manifest["bootstrap_controllers"].split(",")
+                                                     if a and a != f"127.0.0.1:{entry['port']}")
+        self.entry(node_id, manifest)["removed"] = True
+        self.run.write_manifest(manifest)
+        self.wait_for_quorum(timeout_s)
+
+    def _check_alive(self, node_id: int) -> None:
+        entry = self.entry(node_id)
+        if not process_alive(entry["pid"]):
+            tail = Path(entry["log"]).read_text(errors="replace").strip().splitlines()[-3:]
+            raise ClusterError(f"controller {node_id} exited: " + " | ".join(tail))
 
     # -- one node -------------------------------------------------------------------------------------------------
 
@@ -485,6 +605,30 @@ class ClusterRunner:
         manifest["span_files"] = {name: record["span_files"] for name, record in exits.items()
                                   if "span_files" in record}
         self.run.write_manifest(manifest)
+
+
+def check_up_arguments(mode: str, controllers: int, combined: bool, dynamic_quorum: bool) -> None:
+    """What `up` refuses before it starts anything."""
+    if mode == "kraft" and controllers < 1:
+        raise ClusterError("a KRaft cluster needs at least one controller")
+    if dynamic_quorum and mode != "kraft":
+        raise ClusterError("a dynamic quorum (KIP-853) is a KRaft controller quorum: use mode kraft")
+
+
+def _directory_id_of(config: Path) -> Any:
+    """The directory id in the meta.properties of the metadata directory a node's properties name."""
+    from kafka_edu.v3_9.tools.tools.metadata_quorum_command import get_metadata_directory, get_metadata_directory_id
+    return get_metadata_directory_id(get_metadata_directory(load_props(config)))
+
+
+class _Discard:
+    """A text stream that keeps nothing: the tool's line is for a terminal, the runner reports on its own."""
+
+    def write(self, text: str) -> int:
+        return len(text)
+
+    def flush(self) -> None:
+        pass
 
 
 def _brokers_listed(address: str) -> int:

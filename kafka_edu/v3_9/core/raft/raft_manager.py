@@ -8,6 +8,10 @@ manager does), the KafkaMetadataLog, the network channel to the voters, the Kafk
 The config is the server's KafkaConfig. It is read for: `node_id` (node.id), the `controller.quorum.*` keys
 (QuorumConfig), `metadata_log_dir` (metadata.log.dir, else the first log dir), `log_dirs`, `process_roles` and
 `controller_listener_names` (the first names the listener the voters talk on).
+
+KIP-853: `node_directory_id` is the directory id in the metadata log dir's meta.properties (a dynamic voter is known
+by id and directory id); `bootstrap_servers` (controller.quorum.bootstrap.servers) are where a replica with no static
+voters looks for the leader. A controller passes its controller listeners as `local_listeners`.
 """
 
 from __future__ import annotations
@@ -62,9 +66,11 @@ def _as_list(value: Any) -> list[str]:
 
 class KafkaRaftManager:
     def __init__(self, cluster_id: str, config: Any, record_serde: Any,
+                 node_directory_id: Uuid | None = None,
                  topic_partition: TopicPartition = METADATA_PARTITION, topic_id: Uuid = METADATA_TOPIC_ID,
                  thread_name_prefix: str | None = None,
                  controller_quorum_voters: dict[int, tuple[str, int]] | Future | None = None,
+                 bootstrap_servers: list[tuple[str, int]] | None = None,
                  local_listeners: Endpoints | None = None,
                  fatal_fault_handler: Callable[[str, BaseException], BaseException] | None = None) -> None:
         self.cluster_id = cluster_id
@@ -78,6 +84,10 @@ class KafkaRaftManager:
         self.log_ident = f"[RaftManager id={self.node_id}] "
         # the voters (from controller.quorum.voters): a future in 3.9, complete once the addresses are known
         self.controller_quorum_voters_future: Future = self._voters_future(controller_quorum_voters)
+        self.node_directory_id = node_directory_id
+        self.bootstrap_servers: list[tuple[str, int]] = (
+            bootstrap_servers if bootstrap_servers is not None
+            else QuorumConfig.parse_bootstrap_servers(self.raft_config.bootstrap_servers()))
         self.listener_name = _as_list(_setting(config, "controller_listener_names", "controller.listener.names",
                                                "CONTROLLER"))[0]
         self.scheduler = KafkaScheduler(1, self.thread_name_prefix + "-scheduler")
@@ -103,8 +113,9 @@ class KafkaRaftManager:
 
     def startup(self) -> None:
         voters = self.controller_quorum_voters_future.result()
-        if self.client.local_listeners.is_empty() and self.node_id in voters:
-            # a voter's own endpoint is the one the others know it by
+        if self.node_id in voters and (self.local_listeners is None or self.local_listeners.is_empty()
+                                       or self.local_listeners.address(self.listener_name) != voters[self.node_id]):
+            # a static voter's own endpoint is the one the others know it by
             self.client.local_listeners = Endpoints({self.listener_name: voters[self.node_id]})
         self.client.initialize(voters, FileQuorumStateStore(self.data_dir / DEFAULT_FILE_NAME))
         self.net_channel.start()
@@ -149,7 +160,8 @@ class KafkaRaftManager:
     def _build_raft_client(self) -> KafkaRaftClient:
         return KafkaRaftClient(self.node_id, self.record_serde, self.net_channel, self.replicated_log,
                                self.expiration_service, self.cluster_id, self.local_listeners or Endpoints.empty(),
-                               self.raft_config)
+                               self.raft_config, node_directory_id=self.node_directory_id,
+                               bootstrap_servers=self.bootstrap_servers or None)
 
     def _metadata_log_dir(self) -> Path:
         metadata_log_dir = _setting(self.config, "metadata_log_dir", "metadata.log.dir")

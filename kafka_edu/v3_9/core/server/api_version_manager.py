@@ -39,7 +39,21 @@ class ApiVersionManager:
 
 
 class SimpleApiVersionManager(ApiVersionManager):
-    """A fixed set: what a controller listener serves."""
+    """A fixed set: what a controller listener serves, with the feature ranges it supports (3.9 gives a controller
+    BrokerFeatures.defaultSupportedFeatures; a leader adding a voter reads its kraft.version range there)."""
+
+    def __init__(self, listener_type: ListenerType, enabled_apis: Mapping[ApiKeys, tuple[int, int]],
+                 supported_features: Mapping[str, Any] | None = None) -> None:
+        super().__init__(listener_type, enabled_apis)
+        if supported_features is None:
+            from kafka_edu.v3_9.core.server.broker_features import default_supported_features
+            supported_features = default_supported_features(False)
+        self.supported_features: dict[str, Any] = dict(supported_features)
+
+    def supported_feature_entries(self) -> list[dict[str, Any]]:
+        """The ApiVersionsResponse `supported_features`, one entry per feature."""
+        return [dict(name=name, min_version=r.min(), max_version=r.max())
+                for name, r in self.supported_features.items()]
 
 
 class DefaultApiVersionManager(ApiVersionManager):
@@ -103,6 +117,8 @@ BROKER_SUPPORTED_VERSIONS: dict[ApiKeys, tuple[int, int]] = {
     ApiKeys.LIST_TRANSACTIONS: (0, 1),
     ApiKeys.DESCRIBE_QUORUM: (0, 2),  # forwarded to the active controller
     ApiKeys.DESCRIBE_TOPIC_PARTITIONS: (0, 0),
+    ApiKeys.CONSUMER_GROUP_HEARTBEAT: (0, 0),  # KIP-848: UNSUPPORTED_VERSION unless the consumer protocol is on
+    ApiKeys.CONSUMER_GROUP_DESCRIBE: (0, 0),
 }
 
 

@@ -278,8 +278,12 @@ class ControllerApis(ApiRequestHandler):
                 return get_error_response(request, throttle_ms, UnsupportedVersionException())
             if not _is_valid_api_versions_request(api_version_request, request.header.api_version):
                 return get_error_response(request, throttle_ms, InvalidRequestException())
-            return build(self.response_schema(request), error_code=Errors.NONE, throttle_time=throttle_ms,
-                         api_keys=self.api_version_manager.api_version_entries(request.context.api_version()))
+            fields: dict[str, Any] = dict(
+                error_code=Errors.NONE, throttle_time=throttle_ms,
+                api_keys=self.api_version_manager.api_version_entries(request.context.api_version()))
+            if request.context.api_version() >= 3 and hasattr(self.api_version_manager, "supported_feature_entries"):
+                fields["supported_features"] = self.api_version_manager.supported_feature_entries()
+            return build(self.response_schema(request), **fields)
         self.request_helper.send_response_maybe_throttle(request, create_response)
 
     # -- metadata operations: each a QuorumController event ---------------------------------------------------------

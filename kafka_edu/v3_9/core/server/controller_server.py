@@ -20,6 +20,7 @@ from kafka_edu.v3_9.core.server.shared_server import SharedServer
 from kafka_edu.v3_9.metadata.controller.quorum_controller import QuorumController
 from kafka_edu.v3_9.metadata.metadata.authorizer.cluster_metadata_authorizer import ClusterMetadataAuthorizer
 from kafka_edu.v3_9.metadata.metadata.bootstrap.bootstrap_directory import BootstrapMetadata
+from kafka_edu.v3_9.raft.raft.endpoints import Endpoints
 from kafka_edu.v3_9.raft.raft.internals.completable_future import CompletableFuture
 from kafka_edu.v3_9.server.security.authorizer.authorizer_utils import create_new_authorizer
 from kafka_edu.v3_9.server_common.server.util.future_utils import Deadline, wait_with_logging
@@ -63,6 +64,17 @@ class ControllerServer:
                 self.shutdown_latch.set()
             return True
 
+    def _controller_listener_endpoints(self) -> Endpoints:
+        """ListenerInfo of the advertised controller listeners, an ephemeral port (0) replaced by the bound one: the
+        endpoints this controller gives as a voter (KIP-853)."""
+        addresses = {}
+        endpoints = self.config.effective_advertised_controller_listeners  # a property on the server's KafkaConfig
+        for endpoint in (endpoints() if callable(endpoints) else endpoints):
+            name = endpoint.listener_name if isinstance(endpoint.listener_name, str) else endpoint.listener_name.value()
+            port = endpoint.port or self.socket_server.bound_port(name)
+            addresses[name] = (endpoint.host or "localhost", port)
+        return Endpoints.from_inet_socket_addresses(addresses)
+
     @step("KR.controller")
     def startup(self) -> None:
         if not self.maybe_change_status(ProcessStatus.SHUTDOWN, ProcessStatus.STARTING):
@@ -78,7 +90,7 @@ class ControllerServer:
             self.authorizer = create_new_authorizer(self.config)
             if self.authorizer is not None:
                 self.authorizer.configure(self.config.originals())
-            self.shared_server.start_for_controller()
+            self.shared_server.start_for_controller(self._controller_listener_endpoints())
             raft_manager = self.shared_server.raft_manager
             assert raft_manager is not None
             leader_imbalance_check_interval_ns = (

@@ -58,11 +58,12 @@ class SharedServer:
         """A publisher failed: the image itself is still right, so snapshots go on."""
         return FaultHandler("metadata publishing")
 
-    def start_for_controller(self) -> None:
+    def start_for_controller(self, listener_endpoints: Any = None) -> None:
+        """`listener_endpoints`: the controller's listeners (raft Endpoints), which a dynamic voter is known by."""
         with self.lock:
             if self.controller_started:
                 return
-            self.start()
+            self.start(listener_endpoints)
             self.controller_started = True
 
     def stop_for_controller(self) -> None:
@@ -89,14 +90,20 @@ class SharedServer:
                     self.stop()
 
     @step("KR.shared")
-    def start(self) -> None:
+    def start(self, listener_endpoints: Any = None) -> None:
         if self.started:
             return
         log.info("Starting SharedServer")
         try:
+            metadata_log_dir = self.meta_props_ensemble.metadata_log_dir()
+            metadata_dir_props = (self.meta_props_ensemble.log_dir_props().get(metadata_log_dir)
+                                  if metadata_log_dir is not None else None)
             self.raft_manager = KafkaRaftManager(self.cluster_id(), self.shared_server_config,
                                                  MetadataRecordSerde.INSTANCE,
-                                                 thread_name_prefix=f"kafka-{self.node_id()}-raft")
+                                                 node_directory_id=(metadata_dir_props.directory_id
+                                                                    if metadata_dir_props is not None else None),
+                                                 thread_name_prefix=f"kafka-{self.node_id()}-raft",
+                                                 local_listeners=listener_endpoints)
             self.raft_manager.startup()
             raft_manager = self.raft_manager
             self.loader = (MetadataLoader.Builder()
