@@ -21,6 +21,7 @@ trace, and nothing more for a request whose trace is not sampled.
 from __future__ import annotations
 
 import functools
+import os
 import sys
 import threading
 import time
@@ -40,7 +41,7 @@ from kafka_edu.tracing.requests import (
     UNSAMPLED,
     remote_span_context,  # noqa: F401  (re-exported)
 )
-from kafka_edu.tracing.steps import EVENTS, REQUEST_PATH_ROOTS, STEPS, SYMBOLS, Symbol
+from kafka_edu.tracing.steps import EVENTS, KAFKA_3_9, REQUEST_PATH_ROOTS, STEPS, SYMBOLS, Symbol
 
 F = TypeVar("F", bound=Callable[..., Any])
 _REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -51,6 +52,15 @@ _propagator = TraceContextTextMapPropagator()
 
 class UnknownSpanName(KeyError):
     """A marker named a span, step or event that the table in steps.py does not have."""
+
+
+@functools.cache
+def _in_3_9_tree(filename: str) -> bool:
+    return f"{os.sep}kafka_edu{os.sep}v3_9{os.sep}" in filename
+
+
+def _static(m: _Marker, code: CodeType) -> dict[str, Any]:
+    return m.static_3_9 if _in_3_9_tree(code.co_filename) else m.static
 
 
 @functools.cache  # resolving a path stats the file: once per source file, not once per span
@@ -65,8 +75,8 @@ def _repo_relative(filename: str) -> str:
 class _Marker:
     """What never changes between two spans of one marker: the table row, its describers and static attributes."""
 
-    __slots__ = ("name", "step_id", "root", "request_root", "static", "start", "end", "parent", "links", "when",
-                 "retro")
+    __slots__ = ("name", "step_id", "root", "request_root", "static", "static_3_9", "start", "end", "parent", "links",
+                 "when", "retro")
 
     def __init__(self, name: str, step_id: str | None, root: bool) -> None:
         symbol: Symbol = SYMBOLS.get(name) or _unknown(f"span {name!r}")
@@ -82,6 +92,11 @@ class _Marker:
                        "kafka.origin.version": origin.version}
         if self.step_id:
             self.static["kafka.step"] = self.step_id
+        # A row both versions perform (TX.init, CL.clean, NW.processor.*) names 1.0.2's file, which 3.9 keeps at the
+        # same path (tests/unit/test_tracing_origin_3_9.py checks it against Kafka's tree): a span of the 3.9 tree
+        # says 3.9, so a learner is never told 1.0.2 ran where 3.9 did.
+        self.static_3_9 = ({**self.static, "kafka.origin.version": KAFKA_3_9}
+                           if self.static["kafka.origin.version"] != KAFKA_3_9 else self.static)
         describer = attributes.describer_for(self.step_id, name)
         self.start, self.end, self.parent, self.links, self.when, self.retro = (
             describer.start, describer.end, describer.parent, describer.links, describer.when, describer.retro)
@@ -137,7 +152,7 @@ def _begin(m: _Marker, code: CodeType, line: int, scope: Callable[[], Mapping[st
         current = trace.get_current_span().get_span_context()
         if current.is_valid and not current.trace_flags.sampled:
             return None  # inside an unsampled request
-    attrs = dict(m.static)
+    attrs = dict(_static(m, code))
     attrs["code.function.name"] = code.co_qualname
     attrs["code.file.path"] = _repo_relative(code.co_filename)
     attrs["code.line.number"] = line
@@ -319,7 +334,7 @@ def _retro_span(tracing: provider.Tracing, m: _Marker, code: CodeType, line: int
     described = _described(m.end, scope)
     if described is None:
         return
-    attrs = dict(m.static)
+    attrs = dict(_static(m, code))
     attrs.update({"code.function.name": code.co_qualname, "code.file.path": _repo_relative(code.co_filename),
                   "code.line.number": line, "thread.name": threading.current_thread().name})
     attrs.update(described)

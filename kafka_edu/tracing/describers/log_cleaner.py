@@ -38,11 +38,6 @@ def _is_3_9(obj: Any) -> bool:
     return type(obj).__module__.startswith("kafka_edu.v3_9.")
 
 
-def _version(obj: Any) -> dict[str, Any]:
-    """The 3.9 port's spans carry its version (the table's is 1.0.2's for the rows both ports share)."""
-    return {"kafka.origin.version": "3.9"} if _is_3_9(obj) else {}
-
-
 def _in_a_trace(_s: Scope) -> bool:
     return trace.get_current_span().is_recording()
 
@@ -78,8 +73,7 @@ def _startup(s: Scope) -> dict[str, Any]:
     cleaner = s["self"]
     if _is_3_9(cleaner):  # 3.9 creates the threads in startup: CL.startup's end names them
         config = cleaner.current_config()
-        return {**_version(cleaner),
-                "kafka.cleaner.dedupe_buffer_bytes_per_thread": min(config.dedupe_buffer_size // config.num_threads,
+        return {"kafka.cleaner.dedupe_buffer_bytes_per_thread": min(config.dedupe_buffer_size // config.num_threads,
                                                                     2**31 - 1),
                 "kafka.cleaner.io_buffer_bytes_per_thread": config.io_buffer_size // config.num_threads // 2,
                 "kafka.cleaner.backoff_ms": config.backoff_ms,
@@ -153,7 +147,7 @@ def _pass_has_work_3_9(manager: Any, last_clean: dict[Any, int], now: int) -> bo
 @start("CL.work")
 def _work(s: Scope) -> dict[str, Any]:
     thread = s["self"]
-    return {"kafka.cleaner.thread.id": thread.cleaner.id, **_version(thread)}
+    return {"kafka.cleaner.thread.id": thread.cleaner.id}
 
 
 @end("CL.work")
@@ -180,19 +174,13 @@ def _grabbed(s: Scope) -> dict[str, Any]:
     return {"kafka.cleaner.found": True, **_log_to_clean(result), **extra}
 
 
-@start("CL.grab")
-def _grab(s: Scope) -> dict[str, Any]:
-    return _version(s["self"])
-
-
 # -- CL.clean: Cleaner.clean ------------------------------------------------------------------------------------------
 
 @start("CL.clean")
 def _clean(s: Scope) -> dict[str, Any]:
     cleanable = s["cleanable"]
     return {**_log_to_clean(cleanable),
-            "kafka.log.delete_retention_ms": _get(cleanable.log, "config").delete_retention_ms,
-            **_version(s["self"])}
+            "kafka.log.delete_retention_ms": _get(cleanable.log, "config").delete_retention_ms}
 
 
 @end("CL.clean")
@@ -212,7 +200,7 @@ def _cleaned(s: Scope) -> dict[str, Any]:
 @start("CL.map")
 def _map(s: Scope) -> dict[str, Any]:
     return {**_tp(_get(s["log"], "topic_partition")), "kafka.offset.start": s["start"], "kafka.offset.end": s["end"],
-            "kafka.cleaner.map.slots": _get(s["map"], "slots"), **_version(s["self"])}
+            "kafka.cleaner.map.slots": _get(s["map"], "slots")}
 
 
 @end("CL.map")
@@ -229,7 +217,7 @@ def _mapped(s: Scope) -> dict[str, Any]:
 @start("CL.group")
 def _group(s: Scope) -> dict[str, Any]:
     return {"kafka.log.segment_bytes": s["max_size"], "kafka.log.segment_index_bytes": s["max_index_size"],
-            "kafka.cleaner.first_uncleanable_offset": s["first_uncleanable_offset"], **_version(s["self"])}
+            "kafka.cleaner.first_uncleanable_offset": s["first_uncleanable_offset"]}
 
 
 @end("CL.group")
@@ -247,7 +235,7 @@ def _segments(s: Scope) -> dict[str, Any]:
                 "kafka.log.segments": [seg.base_offset() for seg in s["segments"]],
                 "kafka.log.segments.bytes": sum(seg.size() for seg in s["segments"]),
                 "kafka.cleaner.legacy_delete_horizon_ms": s["legacy_delete_horizon_ms"],
-                "kafka.cleaner.current_time_ms": s["current_time"], **_version(s["self"])}
+                "kafka.cleaner.current_time_ms": s["current_time"]}
     return {**_tp(s["log"].topic_partition),
             "kafka.log.segments": [seg.base_offset for seg in s["segments"]],
             "kafka.log.segments.bytes": sum(seg.size for seg in s["segments"]),
@@ -272,7 +260,7 @@ def _into(s: Scope) -> dict[str, Any]:
                 "kafka.log.segment.cleaned.base_offset": s["dest"].base_offset(),
                 "kafka.cleaner.retain_legacy_deletes": s["retain_legacy_deletes_and_txn_markers"],
                 "kafka.log.delete_retention_ms": s["delete_retention_ms"],
-                "kafka.cleaner.map.latest_offset": s["map"].latest_offset(), **_version(s["self"])}
+                "kafka.cleaner.map.latest_offset": s["map"].latest_offset()}
     return {**_tp(s["topic_partition"]), "kafka.log.segment.file": source.file.name,
             "kafka.log.segment.bytes": source.size_in_bytes(), "kafka.log.segment.cleaned.base_offset":
             s["dest"].base_offset, "kafka.cleaner.retain_deletes": s["retain_deletes"],
@@ -303,7 +291,7 @@ def _swap_3_9(s: Scope) -> dict[str, Any]:
     new_segments = [seg.base_offset() for seg in s["new_segments"]]
     return {**_tp(s["self"].topic_partition()), "kafka.log.segment.new": new_segments[0] if new_segments else -1,
             "kafka.log.segments.new": new_segments,
-            "kafka.log.segments.replaced": [seg.base_offset() for seg in s["old_segments"]], **_version(s["self"])}
+            "kafka.log.segments.replaced": [seg.base_offset() for seg in s["old_segments"]]}
 
 
 # -- CL.done: LogCleanerManager.doneCleaning --------------------------------------------------------------------------
@@ -312,7 +300,7 @@ def _swap_3_9(s: Scope) -> dict[str, Any]:
 def _done(s: Scope) -> dict[str, Any]:
     state = s["self"].cleaning_state(s["topic_partition"])
     return {**_tp(s["topic_partition"]), "kafka.cleaner.end_offset": s["end_offset"],
-            "kafka.cleaner.state.from": state.value if state is not None else "none", **_version(s["self"])}
+            "kafka.cleaner.state.from": state.value if state is not None else "none"}
 
 
 @end("CL.done")
@@ -328,9 +316,9 @@ def _done_end(s: Scope) -> dict[str, Any]:
 def _deleted(s: Scope) -> dict[str, Any]:
     deletable = s.get("deletable")
     if deletable is None:
-        return _version(s["self"])
+        return {}
     return {"kafka.cleaner.deletable": [f"{t}-{p}" for (t, p), _ in deletable],
-            "kafka.log.segments.deleted": s.get("segments_deleted", 0), **_version(s["self"])}
+            "kafka.log.segments.deleted": s.get("segments_deleted", 0)}
 
 
 # -- CL.abort: LogCleanerManager.abortAndPauseCleaning ----------------------------------------------------------------
@@ -338,8 +326,7 @@ def _deleted(s: Scope) -> dict[str, Any]:
 @start("CL.abort")
 def _abort(s: Scope) -> dict[str, Any]:
     state = s["self"].cleaning_state(s["topic_partition"])
-    return {**_tp(s["topic_partition"]), "kafka.cleaner.state.from": state.value if state is not None else "none",
-            **_version(s["self"])}
+    return {**_tp(s["topic_partition"]), "kafka.cleaner.state.from": state.value if state is not None else "none"}
 
 
 @end("CL.abort")

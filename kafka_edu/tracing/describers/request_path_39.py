@@ -43,7 +43,6 @@ from kafka_edu.tracing.attributes import (
 )
 from kafka_edu.tracing.describers import request_path as _nw
 from kafka_edu.tracing.requests import remote_span_context, request_root
-from kafka_edu.tracing.steps import KAFKA_3_9
 
 CLUSTER_METADATA_TOPIC = "__cluster_metadata"
 _MAX_NAMES = 100  # partitions listed on a span; the counts are always there
@@ -580,9 +579,7 @@ def _log_loaded(s: Scope) -> dict[str, Any]:
 
 # -- the NW rows 3.9's network threads carry over (FIDELITY RQ's preamble) ---------------------------------------------
 # Same ids and span names as 1.0.2's, so one describer per row: these take a 3.9 Processor, Acceptor or Response and
-# hand anything else to the 1.0.2 describer in request_path.py. A 3.9 span says so in kafka.origin.version.
-
-_V3_9 = {"kafka.origin.version": KAFKA_3_9}
+# hand anything else to the 1.0.2 describer in request_path.py.
 
 
 def _is_3_9(network_object: Any) -> bool:
@@ -603,7 +600,7 @@ def _new_connections(s: Scope) -> dict[str, Any]:
     processor = s["self"]
     if not _is_3_9(processor):
         return _nw._new_connections(s)
-    return {**_V3_9, "kafka.processor.id": processor.id, "kafka.connections": processor._new_connections.qsize()}
+    return {"kafka.processor.id": processor.id, "kafka.connections": processor._new_connections.qsize()}
 
 
 @links("NW.processor.1")
@@ -624,7 +621,7 @@ def _polled(s: Scope) -> dict[str, Any] | None:
     receives, sends, disconnected = selector.completed_receives(), selector.completed_sends(), selector.disconnected()
     if not (receives or sends or disconnected):
         return None  # a poll that found nothing is no span
-    return {**_V3_9, "kafka.processor.id": processor.id, "kafka.receives": len(receives),
+    return {"kafka.processor.id": processor.id, "kafka.receives": len(receives),
             "kafka.sends": len(sends), "kafka.disconnected": len(disconnected)}
 
 
@@ -639,7 +636,7 @@ def _completed_sends(s: Scope) -> dict[str, Any]:
     processor = s["self"]
     if not _is_3_9(processor):
         return _nw._completed_sends(s)
-    return {**_V3_9, "kafka.processor.id": processor.id, "kafka.sends": len(processor.selector.completed_sends())}
+    return {"kafka.processor.id": processor.id, "kafka.sends": len(processor.selector.completed_sends())}
 
 
 @when("NW.processor.6")
@@ -653,7 +650,7 @@ def _disconnected(s: Scope) -> dict[str, Any]:
     processor = s["self"]
     if not _is_3_9(processor):
         return _nw._disconnected(s)
-    return {**_V3_9, "kafka.processor.id": processor.id, "kafka.disconnected": len(processor.selector.disconnected())}
+    return {"kafka.processor.id": processor.id, "kafka.disconnected": len(processor.selector.disconnected())}
 
 
 @parent("NW.channel.resp")
@@ -668,7 +665,7 @@ def _response_action(s: Scope) -> dict[str, Any]:
     if not _is_3_9(response):
         return _nw._response_action(s)
     # SendResponse -> "Send", NoOpResponse -> "NoOp", CloseConnectionResponse -> "CloseConnection", ...
-    return {**_V3_9, "kafka.processor.id": response.processor,
+    return {"kafka.processor.id": response.processor,
             "kafka.response.action": type(response).__name__.removesuffix("Response")}
 
 
@@ -678,7 +675,7 @@ def _api(s: Scope) -> dict[str, Any]:
     if not is_3_9_request(request):
         return _nw._api(s)
     header = request.header
-    return {**_V3_9, "kafka.api.key": int(header.api_key), "kafka.api.name": header.api_key.api_name,
+    return {"kafka.api.key": int(header.api_key), "kafka.api.name": header.api_key.api_name,
             "kafka.api.version": header.api_version}
 
 

@@ -72,9 +72,11 @@ def _init_transaction_metadata(txn_metadata: TxnTransitMetadata) -> InitProducer
 
 
 def result_for_transaction(transactional_id: str | None, errors: dict[TopicPartition, Errors]) -> dict[str, Any]:
-    """AddPartitionsToTxnResponse.resultForTransaction: the partition errors grouped by topic."""
+    """AddPartitionsToTxnResponse.resultForTransaction: the partition errors grouped by topic, in topic and partition
+    order (Kafka walks a HashMap; a Python set's order changes with the process's string hashing, and an answer
+    that changes order from run to run helps nobody)."""
     topics: dict[str, dict[str, Any]] = {}
-    for tp, error in errors.items():
+    for tp, error in sorted(errors.items(), key=lambda item: (str(item[0].topic), item[0].partition)):
         topics.setdefault(str(tp.topic), dict(name=tp.topic, results_by_partition=[]))["results_by_partition"].append(
             dict(partition_index=tp.partition, partition_error_code=error))
     return dict(transactional_id=transactional_id, topic_results=list(topics.values()))
