@@ -189,6 +189,7 @@ class Lesson:
     overrides: tuple[str, ...] = ()
     mode: str = "zk"
     controllers: int = 3  # mode "kraft" only
+    dynamic_quorum: bool = False  # mode "kraft": a KIP-853 quorum (`cluster up --dynamic-quorum`)
     setup: str = ""
     outro: str = ""
 

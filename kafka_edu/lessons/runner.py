@@ -412,7 +412,7 @@ def run_lesson(lesson: Lesson, *, auto: bool = False, run_dir: Path | None = Non
             t.markdown(lesson.setup)
         with t.waiting(f"Starting {cluster_shape(lesson.mode, lesson.brokers, lesson.controllers)}..."):
             runner = ClusterRunner.up(lesson.brokers, traces, None, list(lesson.overrides), mode=lesson.mode,
-                                      controllers=lesson.controllers)
+                                      controllers=lesson.controllers, dynamic_quorum=lesson.dynamic_quorum)
     session = LessonRun(lesson, runner, t, auto=auto, owned=run_dir is None)
     session.watch.start()
     t.say(f"run directory: {runner.run.path}", "bold")

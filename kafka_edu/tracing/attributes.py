@@ -160,6 +160,7 @@ from kafka_edu.tracing.describers import (  # noqa: E402, F401
     kraft_queue,
     kraft_raft,
     kraft_storage,
+    kraft_voters,
     leader_epoch,
     lifecycle,
     log_cleaner,

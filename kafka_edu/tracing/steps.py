@@ -62,6 +62,7 @@ _LOG_VALIDATOR = "storage/src/main/java/org/apache/kafka/storage/internals/log/L
 _PRODUCER_ID_MANAGER = "core/src/main/scala/kafka/coordinator/transaction/ProducerIdManager.scala"
 _PRODUCER_ID_CONTROL = "metadata/src/main/java/org/apache/kafka/controller/ProducerIdControlManager.java"
 _ADD_PARTITIONS_MANAGER = _SERVER + "AddPartitionsToTxnManager.scala"
+_FORMATTER = "metadata/src/main/java/org/apache/kafka/metadata/storage/Formatter.java"
 
 
 @dataclass(frozen=True)
@@ -313,6 +314,21 @@ STEPS: dict[str, Step] = {
     "TX39.guard": Step("UnifiedLog.analyzeAndValidateProducerState", _UNIFIED_LOG, KAFKA_3_9),
     # inside TX.markers (addTxnMarkersToSend): the markers grouped by leader, from the KRaft metadata cache
     "TX39.markers": Step("TransactionMarkerChannelManager.addTxnMarkersToBrokerQueue", _TXN_MARKER_CHANNEL, KAFKA_3_9),
+    # KIP-853 (FIDELITY KV): a membership change is one trace on the active controller, KV.add -> KV.apiv -> KV.voters
+    # -> KV.commit (or KV.remove -> KV.voters -> KV.commit); the describers in kraft_voters.py tie the later steps,
+    # which run in other polls, to the request's span.
+    "KV.format": Step("Formatter.writeDynamicQuorumSnapshot", _FORMATTER, KAFKA_3_9),
+    "KV.init": Step("KafkaRaftClient.initialize", _RAFT_CLIENT, KAFKA_3_9),
+    "KV.observe": Step("KafkaRaftClient.pollFollowerAsObserver", _RAFT_CLIENT, KAFKA_3_9),
+    "KV.add": Step("KafkaRaftClient.handleAddVoterRequest", _RAFT_CLIENT, KAFKA_3_9),
+    "KV.apiv": Step("AddVoterHandler.handleApiVersionsResponse", _RAFT + "internals/AddVoterHandler.java", KAFKA_3_9),
+    "KV.remove": Step("KafkaRaftClient.handleRemoveVoterRequest", _RAFT_CLIENT, KAFKA_3_9),
+    "KV.voters": Step("KRaftControlRecordStateMachine.updateState",
+                      _RAFT + "internals/KRaftControlRecordStateMachine.java", KAFKA_3_9),
+    "KV.commit": Step("AddVoterHandler.highWatermarkUpdated", _RAFT + "internals/AddVoterHandler.java", KAFKA_3_9),
+    "KV.update": Step("UpdateVoterHandler.handleUpdateVoterRequest", _RAFT + "internals/UpdateVoterHandler.java",
+                      KAFKA_3_9),
+    "KV.epoch": Step("LeaderState.appendStartOfEpochControlRecords", _RAFT + "LeaderState.java", KAFKA_3_9),
 }
 
 
@@ -479,8 +495,9 @@ _SYMBOL_ROWS: list[Symbol] = [
     Symbol("KafkaRaftClient.pollFollower", _RAFT_CLIENT, KAFKA_3_9, step="KR.poll"),
     Symbol("KafkaRaftClient.pollUnattached", _RAFT_CLIENT, KAFKA_3_9, step="KR.poll"),
     Symbol("KafkaRaftClient.pollResigned", _RAFT_CLIENT, KAFKA_3_9, step="KR.poll"),
-    Symbol("KafkaRaftClient.initialize", _RAFT_CLIENT, KAFKA_3_9,
-           port="kafka_edu.v3_9.raft.raft.kafka_raft_client:KafkaRaftClient.initialize"),
+    # KV.commit's second method: a RemoveRaftVoter answered at commit
+    Symbol("RemoveVoterHandler.highWatermarkUpdated", _RAFT + "internals/RemoveVoterHandler.java", KAFKA_3_9,
+           step="KV.commit"),
     Symbol("KafkaRaftClientDriver.initiateShutdown", _RAFT + "KafkaRaftClientDriver.java", KAFKA_3_9,
            port="kafka_edu.v3_9.raft.raft.kafka_raft_client_driver:KafkaRaftClientDriver.initiate_shutdown"),
     Symbol("FileQuorumStateStore.writeElectionState", _RAFT + "FileQuorumStateStore.java", KAFKA_3_9,

@@ -140,7 +140,7 @@ def test_every_step_span_is_a_symbol_and_every_symbol_names_a_real_row():
 
 @pytest.mark.skipif(not FIDELITY.exists(), reason="needs ../shared/FIDELITY.md beside the repository")
 def test_every_fidelity_row_maps_to_the_table():
-    rows = re.findall(r"^\| ((?:LC|NW|CT|LE|TX39|TX|KR|CL|RQ)\.[A-Za-z0-9_.]+) \| (`[^|]*`|\*event\* `[^`]*`)",
+    rows = re.findall(r"^\| ((?:LC|NW|CT|LE|TX39|TX|KR|CL|RQ|KV)\.[A-Za-z0-9_.]+) \| (`[^|]*`|\*event\* `[^`]*`)",
                       FIDELITY.read_text(), re.M)
     assert len(rows) > 80
     assert any(row_id.startswith("TX39.") for row_id, _ in rows)
@@ -152,7 +152,7 @@ def test_every_fidelity_row_maps_to_the_table():
         row = STEPS[row_id]
         if row.event:
             assert re.findall(r"`([^`]*)`", span_cell)[0] == row.event, row_id
-        elif row_id.startswith("TX39."):
+        elif row_id.startswith(("TX39.", "KV.")):
             # a cell naming a call chain (`A.f` → `g` / `B.h`): the span is one of the calls it names
             assert row.span_name in _named_symbols(span_cell), row_id
         else:

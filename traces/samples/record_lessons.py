@@ -73,7 +73,7 @@ def _json_safe(facts: dict[str, Any]) -> dict[str, Any]:
 def _run(lesson: Lesson, scratch: Path) -> tuple[Path, dict[str, Any]]:
     """Run the lesson on a cluster of its own; its run directory and what lesson.json keeps of it."""
     runner = ClusterRunner.up(lesson.brokers, scratch, None, list(lesson.overrides), mode=lesson.mode,
-                              controllers=lesson.controllers)
+                              controllers=lesson.controllers, dynamic_quorum=lesson.dynamic_quorum)
     terminal = _Recorder()
     session = _RecordedRun(lesson, runner, terminal, auto=True, owned=True)
     session.watch.start()

@@ -259,6 +259,7 @@ class KafkaRaftClient(RaftClient[T], Generic[T]):
             else:
                 listener_context.maybe_fire_leader_change(self.quorum.leader_and_epoch())
 
+    @step("KV.init")
     def initialize(self, voter_addresses: dict[int, tuple[str, int]], quorum_state_store: QuorumStateStore,
                    metrics: Any = None) -> None:
         """Read the snapshot, the log and `quorum-state`, and start in the role they say; a single voter elects
@@ -932,6 +933,7 @@ class KafkaRaftClient(RaftClient[T], Generic[T]):
         state.reset_fetch_timeout_for_successful_fetch(current_time_ms)
         return True
 
+    @step("KV.add")
     def handle_add_voter_request(self, request_metadata: InboundRequest, current_time_ms: int) -> CompletableFuture:
         """AddRaftVoter: INCONSISTENT_CLUSTER_ID, the leader-only errors, INVALID_REQUEST (no voter, no directory
         id, no endpoint on the default listener); then AddVoterHandler's checks, and the answer once committed."""
@@ -967,6 +969,7 @@ class KafkaRaftClient(RaftClient[T], Generic[T]):
             self.quorum.leader_state_or_throw(), response_metadata.source, error, supported_kraft_versions,
             current_time_ms)
 
+    @step("KV.remove")
     def handle_remove_voter_request(self, request_metadata: InboundRequest,
                                     current_time_ms: int) -> CompletableFuture:
         """RemoveRaftVoter: INCONSISTENT_CLUSTER_ID, the leader-only errors, INVALID_REQUEST (no voter or no
@@ -1431,6 +1434,7 @@ class KafkaRaftClient(RaftClient[T], Generic[T]):
         return min(backoff_ms, state.remaining_fetch_time_ms(current_time_ms),
                    state.remaining_update_voter_period_ms(current_time_ms))
 
+    @step("KV.observe")
     def _poll_follower_as_observer(self, state: FollowerState, current_time_ms: int) -> int:
         if state.has_fetch_timeout_expired(current_time_ms):
             return self._maybe_send_fetch_to_any_bootstrap(current_time_ms)

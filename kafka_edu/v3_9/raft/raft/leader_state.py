@@ -15,6 +15,7 @@ from typing import Any
 from kio.schema.k_raft_version_record.v0.data import KRaftVersionRecord
 from kio.schema.leader_change_message.v0.data import LeaderChangeMessage, Voter
 
+from kafka_edu.tracing.step import step
 from kafka_edu.v1_0_2.clients.common.errors import IllegalArgumentException, IllegalStateException
 from kafka_edu.v1_0_2.clients.common.record.compression_type import CompressionType
 from kafka_edu.v1_0_2.clients.common.record.default_record import NO_SEQUENCE
@@ -232,6 +233,7 @@ class LeaderState(EpochState):
         self.maybe_expire_pending_operation(current_time_ms)
         return self._add_voter_handler_state is not None or self._remove_voter_handler_state is not None
 
+    @step("KV.epoch")
     def append_start_of_epoch_control_records(self, local_voter_node: VoterNode, current_time_ms: int) -> None:
         """A LeaderChangeMessage control batch opens the epoch: the high watermark can only move past this epoch's
         start once a record of the epoch is committed, so the leader writes one at once. At kraft.version 1 the

@@ -16,7 +16,7 @@ from enum import Enum
 from pathlib import Path
 from typing import TextIO
 
-from kafka_edu.tracing.step import note, span
+from kafka_edu.tracing.step import note, span, step
 from kafka_edu.v1_0_2.clients.common.errors import IllegalArgumentException
 from kafka_edu.v3_9.clients.common.internals.topic import CLUSTER_METADATA_TOPIC_NAME
 from kafka_edu.v3_9.clients.common.uuid import Uuid
@@ -287,6 +287,7 @@ class Formatter:
             copier.write_log_dir_changes()
 
     @staticmethod
+    @step("KV.format")
     def write_dynamic_quorum_snapshot(write_log_dir: str, initial_controllers: DynamicVoters, kraft_version: int,
                                       controller_listener_name: str) -> None:
         """The bootstrap snapshot (end offset 0, epoch 0) of __cluster_metadata-0: no metadata records, only the

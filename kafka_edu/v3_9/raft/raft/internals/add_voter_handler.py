@@ -19,6 +19,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from kafka_edu.tracing.step import step
 from kafka_edu.v1_0_2.clients.common.errors import IllegalArgumentException, IllegalStateException
 from kafka_edu.v3_9.clients.common.feature.supported_version_range import SupportedVersionRange
 from kafka_edu.v3_9.clients.common.protocol.errors import Errors
@@ -86,6 +87,7 @@ class AddVoterHandler:
         leader_state.reset_add_voter_handler_state(Errors.UNKNOWN_SERVER_ERROR, None, state)
         return state.future()
 
+    @step("KV.apiv")
     def handle_api_versions_response(self, leader_state: Any, source: Node, error: Errors,
                                      supported_kraft_versions: Any, current_time_ms: int) -> bool:
         """`supported_kraft_versions`: the answer's kraft.version SupportedFeatureKey, or None."""
@@ -131,6 +133,7 @@ class AddVoterHandler:
         current.set_last_offset(leader_state.append_voters_record(new_voters, current_time_ms))
         return True
 
+    @step("KV.commit")
     def high_watermark_updated(self, leader_state: Any) -> None:
         current: AddVoterHandlerState | None = leader_state.add_voter_handler_state()
         high_watermark = leader_state.high_watermark()

@@ -15,6 +15,7 @@ import logging
 import threading
 from typing import Any
 
+from kafka_edu.tracing.step import step
 from kafka_edu.v1_0_2.clients.common.errors import IllegalArgumentException
 from kafka_edu.v3_9.clients.common.record.control_record_utils import ControlRecordType
 from kafka_edu.v3_9.raft.raft.batch import Batch
@@ -145,7 +146,7 @@ class KRaftControlRecordStateMachine:
             if record.type is ControlRecordType.KRAFT_VOTERS:
                 voters = VoterSet.from_voters_record(record.message)
                 self._logger.info("Latest set of voters is %s at offset %s", voters, current_offset)
-                with self._voter_set_lock:
+                with step("KV.voters", self, offset=current_offset), self._voter_set_lock:
                     self._voter_set_history.add_at(current_offset, voters)
             elif record.type is ControlRecordType.KRAFT_VERSION:
                 kraft_version = KRaftVersion.from_feature_level(int(record.message.k_raft_version))

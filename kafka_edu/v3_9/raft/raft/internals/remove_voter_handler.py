@@ -11,6 +11,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from kafka_edu.tracing.step import span
 from kafka_edu.v1_0_2.clients.common.errors import IllegalStateException
 from kafka_edu.v3_9.clients.common.protocol.errors import Errors
 from kafka_edu.v3_9.clients.common.utils.timer import Timer
@@ -68,6 +69,7 @@ class RemoveVoterHandler:
         leader_state.reset_remove_voter_handler_state(Errors.UNKNOWN_SERVER_ERROR, None, state)
         return state.future()
 
+    @span("RemoveVoterHandler.highWatermarkUpdated")
     def high_watermark_updated(self, leader_state: Any) -> None:
         current: RemoveVoterHandlerState | None = leader_state.remove_voter_handler_state()
         high_watermark = leader_state.high_watermark()

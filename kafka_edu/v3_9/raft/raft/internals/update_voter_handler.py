@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from kafka_edu.tracing.step import step
 from kafka_edu.v3_9.clients.common.feature.supported_version_range import SupportedVersionRange
 from kafka_edu.v3_9.clients.common.protocol.errors import Errors
 from kafka_edu.v3_9.raft.raft import raft_util
@@ -31,6 +32,7 @@ class UpdateVoterHandler:
         self._time_ms = time_ms
         self._request_timeout_ms = request_timeout_ms
 
+    @step("KV.update")
     def handle_update_voter_request(self, leader_state: Any, request_listener_name: str, voter_key: ReplicaKey,
                                     voter_endpoints: Endpoints, supported_kraft_versions: Any,
                                     current_time_ms: int) -> CompletableFuture[Any]:
