@@ -72,6 +72,7 @@ from kafka_edu.v3_9.clients.common.record.end_transaction_marker import EndTrans
 from kafka_edu.v3_9.clients.common.record.memory_records import MemoryRecords
 from kafka_edu.v3_9.clients.common.record.record_batch import MAGIC_VALUE_V0, MAGIC_VALUE_V1, MAGIC_VALUE_V2
 from kafka_edu.v3_9.clients.common.replica.client_metadata import DefaultClientMetadata
+from kafka_edu.v3_9.clients.common.requests.add_partitions_to_txn_response import result_for_transaction
 from kafka_edu.v3_9.clients.common.requests.api_error import ApiError
 from kafka_edu.v3_9.clients.common.requests.fetch_request import FetchRequest
 from kafka_edu.v3_9.clients.common.requests.fetch_response import (
@@ -2392,14 +2393,6 @@ def _normalized_add_partitions_to_txn(add_partitions_to_txn_request: Any) -> lis
         topics=[dict(name=topic.name, partitions=topic.partitions)
                 for topic in add_partitions_to_txn_request.v3_and_below_topics])]).transactions)
 
-
-def result_for_transaction(transactional_id: str, errors: Mapping[TopicPartition, Errors]) -> dict[str, Any]:
-    """AddPartitionsToTxnResponse.resultForTransaction: a transaction's partition errors grouped by topic."""
-    topics: dict[str, list[dict[str, Any]]] = {}
-    for tp, error in errors.items():
-        topics.setdefault(tp.topic, []).append(dict(partition_index=tp.partition, partition_error_code=error))
-    return dict(transactional_id=transactional_id, topic_results=[
-        dict(name=name, results_by_partition=partitions) for name, partitions in topics.items()])
 
 
 

@@ -22,6 +22,7 @@ from kafka_edu.v1_0_2.core.utils.kafka_logging import Logging
 from kafka_edu.v3_9.clients.common.internals.topic import TRANSACTION_STATE_TOPIC_NAME
 from kafka_edu.v3_9.clients.common.protocol.errors import Errors
 from kafka_edu.v3_9.clients.common.record.record_batch import NO_PRODUCER_EPOCH, NO_PRODUCER_ID
+from kafka_edu.v3_9.clients.common.requests.add_partitions_to_txn_response import result_for_transaction
 from kafka_edu.v3_9.clients.common.topic_partition import TopicPartition
 from kafka_edu.v3_9.core.coordinator.transaction.transaction_marker_channel_manager import (
     TransactionMarkerChannelManager,
@@ -70,16 +71,6 @@ def _init_transaction_error(error: Errors) -> InitProducerIdResult:
 def _init_transaction_metadata(txn_metadata: TxnTransitMetadata) -> InitProducerIdResult:
     return InitProducerIdResult(txn_metadata.producer_id, txn_metadata.producer_epoch, Errors.NONE)
 
-
-def result_for_transaction(transactional_id: str | None, errors: dict[TopicPartition, Errors]) -> dict[str, Any]:
-    """AddPartitionsToTxnResponse.resultForTransaction: the partition errors grouped by topic, in topic and partition
-    order (Kafka walks a HashMap; a Python set's order changes with the process's string hashing, and an answer
-    that changes order from run to run helps nobody)."""
-    topics: dict[str, dict[str, Any]] = {}
-    for tp, error in sorted(errors.items(), key=lambda item: (str(item[0].topic), item[0].partition)):
-        topics.setdefault(str(tp.topic), dict(name=tp.topic, results_by_partition=[]))["results_by_partition"].append(
-            dict(partition_index=tp.partition, partition_error_code=error))
-    return dict(transactional_id=transactional_id, topic_results=list(topics.values()))
 
 
 def _from_ms(timestamp_ms: int) -> datetime:
