@@ -152,6 +152,7 @@ def on_event(*names: str) -> Callable[[Describe], Describe]:
 # The describers themselves, one module per area of the port; importing them registers them.
 from kafka_edu.tracing.describers import (  # noqa: E402, F401
     controller,
+    group_coordinator_39,
     groups,
     kraft_broker,
     kraft_controller,

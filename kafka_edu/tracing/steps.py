@@ -14,6 +14,8 @@ KAFKA_1_1_0 = "1.1.0"
 KAFKA_3_9 = "3.9"
 
 _SERVER = "core/src/main/scala/kafka/server/"
+_GC = "group-coordinator/src/main/java/org/apache/kafka/coordinator/group/"
+_GC_CORE = "core/src/main/scala/kafka/coordinator/group/"
 _KAFKA = "core/src/main/scala/kafka/Kafka.scala"
 _KAFKA_SERVER = _SERVER + "KafkaServer.scala"
 _BROKER_STATES = _SERVER + "BrokerStates.scala"
@@ -292,6 +294,38 @@ STEPS: dict[str, Step] = {
     "RQ.isr": Step("Partition.submitAlterPartition", _PARTITION, KAFKA_3_9),
     "RQ.load.1": Step("LogManager.loadLogs", _LOG_MANAGER, KAFKA_3_9),
     "RQ.load.2": Step("LogLoader.load", "core/src/main/scala/kafka/log/LogLoader.scala", KAFKA_3_9),
+    # Kafka 3.9's group coordinator (FIDELITY GC): the service, its runtime and the shard's managers
+    # (kafka_edu/v3_9/group_coordinator/), with the broker's loader and writer (kafka_edu/v3_9/core/coordinator/group/).
+    # GC.load is on doLoad, the body load() schedules on the loader's thread; rows without a marker in the port yet
+    # emit nothing.
+    "GC.build": Step("BrokerServer.createGroupCoordinator", _SERVER + "BrokerServer.scala", KAFKA_3_9),
+    "GC.startup": Step("GroupCoordinatorService.startup", _GC + "GroupCoordinatorService.java", KAFKA_3_9),
+    "GC.elect": Step("GroupCoordinatorService.onElection", _GC + "GroupCoordinatorService.java", KAFKA_3_9),
+    "GC.load": Step("CoordinatorLoaderImpl.load", _GC_CORE + "CoordinatorLoaderImpl.scala", KAFKA_3_9),
+    "GC.resign": Step("GroupCoordinatorService.onResignation", _GC + "GroupCoordinatorService.java", KAFKA_3_9),
+    "GC.write": Step("CoordinatorRuntime.scheduleWriteOperation", _GC + "runtime/CoordinatorRuntime.java", KAFKA_3_9),
+    "GC.hb": Step("GroupMetadataManager.consumerGroupHeartbeat", _GC + "GroupMetadataManager.java", KAFKA_3_9),
+    "GC.target": Step("TargetAssignmentBuilder.build", _GC + "modern/TargetAssignmentBuilder.java", KAFKA_3_9),
+    "GC.reconcile": Step("CurrentAssignmentBuilder.build", _GC + "modern/consumer/CurrentAssignmentBuilder.java",
+                         KAFKA_3_9),
+    "GC.fence": Step("GroupMetadataManager.consumerGroupFenceMember", _GC + "GroupMetadataManager.java", KAFKA_3_9),
+    "GC.join": Step("GroupMetadataManager.classicGroupJoin", _GC + "GroupMetadataManager.java", KAFKA_3_9),
+    "GC.sync": Step("GroupMetadataManager.classicGroupSync", _GC + "GroupMetadataManager.java", KAFKA_3_9),
+    "GC.classic": Step("GroupMetadataManager.classicGroupHeartbeat", _GC + "GroupMetadataManager.java", KAFKA_3_9),
+    "GC.commit": Step("OffsetMetadataManager.commitOffset", _GC + "OffsetMetadataManager.java", KAFKA_3_9),
+    "GC.fetch": Step("OffsetMetadataManager.fetchOffsets", _GC + "OffsetMetadataManager.java", KAFKA_3_9),
+    "GC.describe": Step("GroupCoordinatorService.consumerGroupDescribe", _GC + "GroupCoordinatorService.java",
+                        KAFKA_3_9),
+    "GC.expire": Step("GroupCoordinatorShard.cleanupGroupMetadata", _GC + "GroupCoordinatorShard.java", KAFKA_3_9),
+    "GC.append": Step("CoordinatorRuntime.CoordinatorContext.append", _GC + "runtime/CoordinatorRuntime.java",
+                      KAFKA_3_9),
+    "GC.replay": Step("GroupCoordinatorShard.replay", _GC + "GroupCoordinatorShard.java", KAFKA_3_9),
+    "GC.hwm": Step("CoordinatorRuntime.HighWatermarkListener.onHighWatermarkUpdated",
+                   _GC + "runtime/CoordinatorRuntime.java", KAFKA_3_9),
+    "GC.state": Step("CoordinatorRuntime.CoordinatorContext.transitionTo", _GC + "runtime/CoordinatorRuntime.java",
+                     KAFKA_3_9, event="coordinator.state.change"),
+    "GC.epoch": Step("GroupMetadataManager.consumerGroupHeartbeat", _GC + "GroupMetadataManager.java", KAFKA_3_9,
+                     event="group.epoch.bump"),
     # Transactions on a KRaft broker (FIDELITY TX39): what 3.9 adds to the TX rows, which 3.9's own coordinator
     # (kafka_edu/v3_9/core/coordinator/transaction/) carries too. A row whose FIDELITY cell names a call chain is the
     # span of the call that does its work: TX39.verify the verification ReplicaManager.handleProduceAppend starts
@@ -304,7 +338,7 @@ STEPS: dict[str, Step] = {
     "TX39.init": Step("TransactionCoordinator.handleInitProducerId", _TXN_COORDINATOR, KAFKA_3_9),
     "TX39.pid": Step("RPCProducerIdManager.generateProducerId", _PRODUCER_ID_MANAGER, KAFKA_3_9),
     "TX39.pidctl": Step("ProducerIdControlManager.generateNextProducerId", _PRODUCER_ID_CONTROL, KAFKA_3_9),
-    # conditional: the new group coordinator (GroupCoordinatorService) is not ported; no marker emits it
+    # conditional: the new group coordinator's transactional commit; no marker emits it yet
     "TX39.txoffsets": Step("GroupCoordinatorService.commitTransactionalOffsets",
                            "group-coordinator/src/main/java/org/apache/kafka/coordinator/group/"
                            "GroupCoordinatorService.java", KAFKA_3_9),

@@ -93,7 +93,7 @@ def test_files_are_otlp_json_lines_and_starts_are_published_before_the_end(tmp_p
 
 def test_every_registered_step_has_a_span_name_and_an_origin():
     for step_id, row in STEPS.items():
-        assert step_id.split(".")[0] in {"LC", "NW", "CT", "LE", "TX", "TX39", "KR", "CL", "RQ", "KV"}
+        assert step_id.split(".")[0] in {"LC", "NW", "CT", "LE", "TX", "TX39", "KR", "CL", "RQ", "KV", "GC"}
         assert row.span_name and row.origin_file.startswith(("core/", "raft/", "metadata/", "server-common/",
                                                              "storage/", "group-coordinator/"))
 

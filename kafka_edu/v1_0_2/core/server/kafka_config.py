@@ -383,6 +383,9 @@ CONFIG_DEF = (
     .define("metadata.log.max.snapshot.interval.ms", Type.LONG, 60 * 60 * 1000, at_least(0))
     .define("server.max.startup.time.ms", Type.LONG, LONG_MAX, at_least(0))  # internal
     .define("unstable.feature.versions.enable", Type.BOOLEAN, False)  # internal (ServerConfigs)
+    # The group protocols 3.9's group coordinator serves (GroupCoordinatorConfig); 3.9's KafkaConfig validates them
+    .define("group.coordinator.rebalance.protocols", Type.LIST, ["classic"],
+            ValidList.in_("classic", "consumer", "share"))
     # kafka-edu's own: what a ZooKeeper-mode broker advertises in ApiVersions (docs/api-versions.md). "1.0.2": the
     # versions Kafka 1.0.2 served; "latest": the newest this port implements (what a 2.x+ client would use).
     .define("kafka.edu.advertised.api.versions", Type.STRING, "1.0.2", ValidString.in_("1.0.2", "latest"))

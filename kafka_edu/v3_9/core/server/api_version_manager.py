@@ -117,6 +117,8 @@ BROKER_SUPPORTED_VERSIONS: dict[ApiKeys, tuple[int, int]] = {
     ApiKeys.LIST_TRANSACTIONS: (0, 1),
     ApiKeys.DESCRIBE_QUORUM: (0, 2),  # forwarded to the active controller
     ApiKeys.DESCRIBE_TOPIC_PARTITIONS: (0, 0),
+    ApiKeys.CONSUMER_GROUP_HEARTBEAT: (0, 0),  # KIP-848: UNSUPPORTED_VERSION unless the consumer protocol is on
+    ApiKeys.CONSUMER_GROUP_DESCRIBE: (0, 0),
 }
 
 

@@ -12,9 +12,12 @@ active controller), the DefaultAlterPartitionManager on a channel of its own, th
 fetchers and alter-log-dirs threads, the FetchManager's session cache, 3.9's SocketServer, KafkaRequestHandlerPool
 and KafkaApis, and the BrokerMetadataPublisher, which starts the managers on the first publish.
 
-Two seams remain, each named where it is built: the group coordinator is 1.0.2's behind 3.9's
-GroupCoordinatorAdapter and kraft_coordinator_bridge.py until 3.9's own is wired (the transaction coordinator is
-3.9's own), and the node's configuration object is 1.0.2's KafkaConfig with 3.9's KRaft keys (`node_config`: the
+The coordinators are 3.9's own: the group coordinator is 3.9's GroupCoordinatorService on its CoordinatorRuntime
+(createGroupCoordinator), the transaction coordinator 3.9's TransactionCoordinator. 3.9 builds the service only when
+the consumer protocol (or the internal new-coordinator flag) is on, and its Scala GroupCoordinator behind
+GroupCoordinatorAdapter otherwise; kafka-edu has no port of that Scala coordinator, so the service is built always
+(kafka-edu's KRaft clusters turn the consumer protocol on, see docs/kraft.md).
+One seam remains: the node's configuration object is 1.0.2's KafkaConfig with 3.9's KRaft keys (`node_config`: the
 shared server, the controller channels and the SocketServer read it), while the log, replica and request layers read
 3.9's KafkaConfig built from the same properties (`config`).
 Not here: the dynamic config, quota, SCRAM, token and ACL publishers, and the BrokerRegistrationTracker.
@@ -37,7 +40,8 @@ from kafka_edu.v1_0_2.core.utils.kafka_logging import Logging
 from kafka_edu.v3_9.clients.common.utils.time import SYSTEM
 from kafka_edu.v3_9.clients.common.uuid import Uuid
 from kafka_edu.v3_9.clients.server.authorizer.authorizer_server_info import AuthorizerServerInfo
-from kafka_edu.v3_9.core.coordinator.group.group_coordinator_adapter import GroupCoordinatorAdapter
+from kafka_edu.v3_9.core.coordinator.group.coordinator_loader_impl import CoordinatorLoaderImpl
+from kafka_edu.v3_9.core.coordinator.group.coordinator_partition_writer import CoordinatorPartitionWriter
 from kafka_edu.v3_9.core.coordinator.transaction.rpc_producer_id_manager import RPCProducerIdManager
 from kafka_edu.v3_9.core.coordinator.transaction.transaction_coordinator import TransactionCoordinator
 from kafka_edu.v3_9.core.log import log_manager as log_manager_module
@@ -63,10 +67,20 @@ from kafka_edu.v3_9.core.server.node_to_controller_channel_manager import (
 from kafka_edu.v3_9.core.server.remote_leader_end_point import UNBOUNDED_QUOTA
 from kafka_edu.v3_9.core.server.replica_manager import ReplicaManager
 from kafka_edu.v3_9.core.server.shared_server import SharedServer
+from kafka_edu.v3_9.group_coordinator.coordinator.group.coordinator_record_serde import CoordinatorRecordSerde
+from kafka_edu.v3_9.group_coordinator.coordinator.group.group_coordinator_config import (
+    NEW_GROUP_COORDINATOR_ENABLE_CONFIG,
+)
+from kafka_edu.v3_9.group_coordinator.coordinator.group.group_coordinator_service import GroupCoordinatorService
+from kafka_edu.v3_9.group_coordinator.coordinator.group.metrics.coordinator_runtime_metrics import (
+    CoordinatorRuntimeMetrics,
+)
 from kafka_edu.v3_9.metadata.metadata.broker_state import BrokerState
 from kafka_edu.v3_9.server.security.authorizer.authorizer_utils import create_new_authorizer
 from kafka_edu.v3_9.server_common.server.util.future_utils import Deadline, wait_with_logging
 from kafka_edu.v3_9.server_common.server.util.kafka_scheduler import KafkaScheduler
+from kafka_edu.v3_9.server_common.server.util.timer.system_timer import SystemTimer
+from kafka_edu.v3_9.server_common.server.util.timer.system_timer_reaper import SystemTimerReaper
 from kafka_edu.v3_9.storage.storage.internals.log.log_dir_failure_channel import LogDirFailureChannel
 
 log = logging.getLogger("kafka.server.BrokerServer")
@@ -100,7 +114,10 @@ class BrokerServer:
         self.node_config = shared_server.shared_server_config
         """The node's configuration as the shared server, the Raft client, the controller channels and the
         SocketServer read it (1.0.2's KafkaConfig with 3.9's KRaft keys, until the node moves onto 3.9's)."""
-        self.config = kafka_config_39.from_props(self.node_config.originals(), do_log=False)
+        # 3.9's new group coordinator is the only one kafka-edu has (its Scala one is not ported): the broker runs
+        # as a 3.9 broker with the internal group.coordinator.new.enable on, whatever the rebalance protocols
+        self.config = kafka_config_39.from_props(
+            {**self.node_config.originals(), NEW_GROUP_COORDINATOR_ENABLE_CONFIG: "true"}, do_log=False)
         """3.9's KafkaConfig from the same properties: what the log, replica and request layers read."""
         self.log = Logging("kafka.server.BrokerServer", f"[BrokerServer id={self.config.node_id}] ")
         self.lifecycle_manager: BrokerLifecycleManager | None = None
@@ -121,7 +138,7 @@ class BrokerServer:
         self.alter_partition_channel_manager: NodeToControllerChannelManagerImpl | None = None
         self.alter_partition_manager: AlterPartitionManager | None = None
         self.replica_manager: ReplicaManager | None = None
-        self.group_coordinator: GroupCoordinatorAdapter | None = None
+        self.group_coordinator: GroupCoordinatorService | None = None
         self.transaction_coordinator: TransactionCoordinator | None = None
         self.broker_metadata_publisher: BrokerMetadataPublisher | None = None
         self.metadata_publishers: list[Any] = []
@@ -223,8 +240,8 @@ class BrokerServer:
             self.replica_manager.replica_alter_log_dirs_manager = \
                 self.replica_manager.create_replica_alter_log_dirs_manager(UNBOUNDED_QUOTA, None)
 
-            # 3.9's old group coordinator behind its adapter; here the old one is 1.0.2's (issue 25 ports 3.9's).
-            self.group_coordinator = GroupCoordinatorAdapter.apply(node_config, self.replica_manager)
+            # Built now, started at the first metadata publish, after the ReplicaManager.
+            self.group_coordinator = self.create_group_coordinator()
 
             client_channel = self.client_to_controller_channel_manager
 
@@ -327,6 +344,9 @@ class BrokerServer:
             self.log.critical("Fatal error during broker startup. Prepare to shutdown", exc_info=True)
             self.shutdown()
             raise
+
+    def create_group_coordinator(self) -> GroupCoordinatorService:
+        return create_group_coordinator(self.config, self.replica_manager)
 
     def _authorizer_futures(self) -> dict[Any, Any]:
         """EndpointReadyFutures: per endpoint, the authorizer's start future (none without an authorizer)."""
@@ -451,6 +471,67 @@ class BrokerServer:
 
     def bound_port(self, listener_name: str) -> int:
         return self.socket_server.bound_port(listener_name)
+
+
+@step("GC.build")
+def create_group_coordinator(config: Any, replica_manager: Any, time: Any = SYSTEM) -> GroupCoordinatorService:
+    """3.9's BrokerServer.createGroupCoordinator, its new-coordinator branch: the service on a runtime that loads
+    partitions with CoordinatorLoaderImpl and writes through CoordinatorPartitionWriter, both on the ReplicaManager.
+    System time, as 3.9 hard-codes it (tests may hand another)."""
+    serde = CoordinatorRecordSerde()
+    timer = SystemTimerReaper("group-coordinator-reaper", SystemTimer("group-coordinator"))
+    loader = CoordinatorLoaderImpl(time, replica_manager, serde,
+                                   config.group_coordinator_config().offsets_load_buffer_size())
+    writer = CoordinatorPartitionWriter(replica_manager)
+    return (GroupCoordinatorService.Builder(config.node_id, config.group_coordinator_config())
+            .with_time(time)
+            .with_timer(timer)
+            .with_loader(loader)
+            .with_writer(writer)
+            .with_coordinator_runtime_metrics(_NoOpRuntimeMetrics())
+            .with_group_coordinator_metrics(_NoOpGroupCoordinatorMetrics())
+            .build())
+
+
+class _NoOpRuntimeMetrics(CoordinatorRuntimeMetrics):
+    """Stands in for 3.9's GroupCoordinatorRuntimeMetrics: the port keeps no metrics registry."""
+
+    def record_partition_state_change(self, old_state: Any, new_state: Any) -> None:
+        pass
+
+    def record_partition_load_sensor(self, start_time_ms: int, end_time_ms: int) -> None:
+        pass
+
+    def record_event_queue_time(self, duration_ms: int) -> None:
+        pass
+
+    def record_event_queue_processing_time(self, duration_ms: int) -> None:
+        pass
+
+    def record_thread_idle_time(self, idle_time_ms: int) -> None:
+        pass
+
+    def register_event_queue_size_gauge(self, size_supplier: Any) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+class _NoOpGroupCoordinatorMetrics:
+    """Stands in for 3.9's GroupCoordinatorMetrics (no registry): no shards, nothing recorded."""
+
+    def activate_metrics_shard(self, shard: Any) -> None:
+        pass
+
+    def deactivate_metrics_shard(self, shard: Any) -> None:
+        pass
+
+    def on_update_last_committed_offset(self, tp: Any, offset: int) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
 
 
 def _now_ms() -> int:

@@ -99,9 +99,14 @@ from kafka_edu.v3_9.core.server.forwarding_manager import ForwardingManagerImpl
 from kafka_edu.v3_9.core.server.handlers.describe_topic_partitions_request_handler import (
     DescribeTopicPartitionsRequestHandler,
 )
+from kafka_edu.v3_9.core.server.kafka_config import GroupType
 from kafka_edu.v3_9.core.server.remote_leader_end_point import error_exception
 from kafka_edu.v3_9.core.server.replica_manager import NO_NODE
 from kafka_edu.v3_9.core.server.request_handler_helper import RequestHandlerHelper
+from kafka_edu.v3_9.group_coordinator.coordinator.group.group_coordinator_service import (
+    consumer_group_describe_described_group,
+    consumer_group_heartbeat_response_data,
+)
 from kafka_edu.v3_9.server_common.server.common.metadata_version import MetadataVersion
 from kafka_edu.v3_9.server_common.server.util.shutdownable_thread import FatalExitError
 from kafka_edu.v3_9.storage.storage.internals.log.fetch_isolation import FetchIsolation
@@ -415,6 +420,10 @@ class KafkaApis:
                     self.handle_list_transactions_request(request)
                 case ApiKeys.DESCRIBE_TOPIC_PARTITIONS:
                     self.handle_describe_topic_partitions_request(request)
+                case ApiKeys.CONSUMER_GROUP_HEARTBEAT:
+                    _exceptionally(self.handle_consumer_group_heartbeat(request), handle_error)
+                case ApiKeys.CONSUMER_GROUP_DESCRIBE:
+                    _exceptionally(self.handle_consumer_group_describe(request), handle_error)
                 case _:
                     raise IllegalStateException(f"No handler for request api key {api_key.name}")
         except FatalExitError:
@@ -1072,7 +1081,7 @@ class KafkaApis:
         log.debug("%sSending topic partitions metadata %s for correlation id %d to client %s", self.log_ident,
                   response.get("topics"), request.header.correlation_id, request.header.client_id)
         self.request_helper.send_response_maybe_throttle(request, lambda throttle_ms: build(
-            _response_schema(request), throttle_time=throttle_ms, **response))
+            _response_schema(request), **{**response, "throttle_time": throttle_ms}))
 
     # -- OffsetFetch -------------------------------------------------------------------------------------------------
 
@@ -1273,8 +1282,8 @@ class KafkaApis:
                 list_groups_response = {**response, "groups": [
                     g for g in response.get("groups", []) if self.auth_helper.authorize(
                         request.context, "DESCRIBE", "GROUP", g["group_id"], log_if_denied=False)]}
-            self.request_helper.send_maybe_throttle(request, build(_response_schema(request), throttle_time=0,
-                                                                   **list_groups_response))
+            self.request_helper.send_maybe_throttle(request, build(_response_schema(request),
+                                                                   **{**list_groups_response, "throttle_time": 0}))
 
         return _handle(self.group_coordinator.list_groups(request.context, list_groups_request), handle)
 
@@ -1323,10 +1332,11 @@ class KafkaApis:
             if exception is not None:
                 self.request_helper.send_maybe_throttle(request, get_error_response(request, 0, exception))
             else:
-                self.request_helper.send_maybe_throttle(request, build(_response_schema(request), throttle_time=0,
-                                                                       **response))
+                self.request_helper.send_maybe_throttle(request, build(_response_schema(request),
+                                                                       **{**response, "throttle_time": 0}))
 
-        return _handle(self.group_coordinator.sync_group(request.context, sync_group_request,
+        return _handle(self.group_coordinator.sync_group(request.context,
+                                                         request_data(ApiKeys.SYNC_GROUP, sync_group_request),
                                                          _buffer_supplier(request_local)), handle)
 
     def handle_delete_groups_request(self, request: Request, request_local: Any = None) -> Future[Any]:
@@ -1366,10 +1376,11 @@ class KafkaApis:
             if exception is not None:
                 self.request_helper.send_maybe_throttle(request, get_error_response(request, 0, exception))
             else:
-                self.request_helper.send_maybe_throttle(request, build(_response_schema(request), throttle_time=0,
-                                                                       **response))
+                self.request_helper.send_maybe_throttle(request, build(_response_schema(request),
+                                                                       **{**response, "throttle_time": 0}))
 
-        return _handle(self.group_coordinator.heartbeat(request.context, heartbeat_request), handle)
+        return _handle(self.group_coordinator.heartbeat(request.context,
+                                                        request_data(ApiKeys.HEARTBEAT, heartbeat_request)), handle)
 
     def handle_leave_group_request(self, request: Request) -> Future[Any]:
         leave_group_request = request.body()
@@ -1387,6 +1398,66 @@ class KafkaApis:
 
         return _handle(self.group_coordinator.leave_group(request.context,
                                                           leave_group_normalized_data(leave_group_request)), handle)
+
+    # -- the consumer group protocol (KIP-848) ---------------------------------------------------------------------
+
+    def _is_consumer_group_protocol_enabled(self) -> bool:
+        return GroupType.CONSUMER in self.config.group_coordinator_rebalance_protocols
+
+    def handle_consumer_group_heartbeat(self, request: Request) -> Future[Any]:
+        consumer_group_heartbeat_request = request.body()
+        if not self._is_consumer_group_protocol_enabled():
+            # only the new coordinator speaks this API, and only with the consumer protocol on
+            self.request_helper.send_maybe_throttle(request, get_error_response(
+                request, 0, error_exception(Errors.UNSUPPORTED_VERSION)))
+            return _completed_future()
+        if not self.auth_helper.authorize(request.context, "READ", "GROUP", consumer_group_heartbeat_request.group_id):
+            self.request_helper.send_maybe_throttle(request, get_error_response(
+                request, 0, error_exception(Errors.GROUP_AUTHORIZATION_FAILED)))
+            return _completed_future()
+
+        def handle(response: Any, exception: BaseException | None) -> None:
+            if exception is not None:
+                self.request_helper.send_maybe_throttle(request, get_error_response(request, 0, exception))
+            else:
+                self.request_helper.send_maybe_throttle(request, build(_response_schema(request),
+                                                                       **dict(response, throttle_time=0)))
+
+        return _handle(self.group_coordinator.consumer_group_heartbeat(request.context,
+                                                                       consumer_group_heartbeat_request), handle)
+
+    def handle_consumer_group_describe(self, request: Request) -> Future[Any]:
+        consumer_group_describe_request = request.body()
+        include_authorized_operations = consumer_group_describe_request.include_authorized_operations
+        if not self._is_consumer_group_protocol_enabled():
+            self.request_helper.send_maybe_throttle(request, get_error_response(
+                request, 0, error_exception(Errors.UNSUPPORTED_VERSION)))
+            return _completed_future()
+
+        groups: list[dict[str, Any]] = []
+        authorized_groups: list[str] = []
+        for group_id in consumer_group_describe_request.group_ids:
+            if not self.auth_helper.authorize(request.context, "DESCRIBE", "GROUP", group_id):
+                groups.append(consumer_group_describe_described_group(group_id=group_id,
+                                                                      error_code=Errors.GROUP_AUTHORIZATION_FAILED))
+            else:
+                authorized_groups.append(group_id)
+
+        def handle(results: Any, exception: BaseException | None) -> None:
+            if exception is not None:
+                self.request_helper.send_maybe_throttle(request, get_error_response(request, 0, exception))
+                return
+            results = [dict(r) for r in results]
+            if include_authorized_operations:
+                for group_result in results:
+                    if group_result.get("error_code", Errors.NONE) == Errors.NONE:
+                        group_result["authorized_operations"] = self._authorized_operations(
+                            request, "GROUP", group_result["group_id"])
+            # the refused groups first, as 3.9 lists them
+            self.request_helper.send_maybe_throttle(request, build(_response_schema(request), throttle_time=0,
+                                                                   groups=groups + results))
+
+        return _handle(self.group_coordinator.consumer_group_describe(request.context, authorized_groups), handle)
 
     # -- SASL, ApiVersions -------------------------------------------------------------------------------------------
 
@@ -1945,7 +2016,7 @@ class KafkaApis:
     def handle_describe_configs_request(self, request: Request) -> None:
         response_data = self.config_helper.handle_describe_configs_request(request, self.auth_helper)
         self.request_helper.send_response_maybe_throttle(request, lambda throttle_ms: build(
-            _response_schema(request), throttle_time=throttle_ms, **response_data))
+            _response_schema(request), **{**response_data, "throttle_time": throttle_ms}))
 
     # -- part A (issue 24): AlterConfigs, IncrementalAlterConfigs: preprocessed here, the rest forwarded ----------
 
@@ -2132,7 +2203,7 @@ class KafkaApis:
             # KRaft: clients cannot reach the controllers, so a random alive broker stands for one
             lambda: -1 if (controller_id := self.metadata_cache.get_controller_id()) is None else controller_id)
         self.request_helper.send_response_maybe_throttle(request, lambda throttle_ms: build(
-            _response_schema(request), throttle_time=throttle_ms, **response))
+            _response_schema(request), **{**response, "throttle_time": throttle_ms}))
 
     def _compute_describe_cluster_response(self, request: Request, expected_endpoint_type: int, cluster_id: str,
                                            get_nodes: Callable[[], list[dict[str, Any]]],
@@ -2643,16 +2714,42 @@ def join_group_response(response: Mapping[str, Any], version: int) -> Any:
     fields = dict(response)
     if version < 7 and fields.get("protocol_name") is None:
         fields["protocol_name"] = ""
-    return build(ApiKeys.JOIN_GROUP.response_schema(version), throttle_time=0, **fields)
+    return build(ApiKeys.JOIN_GROUP.response_schema(version), **{**fields, "throttle_time": 0})
 
 
 def join_group_request_data(join_group_request: Any) -> Any:
     """JoinGroupRequest's constructor: v0 has no rebalance timeout, the session timeout stands for it."""
     if hasattr(join_group_request, "rebalance_timeout"):
-        return join_group_request
+        return request_data(ApiKeys.JOIN_GROUP, join_group_request)
     fields = values(join_group_request)
     fields["rebalance_timeout"] = fields["session_timeout"]
     return build(ApiKeys.JOIN_GROUP.request_schema(ApiKeys.JOIN_GROUP.latest_version), **fields)
+
+
+def request_data(api: ApiKeys, body: Any) -> Any:
+    """Java's request data object, whatever the version read: every field of the latest version, those the version
+    read lacks at their defaults (the group coordinator reads fields an old version has not got, as Java's data
+    objects let it). Nested entities stay as read."""
+    schema = api.request_schema(api.latest_version)
+    if type(body) is schema:
+        return body
+    kwargs: dict[str, Any] = {}
+    for f in dataclasses.fields(schema):
+        if hasattr(body, f.name):
+            kwargs[f.name] = getattr(body, f.name)
+        elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+            kind = classify_field(f)
+            if isinstance(kind, (EntityTupleField, PrimitiveTupleField)):
+                kwargs[f.name] = ()
+            elif isinstance(kind, PrimitiveField) and issubclass(kind.type_, bool):
+                kwargs[f.name] = False
+            elif isinstance(kind, PrimitiveField) and issubclass(kind.type_, str):
+                kwargs[f.name] = ""
+            elif isinstance(kind, PrimitiveField) and issubclass(kind.type_, datetime.timedelta):
+                kwargs[f.name] = datetime.timedelta(0)
+            else:
+                kwargs[f.name] = None
+    return schema(**kwargs)
 
 
 def leave_group_response(response: Mapping[str, Any], version: int) -> Any:
@@ -2665,7 +2762,7 @@ def leave_group_response(response: Mapping[str, Any], version: int) -> Any:
             error = next((m["error_code"] for m in fields.get("members", []) if m["error_code"] != Errors.NONE),
                          Errors.NONE)
         fields = dict(error_code=error)
-    return build(ApiKeys.LEAVE_GROUP.response_schema(version), throttle_time=0, **fields)
+    return build(ApiKeys.LEAVE_GROUP.response_schema(version), **{**fields, "throttle_time": 0})
 
 
 def leave_group_normalized_data(leave_group_request: Any) -> Any:
@@ -2873,6 +2970,13 @@ def get_error_response(request: Request, throttle_time_ms: int, e: BaseException
                 dict(name=topic.name, partitions=[dict(partition_index=p, error_code=error, error_message=None,
                                                        active_producers=[]) for p in topic.partition_indexes])
                 for topic in body.topics])
+        case ApiKeys.CONSUMER_GROUP_HEARTBEAT:
+            return build(schema, **consumer_group_heartbeat_response_data(throttle_time=t, error_code=error,
+                                                                          error_message=message))
+        case ApiKeys.CONSUMER_GROUP_DESCRIBE:
+            return build(schema, throttle_time=t, groups=[
+                consumer_group_describe_described_group(group_id=group_id, error_code=error, error_message=message)
+                for group_id in body.group_ids])
         case ApiKeys.DESCRIBE_TOPIC_PARTITIONS:
             return build(schema, throttle_time=t, topics=[dict(error_code=error, name=topic.name,
                                                                topic_id=ZERO_UUID, is_internal=False, partitions=[])

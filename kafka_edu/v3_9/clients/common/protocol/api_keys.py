@@ -101,6 +101,8 @@ class ApiKeys(enum.IntEnum):
     DESCRIBE_TRANSACTIONS = 65, "DescribeTransactions"
     LIST_TRANSACTIONS = 66, "ListTransactions"
     ALLOCATE_PRODUCER_IDS = 67, "AllocateProducerIds"
+    CONSUMER_GROUP_HEARTBEAT = 68, "ConsumerGroupHeartbeat"  # KIP-848
+    CONSUMER_GROUP_DESCRIBE = 69, "ConsumerGroupDescribe"
     CONTROLLER_REGISTRATION = 70, "ControllerRegistration"
     DESCRIBE_TOPIC_PARTITIONS = 75, "DescribeTopicPartitions"
     # KIP-853 (Kafka 3.9): controller membership changes, served by the raft client of the KRaft leader

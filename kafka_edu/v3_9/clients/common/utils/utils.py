@@ -130,3 +130,18 @@ def replace_suffix(s: str, old_suffix: str, new_suffix: str) -> str:
     if not s.endswith(old_suffix):
         raise IllegalArgumentException(f"Expected string to end with {old_suffix} but string is {s}")
     return s[:len(s) - len(old_suffix)] + new_suffix
+
+
+def utils_abs(n: int) -> int:
+    """Utils.abs: Math.abs, except that Integer.MIN_VALUE gives 0 (a partition index must not be negative)."""
+    return 0 if n == -(2**31) else abs(n)
+
+
+def java_string_hash_code(s: str) -> int:
+    """java.lang.String.hashCode, which Kafka hashes group and transactional ids with: 31-based over the UTF-16 code
+    units, in signed 32-bit arithmetic."""
+    h = 0
+    data = s.encode("utf-16-be", errors="surrogatepass")
+    for i in range(0, len(data), 2):
+        h = (31 * h + ((data[i] << 8) | data[i + 1])) & 0xFFFFFFFF
+    return h - (1 << 32) if h >= (1 << 31) else h

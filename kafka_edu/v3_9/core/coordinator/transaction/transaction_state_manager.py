@@ -19,7 +19,6 @@ from typing import Any
 from kafka_edu.tracing import step
 from kafka_edu.v1_0_2.clients.common.errors import IllegalArgumentException, IllegalStateException, KafkaException
 from kafka_edu.v1_0_2.clients.common.requests.transaction_result import TransactionResult
-from kafka_edu.v1_0_2.core.coordinator.group.group_metadata_manager import java_string_hash_code, utils_abs
 from kafka_edu.v1_0_2.core.utils.kafka_logging import Logging
 from kafka_edu.v3_9.clients.common.internals.topic import TRANSACTION_STATE_TOPIC_NAME
 from kafka_edu.v3_9.clients.common.protocol.errors import Errors
@@ -30,6 +29,7 @@ from kafka_edu.v3_9.clients.common.record.simple_record import SimpleRecord
 from kafka_edu.v3_9.clients.common.record.timestamp_type import TimestampType
 from kafka_edu.v3_9.clients.common.requests.produce_response import PartitionResponse
 from kafka_edu.v3_9.clients.common.topic_partition import TopicPartition
+from kafka_edu.v3_9.clients.common.utils.utils import java_string_hash_code, utils_abs
 from kafka_edu.v3_9.core.cluster.partition import _ReentrantReadWriteLock as ReentrantReadWriteLock
 from kafka_edu.v3_9.core.coordinator.transaction.transaction_log import TransactionLog, TxnKey, UnknownKey
 from kafka_edu.v3_9.core.coordinator.transaction.transaction_metadata import (

@@ -21,12 +21,12 @@ from kafka_edu.v3_9.metadata.image.publisher.metadata_publisher import MetadataP
 from kafka_edu.v3_9.metadata.image.topic_delta import TopicDelta
 
 if TYPE_CHECKING:
-    from kafka_edu.v3_9.core.coordinator.group.group_coordinator_adapter import GroupCoordinatorAdapter
     from kafka_edu.v3_9.core.coordinator.transaction.transaction_coordinator import TransactionCoordinator
     from kafka_edu.v3_9.core.log.log_manager import LogManager
     from kafka_edu.v3_9.core.server.kafka_config import KafkaConfig
     from kafka_edu.v3_9.core.server.metadata.kraft_metadata_cache import KRaftMetadataCache
     from kafka_edu.v3_9.core.server.replica_manager import ReplicaManager
+    from kafka_edu.v3_9.group_coordinator.coordinator.group.group_coordinator import GroupCoordinator
 
 log = logging.getLogger("kafka.server.metadata.BrokerMetadataPublisher")
 
@@ -50,7 +50,7 @@ class BrokerMetadataPublisher(MetadataPublisher):
     """
 
     def __init__(self, config: KafkaConfig, metadata_cache: KRaftMetadataCache, log_manager: LogManager,
-                 replica_manager: ReplicaManager, group_coordinator: GroupCoordinatorAdapter,
+                 replica_manager: ReplicaManager, group_coordinator: GroupCoordinator,
                  txn_coordinator: TransactionCoordinator | None = None,
                  fatal_fault_handler: FaultHandler | None = None,
                  metadata_publishing_fault_handler: FaultHandler | None = None) -> None:
@@ -130,6 +130,13 @@ class BrokerMetadataPublisher(MetadataPublisher):
                         f"Error updating group coordinator with deleted partitions in {delta_name}", t)
             # (3.9 then hands the delta to the dynamic config, client quota, SCRAM, delegation token and ACL
             # publishers: not ported.)
+
+            try:
+                # The group coordinator sees every image: subscribed topics' metadata feeds its assignments.
+                self.group_coordinator.on_new_metadata_image(new_image, delta)
+            except Exception as t:
+                self.metadata_publishing_fault_handler.handle_fault(
+                    f"Error updating group coordinator with local changes in {delta_name}", t)
 
             if self.first_publish:
                 self.finish_initializing_replica_manager()

@@ -1,7 +1,7 @@
 """Port of group-coordinator/src/main/java/org/apache/kafka/coordinator/group/GroupCoordinator.java (Kafka 3.9).
 
-What KafkaApis asks of a group coordinator. As in the port's GroupCoordinatorAdapter (the old coordinator behind the
-same interface), requests are kio request objects (or objects with their field names), and each future yields the
+What KafkaApis asks of a group coordinator (GroupCoordinatorService on a KRaft broker). Requests are kio request
+objects (or objects with their field names), and each future yields the
 response's fields as a dict keyed by kio's snake_case names, nested entities as dicts: Java's *ResponseData. Java's
 Duration is milliseconds, OptionalInt is `int | None`, Properties a dict of strings, IntSupplier a callable.
 """

@@ -26,13 +26,13 @@ from concurrent.futures import Future
 from datetime import timedelta
 from typing import Any, TypeVar
 
+from kafka_edu.tracing import step
 from kafka_edu.v1_0_2.clients.common.errors import (
     IllegalArgumentException,
     IllegalStateException,
     NotCoordinatorException,
 )
 from kafka_edu.v1_0_2.clients.common.requests.transaction_result import TransactionResult
-from kafka_edu.v1_0_2.core.coordinator.group.group_metadata_manager import java_string_hash_code, utils_abs
 from kafka_edu.v1_0_2.core.utils.kafka_logging import Logging
 from kafka_edu.v3_9.clients.common.compress.compression import NONE as COMPRESSION_NONE
 from kafka_edu.v3_9.clients.common.compress.compression import Compression
@@ -43,6 +43,7 @@ from kafka_edu.v3_9.clients.common.requests.api_error import ApiError
 from kafka_edu.v3_9.clients.common.requests.request_context import RequestContext
 from kafka_edu.v3_9.clients.common.topic_partition import TopicPartition
 from kafka_edu.v3_9.clients.common.utils.time import Time
+from kafka_edu.v3_9.clients.common.utils.utils import java_string_hash_code, utils_abs
 from kafka_edu.v3_9.core.server.remote_leader_end_point import error_exception
 from kafka_edu.v3_9.group_coordinator.coordinator.group.assignor.java_hash_order import java_hash_map_order
 from kafka_edu.v3_9.group_coordinator.coordinator.group.coordinator_record_serde import CoordinatorRecordSerde
@@ -562,6 +563,7 @@ class GroupCoordinatorService(GroupCoordinator):
                 "list-groups", request, exception,
                 lambda error, _: list_groups_response_data(error_code=error)))
 
+    @step("GC.describe")
     def consumer_group_describe(self, context: RequestContext,
                                 group_ids: list[str | None]) -> CompletableFuture[list[dict[str, Any]]]:
         if not self._is_active:
@@ -755,7 +757,7 @@ class GroupCoordinatorService(GroupCoordinator):
     # -- transactions --------------------------------------------------------------------------------------------
 
     def complete_transaction(self, tp: TopicPartition, producer_id: int, producer_epoch: int, coordinator_epoch: int,
-                             result: TransactionResult, timeout_ms: int) -> CompletableFuture[None]:
+                             result: TransactionResult, timeout_ms: int | timedelta) -> CompletableFuture[None]:
         if not self._is_active:
             return _failed(error_exception(Errors.COORDINATOR_NOT_AVAILABLE))
 
@@ -763,7 +765,7 @@ class GroupCoordinatorService(GroupCoordinator):
             return _failed(IllegalStateException(f"Completing a transaction for {tp} is not expected"))
 
         return self._runtime.schedule_transaction_completion(
-            "write-txn-marker", tp, producer_id, producer_epoch, coordinator_epoch, result, timeout_ms)
+            "write-txn-marker", tp, producer_id, producer_epoch, coordinator_epoch, result, _ms(timeout_ms))
 
     def on_transaction_completed(self, producer_id: int, partitions: Iterable[TopicPartition],
                                  transaction_result: TransactionResult) -> None:
@@ -789,12 +791,14 @@ class GroupCoordinatorService(GroupCoordinator):
         for future in futures:
             future.result()
 
+    @step("GC.elect")
     def on_election(self, group_metadata_partition_index: int, group_metadata_partition_leader_epoch: int) -> None:
         self._throw_if_not_active()
         self._runtime.schedule_load_operation(
             TopicPartition(GROUP_METADATA_TOPIC_NAME, group_metadata_partition_index),
             group_metadata_partition_leader_epoch)
 
+    @step("GC.resign")
     def on_resignation(self, group_metadata_partition_index: int,
                        group_metadata_partition_leader_epoch: int | None) -> None:
         self._throw_if_not_active()
@@ -815,6 +819,7 @@ class GroupCoordinatorService(GroupCoordinator):
 
     # -- lifecycle -----------------------------------------------------------------------------------------------
 
+    @step("GC.startup")
     def startup(self, group_metadata_topic_partition_count: Callable[[], int]) -> None:
         if not self._compare_and_set_active(False, True):
             self.log.warn("Group coordinator is already running.")

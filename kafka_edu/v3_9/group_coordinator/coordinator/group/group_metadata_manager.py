@@ -37,6 +37,7 @@ from kio.schema.sync_group.v5.request import SyncGroupRequest
 from kio.schema.sync_group.v5.response import SyncGroupResponse
 from kio.static.primitive import i32Timedelta
 
+from kafka_edu.tracing import step
 from kafka_edu.v1_0_2.clients.common.errors import (
     CoordinatorNotAvailableException,
     IllegalArgumentException,
@@ -1243,6 +1244,7 @@ class GroupMetadataManager:
     def _cancel_consumer_group_sync_timeout(self, group_id: str, member_id: str) -> None:
         self._timer.cancel(consumer_group_sync_key(group_id, member_id))
 
+    @step("GC.hb")
     def consumer_group_heartbeat(
             self, context: RequestContext, request: ConsumerGroupHeartbeatRequest,
     ) -> CoordinatorResult[ConsumerGroupHeartbeatResponse, CoordinatorRecord]:
@@ -1498,6 +1500,7 @@ class GroupMetadataManager:
         self._groups.put(group_id, classic_group)
         classic_group.set_subscribed_topics(classic_group.compute_subscribed_topics())
 
+    @step("GC.join")
     def classic_group_join(self, context: RequestContext, request: JoinGroupRequest,
                            response_future: CompletableFuture[JoinGroupResponse],
                            ) -> CoordinatorResult[None, CoordinatorRecord]:
@@ -2066,6 +2069,7 @@ class GroupMetadataManager:
                                         f"{request.group_instance_id} rejoins.")
         return self._maybe_complete_join_phase(group)
 
+    @step("GC.sync")
     def classic_group_sync(self, context: RequestContext, request: SyncGroupRequest,
                            response_future: CompletableFuture[SyncGroupResponse],
                            ) -> CoordinatorResult[None, CoordinatorRecord]:
@@ -2221,6 +2225,7 @@ class GroupMetadataManager:
         else:
             raise IllegalStateException(f"Unknown group state: {group.state_as_string()}")
 
+    @step("GC.classic")
     def classic_group_heartbeat(self, context: RequestContext,
                                 request: HeartbeatRequest) -> CoordinatorResult[HeartbeatResponse, CoordinatorRecord]:
         """Handles a classic Heartbeat (of a classic group, or of a classic member of a consumer group)."""

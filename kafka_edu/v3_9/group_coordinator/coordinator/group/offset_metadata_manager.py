@@ -1,7 +1,7 @@
 """Port of group-coordinator/src/main/java/org/apache/kafka/coordinator/group/OffsetMetadataManager.java (Kafka 3.9).
 
 Requests are kio's message objects (any version: a field an older or newer version lacks reads as Kafka's default).
-Responses are the dicts the port's GroupCoordinator interface already passes around (group_coordinator_adapter.py,
+Responses are the dicts the port's GroupCoordinator interface passes around (group_coordinator.py,
 KafkaApis' response builders): kio's field names, Errors members for error codes, lists in Kafka's order.
 The metrics shard is taken by the Builder for the callers' sake but never recorded to: the port has no registry.
 """
@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime
 from typing import TYPE_CHECKING, Any
 
+from kafka_edu.tracing import step
 from kafka_edu.v1_0_2.clients.common.requests.transaction_result import TransactionResult
 from kafka_edu.v1_0_2.core.utils.kafka_logging import Logging
 from kafka_edu.v3_9.clients.common.errors.group_id_not_found_exception import GroupIdNotFoundException
@@ -247,6 +248,7 @@ class OffsetMetadataManager:
 
     # -- OffsetCommit, TxnOffsetCommit, OffsetDelete ------------------------------------------------------------------
 
+    @step("GC.commit")
     def commit_offset(self, context: RequestContext, request: Any) -> CoordinatorResult[dict[str, Any], Any]:
         group = self._validate_offset_commit(context, request)
 
@@ -390,6 +392,7 @@ class OffsetMetadataManager:
 
     # -- OffsetFetch ---------------------------------------------------------------------------------------------------
 
+    @step("GC.fetch")
     def fetch_offsets(self, request: Any, last_committed_offset: int) -> dict[str, Any]:
         """The group's offsets of the requested partitions as of last_committed_offset (Long.MAX_VALUE: the latest
         state, where a partition with a pending transactional offset is UNSTABLE_OFFSET_COMMIT)."""

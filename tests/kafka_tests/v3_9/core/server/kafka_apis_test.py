@@ -5,7 +5,7 @@ coordinators, forwarding and auto topic creation managers, fetch manager) and, f
 metadata cache. The port is KRaft only: every case here runs on a KRaftMetadataCache filled through metadata records,
 as 3.9's `raftSupport = true` cases do; a case whose behaviour is the same on both kinds of broker is ported on KRaft.
 unittest.mock stands for Mockito; the group coordinator mock answers with futures of response dicts, as the contract
-of the port's GroupCoordinator (kafka_edu/v3_9/core/coordinator/group/group_coordinator_adapter.py) says. Responses
+of the port's GroupCoordinator (kafka_edu/v3_9/group_coordinator/coordinator/group/group_coordinator.py) says. Responses
 are read back from the wire (encoded and decoded at the request's version), as verifyNoThrottling does.
 """
 

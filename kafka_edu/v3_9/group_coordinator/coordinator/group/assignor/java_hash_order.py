@@ -15,7 +15,7 @@ import uuid
 from collections.abc import Iterable, Iterator, MutableSet
 from typing import Any, TypeVar
 
-from kafka_edu.v1_0_2.core.coordinator.group.group_metadata_manager import java_string_hash_code
+from kafka_edu.v3_9.clients.common.utils.utils import java_string_hash_code
 from kafka_edu.v3_9.server_common.server.common.topic_id_partition import TopicIdPartition
 
 T = TypeVar("T")

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any, Generic, TypeVar
 
+from kafka_edu.tracing import step
 from kafka_edu.v1_0_2.clients.common.errors import (
     CoordinatorLoadInProgressException,
     IllegalArgumentException,
@@ -975,6 +976,7 @@ class CoordinatorRuntime(Generic[S, U]):
             else:
                 raise _not_coordinator()
 
+    @step("GC.write")
     def schedule_write_operation(self, name: str, tp: TopicPartition, timeout_ms: int | None,
                                  op: CoordinatorWriteOperation) -> CompletableFuture[Any]:
         """`op(shard)` returns a CoordinatorResult; the future gets its response once its records are committed."""
