@@ -215,7 +215,8 @@ def test_a_compacted_topic_keeps_the_newest_record_of_each_key_and_drops_its_tom
     # each pass that cleaned the partition is a CL.work trace of its own, its CL.clean counting what it removed
     version = ORIGIN_VERSION[mode_of(cluster)]
     passes = wait_until(lambda: cleaned_passes(cluster, topic), 10, f"a CL.work trace cleaning {topic}")
-    assert passes[0][1].attributes["kafka.cleaner.first_dirty_offset"] == 0
+    assert passes[0][1].attributes["kafka.cleaner.first_dirty_offset"] == 0, [
+        (clean.start_ns, clean.attributes) for _, clean in passes]
     work, clean = check_counts(passes, version)
     in_trace = broker_spans(cluster).where(trace_id=work.trace_id)
     assert [s.step for s in in_trace.children_of(work)] == ["CL.grab", "CL.clean", "CL.done", "CL.delete"]
