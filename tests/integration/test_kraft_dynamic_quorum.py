@@ -21,7 +21,7 @@ from kafka_edu.cluster_runner.runner import ClusterRunner
 from kafka_edu.v3_9.clients.common.protocol.api_keys import ApiKeys
 from kafka_edu.v3_9.clients.common.protocol.errors import Errors
 from kafka_edu.v3_9.clients.common.uuid import Uuid
-from kafka_edu.v3_9.tools.tools.metadata_quorum_command import ControllerAdmin, RaftVoterError
+from kafka_edu.v3_9.tools.tools.metadata_quorum_command import BROKER_ENDPOINT_TYPE, ControllerAdmin, RaftVoterError
 from tests.integration.helpers import request_to, wait_until
 
 TOPIC = "dynamic-quorum"
@@ -141,6 +141,15 @@ def test_the_leader_refuses_a_duplicate_an_unknown_voter_and_a_wrong_directory_i
         admin.remove_raft_voter(2, Uuid.random_uuid())
     assert wrong_directory.value.error == Errors.VOTER_NOT_FOUND
     assert voter_ids(cluster) == {1, 2, 3}
+
+    # through a broker, which forwards voter changes to the active controller: the leader's answer comes back
+    through_broker = ControllerAdmin(manifest["bootstrap_servers"], BROKER_ENDPOINT_TYPE)
+    with pytest.raises(RaftVoterError) as forwarded:
+        through_broker.add_raft_voter(2, directory_ids[2], [("CONTROLLER", "127.0.0.1", entry["port"])])
+    assert forwarded.value.error == Errors.DUPLICATE_VOTER
+    with pytest.raises(RaftVoterError) as forwarded_remove:
+        through_broker.remove_raft_voter(42, Uuid.random_uuid())
+    assert forwarded_remove.value.error == Errors.VOTER_NOT_FOUND
 
     # the same through the tool's command line: one line on stderr, exit code 1
     from kafka_edu.v3_9.tools.tools.metadata_quorum_command import main

@@ -119,6 +119,8 @@ BROKER_SUPPORTED_VERSIONS: dict[ApiKeys, tuple[int, int]] = {
     ApiKeys.DESCRIBE_TOPIC_PARTITIONS: (0, 0),
     ApiKeys.CONSUMER_GROUP_HEARTBEAT: (0, 0),  # KIP-848: UNSUPPORTED_VERSION unless the consumer protocol is on
     ApiKeys.CONSUMER_GROUP_DESCRIBE: (0, 0),
+    ApiKeys.ADD_RAFT_VOTER: (0, 0),  # KIP-853: forwarded to the active controller, the quorum's leader
+    ApiKeys.REMOVE_RAFT_VOTER: (0, 0),  # KIP-853: forwarded likewise (UpdateRaftVoter is the controllers' own)
 }
 
 

@@ -412,7 +412,8 @@ class KafkaApis:
                     self.handle_envelope(request, request_local)
                 case ApiKeys.DESCRIBE_CLUSTER:
                     self.handle_describe_cluster(request)
-                case ApiKeys.UNREGISTER_BROKER | ApiKeys.DESCRIBE_QUORUM:
+                case ApiKeys.UNREGISTER_BROKER | ApiKeys.DESCRIBE_QUORUM | ApiKeys.ADD_RAFT_VOTER \
+                        | ApiKeys.REMOVE_RAFT_VOTER:
                     self._forward_to_controller_or_fail(request)
                 case ApiKeys.DESCRIBE_TRANSACTIONS:
                     self.handle_describe_transactions_request(request)

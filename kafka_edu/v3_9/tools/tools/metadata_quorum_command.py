@@ -4,7 +4,7 @@ describe --status | --replication`, for a quorum of static voters reached with `
 
 KIP-853's `add-controller` (the new controller's id, metadata directory id and controller endpoints read from its
 own properties file, given with --command-config) and `remove-controller --controller-id N --controller-directory-id
-ID` send AddRaftVoter / RemoveRaftVoter to the quorum's leader."""
+ID` send AddRaftVoter / RemoveRaftVoter to the quorum's leader (a broker forwards them there)."""
 
 from __future__ import annotations
 
@@ -214,11 +214,8 @@ class ControllerAdmin:
 
     def _to_leader(self, api: ApiKeys, body: Any, timeout_s: float) -> Any:
         """Only the leader takes a voter change; the others say NOT_LEADER_OR_FOLLOWER. Admin sends it to the
-        active controller; here each bootstrap controller is tried until the leader answers (an election may be
-        under way, so the round is repeated until `timeout_s`)."""
-        if self.endpoint_type != CONTROLLER_ENDPOINT_TYPE:
-            raise TerseException(f"{api.name}: this port sends voter changes to the controllers only; use "
-                                 "--bootstrap-controller")
+        active controller, or to a broker, which forwards it there; here each bootstrap node is tried until one
+        answers for the leader (an election may be under way, so the round is repeated until `timeout_s`)."""
         deadline = time.monotonic() + timeout_s
         while True:
             errors = []
