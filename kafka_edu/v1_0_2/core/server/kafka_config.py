@@ -386,6 +386,13 @@ CONFIG_DEF = (
     # The group protocols 3.9's group coordinator serves (GroupCoordinatorConfig); 3.9's KafkaConfig validates them
     .define("group.coordinator.rebalance.protocols", Type.LIST, ["classic"],
             ValidList.in_("classic", "consumer", "share"))
+    # KIP-848 members' session and heartbeat bounds (3.9's GroupCoordinatorConfig reads them): a broker must accept them
+    .define("group.consumer.session.timeout.ms", Type.INT, 45000, at_least(1))
+    .define("group.consumer.min.session.timeout.ms", Type.INT, 45000, at_least(1))
+    .define("group.consumer.max.session.timeout.ms", Type.INT, 60000, at_least(1))
+    .define("group.consumer.heartbeat.interval.ms", Type.INT, 5000, at_least(1))
+    .define("group.consumer.min.heartbeat.interval.ms", Type.INT, 5000, at_least(1))
+    .define("group.consumer.max.heartbeat.interval.ms", Type.INT, 15000, at_least(1))
     # kafka-edu's own: what a ZooKeeper-mode broker advertises in ApiVersions (docs/api-versions.md). "1.0.2": the
     # versions Kafka 1.0.2 served; "latest": the newest this port implements (what a 2.x+ client would use).
     .define("kafka.edu.advertised.api.versions", Type.STRING, "1.0.2", ValidString.in_("1.0.2", "latest"))
