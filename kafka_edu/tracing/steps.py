@@ -296,8 +296,9 @@ STEPS: dict[str, Step] = {
     "RQ.load.2": Step("LogLoader.load", "core/src/main/scala/kafka/log/LogLoader.scala", KAFKA_3_9),
     # Kafka 3.9's group coordinator (FIDELITY GC): the service, its runtime and the shard's managers
     # (kafka_edu/v3_9/group_coordinator/), with the broker's loader and writer (kafka_edu/v3_9/core/coordinator/group/).
-    # GC.load is on doLoad, the body load() schedules on the loader's thread; rows without a marker in the port yet
-    # emit nothing.
+    # GC.load is on doLoad, the body load() schedules on the loader's thread. GC.hwm is the HighWatermarkUpdate event
+    # onHighWatermarkUpdated queues (its body); GC.epoch is on the replay of the ConsumerGroupMetadata record the
+    # heartbeat or fence wrote, so that it follows GC.target and GC.reconcile in the write's trace.
     "GC.build": Step("BrokerServer.createGroupCoordinator", _SERVER + "BrokerServer.scala", KAFKA_3_9),
     "GC.startup": Step("GroupCoordinatorService.startup", _GC + "GroupCoordinatorService.java", KAFKA_3_9),
     "GC.elect": Step("GroupCoordinatorService.onElection", _GC + "GroupCoordinatorService.java", KAFKA_3_9),
@@ -338,7 +339,7 @@ STEPS: dict[str, Step] = {
     "TX39.init": Step("TransactionCoordinator.handleInitProducerId", _TXN_COORDINATOR, KAFKA_3_9),
     "TX39.pid": Step("RPCProducerIdManager.generateProducerId", _PRODUCER_ID_MANAGER, KAFKA_3_9),
     "TX39.pidctl": Step("ProducerIdControlManager.generateNextProducerId", _PRODUCER_ID_CONTROL, KAFKA_3_9),
-    # conditional: the new group coordinator's transactional commit; no marker emits it yet
+    # conditional: the new group coordinator's transactional commit
     "TX39.txoffsets": Step("GroupCoordinatorService.commitTransactionalOffsets",
                            "group-coordinator/src/main/java/org/apache/kafka/coordinator/group/"
                            "GroupCoordinatorService.java", KAFKA_3_9),
@@ -497,6 +498,17 @@ _SYMBOL_ROWS: list[Symbol] = [
     # KRaft (Kafka 3.9). Second spans of two-sided rows carry the row too; add rows here as parts get built.
     # A role change in a call that has no recorded span of its own (step.event gives it this one).
     Symbol("QuorumState.memoryTransitionTo", _RAFT + "QuorumState.java", KAFKA_3_9),
+    # Kafka 3.9's group coordinator: a write event's turn on a processor thread, the child of the GC.write that queued
+    # it (a timer's write starts a trace of its own); the operation row, GC.append and GC.replay run inside it. A
+    # coordinator's state change (GC.state) in an internal event with no span of its own gets transitionTo's.
+    Symbol("CoordinatorRuntime.CoordinatorWriteEvent.run", _GC + "runtime/CoordinatorRuntime.java", KAFKA_3_9,
+           port="kafka_edu.v3_9.group_coordinator.coordinator.group.runtime.coordinator_runtime:"
+                "CoordinatorRuntime.CoordinatorWriteEvent.run"),
+    Symbol("CoordinatorRuntime.CoordinatorContext.transitionTo", _GC + "runtime/CoordinatorRuntime.java", KAFKA_3_9),
+    # GC.classic's other two methods: a LeaveGroup, and a classic member's session expiring (a timer's write)
+    Symbol("GroupMetadataManager.classicGroupLeave", _GC + "GroupMetadataManager.java", KAFKA_3_9, step="GC.classic"),
+    Symbol("GroupMetadataManager.expireClassicGroupMemberHeartbeat", _GC + "GroupMetadataManager.java", KAFKA_3_9,
+           step="GC.classic"),
     Symbol("Formatter.doFormat", "metadata/src/main/java/org/apache/kafka/metadata/storage/Formatter.java",
            KAFKA_3_9, step="KR.storage"),
     Symbol("KafkaRaftClient.maybeSendVoteRequests", _RAFT_CLIENT, KAFKA_3_9, step="KR.vote"),

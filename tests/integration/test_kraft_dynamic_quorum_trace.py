@@ -108,6 +108,18 @@ def test_a_membership_change_is_one_trace_on_the_active_controller_and_every_kv_
     assert old_leader not in removal[1].attributes["kafka.raft.voters"]
     assert removal[2].attributes["kafka.raft.resign_requested"] is True
 
+    # each voter's endpoint (`id@host:port`), for the TUI's voter table: the bootstrap set at start-up, the new
+    # voter's own in the set that adds it, and the follower's new host name once UpdateRaftVoter wrote it
+    def endpoint(node: int, host: str = "127.0.0.1") -> str:
+        return f"{node}@{host}:{cluster.entry(node)['port']}"
+    inits = [s for s in spans.where(step="KV.init") if s.instance in {f"controller-{n}" for n in (1, 2, 3)}
+             and s.attributes.get("kafka.raft.voters") == [1, 2, 3]]
+    assert inits and all(s.attributes["kafka.raft.voters.endpoints"] == [endpoint(n) for n in (1, 2, 3)]
+                         for s in inits), [s.attributes.get("kafka.raft.voters.endpoints") for s in inits]
+    assert voters.attributes["kafka.raft.voters.endpoints"] == [endpoint(n) for n in sorted((1, 2, 3, added))]
+    assert any(endpoint(follower, "localhost") in s.attributes.get("kafka.raft.voters.endpoints", [])
+               for s in spans.where(step="KV.voters")), f"no KV.voters names {endpoint(follower, 'localhost')}"
+
     # the other KV rows: the bootstrap checkpoint, start-up, the observer, the new leader's epoch start
     assert {s.instance for s in spans.where(step="KV.format")} == {f"storage-{n}" for n in (1, 2, 3)}
     assert any(s.instance == f"controller-{added}" for s in spans.where(step="KV.observe"))

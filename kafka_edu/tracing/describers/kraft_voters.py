@@ -85,6 +85,17 @@ def _voters(voter_set: Any) -> list[str]:
     return [f"{key.id}:{key.directory_id}" for key in sorted(voter_set.voter_keys(), key=lambda k: k.id)]
 
 
+def _endpoints(voter_set: Any) -> list[str]:
+    """`id@host:port` for each voter, by id: its first listener's address (the one its VotersRecord entry lists
+    first); a voter with none known is left out."""
+    endpoints = []
+    for voter_id in sorted(voter_set.voter_ids()):
+        address = next(iter(voter_set.listeners(voter_id).endpoints.values()), None)
+        if address is not None:
+            endpoints.append(f"{voter_id}@{address[0]}:{address[1]}")
+    return endpoints
+
+
 def _voter_ids(voter_set: Any) -> list[int]:
     return sorted(voter_set.voter_ids())
 
@@ -139,6 +150,7 @@ def _initialized(s: Scope) -> dict[str, Any]:
     voters = partition_state.last_voter_set()
     attributes.update({"kafka.raft.kraft_version": partition_state.last_kraft_version().feature_level(),
                        "kafka.raft.voters": _voter_ids(voters), "kafka.raft.voters.keys": _voters(voters),
+                       "kafka.raft.voters.endpoints": _endpoints(voters),
                        "kafka.raft.voters.offset": _offset_or_none(partition_state.last_voter_set_offset()),
                        "kafka.raft.voters.static": bool(s["voter_addresses"]),
                        "kafka.raft.is_voter": client.quorum.is_voter(),
@@ -309,6 +321,7 @@ def _voters_after(s: Scope) -> dict[str, Any]:
     machine = s["self"]
     voters = machine.last_voter_set()
     return {"kafka.raft.voters": _voter_ids(voters), "kafka.raft.voters.keys": _voters(voters),
+            "kafka.raft.voters.endpoints": _endpoints(voters),
             "kafka.raft.voters.offset": _offset_or_none(machine.last_voter_set_offset()),
             "kafka.raft.kraft_version": machine.last_kraft_version().feature_level(),
             "kafka.raft.high_watermark": machine._log.high_watermark().offset}

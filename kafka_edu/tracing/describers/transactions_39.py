@@ -176,6 +176,27 @@ def _vsend(s: Scope) -> dict[str, Any]:
     return attributes
 
 
+# -- TX39.txoffsets: a TxnOffsetCommit on the new group coordinator (GroupCoordinatorService) ----------------------
+
+def _get(value: Any, name: str) -> Any:
+    """A field of a request part, whether built as a message or handed over as a dict."""
+    return value.get(name) if isinstance(value, dict) else getattr(value, name)
+
+
+@start("TX39.txoffsets")
+def _txoffsets(s: Scope) -> dict[str, Any]:
+    request, service = s["request"], s["self"]
+    attributes: dict[str, Any] = {
+        "kafka.group.id": request.group_id, "kafka.transactional.id": request.transactional_id,
+        "kafka.producer.id": request.producer_id, "kafka.producer.epoch": request.producer_epoch,
+        "kafka.generation.id": request.generation_id, "kafka.member.id": request.member_id,
+        "kafka.txn.offsets": sorted(f"{_get(t, 'name')}-{_get(p, 'partition_index')}@{_get(p, 'committed_offset')}"
+                                    for t in request.topics for p in _get(t, "partitions"))[:_MAX_NAMES]}
+    if service._is_active and request.group_id:
+        attributes["kafka.topic.partition"] = str(service._topic_partition_for(request.group_id))
+    return attributes
+
+
 # -- TX39.vcheck: the coordinator answers a verify-only AddPartitionsToTxn -----------------------------------------
 
 def _handled_request() -> Any:

@@ -716,6 +716,7 @@ class GroupCoordinatorService(GroupCoordinator):
                 "commit-offset", request, exception,
                 lambda error, _: offset_commit_error_response(request, error)))
 
+    @step("TX39.txoffsets")
     def commit_transactional_offsets(self, context: RequestContext, request: Any,
                                      buffer_supplier: Any = None) -> CompletableFuture[dict[str, Any]]:
         if not self._is_active:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from kafka_edu.tracing import step
 from kafka_edu.v1_0_2.clients.common.errors import ApiException, IllegalArgumentException, IllegalStateException
 from kafka_edu.v1_0_2.clients.common.requests.transaction_result import TransactionResult
 from kafka_edu.v1_0_2.core.utils.kafka_logging import Logging
@@ -253,6 +254,7 @@ class GroupCoordinatorShard(CoordinatorShard[CoordinatorRecord]):
 
     # -- expiration ----------------------------------------------------------------------------------------------
 
+    @step("GC.expire")
     def cleanup_group_metadata(self) -> CoordinatorResult[None, CoordinatorRecord]:
         """Expired offsets go; a group all of whose offsets went is deleted when it may be. Schedules the next run."""
         start_ms = self._time.milliseconds()
@@ -302,6 +304,7 @@ class GroupCoordinatorShard(CoordinatorShard[CoordinatorRecord]):
         self._group_metadata_manager.on_new_metadata_image(new_image, delta)
         self._offset_metadata_manager.on_new_metadata_image(new_image, delta)
 
+    @step("GC.replay")
     def replay(self, offset: int, producer_id: int, producer_epoch: int, record: CoordinatorRecord) -> None:
         """The key's version names the record type: 0 and 1 are offsets, 2 a classic group, 3 to 8 a consumer
         group's parts. The group metadata manager's `replay` tells the types apart by the key's class."""

@@ -37,7 +37,7 @@ from kio.schema.sync_group.v5.request import SyncGroupRequest
 from kio.schema.sync_group.v5.response import SyncGroupResponse
 from kio.static.primitive import i32Timedelta
 
-from kafka_edu.tracing import step
+from kafka_edu.tracing import event, span, step
 from kafka_edu.v1_0_2.clients.common.errors import (
     CoordinatorNotAvailableException,
     IllegalArgumentException,
@@ -1117,6 +1117,7 @@ class GroupMetadataManager:
             [coordinator_record_helpers.new_current_assignment_record(group.group_id(), leaving_static_member)],
             heartbeat_response(member_id=member.member_id(), member_epoch=LEAVE_GROUP_STATIC_MEMBER_EPOCH))
 
+    @step("GC.fence")
     def _consumer_group_fence_member(self, group: ConsumerGroup, member: ConsumerGroupMember,
                                      response: T) -> CoordinatorResult[T, CoordinatorRecord]:
         """Removes the member and bumps the group epoch, or turns the group back into a classic one when the
@@ -1332,6 +1333,7 @@ class GroupMetadataManager:
                                         value: ConsumerGroupMetadataValue | None) -> None:
         group_id = key.group_id
         if value is not None:
+            event("GC.epoch", self, group_id=group_id, epoch=value.epoch)
             self.get_or_maybe_create_persisted_consumer_group(group_id, True).set_group_epoch(value.epoch)
             return
         consumer_group = self.get_or_maybe_create_persisted_consumer_group(group_id, False)
@@ -1767,6 +1769,7 @@ class GroupMetadataManager:
         self._timer.schedule(classic_group_sync_key(group_id), group.rebalance_timeout_ms(), False,
                              lambda: self._expire_pending_sync(group_id, generation_id))
 
+    @span("GroupMetadataManager.expireClassicGroupMemberHeartbeat")
     def _expire_classic_group_member_heartbeat(self, group_id: str,
                                                member_id: str) -> CoordinatorResult[None, CoordinatorRecord]:
         """A classic member's session expired: it is removed unless it heartbeated (or is parked) meanwhile."""
@@ -2302,6 +2305,7 @@ class GroupMetadataManager:
         self._throw_if_instance_id_is_fenced(member, group.group_id(), member_id, instance_id)
         return member
 
+    @span("GroupMetadataManager.classicGroupLeave")
     def classic_group_leave(self, context: RequestContext,
                             request: LeaveGroupRequest) -> CoordinatorResult[LeaveGroupResponse, CoordinatorRecord]:
         """Handles a LeaveGroup of one or more members (each answered on its own)."""

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Generic, TypeVar
 
+from kafka_edu.tracing import step
 from kafka_edu.v3_9.group_coordinator.coordinator.group.coordinator_record import CoordinatorRecord
 from kafka_edu.v3_9.group_coordinator.coordinator.group.coordinator_record_helpers import (
     new_target_assignment_epoch_record,
@@ -119,6 +120,7 @@ class TargetAssignmentBuilder(Generic[T]):
     def remove_member(self, member_id: str) -> TargetAssignmentBuilder[T]:
         return self.add_or_update_member(member_id, None)
 
+    @step("GC.target")
     def build(self) -> TargetAssignmentBuilder.TargetAssignmentResult:
         """Raises PartitionAssignorException when the assignor cannot compute an assignment."""
         member_specs: dict[str, MemberSubscriptionAndAssignmentImpl] = {}

@@ -15,13 +15,14 @@ batches (Kafka's BufferSupplier).
 
 from __future__ import annotations
 
+import contextvars
 import enum
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any, Generic, TypeVar
 
-from kafka_edu.tracing import step
+from kafka_edu.tracing import event, step
 from kafka_edu.v1_0_2.clients.common.errors import (
     CoordinatorLoadInProgressException,
     IllegalArgumentException,
@@ -431,6 +432,7 @@ class CoordinatorRuntime(Generic[S, U]):
                 self._unload()
             else:
                 raise IllegalArgumentException(f"Transitioning to {new_state} is not supported.")
+            event("GC.state", self, from_state=old_state)
             runtime._runtime_metrics.record_partition_state_change(old_state, self.state)
 
         def _load(self) -> None:
@@ -566,6 +568,7 @@ class CoordinatorRuntime(Generic[S, U]):
                     prev_last_written_offset, current_time_ms, max_batch_size, verification_guard, buffer, builder,
                     linger_timeout_task)
 
+        @step("GC.append")
         def _append(self, producer_id: int, producer_epoch: int, verification_guard: VerificationGuard,
                     records: list[Any], replay: bool, is_atomic: bool, event: DeferredEvent) -> None:
             """Applies the records to the shard and adds them to the current batch; `event` completes once they
@@ -694,6 +697,8 @@ class CoordinatorRuntime(Generic[S, U]):
             self.write_timeout_ms = write_timeout_ms
             self._operation_timeout: CoordinatorRuntime.OperationTimeout | None = None
             self.result: CoordinatorResult[T, Any] | None = None
+            # the enqueuing thread's context (its trace): the event's turn on a processor thread continues it
+            self.enqueued_in = contextvars.copy_context()
 
         def key(self) -> TopicPartition:
             return self.tp
@@ -889,10 +894,12 @@ class CoordinatorRuntime(Generic[S, U]):
                     if context is not None:
                         with context.lock:
                             if context.state is CoordinatorState.ACTIVE:
-                                log.debug("Updating high watermark of %s to %s.", tp, new_high_watermark)
-                                context.coordinator.update_last_committed_offset(new_high_watermark)
-                                context.deferred_event_queue.complete_up_to(new_high_watermark)
-                                runtime._coordinator_metrics.on_update_last_committed_offset(tp, new_high_watermark)
+                                with step("GC.hwm", self, tp=tp, offset=new_high_watermark, context=context):
+                                    log.debug("Updating high watermark of %s to %s.", tp, new_high_watermark)
+                                    context.coordinator.update_last_committed_offset(new_high_watermark)
+                                    context.deferred_event_queue.complete_up_to(new_high_watermark)
+                                    runtime._coordinator_metrics.on_update_last_committed_offset(
+                                        tp, new_high_watermark)
                             else:
                                 log.debug("Ignored high watermark updated for %s to %s because the coordinator is "
                                           "not active.", tp, new_high_watermark)

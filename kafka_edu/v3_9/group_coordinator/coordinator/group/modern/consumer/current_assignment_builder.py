@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping, Sequence, Set
 
 from kio.schema.consumer_group_heartbeat.v0.request import TopicPartitions
 
+from kafka_edu.tracing import step
 from kafka_edu.v3_9.clients.common.errors.fenced_member_epoch_exception import FencedMemberEpochException
 from kafka_edu.v3_9.group_coordinator.coordinator.group.modern.assignment import Assignment
 from kafka_edu.v3_9.group_coordinator.coordinator.group.modern.consumer.consumer_group_member import (
@@ -62,6 +63,7 @@ class CurrentAssignmentBuilder:
         self._owned_topic_partitions = owned_topic_partitions
         return self
 
+    @step("GC.reconcile")
     def build(self) -> ConsumerGroupMember:
         member = self._member
         state = member.state()
