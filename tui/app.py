@@ -26,6 +26,7 @@ from textual.worker import get_current_worker
 
 from kafka_edu.tracing.query import SpanRecord
 from tui.cluster import ClusterModel
+from tui.groups import GroupsBatch, GroupsModel, GroupsPoller
 from tui.launch import ClusterLaunch
 from tui.lesson_pane import LessonPane, find_ref, newest_about
 from tui.quorum import QuorumBatch, QuorumModel, QuorumPoller, is_kraft
@@ -35,8 +36,9 @@ from tui.widgets.cluster_pane import ClusterPane
 from tui.widgets.detail import DetailPane
 from tui.widgets.dialogs import CreateTopicScreen, HelpScreen
 from tui.widgets.footer import KeyBar
+from tui.widgets.groups_pane import GroupsPane
 from tui.widgets.log_pane import LogPane
-from tui.widgets.quorum_pane import MetadataPane, QuorumPane
+from tui.widgets.quorum_pane import MetadataPane, QuorumPane, VotersPane
 from tui.widgets.trace_list import TRACE, TraceList
 from tui.widgets.waterfall import Waterfall
 
@@ -51,6 +53,9 @@ BIG_LIST_S = 0.25
 PAUSE_POLL_S = 0.15
 QUORUM_POLL_S = 0.5  # DescribeQuorum and the metadata logs, on a live KRaft run
 QUORUM_POLL_FINISHED_S = 2.0  # a finished run's logs do not change, but may still be read from
+GROUPS_POLL_S = 1.0  # ListGroups and the describes, on a live KRaft run while the Groups view is shown
+# What `v` cycles through in the left column's lower pane on a KRaft run
+VIEWS = ("records", "groups", "voters")
 GC_FREEZE_BATCH = 1000
 BURST = 1000
 JUMP_TRIES_S = 5.0  # how long a span a lesson's check quoted may take to reach the TUI's store
@@ -78,6 +83,13 @@ class PausedChanged(Message):
 
 
 @dataclass
+class GroupsPolled(Message):
+    """What the groups poller found (tui.groups.GroupsPoller.poll)."""
+
+    batch: GroupsBatch
+
+
+@dataclass
 class QuorumPolled(Message):
     """What the quorum poller found (tui.quorum.QuorumPoller.poll)."""
 
@@ -101,6 +113,7 @@ class KafkaEduApp(App[None]):
         Binding("c", "continue_paused", "Continue"),
         Binding("c", "create_topic", "Topic"),
         Binding("P", "produce", "Produce"),
+        Binding("v", "next_view", "View"),
         Binding("b", "breakpoint", "Break"),
         Binding("n", "next_step", "Next step"),
         Binding("l", "lesson_focus", "Lesson"),
@@ -140,6 +153,11 @@ class KafkaEduApp(App[None]):
         self.quorum = QuorumModel(add_log=self.model.add_log)
         self.quorum_pane = QuorumPane(self.quorum, id="quorum")
         self.records_pane = MetadataPane(self.quorum, id="records")
+        # `v` puts the Groups or the Voters pane in the Metadata log pane's place (VIEWS)
+        self.groups = GroupsModel(add_log=self.model.add_log)
+        self.groups_pane = GroupsPane(self.groups, id="groups")
+        self.voters_pane = VotersPane(self.quorum, id="voters")
+        self.view = VIEWS[0]
         self.kraft = False
         self._quorum_polled = False
         self._reader_dead: set[str] = set()
@@ -162,6 +180,8 @@ class KafkaEduApp(App[None]):
                 yield self.cluster_pane
                 yield self.quorum_pane
                 yield self.records_pane
+                yield self.groups_pane
+                yield self.voters_pane
                 yield self.traces
             with Vertical(id="right"):
                 yield self.waterfall
@@ -177,7 +197,8 @@ class KafkaEduApp(App[None]):
     def on_mount(self) -> None:
         for pane, title in ((self.cluster_pane, "Cluster"), (self.detail, "Detail"), (self.log_pane, "Log"),
                             (self.waterfall, "Waterfall"), (self.quorum_pane, "Quorum"),
-                            (self.records_pane, "Metadata log")):  # the trace list titles itself
+                            (self.records_pane, "Metadata log"), (self.groups_pane, "Groups"),
+                            (self.voters_pane, "Voters")):  # the trace list titles itself
             pane.border_title = title
         self.cluster_pane.focus()  # where the action keys act: its cursor starts on the first broker
         if self.launch is not None and self.launch.mode == "kraft":
@@ -241,6 +262,7 @@ class KafkaEduApp(App[None]):
             self.model.observe_ended(batch.ended)
             if self.kraft:
                 self.quorum.observe_ended(batch.ended)
+            self.groups.observe_ended(batch.ended)  # only a KRaft broker's group coordinator traces GC spans
             if batch.dead is not None:
                 self._reader_dead = batch.dead
                 self.store.set_dead(self._reader_dead | self._quorum_dead)
@@ -288,6 +310,53 @@ class KafkaEduApp(App[None]):
         if self.run_dir is not None and not self._quorum_polled:
             self._quorum_polled = True
             self.poll_quorum(QuorumPoller(self.run_dir))
+
+    @property
+    def view_pane(self) -> MetadataPane | GroupsPane | VotersPane:
+        """The pane under the Quorum pane on a KRaft run: the one `v` last chose."""
+        return {"records": self.records_pane, "groups": self.groups_pane, "voters": self.voters_pane}[self.view]
+
+    def action_next_view(self) -> None:
+        """`v`: Metadata log → Groups → Voters → Metadata log, in the same place; the Groups view asks the brokers
+        while the run is live."""
+        if not self.kraft:
+            return
+        had_focus = self.focused is self.view_pane
+        self.view_pane.display = False
+        self.view = VIEWS[(VIEWS.index(self.view) + 1) % len(VIEWS)]
+        pane = self.view_pane
+        pane.display = True
+        pane.rebuild()
+        if had_focus:
+            pane.focus()
+        if self.view == "groups" and self.live and self.run_dir is not None:
+            self.poll_groups(GroupsPoller(self.run_dir))
+        else:
+            self.workers.cancel_group(self, "groups")
+            self.groups.clear_live()
+
+    @work(thread=True, exclusive=True, group="groups")
+    def poll_groups(self, poller: GroupsPoller) -> None:
+        worker = get_current_worker()
+        while not worker.is_cancelled:
+            try:
+                batch = poller.poll()
+            except Exception as e:  # news for the user, not a crash; the trace's picture stays
+                batch = GroupsBatch(errors={-1: f"{type(e).__name__}: {e}"}, at=time.time())
+            if not worker.is_cancelled:
+                self.post_message(GroupsPolled(batch))
+            if poller.manifest.get("stopped_at"):
+                return
+            deadline = time.monotonic() + GROUPS_POLL_S
+            while time.monotonic() < deadline and not worker.is_cancelled:
+                time.sleep(0.05)
+
+    def on_groups_polled(self, message: GroupsPolled) -> None:
+        if self.view == "groups":
+            if message.batch.at and not message.batch.groups and not message.batch.asked:
+                self.groups.clear_live()  # no broker to ask (the run stopped): the trace's picture
+            else:
+                self.groups.observe_poll(message.batch)
 
     @work(thread=True, exclusive=True, group="quorum")
     def poll_quorum(self, poller: QuorumPoller) -> None:
@@ -364,7 +433,7 @@ class KafkaEduApp(App[None]):
             self._show_span(self.waterfall.current_span)
         if self.kraft:
             self.quorum_pane.rebuild()
-            self.records_pane.rebuild()
+            self.view_pane.rebuild()
         else:
             self.cluster_pane.rebuild()
         self.log_pane.rebuild()
@@ -522,6 +591,8 @@ class KafkaEduApp(App[None]):
             if action == "lesson_enter":
                 return pane.asking is not None and not pane.asking[2]
             return True
+        if action == "next_view":
+            return self.kraft
         if action in CONTROL_ACTIONS and self.control is None:
             return False
         if action in ("next_step", "continue_paused"):

@@ -1,12 +1,14 @@
 """Our own code, not a Kafka port: the KRaft controller quorum as the TUI shows it.
 
-Three sources, each for what it knows best:
+Four sources, each for what it knows best:
 - the trace: each voter's Raft role and epoch (`raft.role.change` events, KR.role), on live and finished runs alike;
 - DescribeQuorum, asked of the leader while the run is live: each voter's log end offset and lag, the high
   watermark, fetch times (the last answer is kept, and marked as such, when no voter answers);
 - the metadata log on disk (`<run>/controller-<id>/logs/__cluster_metadata-0/*.log`): the committed records, read
   from the leader's log (or any live voter's) below the high watermark; each voter's log end offset on disk stands
-  in for DescribeQuorum's on a run that was never asked.
+  in for DescribeQuorum's on a run that was never asked;
+- the KV spans (KIP-853): the voter set as each node read it from a VotersRecord, the requests that changed it and
+  their commit, the controllers that observe (`VoterMembership`).
 
 `QuorumPoller.poll` does the file and network work on a worker thread; `QuorumModel` is filed on the UI thread.
 """
@@ -418,6 +420,206 @@ class RoleChange:
     leader: int | None = None
 
 
+# -- the voter set (KIP-853) ---------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class VoterKey:
+    """One voter of the set: its node id and directory id (Kafka's base64 Uuid), and its endpoint where known."""
+
+    node_id: int
+    directory_id: str = ""
+    endpoint: str = ""
+
+    @property
+    def short_directory(self) -> str:
+        return self.directory_id[:8] if self.directory_id else "—"
+
+
+@dataclass
+class VotersChange:
+    """A VotersRecord (its offset; -1 the bootstrap checkpoint's set), or an AddRaftVoter / RemoveRaftVoter request
+    that was refused (offset None): the set before and after, when it took effect and when it was committed."""
+
+    offset: int | None
+    time_ns: int
+    before: tuple[int, ...]
+    after: tuple[int, ...]
+    instance: str = ""
+    committed_ns: int | None = None
+    request: str = ""  # "add" | "remove" when a traced request made it
+    voter: int | None = None  # the voter the request named
+    error: str = ""  # the request's answer, when not NONE
+    applied_on: set[str] = field(default_factory=set)  # the nodes whose trace shows it read
+
+    @property
+    def added(self) -> tuple[int, ...]:
+        return tuple(v for v in self.after if v not in self.before)
+
+    @property
+    def removed(self) -> tuple[int, ...]:
+        return tuple(v for v in self.before if v not in self.after)
+
+
+def describe_change(change: VotersChange) -> str:
+    """`[1,2,3] → [1,2,3,4]: +4 (offset 153)`."""
+    moved = [f"+{v}" for v in change.added] + [f"−{v}" for v in change.removed]
+    where = f"offset {change.offset}" if change.offset is not None and change.offset >= 0 else "bootstrap"
+    return f"{_ids(change.before)} → {_ids(change.after)}: {' '.join(moved) or 'unchanged'} ({where})"
+
+
+class VoterMembership:
+    """The quorum's voter set as it changes, from the KV spans: the newest KV.voters (each node traces the set it read
+    from a VotersRecord, when it appended it), the bootstrap set (KV.format, KV.init), the requests that change it
+    (KV.add, KV.apiv, KV.remove) and their commit (KV.commit); KV.observe names the controllers that are observers."""
+
+    def __init__(self) -> None:
+        self._ids: tuple[int, ...] | None = None  # the newest set known (None: no KV span seen)
+        self.offset = -2  # the newest set's VotersRecord offset (-1: the bootstrap checkpoint)
+        self._committed: dict[int, int] = {}  # VotersRecord offset -> when KV.commit saw the high watermark pass it
+        self.changes: dict[int, VotersChange] = {}  # by offset
+        self.refused: list[VotersChange] = []
+        self.endpoints: dict[int, str] = {}
+        self.directories: dict[int, str] = {}
+        self.observing: dict[int, int] = {}  # node id -> when its trace last said it observes
+        self._requests: dict[int, tuple[str, int, int]] = {}  # VotersRecord offset -> (add|remove, voter, time)
+        self.version = 0
+        self.log: Callable[[int, str, str, str], None] | None = None  # (time_ns, instance, text, level)
+
+    @property
+    def voters(self) -> list[VoterKey] | None:
+        """The newest set, each voter with the directory id and endpoint known for it by now."""
+        return [self.key(node) for node in self._ids] if self._ids is not None else None
+
+    @property
+    def voter_ids(self) -> list[int] | None:
+        return list(self._ids) if self._ids is not None else None
+
+    def is_observer(self, node_id: int) -> bool:
+        """A controller that is not in the newest voter set (or whose trace says it observes, with no set known)."""
+        ids = self.voter_ids
+        return node_id not in ids if ids is not None else node_id in self.observing
+
+    def history(self) -> list[VotersChange]:
+        """Every change, oldest first (the bootstrap set first), refused requests where they happened."""
+        return sorted([*self.changes.values(), *self.refused], key=lambda c: (c.time_ns, c.offset or 0))
+
+    def key(self, node_id: int, directory_id: str = "") -> VoterKey:
+        return VoterKey(node_id, directory_id or self.directories.get(node_id, ""), self.endpoints.get(node_id, ""))
+
+    def observe(self, span: SpanRecord) -> bool:
+        step, a = span.step, span.attributes
+        if step is None or not step.startswith("KV."):
+            return False
+        for item in a.get("kafka.raft.voters.keys") or ():
+            self._read_key(str(item))
+        for item in a.get("kafka.raft.voters.endpoints") or ():  # KV.init, KV.voters: `id@host:port`
+            node, _, endpoint = str(item).partition("@")
+            if node.isdigit() and endpoint:
+                self.endpoints[int(node)] = endpoint
+        if step == "KV.init":
+            if a.get("kafka.raft.is_voter") is False and (node := node_id_of(span.instance, "controller")) is not None:
+                self.observing[node] = span.end_ns
+            if isinstance(a.get("kafka.raft.voters.offset"), int) and a["kafka.raft.voters.offset"] >= -1:
+                self._set(a["kafka.raft.voters.offset"], span, a.get("kafka.raft.voters") or [], None)
+        elif step == "KV.voters":
+            offset = a.get("kafka.raft.voters.offset")
+            if isinstance(offset, int):
+                self._set(offset, span, a.get("kafka.raft.voters") or [], a.get("kafka.raft.voters.before"))
+        elif step == "KV.observe":
+            if (node := node_id_of(span.instance, "controller")) is not None:
+                self.observing[node] = span.end_ns
+                if isinstance(a.get("kafka.raft.directory_id"), str):
+                    self.directories.setdefault(node, a["kafka.raft.directory_id"])
+        elif step in ("KV.add", "KV.remove"):
+            self._request(span, "add" if step == "KV.add" else "remove")
+        elif step == "KV.apiv":
+            offset, voter = a.get("kafka.raft.voters_record.offset"), a.get("kafka.raft.voter.id")
+            if isinstance(offset, int) and isinstance(voter, int):
+                self._link(offset, "add", voter, span.end_ns)
+        elif step == "KV.commit":
+            offset = a.get("kafka.raft.voters_record.offset")
+            if isinstance(offset, int):
+                change = self.changes.get(offset)
+                if change is not None and change.committed_ns is None:
+                    change.committed_ns = span.end_ns
+                if offset not in self._committed:
+                    self._committed[offset] = span.end_ns
+                    what = a.get("kafka.raft.voters.change", "change")
+                    self._log(span.end_ns, span.instance, f"voter {what} at offset {offset} committed "
+                              f"(high watermark {a.get('kafka.raft.high_watermark', '?')})", "controller")
+        else:
+            return False
+        self.version += 1
+        return True
+
+    def _read_key(self, item: str) -> None:
+        """`id:dir` (KV.init, KV.voters) or `id@host:port:dir` (KV.format)."""
+        if "@" in item:
+            node, _, rest = item.partition("@")
+            endpoint, _, directory = rest.rpartition(":")
+            if node.isdigit():
+                self.endpoints.setdefault(int(node), endpoint)
+                self.directories[int(node)] = directory
+            return
+        node, _, directory = item.partition(":")
+        if node.isdigit() and directory:
+            self.directories[int(node)] = directory
+
+    def _set(self, offset: int, span: SpanRecord, after: list[Any], before: list[Any] | None) -> None:
+        after_ids = tuple(sorted(int(v) for v in after))
+        if self._ids is None or offset > self.offset:  # every node reads the same record: the highest offset wins
+            self._ids, self.offset = after_ids, offset
+        change = self.changes.get(offset)
+        if change is None:
+            before_ids = tuple(sorted(int(v) for v in before)) if before is not None else ()
+            change = self.changes[offset] = VotersChange(offset, span.end_ns, before_ids, after_ids, span.instance)
+            request = self._requests.get(offset)
+            if request is not None:
+                change.request, change.voter = request[0], request[1]
+            change.committed_ns = self._committed.get(offset)
+            if offset >= 0 and (change.added or change.removed):
+                self._log(span.end_ns, span.instance, "voters " + describe_change(change), "controller")
+            elif offset == -1:
+                self._log(span.end_ns, span.instance, f"voters {_ids(after_ids)} (bootstrap checkpoint)", "info")
+        elif before is not None and not change.before:
+            change.before = tuple(sorted(int(v) for v in before))
+        if span.end_ns < change.time_ns:  # the node that appended it first (the leader) names it
+            change.time_ns, change.instance = span.end_ns, span.instance
+        change.applied_on.add(span.instance)
+
+    def _request(self, span: SpanRecord, kind: str) -> None:
+        a = span.attributes
+        voter = a.get("kafka.raft.voter.id")
+        if not isinstance(voter, int):
+            return
+        directory = a.get("kafka.raft.voter.directory_id")
+        if isinstance(directory, str) and directory:
+            self.directories.setdefault(voter, directory)
+        listeners = sorted(k for k in a if k.startswith("kafka.raft.voter.listener."))
+        if listeners:
+            self.endpoints[voter] = str(a[listeners[0]])
+        error = str(a.get("kafka.error") or "")
+        offset = a.get("kafka.raft.voters_record.offset")
+        if a.get("kafka.raft.voters.answered") and error and error != "NONE":
+            before = tuple(sorted(int(v) for v in a.get("kafka.raft.voters.before") or ()))
+            self.refused.append(VotersChange(None, span.end_ns, before, before, span.instance, request=kind,
+                                             voter=voter, error=error))
+            self._log(span.end_ns, span.instance, f"{'AddRaftVoter' if kind == 'add' else 'RemoveRaftVoter'} "
+                      f"{voter} refused: {error}", "warning")
+        elif isinstance(offset, int):
+            self._link(offset, kind, voter, span.end_ns)
+
+    def _log(self, time_ns: int, instance: str, text: str, level: str) -> None:
+        if self.log is not None:
+            self.log(time_ns, instance, text, level)
+
+    def _link(self, offset: int, kind: str, voter: int, time_ns: int) -> None:
+        self._requests[offset] = (kind, voter, time_ns)
+        change = self.changes.get(offset)
+        if change is not None:
+            change.request, change.voter = kind, voter
+
+
 @dataclass
 class VoterProcess(NodeProcess):
     change: RoleChange | None = None
@@ -468,9 +670,11 @@ class QuorumModel:
     records_version: int = 0
     add_log: Callable[[int, str, str, str], None] | None = None  # (time_ns, instance, text, level) to the Log pane
     brokers: KRaftBrokers = field(default_factory=KRaftBrokers)  # the run's brokers (tui.kraft_brokers)
+    membership: VoterMembership = field(default_factory=VoterMembership)  # the voter set as it changes (KIP-853)
 
     def __post_init__(self) -> None:
         self.brokers.log = self._log  # looks add_log up when it logs: tests set it after construction
+        self.membership.log = self._log
 
     def voter(self, node_id: int) -> VoterView:
         if node_id not in self.voters:
@@ -510,6 +714,8 @@ class QuorumModel:
         for process in manifest.get("processes", []):
             if process.get("role") == VoterView.process_role:
                 self.voter(process["id"]).observe_entry(process)
+                if process.get("port"):  # its CONTROLLER listener, until a KV span names the voter's own endpoint
+                    self.membership.endpoints.setdefault(process["id"], f"127.0.0.1:{process['port']}")
         self.brokers.observe_manifest(manifest)
         self.version += 1
 
@@ -521,6 +727,7 @@ class QuorumModel:
     def observe_ended(self, spans: list[SpanRecord]) -> None:
         self.brokers.observe_ended(spans)
         for span in spans:
+            self.membership.observe(span)
             node_id = node_id_of(span.instance, VoterView.process_role)
             if node_id is None:
                 continue

@@ -22,9 +22,10 @@ KEY_GROUPS: list[tuple[str, list[tuple[str, str]]]] = [
         ("Enter", "fold or unfold a trace group (Traces) or a span's children (Waterfall)"),
         ("[ / ]", "collapse all / expand all"),
         ("z", "maximize the focused pane, or restore it (handy at 80×24)"),
+        ("v", "KRaft: the Metadata log, Groups or Voters pane under Quorum, in turn"),
     ]),
     ("search and filter", [
-        ("/", "filter traces by span name, step id, instance, API or event (Enter keeps it, Esc clears it)"),
+        ("/", "filter traces by span name, step id, instance, API or event (Enter keeps, Esc clears)"),
         ("f", "show / fold background traffic: replica fetches, processor loops, followers' Fetch requests, KRaft's "
               "NoOps and idle turns, the TUI's own polls"),
     ]),

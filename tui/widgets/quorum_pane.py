@@ -1,6 +1,7 @@
-"""The Quorum pane (each KRaft voter: role, epoch, log end offset, high watermark, a lag bar; below them each broker:
-fenced or not, broker epoch, BrokerState, pid) and the Metadata log pane (the committed metadata records, newest
-last, NoOps folded)."""
+"""The Quorum pane (each KRaft voter: role, epoch, log end offset, high watermark, a lag bar, ◇ on a controller that
+only observes; below them each broker: fenced or not, broker epoch, BrokerState, pid), the Metadata log pane (the
+committed metadata records, newest last, NoOps folded) and the Voters pane (KIP-853: the voter set now and each
+change to it)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 
 from tui.kraft_brokers import KRaftBrokerView
-from tui.quorum import LEADER, MetadataEntry, QuorumModel, VoterView
+from tui.quorum import LEADER, MetadataEntry, QuorumModel, VoterKey, VotersChange, VoterView, describe_change
 from tui.widgets.format import clock
 from tui.widgets.rows import RowsView
 
@@ -35,6 +36,7 @@ BROKER_STYLES = {
     "killed": Style(color="red", bold=True), "exited": Style(color="red", bold=True), "stopped": Style(dim=True),
 }
 STAR = Style(color="bright_yellow", bold=True)
+OBSERVER = Style(color="bright_blue", bold=True)
 DIM = Style(dim=True)
 LAG_SCALE_MIN = 20  # records: below this the bars do not stretch, so a lag of one is a sliver, not a full bar
 EIGHTHS = " ▏▎▍▌▋▊▉"
@@ -102,6 +104,8 @@ class QuorumPane(RowsView[int]):
             counts = [f"{len(unfenced)} unfenced"] * bool(unfenced) + [
                 "fenced " + ",".join(f"b{n}" for n in fenced)] * bool(fenced)
             parts.append("brokers: " + (", ".join(counts) or "none registered"))
+        if any(self.model.membership.is_observer(n) for n in self.model.voters):
+            parts.append("◇ observer")
         lag = "lag: records behind the leader"
         if self.model.voters and (not parts or len(parts[0]) + len(lag) + 7 <= self.size.width):
             parts.append(lag)
@@ -151,6 +155,8 @@ class QuorumPane(RowsView[int]):
         running = voter.running or not model.live  # a finished run: every voter as it last was
         star = Segment("★ " if row == (model.leader_id if model.live else (model.last_leader or (None,))[0])
                        else "  ", STAR)
+        if star.text == "  " and model.membership.is_observer(row):
+            star = Segment("◇ ", OBSERVER)  # outside the voter set: it fetches, but neither votes nor counts
         # A finished run: what each voter last was (one that never took a role: how it ended).
         status = voter.status if model.live or voter.change is None else voter.role
         epoch = voter.epoch
@@ -297,3 +303,95 @@ class MetadataPane(RowsView[MetadataEntry]):
         if row.summary:
             segments.append(Segment(row.summary))
         return segments
+
+
+VoterRow = tuple[str, object]  # ("voter", VoterKey) | ("head", text) | ("change", VotersChange)
+
+
+class VotersPane(RowsView[VoterRow]):
+    """KIP-853's voter set: first the newest set (each voter's id, directory id, endpoint, role), then every change to
+    it, oldest first: the bootstrap set, each VotersRecord (who was added or removed, at which offset, when it took
+    effect on the first node and when the high watermark passed it), each refused AddRaftVoter / RemoveRaftVoter."""
+
+    def __init__(self, model: QuorumModel, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.model = model
+        self._version = (-1, -1)
+
+    def rebuild(self) -> None:
+        version = (self.model.membership.version, self.model.version)
+        if self._version == version:
+            return
+        self._version = version
+        membership = self.model.membership
+        rows: list[VoterRow] = [("voter", key) for key in membership.voters or ()]
+        observers = sorted(n for n in self.model.voters if membership.is_observer(n))
+        rows += [("observer", membership.key(n)) for n in observers]
+        history = membership.history()
+        if history:
+            rows.append(("head", f"changes ({len(history)})"))
+            rows += [("change", change) for change in history]
+        following = not self.rows or self.cursor >= len(self.rows) - 1
+        self.set_rows(rows, keep_cursor_on=None if following else self.current)
+        if following:
+            self.action_jump(-1)
+        self.border_title = self.title_text()
+        self.refresh()
+
+    def title_text(self) -> str:
+        membership = self.model.membership
+        ids = membership.voter_ids
+        if ids is None:
+            return "Voters · no voter set traced (a static quorum: controller.quorum.voters)"
+        where = f"offset {membership.offset}" if membership.offset >= 0 else "bootstrap checkpoint"
+        return f"Voters · [{','.join(map(str, ids))}] since {where}"
+
+    def render_row(self, row: VoterRow, width: int, base: Style) -> list[Segment]:
+        kind, item = row
+        if kind == "head":
+            return [Segment(f"── {item} ", DIM)]
+        if kind in ("voter", "observer"):
+            return self._voter_row(item, kind == "observer", width)
+        return self._change_row(item, width)
+
+    def _voter_row(self, key: VoterKey, observer: bool, width: int) -> list[Segment]:
+        model = self.model
+        voter = model.voters.get(key.node_id)
+        leader = key.node_id == (model.leader_id if model.live else (model.last_leader or (None,))[0])
+        mark = Segment("★ ", STAR) if leader else Segment("◇ ", OBSERVER) if observer else Segment("  ")
+        segments = [mark, Segment(f"c{key.node_id} ", Style(bold=True))]
+        if width >= 50:
+            segments.append(Segment(f"dir {key.short_directory:<8} ", DIM))
+        segments.append(Segment(f"{key.endpoint or '—':<16} "))
+        if observer:
+            status = "observer"
+        elif voter is None:
+            status = "not in this run"
+        else:  # as the Quorum pane says it: a finished run's voters as they last were
+            status = voter.status if model.live or voter.change is None else voter.role
+        superseded = voter is not None and not model.live and (voter.epoch or -1) < model.epoch
+        segments.append(Segment(status, DIM if superseded else ROLE_STYLES.get(status, OBSERVER if observer else DIM)))
+        return segments
+
+    def _change_row(self, change: VotersChange, width: int) -> list[Segment]:
+        segments = []
+        if width >= 60:
+            segments.append(Segment(clock(change.time_ns) + " ", DIM))
+        if change.offset is None:  # a refused request
+            name = "AddRaftVoter" if change.request == "add" else "RemoveRaftVoter"
+            return [*segments, Segment(f"{name} {change.voter} refused: {change.error}", Style(color="red"))]
+        text = describe_change(change) if change.offset >= 0 else f"bootstrap {_ids_text(change.after)}"
+        style = Style(color="bright_green") if change.added else Style(color="red") if change.removed else Style()
+        segments.append(Segment(text, style))
+        if change.offset >= 0:
+            if change.committed_ns is not None:
+                segments += [Segment(" "), Segment(f"committed {clock(change.committed_ns)}", Style(color="green"))]
+            elif change.request:
+                segments += [Segment(" "), Segment("not committed yet", Style(color="yellow"))]
+            if change.request and width >= 90:
+                segments += [Segment(" "), Segment(f"· {change.request} request", DIM)]
+        return segments
+
+
+def _ids_text(ids: tuple[int, ...]) -> str:
+    return "[" + ",".join(map(str, ids)) + "]"
