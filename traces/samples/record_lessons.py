@@ -11,7 +11,10 @@ check holding), in a scratch directory. What is kept in `traces/samples/lesson-<
 - `lesson.json`: what the traces cannot say: when each step began, acted and ended, the facts its text was filled
   with, its question's answer for this run, its check's explanation with this run's numbers; the broker (and KRaft
   controller: `broker` is then its node id) processes that ended or were paused and when (the lesson's own process
-  watch); and the facts the checks handed on (`kill_noticed_s`, `first_startup_ms`, ...).
+  watch); and the facts the checks handed on (`kill_noticed_s`, `first_startup_ms`, ...);
+- a lesson's own log beside the spans, gzipped (`members.ndjson.gz`: what rebalance-without-stopping's consumer
+  processes reported). That lesson's producer and consumers keep its broker busy: its sample leaves their Produce,
+  Fetch and OffsetCommit requests out (`LEFT_OUT_APIS`).
 
 A KRaft lesson runs on its own KRaft cluster (`Lesson.mode`); a cluster a lesson starts beside its own (zk-or-kraft's
 ZooKeeper-mode one) is stopped at the end and not kept. A KRaft cluster's controllers answer a Fetch long poll or a
@@ -43,6 +46,9 @@ from kafka_edu.tracing.query import load_run
 
 SAMPLES = Path(__file__).resolve().parent
 BACKGROUND_APIS = {"Fetch", "BrokerHeartbeat"}  # what a KRaft controller answers all the time
+# Lessons whose own clients keep a broker busy (a producer, consumers polling): their samples leave those requests'
+# traces out altogether, and every node's network-loop phases with them; a lesson's own log (`*.ndjson`) is kept
+LEFT_OUT_APIS = {"rebalance-without-stopping": {"Produce", "Fetch", "OffsetCommit"}}
 
 
 class _Recorder(Terminal):
@@ -107,15 +113,28 @@ def background_traces(run_dir: Path) -> set[str]:
             if s.instance.startswith("controller-") and s.attributes.get("kafka.api.name") in BACKGROUND_APIS}
 
 
-def _kept(span: dict, controller: bool, background: set[str]) -> bool:
+def left_out_traces(run_dir: Path, apis: set[str]) -> set[str]:
+    """The traces of the requests a lesson's sample leaves out (LEFT_OUT_APIS)."""
+    if not apis:
+        return set()
+    return {s.trace_id for s in load_run(run_dir).where(name="RequestChannel.Request")
+            if s.attributes.get("kafka.api.name") in apis}
+
+
+def _kept(span: dict, controller: bool, background: set[str], left_out: set[str] = frozenset()) -> bool:
+    if span.get("traceId") in left_out:
+        return False
+    if left_out and span.get("name", "").startswith("Processor.") and not span.get("parentSpanId"):
+        return False
     if span.get("traceId") in background:
         return span.get("name") == "RequestChannel.Request"
     return not (controller and span.get("name", "").startswith("Processor.") and not span.get("parentSpanId"))
 
 
-def trimmed(line: str, background: set[str]) -> str:
-    """One OTLP/JSON line without a KRaft controller's network plumbing (see above); other lines as they are."""
-    if not background:
+def trimmed(line: str, background: set[str], left_out: set[str] = frozenset()) -> str:
+    """One OTLP/JSON line without a KRaft controller's network plumbing, nor the traces a lesson leaves out (see
+    above); other lines as they are."""
+    if not background and not left_out:
         return line
     doc = json.loads(line)
     for resource_spans in doc.get("resourceSpans", []):
@@ -123,7 +142,7 @@ def trimmed(line: str, background: set[str]) -> str:
             "attributes", []) if a.get("key") == "service.instance.id"), "")
         for scope_spans in resource_spans.get("scopeSpans", []):
             scope_spans["spans"] = [s for s in scope_spans.get("spans", [])
-                                    if _kept(s, instance.startswith("controller-"), background)]
+                                    if _kept(s, instance.startswith("controller-"), background, left_out)]
     return json.dumps(doc, separators=(",", ":")) + "\n"
 
 
@@ -141,12 +160,17 @@ def record(lesson: Lesson, attempts: int = 3) -> Path:
         shutil.rmtree(target, ignore_errors=True)
         target.mkdir()
         background = background_traces(run_dir)
+        left_out = left_out_traces(run_dir, LEFT_OUT_APIS.get(lesson.name, set()))
         for path in sorted(run_dir.glob("*.jsonl")):
             if path.name.endswith(".starts.jsonl"):
                 continue
             lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
             with open(target / f"{path.name}.gz", "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as f:
-                f.write("".join(trimmed(line, background) for line in lines if line.endswith("\n")).encode())
+                f.write("".join(trimmed(line, background, left_out) for line in lines if line.endswith("\n"))
+                        .encode())
+        for path in sorted(run_dir.glob("*.ndjson")):
+            with open(target / f"{path.name}.gz", "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as f:
+                f.write(path.read_bytes())
 
         def here(text: str) -> str:  # the scratch paths mean nothing once copied
             return text.replace(str(run_dir), f"traces/samples/{target.name}").replace(scratch, "traces")
