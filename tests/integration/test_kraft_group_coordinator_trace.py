@@ -4,7 +4,9 @@ fence each), a classic confluent-kafka consumer joins, syncs, heartbeats, fetche
 producer commits offsets with its transaction, and the group the KIP-848 members left empty is deleted by the
 expiration timer, which runs every second here. The run's traces must hold every GC row (check_trace.py --require
 GC), and a write must read as one story: GC.write -> the event's turn -> its operation row -> GC.append -> GC.replay,
-with a joining heartbeat's GC.hb -> GC.target -> GC.reconcile."""
+with a joining heartbeat's GC.hb -> GC.target -> GC.reconcile. A rebalance is one trace per heartbeat round, linked:
+the first member's reconciliation towards the target the second one's join computed links to that GC.target, and the
+target the remaining member's heartbeat computes after a leave links to the leave's GC.fence."""
 
 from __future__ import annotations
 
@@ -101,18 +103,25 @@ def test_every_gc_row_is_traced_and_a_write_is_one_story(cluster: ClusterRunner)
     topic = new_topic(cluster)
     produce(cluster, topic, 6)
 
-    # two KIP-848 members: a target assignment, reconciliations and epoch bumps; both leave (GC.fence)
+    # two KIP-848 members, one after the other: a target assignment, reconciliations and epoch bumps; "a" leaves
+    # (GC.fence) and "b", alone, takes every partition in its next heartbeat; then "b" leaves too
     group = f"g-848-{uuid.uuid4().hex[:6]}"
     history = History()
-    members = [WireMember(cluster, group, topic, name, history) for name in ("a", "b")]
+    members: list[WireMember] = []
     try:
+        members.append(WireMember(cluster, group, topic, "a", history))
+        wait_until(lambda: balanced(history, ["a"]), 30, "the first member to own every partition")
+        members.append(WireMember(cluster, group, topic, "b", history))
         wait_until(lambda: balanced(history, ["a", "b"]), 30, "the two members to share the partitions")
         described = request_to(broker_port(cluster), ApiKeys.CONSUMER_GROUP_DESCRIBE, 0, group_ids=[group],
                                include_authorized_operations=False)
         assert described.groups[0].error_code == Errors.NONE
+        members[0].close()
+        wait_until(lambda: balanced(history, ["b"]), 30, "the member left alone to own every partition")
     finally:
         for member in members:
             member.close()
+    member_a, member_b = members
 
     classic_group = f"g-classic-{uuid.uuid4().hex[:6]}"
     classic_consumer_commits(cluster, topic, classic_group)
@@ -138,9 +147,9 @@ def test_every_gc_row_is_traced_and_a_write_is_one_story(cluster: ClusterRunner)
     def story(hb: SpanRecord) -> list[str]:
         return [s.step for s in sorted((s for s in spans if s.trace_id == hb.trace_id and s.step), key=lambda s:
                                        s.start_ns)]
-    joins = [hb for hb in spans.where(step="GC.hb") if hb.attributes.get("kafka.member.epoch.request") == 0
-             and hb.attributes.get("kafka.group.id") == group]
-    assert len(joins) == 2
+    joins = sorted((hb for hb in spans.where(step="GC.hb") if hb.attributes.get("kafka.member.epoch.request") == 0
+                    and hb.attributes.get("kafka.group.id") == group), key=lambda s: s.start_ns)
+    assert [j.attributes["kafka.member.id"] for j in joins] == [member_a.member_id, member_b.member_id]
     first = story(joins[0])
     assert [s for s in first if s in ("GC.write", "GC.hb", "GC.target", "GC.reconcile", "GC.append")] == [
         "GC.write", "GC.hb", "GC.target", "GC.reconcile", "GC.append"], first
@@ -162,6 +171,42 @@ def test_every_gc_row_is_traced_and_a_write_is_one_story(cluster: ClusterRunner)
     assert last_leave.attributes["kafka.group.state"] == "Empty"
     reconciles = [s for s in spans.where(step="GC.reconcile") if s.trace_id in {j.trace_id for j in joins}]
     assert reconciles and all(s.attributes.get("kafka.group.id") == group for s in reconciles)
+
+    # the rebalance as linked heartbeat rounds. The second member's join bumps the epoch to 2 and computes that
+    # epoch's target in its own trace, where its own reconciliation needs no link.
+    def in_trace(step: str, trace_id: str) -> list[SpanRecord]:
+        return sorted((s for s in spans.where(step=step) if s.trace_id == trace_id), key=lambda s: s.start_ns)
+    join_b = joins[1]
+    assert [e.attributes["kafka.group.epoch.to"] for s in in_trace("GC.replay", join_b.trace_id) for e in s.events
+            if e.name == "group.epoch.bump"] == [2]
+    (target_b,) = in_trace("GC.target", join_b.trace_id)
+    assert target_b.attributes["kafka.target.epoch"] == 2 and target_b.links == []
+    assert [s.links for s in in_trace("GC.reconcile", join_b.trace_id)] == [[]]
+    # the first member's next heartbeat that reconciles revokes what the second got, in a trace of its own, linked
+    # to that GC.target; so does the one that then takes it to epoch 2
+    a_reconciles = sorted((s for s in spans.where(step="GC.reconcile")
+                           if s.attributes["kafka.member.id"] == member_a.member_id
+                           and s.attributes["kafka.target.epoch"] == 2), key=lambda s: s.start_ns)
+    assert a_reconciles, [s.attributes for s in spans.where(step="GC.reconcile")]
+    revoking = a_reconciles[0]
+    assert revoking.trace_id != join_b.trace_id
+    assert revoking.attributes["kafka.partitions.pending.revocation"], revoking.attributes
+    assert any(s.step == "GC.hb" for s in ancestors(revoking, by_id))
+    assert all(s.links == [(target_b.trace_id, target_b.span_id)] for s in a_reconciles), \
+        [(s.attributes, s.links) for s in a_reconciles]
+    assert a_reconciles[-1].attributes["kafka.member.epoch.next"] == 2
+    # "a" leaves: its GC.fence bumps the epoch (no target: nobody else heartbeats in that round); the target "b"'s
+    # next heartbeat computes for that epoch links to the fence
+    (fence_a,) = [s for s in spans.where(step="GC.fence") if s.attributes["kafka.member.id"] == member_a.member_id]
+    (left_epoch,) = [e.attributes["kafka.group.epoch.to"] for s in in_trace("GC.replay", fence_a.trace_id)
+                     for e in s.events if e.name == "group.epoch.bump"]
+    assert left_epoch == fence_a.attributes["kafka.group.epoch"] + 1 and not in_trace("GC.target", fence_a.trace_id)
+    (after_leave,) = [s for s in spans.where(step="GC.target") if s.attributes["kafka.group.id"] == group
+                      and s.attributes["kafka.target.epoch"] == left_epoch]
+    assert after_leave.trace_id != fence_a.trace_id
+    assert after_leave.links == [(fence_a.trace_id, fence_a.span_id)], after_leave.links
+    assert after_leave.attributes["kafka.target.assignment"] == [
+        f"{member_b.member_id}: {', '.join(f'{topic}-{p}' for p in range(PARTITIONS))}"]
 
     # the classic group: each JoinGroup's generation, state and member id (the one the coordinator made when the
     # request had none), each SyncGroup's decoded assignment (its only member gets every partition), its heartbeats,

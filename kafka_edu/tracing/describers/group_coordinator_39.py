@@ -14,6 +14,9 @@ Traces:
   completes. GC.state (`coordinator.state.change`) is an event on the span current at the transition, or on a short
   span of its own in the runtime's internal events; GC.epoch (`group.epoch.bump`) is an event on the GC.replay of the
   ConsumerGroupMetadata record that moves the epoch, with the reason the turn's operation and records give.
+- A KIP-848 rebalance spans heartbeat rounds, one trace each, tied by links: a GC.target links to the span whose
+  ConsumerGroupMetadata record bumped the epoch it assigns for (a GC.fence of a leave or a session timeout, a GC.hb),
+  and a GC.reconcile to the GC.target that computed the target it moves towards, each when that was another trace.
 
 Attributes come from the traced call's arguments, its result, `self`, and the values a marker hands over.
 """
@@ -23,6 +26,7 @@ from __future__ import annotations
 import sys
 import threading
 import weakref
+from collections import OrderedDict
 from typing import Any
 
 from opentelemetry import trace
@@ -59,9 +63,90 @@ class _Turn(threading.local):
     def __init__(self) -> None:
         self.operation: str | None = None
         self.replayed: list[str] = []
+        # (group id, epoch) -> the span that wrote the epoch record / computed the target of that epoch, kept until
+        # the turn replays the record (a write that is never applied bumps nothing)
+        self.bumps: dict[tuple[str, int], SpanContext] = {}
+        self.targets: dict[tuple[str, int], SpanContext] = {}
+
+    def reset(self, operation: str | None = None) -> None:
+        self.operation, self.replayed, self.bumps, self.targets = operation, [], {}, {}
 
 
 _turn = _Turn()
+
+
+class _Rebalances:
+    """Process-wide and bounded: per (group id, epoch), the span whose record bumped the group epoch and the GC.target
+    that computed the target assignment of that epoch, for the later heartbeats' spans (other traces) to link to."""
+
+    _MAX = 4096
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._bumps: OrderedDict[tuple[str, int], SpanContext] = OrderedDict()
+        self._targets: OrderedDict[tuple[str, int], SpanContext] = OrderedDict()
+
+    @staticmethod
+    def _put(into: OrderedDict[tuple[str, int], SpanContext], key: tuple[str, int], context: SpanContext) -> None:
+        into[key] = context
+        into.move_to_end(key)
+        while len(into) > _Rebalances._MAX:
+            into.popitem(last=False)
+
+    def bumped(self, key: tuple[str, int], context: SpanContext) -> None:
+        with self._lock:
+            self._put(self._bumps, key, context)
+
+    def targeted(self, key: tuple[str, int], context: SpanContext) -> None:
+        with self._lock:
+            self._put(self._targets, key, context)
+
+    def bump(self, key: tuple[str, int]) -> SpanContext | None:
+        with self._lock:
+            return self._bumps.get(key)
+
+    def target(self, key: tuple[str, int]) -> SpanContext | None:
+        with self._lock:
+            return self._targets.get(key)
+
+    def forget(self, group_id: str) -> None:
+        """A deleted group: one of the same id starts again at epoch 1, and must not link to the old one's spans."""
+        with self._lock:
+            for into in (self._bumps, self._targets):
+                for key in [k for k in into if k[0] == group_id]:
+                    del into[key]
+
+
+_rebalances = _Rebalances()
+
+
+def _current_context() -> SpanContext | None:
+    context = trace.get_current_span().get_span_context()
+    return context if context.is_valid and context.trace_flags.sampled else None
+
+
+def _remember_bumps(records: Any) -> None:
+    """At the end of the operation that wrote them (its span current): the epochs its ConsumerGroupMetadata records
+    carry. The innermost operation keeps it: a leave's GC.fence, not the GC.hb around it."""
+    context = _current_context()
+    if context is None:
+        return
+    for record in records or ():
+        key, value = record.key(), record.value()
+        if key.version == 3 and value is not None:
+            _turn.bumps.setdefault((_group_of(key), value.message.epoch), context)
+
+
+def _group_of(key: Any) -> str:
+    return getattr(key.message, "group", None) or getattr(key.message, "group_id", "")
+
+
+def _link_elsewhere(context: SpanContext | None) -> list[SpanContext]:
+    """The span to link to, unless it is in the trace being extended (a link to one's own trace says nothing)."""
+    if context is None:
+        return []
+    current = trace.get_current_span().get_span_context()
+    return [] if current.is_valid and current.trace_id == context.trace_id else [context]
 
 
 # -- the service's lifecycle and partitions ---------------------------------------------------------------------
@@ -93,7 +178,7 @@ def _resign(s: Scope) -> dict[str, Any]:
 
 @start("GC.load")
 def _load(s: Scope) -> dict[str, Any]:
-    _turn.operation, _turn.replayed = "load", []
+    _turn.reset("load")
     return {"kafka.topic.partition": str(s["tp"])}
 
 
@@ -128,6 +213,8 @@ def _heartbeat(s: Scope) -> dict[str, Any]:
 @end("GC.hb")
 def _heartbeat_answered(s: Scope) -> dict[str, Any]:
     result = s["result"]
+    if hasattr(result, "records"):
+        _remember_bumps(result.records())
     response = _response(result)
     if response is None:
         return {}
@@ -283,6 +370,8 @@ def _synced(s: Scope) -> dict[str, Any]:
 @end("GC.classic")
 def _classic_done(s: Scope) -> dict[str, Any]:
     request = s.get("request")
+    if hasattr(s.get("result"), "records"):  # a classic member leaving a consumer group bumps its epoch
+        _remember_bumps(s["result"].records())
     group_id = request.group_id if request is not None else s["group_id"]
     group = _classic_group(s["self"], group_id)
     attributes = _group_facts(group)
@@ -346,7 +435,7 @@ def _run_parent(s: Scope) -> Span:
 @start(_RUN)
 def _run(s: Scope) -> dict[str, Any]:
     event = s["self"]
-    _turn.operation, _turn.replayed = None, []
+    _turn.reset()
     attributes: dict[str, Any] = {"kafka.coordinator.operation": event.name, "kafka.topic.partition": str(event.tp)}
     if event.transactional_id is not None:
         attributes.update({"kafka.transactional.id": event.transactional_id, "kafka.producer.id": event.producer_id,
@@ -359,7 +448,7 @@ def _ran(s: Scope) -> dict[str, Any]:
     event = s["self"]
     with _runs_lock:
         _runs[event] = trace.get_current_span().get_span_context()
-    _turn.operation, _turn.replayed = None, []
+    _turn.reset()
     return {"kafka.write.completed": event.future.done()}
 
 
@@ -398,6 +487,7 @@ def _replay(s: Scope) -> dict[str, Any]:
     key, value = record.key(), record.value()
     kind = _RECORD_TYPES.get(key.version, str(key.version))
     _turn.replayed.append(kind if value is not None else f"{kind} tombstone")
+    _replayed_rebalance(key, value)
     attributes: dict[str, Any] = {"kafka.offset": s["offset"], "kafka.record.type": kind,
                                   "kafka.record.tombstone": value is None}
     group_id = getattr(key.message, "group", None) or getattr(key.message, "group_id", None)
@@ -413,6 +503,21 @@ def _replay(s: Scope) -> dict[str, Any]:
     if s["producer_id"] != -1:
         attributes["kafka.producer.id"] = s["producer_id"]
     return attributes
+
+
+def _replayed_rebalance(key: Any, value: Any) -> None:
+    """The turn's epoch and target records, once applied, make their spans the ones later heartbeats link to; a
+    deleted group's are forgotten."""
+    if key.version == 3 and value is None:
+        _rebalances.forget(_group_of(key))
+    elif key.version == 3:
+        epoch_key = (_group_of(key), value.message.epoch)
+        if epoch_key in _turn.bumps:
+            _rebalances.bumped(epoch_key, _turn.bumps[epoch_key])
+    elif key.version == 6 and value is not None:
+        target_key = (_group_of(key), value.message.assignment_epoch)
+        if target_key in _turn.targets:
+            _rebalances.targeted(target_key, _turn.targets[target_key])
 
 
 @start("GC.hwm")
@@ -489,11 +594,22 @@ def _target(s: Scope) -> dict[str, Any]:
             "kafka.members.updated": sorted(builder._updated_members)[:100]}
 
 
+@links("GC.target")
+def _target_cause(s: Scope) -> list[SpanContext]:
+    """The span whose record bumped the epoch this target is for, when another heartbeat round wrote it (a leave's
+    or a session timeout's GC.fence); a heartbeat that bumps the epoch computes the target in its own trace."""
+    builder = s["self"]
+    return _link_elsewhere(_rebalances.bump((builder._group_id, builder._group_epoch)))
+
+
 @end("GC.target")
 def _targeted(s: Scope) -> dict[str, Any]:
     result = s["result"]
     if result is None:
         return {}
+    context = _current_context()
+    if context is not None:
+        _turn.targets[(s["self"]._group_id, s["self"]._group_epoch)] = context
     topics_image = s["self"]._topics_image
     return {"kafka.records.count": len(result.records()),
             "kafka.target.assignment": [f"{member_id}: {', '.join(_partitions(assignment.partitions(), topics_image))}"
@@ -509,11 +625,27 @@ def _reconcile(s: Scope) -> dict[str, Any]:
                   "kafka.member.state": str(getattr(member.state(), "name", member.state())),
                   "kafka.target.epoch": builder._target_assignment_epoch,
                   "kafka.assignment.partitions": _partitions(member.assigned_partitions())}
-    # the member knows no group; the builder's partition epochs are its group's (a bound ModernGroup method)
-    group = getattr(getattr(builder, "_current_partition_epoch", None), "__self__", None)
-    if group is not None and hasattr(group, "group_id"):
-        attributes["kafka.group.id"] = group.group_id()
+    group_id = _reconcile_group(builder)
+    if group_id is not None:
+        attributes["kafka.group.id"] = group_id
     return attributes
+
+
+def _reconcile_group(builder: Any) -> str | None:
+    """The member knows no group; the builder's partition epochs are its group's (a bound ModernGroup method)."""
+    group = getattr(getattr(builder, "_current_partition_epoch", None), "__self__", None)
+    return group.group_id() if group is not None and hasattr(group, "group_id") else None
+
+
+@links("GC.reconcile")
+def _reconcile_towards(s: Scope) -> list[SpanContext]:
+    """The GC.target that computed the target this member moves towards, when an earlier heartbeat round (another
+    member's join, or the one after a fence) computed it."""
+    builder = s["self"]
+    group_id = _reconcile_group(builder)
+    if group_id is None:
+        return []
+    return _link_elsewhere(_rebalances.target((group_id, builder._target_assignment_epoch)))
 
 
 @end("GC.reconcile")
@@ -539,6 +671,8 @@ def _fence(s: Scope) -> dict[str, Any]:
 @end("GC.fence")
 def _fenced(s: Scope) -> dict[str, Any]:
     result = s["result"]
+    if result is not None:
+        _remember_bumps(result.records())
     return {"kafka.records.count": len(result.records())} if result is not None else {}
 
 
