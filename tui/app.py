@@ -31,9 +31,9 @@ from tui.launch import ClusterLaunch
 from tui.lesson_pane import LessonPane, find_ref, newest_about
 from tui.quorum import QuorumBatch, QuorumModel, QuorumPoller, is_kraft
 from tui.reader import ReadBatch, RunReader
-from tui.store import DEFAULT_MAX_SPANS, SpanStore
+from tui.store import DEFAULT_MAX_SPANS, ORPHANS, SpanStore
 from tui.widgets.cluster_pane import ClusterPane
-from tui.widgets.detail import DetailPane
+from tui.widgets.detail import DetailPane, links_found
 from tui.widgets.dialogs import CreateTopicScreen, HelpScreen
 from tui.widgets.footer import KeyBar
 from tui.widgets.groups_pane import GroupsPane
@@ -114,6 +114,7 @@ class KafkaEduApp(App[None]):
         Binding("c", "create_topic", "Topic"),
         Binding("P", "produce", "Produce"),
         Binding("v", "next_view", "View"),
+        Binding("o", "follow_link", "Link"),  # in the key bar while it has a link to follow (_next_link)
         Binding("b", "breakpoint", "Break"),
         Binding("n", "next_step", "Next step"),
         Binding("l", "lesson_focus", "Lesson"),
@@ -164,7 +165,11 @@ class KafkaEduApp(App[None]):
         self._quorum_dead: set[str] = set()
         self.traces = TraceList(self.store, id="traces")
         self.waterfall = Waterfall(self.store, live=False, id="waterfall")
-        self.detail = DetailPane(id="detail")
+        self.detail = DetailPane(id="detail", find=self.store.find_span)
+        # `o`: the span whose links it follows, the link it followed last, and the span that took it there (pressed
+        # again there, it follows the next link)
+        self._following: tuple[SpanRecord, int, str] | None = None
+        self._links_checked = -1  # the store's version when the Detail pane last looked for its links' spans
         self.log_pane = LogPane(self.model, id="log")
         self.search = Input(placeholder="search traces: span name, step, instance, API, event…", id="search")
         self.status = Static(id="status")
@@ -431,6 +436,10 @@ class KafkaEduApp(App[None]):
         self.waterfall.tick()
         if self.waterfall.current_span is not self.detail.span:  # the selected span ended, or was evicted
             self._show_span(self.waterfall.current_span)
+        elif self.detail.span is not None and self.detail.span.links and self.store.version != self._links_checked:
+            self._links_checked = self.store.version  # a linked trace may have arrived, or been evicted
+            if links_found(self.detail.span, self.store.find_span) != self.detail.links_found:
+                self._show_span(self.detail.span)
         if self.kraft:
             self.quorum_pane.rebuild()
             self.view_pane.rebuild()
@@ -495,10 +504,65 @@ class KafkaEduApp(App[None]):
 
     @on(Waterfall.SpanSelected)
     def _span_selected(self, message: Waterfall.SpanSelected) -> None:
+        following = self._following
+        if (following is not None and message.span is self.waterfall.current_span
+                and (message.span is None or message.span.span_id != following[2])):
+            self._following = None  # the user moved on: `o` follows the links of what they select now
+            self.refresh_bindings()
         self._show_span(message.span)
 
     def _show_span(self, span: SpanRecord | None) -> None:
+        could_follow = self._next_link() is not None
         self.detail.show(span, self.store.is_lost(span) if span else False, self.waterfall.t0)
+        if could_follow != (self._next_link() is not None):
+            self.refresh_bindings()  # `o` is in the key bar while it has a link to follow
+
+    def action_follow_link(self) -> None:
+        """`o`: to the span the selected one links to, in its own trace; pressed again on that span, to the next link
+        of the same span (in turn), so a span's links can be visited one after another."""
+        span, follow = self.detail.span, self._next_link()
+        if span is None or follow is None:
+            return
+        source, index = follow
+        trace_id, span_id = source.links[index]
+        which = f"link {index + 1}/{len(source.links)}" if len(source.links) > 1 else "link"
+        target = self.store.find_span(trace_id, span_id)
+        if target is None:
+            self._following = (source, index, span.span_id)
+            self.notify(f"{which}: span {span_id[:8]}… of trace {trace_id[:8]}… is not loaded (evicted, or not "
+                        f"recorded)", severity="warning", timeout=4)
+            return
+        self._following = (source, index, target.span_id)
+        self._reveal(target)
+        self.refresh_bindings()
+        self.notify(f"{which} of {source.name}: {target.name} on {target.instance}", timeout=3)
+
+    def _next_link(self) -> tuple[SpanRecord, int] | None:
+        """The span whose links `o` follows now and the link it takes: on a span `o` led to, the next link of the span
+        it came from (in turn); else the selected span's first link. None: `o` has nowhere to go."""
+        span, following = self.detail.span, self._following
+        if span is None:
+            return None
+        if following is not None and following[2] == span.span_id and len(following[0].links) > 1:
+            return following[0], (following[1] + 1) % len(following[0].links)
+        return (span, 0) if span.links else None
+
+    def _reveal(self, span: SpanRecord) -> None:
+        """show_span, unfolding the spans that hide it in the waterfall (a trace already shown keeps its folds)."""
+        self.show_span(span)
+        current = self.waterfall.current_span
+        if current is not None and current.span_id == span.span_id:
+            return
+        trace = self.store.traces.get(span.trace_id)
+        parent = span
+        while trace is not None and parent.parent_id:
+            self.waterfall.collapsed.discard(parent.parent_id)
+            if parent.parent_id not in trace.spans:
+                self.waterfall.collapsed.discard(ORPHANS)
+                break
+            parent = trace.spans[parent.parent_id]
+        self.waterfall.rebuild(force=True)
+        self.show_span(span)
 
     # -- a lesson -----------------------------------------------------------------------------------------------------
 
@@ -578,6 +642,10 @@ class KafkaEduApp(App[None]):
                    and event.key in binding.key.split(",") and binding.action in CONTROL_ACTIONS]
         if actions and self.screen is self.screen_stack[0] and not any(self.check_action(a, ()) for a in actions):
             self._refused(actions[-1])
+        elif (event.key == "o" and self.screen is self.screen_stack[0] and not isinstance(self.focused, Input)
+              and not self.check_action("follow_link", ())):
+            self.notify("o follows a span's links: select a span that has some (the Detail pane lists them)",
+                        severity="warning", timeout=4)
 
     # -- keys -------------------------------------------------------------------------------------------------------
 
@@ -593,6 +661,8 @@ class KafkaEduApp(App[None]):
             return True
         if action == "next_view":
             return self.kraft
+        if action == "follow_link":
+            return self._next_link() is not None
         if action in CONTROL_ACTIONS and self.control is None:
             return False
         if action in ("next_step", "continue_paused"):

@@ -294,6 +294,11 @@ class SpanStore:
 
     # -- questions views ask ----------------------------------------------------------------------------------------
 
+    def find_span(self, trace_id: str, span_id: str) -> SpanRecord | None:
+        """A span by its ids (a link names both), if it is held."""
+        trace = self.traces.get(trace_id)
+        return trace.spans.get(span_id) if trace is not None else None
+
     def kinds(self) -> list[str]:
         return sorted(self.groups, key=kind_rank)
 

@@ -1,7 +1,10 @@
-"""The Detail pane: the selected span's FIDELITY row with a paragraph on the Kafka step, where the original lives in
-Kafka, the ported Python from the step's own line (`code.line.number`), then its attributes and events."""
+"""The Detail pane: the selected span's FIDELITY row with a paragraph on the Kafka step, its links to spans of other
+traces (`o` follows them), where the original lives in Kafka, the ported Python from the step's own line
+(`code.line.number`), then its attributes and events."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from rich.console import Group, RenderableType
 from rich.syntax import Syntax
@@ -15,6 +18,8 @@ from tui.explanations import explain
 from tui.source import source_lines, step_line
 from tui.widgets.format import clock, duration
 
+# Finds a linked span by its trace and span ids, or None when the store does not hold it.
+FindSpan = Callable[[str, str], SpanRecord | None]
 LINES_BEFORE = 1  # the excerpt starts just above the step's own line...
 LINES_AFTER = 10  # ...and shows the code it runs
 # Shown in their own sections, so the attribute table does not repeat them.
@@ -38,8 +43,8 @@ def source_excerpt(path: str, line: int, marker: str = "", function: str = "") -
     return syntax, line
 
 
-def describe(span: SpanRecord, lost: bool, trace_start_ns: int) -> RenderableType:
-    """Everything the pane says about one span."""
+def describe(span: SpanRecord, lost: bool, trace_start_ns: int, find: FindSpan | None = None) -> RenderableType:
+    """Everything the pane says about one span; `find` looks its links up."""
     parts: list[RenderableType] = []
     status = (Text("never ended: its process died", style="red") if lost else
               Text(f"running since {clock(span.start_ns)}", style="green") if not span.end_ns else
@@ -60,6 +65,7 @@ def describe(span: SpanRecord, lost: bool, trace_start_ns: int) -> RenderableTyp
             parts.append(Text(row.why))
         else:
             parts.append(heading.append("  (no explanation for this step yet)", style="dim"))
+    parts.extend(_links(span, find))
     parts.extend(_code(span))
     attributes = Table.grid(padding=(0, 1))
     attributes.add_column(style="dim", no_wrap=True)
@@ -79,6 +85,38 @@ def describe(span: SpanRecord, lost: bool, trace_start_ns: int) -> RenderableTyp
         parts.append(Text("events", style="bold underline"))
         parts.append(events)
     return Group(*parts)
+
+
+def _links(span: SpanRecord, find: FindSpan | None) -> list[RenderableType]:
+    """The spans this one links to (whoever enqueued its event, the writes it completes, the target a reconciliation
+    moves towards), each as the waterfall would name it, or by its ids while its trace is not held. Above the code:
+    a link is where the story goes on, and `o` goes there."""
+    if not span.links:
+        return []
+    heading = Text.assemble(("links", "bold underline"),
+                            ("  o: to the linked span" + ", again: the next" * (len(span.links) > 1), "dim"))
+    parts: list[RenderableType] = [heading]
+    for number, (trace_id, span_id) in enumerate(span.links, 1):
+        linked = find(trace_id, span_id) if find is not None else None
+        line = Text(f"{number} ", style="dim")
+        if linked is None:
+            parts.append(line.append_text(Text.assemble(f"trace {trace_id[:8]}… span {span_id[:8]}…  ",
+                                                        ("not loaded", "dim"))))
+            continue
+        offset = linked.start_ns - span.start_ns
+        if linked.step:
+            line.append(linked.step, style="bold magenta").append(" ")
+        parts.append(line.append_text(Text.assemble(
+            (linked.name, "bold"), "  ", (linked.instance, "cyan"), "  ", clock(linked.start_ns),
+            (f"  ({duration(abs(offset))} {'after' if offset >= 0 else 'before'} this span)", "dim"))))
+    return parts
+
+
+def links_found(span: SpanRecord | None, find: FindSpan | None) -> int:
+    """How many of the span's linked spans the store holds: when that changes, the pane redraws its links."""
+    if span is None or find is None:
+        return 0
+    return sum(find(trace_id, span_id) is not None for trace_id, span_id in span.links)
 
 
 def _code(span: SpanRecord) -> list[RenderableType]:
@@ -116,15 +154,18 @@ class DetailPane(VerticalScroll, can_focus=True):
     DEFAULT_CSS = "DetailPane > Static { width: 1fr; }"
     ALLOW_MAXIMIZE = True  # `z`: Textual's scroll containers refuse it, and at 80x24 this pane needs it most
 
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(self, *, id: str | None = None, find: FindSpan | None = None) -> None:
         super().__init__(id=id)
         self.span: SpanRecord | None = None  # what the pane shows now
+        self.find = find  # looks the span's links up (SpanStore.find_span)
+        self.links_found = 0  # of the span's linked spans, how many it could name when drawn
 
     def compose(self):
         yield Static(Text("Select a span in the waterfall.", style="dim"), id="detail-body")
 
     def show(self, span: SpanRecord | None, lost: bool = False, trace_start_ns: int = 0) -> None:
         self.span = span
+        self.links_found = links_found(span, self.find)
         found = self.query("#detail-body").results(Static)
         body = next(found, None)
         if body is None:
@@ -134,4 +175,4 @@ class DetailPane(VerticalScroll, can_focus=True):
             self.border_title = "Detail"
             return
         self.border_title = f"Detail · {span.step or span.name}"
-        body.update(describe(span, lost, trace_start_ns))
+        body.update(describe(span, lost, trace_start_ns, self.find))

@@ -23,6 +23,7 @@ KEY_GROUPS: list[tuple[str, list[tuple[str, str]]]] = [
         ("[ / ]", "collapse all / expand all"),
         ("z", "maximize the focused pane, or restore it (handy at 80×24)"),
         ("v", "KRaft: the Metadata log, Groups or Voters pane under Quorum, in turn"),
+        ("o", "follow the selected span's link into the linked trace (again: the next link)"),
     ]),
     ("search and filter", [
         ("/", "filter traces by span name, step id, instance, API or event (Enter keeps, Esc clears)"),
@@ -35,7 +36,7 @@ KEY_GROUPS: list[tuple[str, list[tuple[str, str]]]] = [
         ("s", "controlled stop (SIGTERM: KafkaServer.shutdown, controlled shutdown first)"),
         ("r", "restart: stop it if it runs, then start a new process"),
         ("p", "pause / resume (SIGSTOP / SIGCONT, like a long GC pause)"),
-        ("c", "create a topic (a dialog); while a broker is paused at a breakpoint, c continues it"),
+        ("c", "create a topic (a dialog); while a broker is paused, c continues it instead"),
         ("P", "produce a burst of 1,000 records with a real client into the newest topic"),
     ]),
     ("breakpoints · live cluster only", [

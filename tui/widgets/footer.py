@@ -20,7 +20,7 @@ PALETTE = "command_palette"
 # Most needed first: the help (it lists the rest), quitting, what a lesson or a paused broker waits for, then the
 # keys that act on the node under the cursor, then the rest. A key left out still works; `?` lists it.
 KEEP_ORDER = ("help", "quit", "lesson_do", "lesson_focus", "continue_paused", "next_step", "kill", "stop", "restart",
-              "pause", "next_view", "create_topic", "produce", "search", "breakpoint", PALETTE)
+              "pause", "next_view", "follow_link", "create_topic", "produce", "search", "breakpoint", PALETTE)
 
 
 def key_width(key: Widget, compact: bool = True) -> int:
