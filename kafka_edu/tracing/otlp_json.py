@@ -14,6 +14,7 @@ import json
 import math
 import os
 from collections.abc import Mapping, Sequence
+from json.encoder import encode_basestring_ascii
 from typing import Any
 
 from opentelemetry.sdk.trace import ReadableSpan
@@ -66,53 +67,97 @@ def _trace_state(context: SpanContext) -> str:
 
 
 def _span(span: ReadableSpan) -> str:
-    """One span as json.dumps would write the library's dict of it, from cached pieces where they repeat."""
-    context = span.get_span_context()
+    """One span as json.dumps would write the library's dict of it, from cached pieces where they repeat.
+
+    It reads the fields ReadableSpan's properties return (or copy: `events` and `links` make a tuple per call, and
+    `attributes` a read-only view) straight from the span, each once."""
+    context = span._context
     trace_id, span_id = (context.trace_id, context.span_id) if context is not None else (0, 0)
     parts = [f'{{"traceId":"{trace_id:032x}","spanId":"{span_id:016x}"']
     if context is not None and (trace_state := _trace_state(context)):
         parts.append(f',"traceState":{_dumps(trace_state)}')
-    if span.parent is not None:
-        parts.append(f',"parentSpanId":"{span.parent.span_id:016x}"')
-    parts.append(f',"flags":{_flags(span.parent)}')
-    if span.name:
-        parts.append(f',"name":{_string(span.name)}')
-    parts.append(f',"kind":{span.kind.value + 1}')  # OTLP's SpanKind counts from SPAN_KIND_UNSPECIFIED = 0
-    if span.start_time:
-        parts.append(f',"startTimeUnixNano":"{span.start_time}"')
-    if span.end_time:
-        parts.append(f',"endTimeUnixNano":"{span.end_time}"')
-    attributes = span.attributes
-    if attributes:
-        parts.append(',"attributes":[')
-        parts.append(",".join([_key_value_json(key, value) for key, value in attributes.items()]))
-        parts.append("]")
-    if span.dropped_attributes:
-        parts.append(f',"droppedAttributesCount":{span.dropped_attributes}')
-    if span.events:
-        parts.append(f',"events":{_dumps([_event(event) for event in span.events])}')
-    if span.dropped_events:
-        parts.append(f',"droppedEventsCount":{span.dropped_events}')
-    if span.links:
-        parts.append(f',"links":{_dumps([_link(link) for link in span.links])}')
-    if span.dropped_links:
-        parts.append(f',"droppedLinksCount":{span.dropped_links}')
-    status: dict[str, Any] = {}
-    if span.status.description:
-        status["message"] = span.status.description
-    if span.status.status_code.value:
-        status["code"] = span.status.status_code.value
-    parts.append(f',"status":{_dumps(status)}}}' if status else ',"status":{}}')
+    parent = span._parent
+    if parent is not None:
+        parts.append(f',"parentSpanId":"{parent.span_id:016x}"')
+        parts.append(f',"flags":{_flags(parent)}')
+    else:
+        parts.append(f',"flags":{_HAS_IS_REMOTE}')
+    if name := span._name:
+        parts.append(f',"name":{_string(name)}')
+    parts.append(f',"kind":{span._kind.value + 1}')  # OTLP's SpanKind counts from SPAN_KIND_UNSPECIFIED = 0
+    if start_time := span._start_time:
+        parts.append(f',"startTimeUnixNano":"{start_time}"')
+    if end_time := span._end_time:
+        parts.append(f',"endTimeUnixNano":"{end_time}"')
+    attributes = span._attributes
+    if attributes is not None:
+        plain = getattr(attributes, "_dict", attributes)
+        if plain:
+            parts.append(',"attributes":[')
+            parts.append(",".join(_attributes_json(plain)))
+            parts.append("]")
+        if dropped := getattr(attributes, "dropped", 0):
+            parts.append(f',"droppedAttributesCount":{dropped}')
+    events = span._events
+    if events:
+        parts.append(f',"events":{_dumps([_event(event) for event in events])}')
+    if dropped := getattr(events, "dropped", 0):
+        parts.append(f',"droppedEventsCount":{dropped}')
+    links = span._links
+    if links:
+        parts.append(f',"links":{_dumps([_link(link) for link in links])}')
+    if dropped := getattr(links, "dropped", 0):
+        parts.append(f',"droppedLinksCount":{dropped}')
+    status = span._status
+    if status.description or status.status_code.value:
+        fields: dict[str, Any] = {}
+        if status.description:
+            fields["message"] = status.description
+        if status.status_code.value:
+            fields["code"] = status.status_code.value
+        parts.append(f',"status":{_dumps(fields)}}}')
+    else:
+        parts.append(',"status":{}}')
     return "".join(parts)
 
 
-def _dumps(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"))
-
+# json.dumps with separators builds an encoder per call; one made once writes the same text
+_dumps = json.JSONEncoder(separators=(",", ":")).encode
+_quote = encode_basestring_ascii  # what that encoder writes for a string (ensure_ascii)
 
 _STRINGS: dict[str, str] = {}
-_PAIRS: dict[tuple[str, type, Any], str] = {}
-_CACHE_LIMIT = 50_000  # distinct names and attribute pairs kept encoded; most repeat from span to span
+_PREFIXES: dict[str, str] = {}  # attribute key -> the pair's text up to its value
+_CACHE_LIMIT = 50_000  # distinct names and attribute keys kept encoded; most repeat from span to span
+
+
+def _prefix(key: str) -> str:
+    encoded = _PREFIXES.get(key)
+    if encoded is None:
+        encoded = f'{{"key":{_quote(key)},"value":' if key else '{"value":'
+        if len(_PREFIXES) >= _CACHE_LIMIT:
+            _PREFIXES.clear()
+        _PREFIXES[key] = encoded
+    return encoded
+
+
+def _attributes_json(attributes: Mapping[str, Any]) -> list[str]:
+    """Each pair as json.dumps writes `_key_value`'s dict of it: plain values written here, the rest by json."""
+    out = []
+    prefixes = _PREFIXES
+    for key, value in attributes.items():
+        kind = type(value)
+        if kind is str:
+            out.append(f'{prefixes.get(key) or _prefix(key)}{{"stringValue":{_quote(value)}}}}}')
+        elif kind is int:
+            out.append(f'{prefixes.get(key) or _prefix(key)}{{"intValue":"{value}"}}}}')
+        elif kind is bool:
+            out.append((prefixes.get(key) or _prefix(key)) + ('{"boolValue":true}}' if value else
+                                                              '{"boolValue":false}}'))
+        elif kind is float and math.isfinite(value):
+            out.append(f'{prefixes.get(key) or _prefix(key)}{{"doubleValue":{float.__repr__(value)}}}}}')
+        else:
+            out.append(_dumps(_key_value(key, value)))
+    return out
 
 
 def _string(value: str) -> str:
@@ -122,20 +167,6 @@ def _string(value: str) -> str:
         if len(_STRINGS) >= _CACHE_LIMIT:
             _STRINGS.clear()
         _STRINGS[value] = encoded
-    return encoded
-
-
-def _key_value_json(key: str, value: Any) -> str:
-    kind = type(value)
-    if kind is not str and kind is not int and kind is not bool:
-        return _dumps(_key_value(key, value))
-    pair = (key, kind, value)
-    encoded = _PAIRS.get(pair)
-    if encoded is None:
-        encoded = _dumps(_key_value(key, value))
-        if len(_PAIRS) >= _CACHE_LIMIT:
-            _PAIRS.clear()
-        _PAIRS[pair] = encoded
     return encoded
 
 
@@ -182,22 +213,31 @@ def encode_line(spans: Sequence[ReadableSpan]) -> str | None:
     None for no spans."""
     # Grouped by the resource object first: a Resource hashes by dumping its attributes to JSON, and a process's
     # spans share one. Equal resources are merged after, as the library's grouping by value would.
+    # A run of spans of one resource and scope (nearly every batch is one run) goes to the same list unlooked-up.
     by_identity: dict[int, tuple[Any, dict[Any, list[str]]]] = {}
+    last_resource = last_scope = encoded = None
     for span in spans:
-        resource = span.resource
-        group = by_identity.get(id(resource))
-        if group is None:
-            group = by_identity[id(resource)] = (resource, {})
-        group[1].setdefault(span.instrumentation_scope or None, []).append(_span(span))
+        resource = span._resource
+        scope = span._instrumentation_scope or None
+        if resource is not last_resource or scope is not last_scope or encoded is None:
+            group = by_identity.get(id(resource))
+            if group is None:
+                group = by_identity[id(resource)] = (resource, {})
+            encoded = group[1].setdefault(scope, [])
+            last_resource, last_scope = resource, scope
+        encoded.append(_span(span))
     if not by_identity:
         return None
-    by_resource: dict[Any, dict[Any, list[str]]] = {}
-    for resource, scopes in by_identity.values():
-        merged = by_resource.setdefault(resource, {})
-        for scope, encoded in scopes.items():
-            merged.setdefault(scope, []).extend(encoded)
+    groups = list(by_identity.values())
+    if len(groups) > 1:  # one resource (a process's own) has nothing to merge, nor a hash of it to take
+        by_resource: dict[Any, dict[Any, list[str]]] = {}
+        for resource, scopes in groups:
+            merged = by_resource.setdefault(resource, {})
+            for scope, encoded in scopes.items():
+                merged.setdefault(scope, []).extend(encoded)
+        groups = list(by_resource.items())
     resource_spans = []
-    for resource, scopes in by_resource.items():
+    for resource, scopes in groups:
         scope_spans = []
         for scope, encoded in scopes.items():
             schema = f',"schemaUrl":{_dumps(scope.schema_url)}' if scope is not None and scope.schema_url else ""

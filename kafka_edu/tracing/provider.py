@@ -13,20 +13,25 @@ Request-path traces are sampled and kept within a budget there; nothing else is 
 
 from __future__ import annotations
 
+import inspect
 import logging
 import os
-from collections.abc import Callable, Iterator
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
+from time import time_ns
 
 from opentelemetry import trace
+from opentelemetry.attributes import BoundedAttributes
 from opentelemetry.context import Context
 from opentelemetry.sdk.resources import Resource
-from opentelemetry.sdk.trace import Span, SpanLimits, TracerProvider
+from opentelemetry.sdk.trace import ReadableSpan, Span, SpanLimits, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.sdk.trace.sampling import Decision, Sampler, SamplingResult
+from opentelemetry.sdk.util import BoundedList
 from opentelemetry.sdk.util.instrumentation import InstrumentationScope
 from opentelemetry.trace import Link, NonRecordingSpan, SpanContext, SpanKind, TraceFlags, get_current_span
 
@@ -39,10 +44,52 @@ TRACING_ENV = "KAFKA_EDU_TRACING"  # "off": request-path spans are sampled away 
 SPAN_EVENT_LIMIT = 1_000_000
 _SCOPE = InstrumentationScope("kafka_edu")  # the one tracer's scope: every span file groups spans under it
 _PLAIN = frozenset({str, int, float, bool})  # attribute values OpenTelemetry's checks store unchanged
+_STR = frozenset({str})
+_UNSET_STATUS = inspect.signature(ReadableSpan.__init__).parameters["status"].default  # the SDK's shared one
+# the four flag values a span can get (sampled or not, random trace id or not), made once
+_FLAGS = tuple(TraceFlags(flags) for flags in range(4))
 
 
 class _RecordedSpan(Span):
-    """OpenTelemetry's span, unchanged; the SDK lets only subclasses be made outside its tracer (its own is private)."""
+    """OpenTelemetry's span; the SDK lets only subclasses be made outside its tracer (its own is private).
+
+    Made by `Tracing.start_span` only, which sets its fields itself: the fields SDK 1.45's `Span.__init__` sets,
+    to the values that constructor gives them for an INTERNAL span of our scope with no attributes or events yet,
+    without the two constructors' keyword handling (3.8 -> 3.0 us a span here).
+    `tests/unit/test_tracing_start_span.py` holds the fields to the SDK's own span's."""
+
+    def __init__(self, name: str, context: SpanContext, parent: SpanContext | None, sampler: Sampler,
+                 resource: Resource, span_processor: object, links: Sequence[Link], limits: SpanLimits,
+                 record_exception: bool, set_status_on_exception: bool) -> None:
+        # ReadableSpan's fields
+        self._name = name
+        self._context = context
+        self._kind = SpanKind.INTERNAL
+        self._instrumentation_info = None
+        self._instrumentation_scope = _SCOPE
+        self._parent = parent
+        self._start_time = None
+        self._end_time = None
+        self._resource = resource
+        self._status = _UNSET_STATUS
+        # Span's
+        self._sampler = sampler
+        self._trace_config = None
+        self._record_exception = record_exception
+        self._set_status_on_exception = set_status_on_exception
+        self._span_processor = span_processor
+        self._limits = limits
+        self._lock = threading.Lock()
+        self._attributes = BoundedAttributes(limits.max_span_attributes, None, immutable=False,
+                                             max_value_len=limits.max_span_attribute_length)
+        self._events = BoundedList(limits.max_events)
+        self._links = self._new_links(links)
+        self._record_end_metrics = None
+
+    def _readable_span(self) -> ReadableSpan:
+        # The SDK hands its processors a ReadableSpan copy at the end, sharing this span's attributes, events and
+        # links anyway; an ended span accepts no more changes, so it is handed over itself (one object less a span).
+        return self
 
 
 class ProcessAttributes:
@@ -65,16 +112,22 @@ class RequestPathSampler(Sampler):
     def should_sample(self, parent_context, trace_id, name, kind=None, attributes=None, links=None,
                       trace_state=None) -> SamplingResult:
         parent = get_current_span(parent_context).get_span_context()
-        if parent.is_valid:  # children follow their root's decision
-            decision = Decision.RECORD_AND_SAMPLE if parent.trace_flags.sampled else Decision.DROP
-        elif name in REQUEST_PATH_ROOTS and not self.request_path_on:
-            decision = Decision.DROP
-        else:
-            decision = Decision.RECORD_AND_SAMPLE
+        if self.sampled(parent if parent.is_valid else None, name):
+            return SamplingResult(Decision.RECORD_AND_SAMPLE, self.stamped(attributes))
+        return SamplingResult(Decision.DROP, attributes)
+
+    def sampled(self, parent: SpanContext | None, name: str) -> bool:
+        """The decision: children follow their root's; a request-path root is dropped when tracing is off."""
+        if parent is not None:
+            return parent.trace_flags.sampled
+        return self.request_path_on or name not in REQUEST_PATH_ROOTS
+
+    def stamped(self, attributes: Mapping[str, object] | None) -> Mapping[str, object] | None:
+        """A kept span's attributes: the given ones, then the process's (which win)."""
         stamped = self.process_attributes.attributes
-        if stamped and decision is Decision.RECORD_AND_SAMPLE:
-            attributes = {**attributes, **stamped} if attributes else dict(stamped)
-        return SamplingResult(decision, attributes)
+        if stamped:
+            return {**attributes, **stamped} if attributes else dict(stamped)
+        return attributes
 
     def get_description(self) -> str:
         return f"RequestPathSampler(request_path_on={self.request_path_on})"
@@ -142,26 +195,39 @@ class Tracing:
             trace_id = tracer.id_generator.generate_trace_id()
             random_trace_id = tracer.id_generator.is_trace_id_random()
         links = links or ()
-        sampling = tracer.sampler.should_sample(context, trace_id, name, SpanKind.INTERNAL, attributes, links)
-        flags = TraceFlags.SAMPLED if sampling.decision.is_sampled() else TraceFlags.DEFAULT
-        if random_trace_id:
-            flags |= TraceFlags.RANDOM_TRACE_ID
+        sampler = tracer.sampler
+        if type(sampler) is RequestPathSampler:  # ours: the same decision, without a SamplingResult per span
+            sampled = recording = sampler.sampled(parent, name)
+            given = sampler.stamped(attributes) if sampled else None
+            trace_state = None
+        else:
+            sampling = sampler.should_sample(context, trace_id, name, SpanKind.INTERNAL, attributes, links)
+            sampled, recording = sampling.decision.is_sampled(), sampling.decision.is_recording()
+            given = sampling.attributes
+            trace_state = sampling.trace_state
+        flags = _FLAGS[(TraceFlags.SAMPLED if sampled else 0) | (TraceFlags.RANDOM_TRACE_ID if random_trace_id else 0)]
         span_context = SpanContext(trace_id, tracer.id_generator.generate_span_id(), is_remote=False,
-                                   trace_flags=TraceFlags(flags), trace_state=sampling.trace_state)
-        if not sampling.decision.is_recording():
+                                   trace_flags=flags, trace_state=trace_state)
+        if not recording:
             return NonRecordingSpan(span_context)
-        span = _RecordedSpan(name, span_context, parent, sampler=tracer.sampler, resource=tracer.resource,
-                    span_processor=tracer.span_processor, links=links, instrumentation_scope=_SCOPE,
-                    record_exception=record_exception, set_status_on_exception=set_status_on_exception,
-                    limits=self.span_limits)
-        given = sampling.attributes
+        # one processor (the span files, or memory in tests) is called directly, not through the provider's loop
+        # over its list; the list is read per span, so a processor added later still sees every new span
+        processors = tracer.span_processor
+        listed = getattr(processors, "_span_processors", None)
+        if listed is not None and len(listed) == 1:
+            processors = listed[0]
+        span = _RecordedSpan(name, span_context, parent, sampler, tracer.resource, processors, links,
+                             self.span_limits, record_exception, set_status_on_exception)
         if given:
-            if len(given) <= self._attribute_room and all(
-                    type(value) in _PLAIN and type(key) is str and key for key, value in given.items()):
+            # OpenTelemetry's checks would store these unchanged: string keys (not empty), plain values, room for all
+            if (len(given) <= self._attribute_room and _PLAIN.issuperset(map(type, given.values()))
+                    and _STR.issuperset(map(type, given)) and "" not in given):
                 span._attributes._dict.update(given)  # what the checks would have stored, in the same order
             else:
                 span.set_attributes(given)
-        span.start(start_time=start_time, parent_context=context)
+        # what Span.start does, without its lock: no other thread can see the span yet
+        span._start_time = start_time if start_time is not None else time_ns()
+        processors.on_start(span, parent_context=context)
         return span
 
     def now_ns(self) -> int | None:
@@ -178,6 +244,24 @@ class Tracing:
 
     def shutdown(self) -> None:
         self.provider.shutdown()
+
+
+def set_span_attributes(span: trace.Span, attributes: Mapping[str, object]) -> None:
+    """`span.set_attributes(attributes)` (a describer's answer at a span's end), with OpenTelemetry's checks done
+    once for all of them on a span of ours, as `Tracing.start_span` does: plain values under string keys that are
+    new to the span, with room for all, are stored as given (what the checks would store, in the same order; a
+    key the span has already would move to the end, so that goes through the checks); anything else through them."""
+    if type(span) is _RecordedSpan and attributes:
+        stored = span._attributes
+        plain = stored._dict
+        if (stored.max_value_len is None and _PLAIN.issuperset(map(type, attributes.values()))
+                and _STR.issuperset(map(type, attributes)) and "" not in attributes):
+            with span._lock, stored._lock:
+                if (span._end_time is None and not stored._immutable and plain.keys().isdisjoint(attributes)
+                        and (stored.maxlen is None or len(plain) + len(attributes) <= stored.maxlen)):
+                    plain.update(attributes)
+                    return
+    span.set_attributes(attributes)
 
 
 _current: Tracing | None = None

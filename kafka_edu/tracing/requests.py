@@ -68,7 +68,7 @@ def completes_request(update_request_metrics: F) -> F:
         metrics = update_request_metrics(request, *args, **kwargs)
         root = request.__dict__.pop(_ATTR, None)
         if root is not None and root.is_recording():
-            root.set_attributes(_metric_attributes(metrics))
+            provider.set_span_attributes(root, _metric_attributes(metrics))
             root.end(end_time=args[0] if ends_at_argument else _now_ns())
         return metrics
     return wrapper  # type: ignore[return-value]

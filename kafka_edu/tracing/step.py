@@ -63,6 +63,20 @@ def _static(m: _Marker, code: CodeType) -> dict[str, Any]:
     return m.static_3_9 if _in_3_9_tree(code.co_filename) else m.static
 
 
+def _base(m: _Marker, code: CodeType, line: int) -> dict[str, Any]:
+    """The attributes every span of this marker at this place starts with (its row's and `code.*`), built once."""
+    key = (id(code), line)  # a code object hashes its whole bytecode and constants: its id, checked below
+    known = m.bases.get(key)
+    if known is not None and known[0] is code:
+        return known[1]
+    base = dict(_static(m, code))
+    base["code.function.name"] = code.co_qualname
+    base["code.file.path"] = _repo_relative(code.co_filename)
+    base["code.line.number"] = line
+    m.bases[key] = (code, base)
+    return base
+
+
 @functools.cache  # resolving a path stats the file: once per source file, not once per span
 def _repo_relative(filename: str) -> str:
     path = Path(filename).resolve()
@@ -76,7 +90,7 @@ class _Marker:
     """What never changes between two spans of one marker: the table row, its describers and static attributes."""
 
     __slots__ = ("name", "step_id", "root", "request_root", "static", "static_3_9", "start", "end", "parent", "links",
-                 "when", "retro")
+                 "when", "retro", "bases")
 
     def __init__(self, name: str, step_id: str | None, root: bool) -> None:
         symbol: Symbol = SYMBOLS.get(name) or _unknown(f"span {name!r}")
@@ -100,6 +114,7 @@ class _Marker:
         describer = attributes.describer_for(self.step_id, name)
         self.start, self.end, self.parent, self.links, self.when, self.retro = (
             describer.start, describer.end, describer.parent, describer.links, describer.when, describer.retro)
+        self.bases: dict[tuple[int, int], tuple[CodeType, dict[str, Any]]] = {}  # by the marker's code and line
 
 
 def _unknown(what: str) -> Any:
@@ -152,10 +167,7 @@ def _begin(m: _Marker, code: CodeType, line: int, scope: Callable[[], Mapping[st
         current = trace.get_current_span().get_span_context()
         if current.is_valid and not current.trace_flags.sampled:
             return None  # inside an unsampled request
-    attrs = dict(_static(m, code))
-    attrs["code.function.name"] = code.co_qualname
-    attrs["code.file.path"] = _repo_relative(code.co_filename)
-    attrs["code.line.number"] = line
+    attrs = dict(_base(m, code, line))
     attrs["thread.name"] = threading.current_thread().name
     if m.start is not None:
         attrs.update(_described(m.start, scope))
@@ -182,7 +194,7 @@ def _finish(m: _Marker, opened: _Open, exc: BaseException | None, scope: Callabl
     if m.end is not None:
         described = _described(m.end, scope)
         if described:
-            span_.set_attributes(described)
+            provider.set_span_attributes(span_, described)
     otel_context.detach(opened.token)  # after the describers: they may name the span as the current one
     span_.end(end_time=now_ns())
 
@@ -293,10 +305,14 @@ def _decorate(m: _Marker, func: F) -> F:
     line = code.co_firstlineno
 
     def scope_of(args: tuple, kwargs: dict, result: Any = None) -> Callable[[], Mapping[str, Any]]:
-        def bind() -> Mapping[str, Any]:
-            bound = dict(zip(names, args, strict=False))
-            bound.update(kwargs)
-            bound["result"] = result
+        bound: dict[str, Any] | None = None
+
+        def bind() -> Mapping[str, Any]:  # bound at the first describer that reads it, once for all of them
+            nonlocal bound
+            if bound is None:
+                bound = dict(zip(names, args, strict=False))
+                bound.update(kwargs)
+                bound["result"] = result
             return bound
         return bind
 
@@ -314,15 +330,27 @@ def _decorate(m: _Marker, func: F) -> F:
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        opened = _begin(m, code, line, scope_of(args, kwargs))
+        bound: dict[str, Any] | None = None
+
+        def scope() -> Mapping[str, Any]:  # the arguments by name, bound once for every describer of this call
+            nonlocal bound
+            if bound is None:
+                bound = dict(zip(names, args, strict=False))
+                bound.update(kwargs)
+                bound["result"] = None
+            return bound
+
+        opened = _begin(m, code, line, scope)
         if opened is None:
             return func(*args, **kwargs)
         try:
             result = func(*args, **kwargs)
         except BaseException as e:
-            _finish(m, opened, e, scope_of(args, kwargs))
+            _finish(m, opened, e, scope)
             raise
-        _finish(m, opened, None, scope_of(args, kwargs, result))
+        if m.end is not None and opened.span is not None:
+            scope()["result"] = result  # read by the end describers only, after every start describer ran
+        _finish(m, opened, None, scope)
         return result
 
     return wrapper  # type: ignore[return-value]
@@ -334,9 +362,8 @@ def _retro_span(tracing: provider.Tracing, m: _Marker, code: CodeType, line: int
     described = _described(m.end, scope)
     if described is None:
         return
-    attrs = dict(_static(m, code))
-    attrs.update({"code.function.name": code.co_qualname, "code.file.path": _repo_relative(code.co_filename),
-                  "code.line.number": line, "thread.name": threading.current_thread().name})
+    attrs = dict(_base(m, code, line))
+    attrs["thread.name"] = threading.current_thread().name
     attrs.update(described)
     links = [Link(c) for c in _described(m.links, scope) or ()] if m.links is not None else None
     span_ = tracing.start_span(m.name, context=_ROOT_CONTEXT if m.root else None, attributes=attrs,

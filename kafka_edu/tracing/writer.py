@@ -168,9 +168,9 @@ class SpanFileWriter(SpanProcessor):
             return True
         if (root.end_time - root.start_time) / 1e6 >= self.policy.slow_ms:
             return True
-        if any(s.status.status_code == StatusCode.ERROR or any(e.name == "exception" for e in s.events)
-               for s in spans):
-            return True
+        for span in spans:
+            if span.status.status_code == StatusCode.ERROR or _has_exception(span):
+                return True
         kind = str(root.attributes.get("kafka.api.name", root.name)) if root.attributes else root.name
         return self._thinning.keep(kind, time.monotonic())
 
@@ -327,6 +327,14 @@ def _spans_in(path: Path) -> int:
         return path.read_bytes().count(b'"startTimeUnixNano"')
     except OSError:
         return 0
+
+
+def _has_exception(span: ReadableSpan) -> bool:
+    # the span's own list, not the `events` property's copy of it: most spans have no events at all
+    events = getattr(span, "_events", None)
+    if events is None:
+        events = span.events
+    return bool(events) and any(e.name == "exception" for e in events)
 
 
 def _drain(queue: deque, limit: int | None = None) -> list:

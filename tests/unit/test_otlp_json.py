@@ -71,3 +71,26 @@ def test_no_spans_write_no_line(tmp_path) -> None:
     ours.export([])
     ours.shutdown()
     assert (tmp_path / "ours.jsonl").read_text() == ""
+
+
+def test_plain_values_written_without_json_dumps_are_the_library_s_bytes(tmp_path) -> None:
+    # str, int, bool and finite float values are written by the encoder itself: text json escapes, floats whose
+    # repr is unusual, ints at the edges, and spans made by kafka-edu's own start_span
+    from kafka_edu.tracing import provider
+
+    tracing = provider.node_tracing("otlp-json-test", "run", "kraft")
+    odd = {"quote\"key": 'a "quoted" \\ value', "unicode": "ünïcødé ✓ 𝄞", "control": "tab\tnew\nline\x01",
+           "zero": 0, "negative": -(2**63), "huge": 2**80, "true": True, "false": False, "tiny": 1e-7,
+           "big": 1e22, "negzero": -0.0, "third": 1 / 3, "empty": ""}
+    spans = []
+    for make in (tracing.start_span, tracing.tracer.start_span):
+        span = make("Kafka.main#shutdownHook", attributes=dict(odd))
+        span.end()
+        spans.append(span)
+    library = FileSpanExporter(tmp_path / "library.jsonl")
+    library.export(spans)
+    library.shutdown()
+    ours = SpanLineFile(tmp_path / "ours.jsonl")
+    ours.export(spans)
+    ours.shutdown()
+    assert (tmp_path / "ours.jsonl").read_text() == (tmp_path / "library.jsonl").read_text()

@@ -90,3 +90,50 @@ def test_a_span_reaches_the_processors_with_its_attributes_already_set(tracing: 
     tracing.provider.add_span_processor(Probe())
     tracing.start_span("Kafka.main#shutdownHook", attributes={"kafka.step": "S", "kafka.n": 1}).end()
     assert seen == [{"kafka.step": "S", "kafka.n": 1}]
+
+
+def test_a_span_has_the_fields_the_sdk_s_own_span_has_with_the_same_values(tracing: provider.Tracing) -> None:
+    # Tracing.start_span sets a span's fields itself (_RecordedSpan.__init__): none missing, none different
+    ours = tracing.start_span("Kafka.main#shutdownHook", attributes={"kafka.step": "S"}, links=[
+        Link(SpanContext(0x1234, 0x5678, is_remote=True, trace_flags=TraceFlags(TraceFlags.SAMPLED)))])
+    theirs = tracing.tracer.start_span("Kafka.main#shutdownHook", attributes={"kafka.step": "S"}, links=[
+        Link(SpanContext(0x1234, 0x5678, is_remote=True, trace_flags=TraceFlags(TraceFlags.SAMPLED)))])
+    assert sorted(vars(ours)) == sorted(vars(theirs))
+    # ids, time, own objects; the deprecated instrumentation_info is never given, and the scope is our own object
+    # (version None where the tracer's is "": both write no version)
+    differ = {"_context", "_start_time", "_lock", "_span_processor", "_record_end_metrics", "_instrumentation_info",
+              "_instrumentation_scope"}
+    assert ours.instrumentation_scope.name == theirs.instrumentation_scope.name
+    assert not ours.instrumentation_scope.version and not theirs.instrumentation_scope.version
+    for field in sorted(set(vars(theirs)) - differ - {"_attributes", "_events", "_links"}):
+        assert getattr(ours, field) == getattr(theirs, field), field
+    for field in ("_attributes", "_events", "_links"):
+        mine, sdk = getattr(ours, field), getattr(theirs, field)
+        assert type(mine) is type(sdk) and len(mine) == len(sdk), field
+        assert {k: v for k, v in vars(mine).items() if k not in ("_lock", "_dq")} == {
+            k: v for k, v in vars(sdk).items() if k not in ("_lock", "_dq")}, field
+    assert ours._events._dq.maxlen == theirs._events._dq.maxlen and ours._links._dq.maxlen == theirs._links._dq.maxlen
+    assert dict(ours._attributes) == dict(theirs._attributes)
+    assert [(link.context, dict(link.attributes)) for link in ours.links] == [
+        (link.context, dict(link.attributes)) for link in theirs.links]
+    ours.end()
+    theirs.end()
+    assert ours._attributes._immutable and theirs._attributes._immutable
+
+
+@pytest.mark.parametrize("case", ["plain", "overlap", "checked", "ended"])
+def test_set_span_attributes_stores_what_opentelemetry_s_set_attributes_stores(tracing: provider.Tracing,
+                                                                               case: str) -> None:
+    start = {"kafka.step": "S", "kafka.n": 1}
+    later = {"plain": {"kafka.bytes": 10, "kafka.ok": True, "kafka.ratio": 0.5, "kafka.name": "x"},
+             "overlap": {"kafka.bytes": 10, "kafka.step": "T"},  # an existing key moves to the end
+             "checked": {"kafka.list": [1, 2], "kafka.none": None, "kafka.key": b"k"},
+             "ended": {"kafka.bytes": 10}}[case]
+    ours = tracing.start_span("Kafka.main#shutdownHook", attributes=dict(start))
+    theirs = tracing.tracer.start_span("Kafka.main#shutdownHook", attributes=dict(start))
+    if case == "ended":
+        ours.end()
+        theirs.end()
+    provider.set_span_attributes(ours, dict(later))
+    theirs.set_attributes(dict(later))
+    assert list(ours.attributes.items()) == list(theirs.attributes.items())

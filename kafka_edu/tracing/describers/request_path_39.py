@@ -23,6 +23,7 @@ Nothing here imports the port: the objects are read through the names the port g
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from opentelemetry import trace
@@ -584,7 +585,12 @@ def _log_loaded(s: Scope) -> dict[str, Any]:
 
 def _is_3_9(network_object: Any) -> bool:
     """3.9's Processor owns its response queue (`enqueue_response`); 3.9's Response has no `response_action`."""
-    return hasattr(network_object, "enqueue_response") or hasattr(network_object, "on_complete")
+    return _is_3_9_class(type(network_object))
+
+
+@functools.cache  # asked on every turn of a processor's loop: once per class
+def _is_3_9_class(cls: type) -> bool:
+    return hasattr(cls, "enqueue_response") or hasattr(cls, "on_complete")
 
 
 @when("NW.processor.1")
@@ -592,7 +598,7 @@ def _has_new_connections(s: Scope) -> bool:
     processor = s["self"]
     if not _is_3_9(processor):
         return _nw._has_new_connections(s)
-    return not processor._new_connections.empty()
+    return bool(processor._new_connections.queue)  # as Queue.empty, without its lock: a hint, read every turn
 
 
 @start("NW.processor.1")
