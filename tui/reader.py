@@ -1,4 +1,6 @@
 """Tailing a run directory: new bytes of every span file, read by offset, never whole files (as Toolong does).
+A recorded sample's compressed span files (`*.jsonl.gz`, as `traces/samples/lesson-*` keep them) are read front to
+back in the same budget-sized pieces.
 
 One `RunReader.poll()` returns what appeared since the last call. It runs on a worker thread; the UI only
 receives the parsed batch. Bad input is reported, not raised: a missing directory, a line still being written,
@@ -7,6 +9,7 @@ a file truncated or replaced under us, a line that is not JSON.
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 from dataclasses import dataclass, field
@@ -60,6 +63,33 @@ class FileTail:
         self.offset += len(data)
         lines = (self.partial + data).split(b"\n")
         self.partial = lines.pop()
+        return [line.decode("utf-8", errors="replace") for line in lines if line.strip()]
+
+
+class GzipTail(FileTail):
+    """A compressed span file of a recorded run: it never changes, so it is decompressed once, piece by piece."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path)
+        self._file: gzip.GzipFile | None = None
+        self.done = False
+
+    def read_lines(self, budget: int) -> list[str]:
+        if self.done:
+            return []
+        if self._file is None:
+            self._file = gzip.open(self.path, "rb")
+        try:
+            data = self._file.read(budget)
+        except (OSError, EOFError):  # not gzip, or cut short: what was read stands
+            self.bad_lines += 1
+            data = b""
+        self.offset += len(data)
+        lines = (self.partial + data).split(b"\n")
+        self.partial = lines.pop() if data else b""
+        if not data:
+            self._file.close()
+            self.done = True
         return [line.decode("utf-8", errors="replace") for line in lines if line.strip()]
 
 
@@ -125,6 +155,9 @@ class RunReader:
     def _read_spans(self, batch: ReadBatch) -> None:
         for path in sorted(self.run_dir.glob("*.jsonl")):
             self.tails.setdefault(path, FileTail(path))
+        for path in sorted(self.run_dir.glob("*.jsonl.gz")):
+            if path not in self.tails:
+                self.tails[path] = GzipTail(path)
         budget = READ_BUDGET
         # Ends before starts: a replay then skips the start of every span that has ended.
         for tail in sorted(self.tails.values(), key=lambda t: t.path.name.endswith(STARTS_SUFFIX)):

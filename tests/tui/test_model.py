@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
 from pathlib import Path
@@ -12,7 +13,7 @@ from kafka_edu.tracing.query import SpanEvent, SpanRecord
 from kafka_edu.tracing.steps import STEPS
 from tui.critical_path import Section, critical_path
 from tui.explanations import ROWS
-from tui.reader import FileTail, RunReader
+from tui.reader import FileTail, GzipTail, RunReader
 from tui.source import function_region, step_line
 from tui.store import SpanStore, is_background
 
@@ -101,6 +102,29 @@ def test_a_tail_reads_only_whole_lines_and_starts_over_after_truncation(tmp_path
     assert tail.read_lines(1 << 20) == ["two", "three"]
     path.write_bytes(b"new\n")
     assert tail.read_lines(1 << 20) == ["new"] and tail.resets == 1
+
+
+def test_a_compressed_span_file_is_read_in_pieces_to_its_last_line(tmp_path: Path) -> None:
+    path = tmp_path / "broker-0.jsonl.gz"
+    path.write_bytes(gzip.compress(b"one\ntwo\nthree"))  # the last line without its newline
+    tail = GzipTail(path)
+    assert tail.read_lines(5) == ["one"]
+    assert tail.read_lines(1 << 20) == ["two"]
+    assert tail.read_lines(1 << 20) == ["three"] and tail.done
+    assert tail.read_lines(1 << 20) == []
+
+
+def test_a_recorded_lesson_sample_replays_from_its_compressed_files() -> None:
+    sample = Path(__file__).resolve().parents[2] / "traces" / "samples" / "lesson-rebalance-without-stopping"
+    reader = RunReader(sample)
+    ended = []
+    for _ in range(1000):
+        batch = reader.poll()
+        if not batch.ended:
+            break
+        ended.extend(batch.ended)
+    assert any(s.step == "GC.hb" for s in ended) and reader.finished
+    assert "no span files yet" not in reader.problems()
 
 
 def test_the_reader_turns_starts_and_ends_into_spans_and_knows_a_finished_run(tmp_path: Path) -> None:
