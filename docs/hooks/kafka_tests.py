@@ -1,6 +1,7 @@
 """MkDocs hook: the page "Kafka's own tests as referee", drawn from a run of those tests at build time.
 
-The build runs `pytest tests/kafka_tests` (Kafka's own test classes ported to pytest, a few seconds) with
+The build runs `pytest tests/kafka_tests` (Kafka's own test classes ported to pytest; several minutes,
+unless a test session that has just run them hands over its figures) with
 KAFKA_EDU_KAFKA_TESTS_JSON set, and renders what it counted: per Kafka test class, its cases in Kafka, those that
 cannot apply (with why), ported, passing, failing, and kept apart as a deliberate difference. The figures are the
 run's, so they cannot drift from the code; a build on a checkout whose referee fails still builds, and says so.
