@@ -7,6 +7,7 @@ import signal
 import sys
 import threading
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 
@@ -58,6 +59,31 @@ def cluster(options: argparse.Namespace) -> int:
     from kafka_edu.cluster_runner.report import print_startup_summary, print_status
     from kafka_edu.cluster_runner.runner import ClusterRunner
     traces = Path(options.traces)
+    partition_options = {"--isolate": options.isolate, "--from-zookeeper": options.from_zookeeper,
+                         "--from-quorum": options.from_quorum, "--split": options.split,
+                         "--one-way": options.one_way}
+    given = [name for name, value in partition_options.items() if value is not None]
+    if given and options.verb != "partition":
+        console.print(f"{given[0]} is an option of `kafka-edu cluster partition`, not of cluster {options.verb}",
+                      soft_wrap=True)
+        return 2
+    if options.netns and options.verb != "up":
+        console.print(f"--netns is an option of `kafka-edu cluster up`, not of cluster {options.verb}", soft_wrap=True)
+        return 2
+    if options.verb == "partition" and len(given) != 1:
+        console.print("cluster partition needs one of --isolate N, --from-zookeeper N, --from-quorum N, "
+                      "--split A,B C,D, --one-way FROM TO", soft_wrap=True)
+        return 2
+    if options.verb == "up" and options.netns and options.zookeeper:
+        console.print("--netns runs ZooKeeper in a namespace of the run: leave out --zookeeper", soft_wrap=True)
+        return 2
+    if options.verb == "up" and options.netns:
+        from kafka_edu.cluster_runner.network import NetworkError, check_netns_support
+        try:
+            check_netns_support()
+        except NetworkError as e:
+            console.print(f"[red]kafka-edu cluster up: {e}[/]", soft_wrap=True)
+            return 2
     if options.verb == "up":
         if options.combined is not None and options.mode != "kraft":
             console.print("--combined N is a KRaft layout (N nodes, each controller and broker): add --mode kraft")
@@ -76,7 +102,7 @@ def cluster(options: argparse.Namespace) -> int:
             with console.status(f"Formatting and starting {what}..."):
                 runner = ClusterRunner.up(brokers, traces, overrides=options.override, mode="kraft",
                                           controllers=controllers, combined=combined,
-                                          dynamic_quorum=options.dynamic_quorum)
+                                          dynamic_quorum=options.dynamic_quorum, netns=options.netns)
             manifest = runner.run.read_manifest()
             print_status(runner.status())
             console.print(f"run directory: [bold]{runner.run.path}[/]")
@@ -86,7 +112,7 @@ def cluster(options: argparse.Namespace) -> int:
         brokers = 3 if options.brokers is None else options.brokers
         with console.status(f"Starting ZooKeeper and {brokers} brokers..."):
             runner = ClusterRunner.up(brokers, traces, options.zookeeper, options.override, log_dirs=options.log_dirs,
-                                      sasl=options.sasl)
+                                      sasl=options.sasl, netns=options.netns)
         manifest = runner.run.read_manifest()
         print_startup_summary(runner.run.path)
         console.print(f"run directory: [bold]{runner.run.path}[/]")
@@ -113,6 +139,9 @@ def cluster(options: argparse.Namespace) -> int:
         print_status(runner.status())
     elif options.verb == "status":
         print_status(runner.status())
+        print_cuts(runner.run.read_manifest())
+    elif options.verb in ("partition", "heal"):
+        return cluster_network(runner, options)
     elif options.verb == "down":
         with console.status("Stopping brokers (controlled shutdown) and ZooKeeper..."):
             runner.down()
@@ -131,6 +160,58 @@ def cluster(options: argparse.Namespace) -> int:
             getattr(runner, options.verb)(options.id)
         print_status(runner.status())
     return 0
+
+
+def cluster_network(runner: Any, options: argparse.Namespace) -> int:
+    """`cluster partition` and `cluster heal` (issue 26): a refused request is one line and changes nothing."""
+    from kafka_edu.cluster_runner.network import NetworkError
+    from kafka_edu.cluster_runner.runner import ClusterError
+    try:
+        if options.verb == "heal":
+            healed = runner.heal([options.id] if options.id is not None else None)
+            for cut in healed:
+                console.print(f"healed cut {cut['id']} ({cut['kind']}): "
+                              + ", ".join(f"{a}->{b}" for a, b in cut["links"]), soft_wrap=True)
+        else:
+            if options.id is not None:
+                raise ClusterError("cluster partition takes its nodes from its options, not a positional id")
+            if options.isolate is not None:
+                cut = runner.isolate(options.isolate)
+            elif options.from_zookeeper is not None:
+                cut = runner.isolate(options.from_zookeeper, "zookeeper")
+            elif options.from_quorum is not None:
+                cut = runner.isolate(options.from_quorum, "quorum")
+            elif options.split is not None:
+                cut = runner.partition("split", *[_node_list(side) for side in options.split])
+            else:
+                cut = runner.partition("one-way", *[_node_list(side) for side in options.one_way])
+            arrow = "->" if cut["kind"] == "one-way" else "<->"
+            console.print(f"cut {cut['id']} ({cut['kind']}): {','.join(cut['from'])} {arrow} {','.join(cut['to'])}"
+                          f"; heal it with `kafka-edu cluster heal {cut['id']}`", soft_wrap=True)
+    except (ClusterError, NetworkError) as e:
+        console.print(f"[red]kafka-edu cluster {options.verb}: {e}[/]", soft_wrap=True)
+        return 2
+    print_cuts(runner.run.read_manifest())
+    return 0
+
+
+def _node_list(side: str) -> list[str]:
+    """`1,2,zk` -> ["1", "2", "zk"] (a side of a split or a one-way cut)."""
+    return [name.strip() for name in side.split(",") if name.strip()]
+
+
+def print_cuts(manifest: dict[str, Any]) -> None:
+    network = manifest.get("network")
+    if not network:
+        return
+    nodes = ", ".join(f"{name}={node['address']}" for name, node in network["nodes"].items())
+    console.print(f"network {network['subnet']} (bridge {network['bridge']}): {nodes}", soft_wrap=True)
+    for cut in network["cuts"]:
+        arrow = "->" if cut["kind"] == "one-way" else "<->"
+        console.print(f"  cut {cut['id']} ({cut['kind']}, since {cut['at']}): {','.join(cut['from'])} {arrow} "
+                      f"{','.join(cut['to'])}", soft_wrap=True)
+    if not network["cuts"]:
+        console.print("  no cuts: every link carries packets")
 
 
 def metadata_quorum(args: list[str]) -> int:
@@ -561,10 +642,30 @@ def build_parser() -> argparse.ArgumentParser:
     zk.add_argument("--data-dir", default="/tmp/kafka-edu-zookeeper")
     zk.add_argument("--port", type=int, default=2181)
     cl = sub.add_parser("cluster", help="a traced cluster of broker processes: up | down | status | "
-                                        "start|stop|kill|pause|resume ID | add-controller | remove-controller ID")
+                                        "start|stop|kill|pause|resume ID | add-controller | remove-controller ID | "
+                                        "partition ... | heal [CUT]",
+                        description="Network partitions (docs/network-faults.md) need a run started with "
+                                    "`cluster up --netns` (as root). Nodes are named `zk` and by node id. "
+                                    "`cluster partition` takes one of --isolate N, --from-zookeeper N, "
+                                    "--from-quorum N, --split A,B C,D or --one-way FROM TO and prints the cut's "
+                                    "number; `cluster heal CUT` heals that cut, `cluster heal` every cut.")
     cl.add_argument("verb", choices=["up", "down", "status", "start", "stop", "kill", "pause", "resume",
-                                     "add-controller", "remove-controller"])
-    cl.add_argument("id", nargs="?", type=int)
+                                     "add-controller", "remove-controller", "partition", "heal"])
+    cl.add_argument("id", nargs="?", type=int, help="a node id (start, stop, kill, pause, resume, "
+                                                    "remove-controller), or the cut to heal (heal)")
+    cl.add_argument("--netns", action="store_true",
+                    help="up, as root: each process in a network namespace of its own, on its own address on a "
+                         "bridge of the run, so that `cluster partition` can cut links (needs ip and nft)")
+    cl.add_argument("--isolate", metavar="N", help="partition: cut node N (an id, or zk) from every other node, "
+                                                   "both ways; clients on the host still reach it")
+    cl.add_argument("--from-zookeeper", metavar="N", help="partition: cut node N from ZooKeeper only, both ways")
+    cl.add_argument("--from-quorum", metavar="N", help="partition, KRaft: cut node N from the other controllers "
+                                                       "(all of them, for a broker) only, both ways")
+    cl.add_argument("--split", nargs=2, metavar=("A,B", "C,D"), help="partition: every node of the first side cut "
+                                                                    "from every node of the second, both ways")
+    cl.add_argument("--one-way", nargs=2, metavar=("FROM", "TO"), help="partition: packets from FROM's nodes to "
+                                                                      "TO's are dropped, the other way they pass "
+                                                                      "(each side one node or a comma list)")
     cl.add_argument("--brokers", type=int, default=None,
                     help="brokers (default 3; with --combined, brokers besides the combined nodes, default 0)")
     cl.add_argument("--mode", choices=["zk", "kraft"], default="zk",

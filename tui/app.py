@@ -61,12 +61,14 @@ BURST = 1000
 JUMP_TRIES_S = 5.0  # how long a span a lesson's check quoted may take to reach the TUI's store
 JUMP_EVERY_S = 0.25
 # Keys that act on a live cluster: without one (a replay) they are hidden, and pressing one says why it did nothing.
-CONTROL_ACTIONS = {"kill", "stop", "restart", "pause", "create_topic", "produce", "breakpoint", "next_step",
-                   "continue_paused"}
-BROKER_ACTIONS = {"kill", "stop", "restart", "pause"}  # on the broker (or controller) under the pane's cursor
+CONTROL_ACTIONS = {"kill", "stop", "restart", "pause", "isolate", "create_topic", "produce", "breakpoint",
+                   "next_step", "continue_paused"}
+# on the broker (or controller) under the pane's cursor
+BROKER_ACTIONS = {"kill", "stop", "restart", "pause", "isolate"}
 # How a refusal names the key the user pressed.
 ACTION_KEYS = {"kill": "x (kill -9)", "stop": "s (controlled stop)", "restart": "r (restart)",
-               "pause": "p (pause / resume)", "create_topic": "c (create a topic)", "produce": "P (produce)",
+               "pause": "p (pause / resume)", "isolate": "i (isolate / heal)", "create_topic": "c (create a topic)",
+               "produce": "P (produce)",
                "breakpoint": "b (breakpoint)", "next_step": "n (next step)", "continue_paused": "c (continue)"}
 
 
@@ -110,6 +112,7 @@ class KafkaEduApp(App[None]):
         Binding("s", "stop", "Stop"),
         Binding("r", "restart", "Restart"),
         Binding("p", "pause", "Pause"),
+        Binding("i", "isolate", "Isolate", show=False),  # a run up with --netns only; the help and status bar say
         Binding("c", "continue_paused", "Continue"),
         Binding("c", "create_topic", "Topic"),
         Binding("P", "produce", "Produce"),
@@ -492,6 +495,12 @@ class KafkaEduApp(App[None]):
                                     + "[/]", f"[red]{sum(int(c) for c in dropped.values()):,} spans dropped[/]",
                                     keep=True))
         parts.extend(request_policy_parts(self.span_stats))
+        cuts = (self.reader.manifest.get("network") or {}).get("cuts") or []
+        if cuts:  # the links cut now (cluster partition, or i on a node)
+            links = [f"{','.join(c['from'])}{'->' if c['kind'] == 'one-way' else '<->'}{','.join(c['to'])}"
+                     for c in cuts]
+            parts.append(StatusPart("[reverse bold red] cut [/] " + "; ".join(links) + " (i or cluster heal)",
+                                    f"[reverse bold red] {len(cuts)} cut(s) [/]", keep=True))
         if self.problems:
             parts.append(StatusPart("[red]" + "; ".join(self.problems) + "[/]", keep=True))
         width = (self.status.size.width or self.size.width) - 2  # its padding
@@ -697,6 +706,9 @@ class KafkaEduApp(App[None]):
             view = self.model.brokers.get(broker)
             if action != "restart" and view is not None and not view.alive:
                 return f"{key}: broker {broker} is not running; r starts it"
+        if action == "isolate" and not self.control.has_network():
+            return (f"{key}: this run's processes share the host's network; start one with "
+                    f"`kafka-edu cluster up --netns` (as root) to cut links")
         if action in ("create_topic", "produce") and self.kraft and not self._kraft_brokers():
             return (f"{key}: this KRaft run has controllers only, and topics live on brokers (start one with "
                     f"`kafka-edu tui --mode kraft --brokers N`)")
@@ -778,6 +790,10 @@ class KafkaEduApp(App[None]):
                 paused = self.model.brokers[broker].paused if broker in self.model.brokers else False
             self._control(f"{'resume' if paused else 'pause'} {self._node(broker)}", "resume" if paused else "pause",
                           broker)
+
+    def action_isolate(self) -> None:
+        if (node := self._broker_for("isolate")) is not None:
+            self._control(f"isolate / heal {self._node(node)}", "isolate_or_heal", node)
 
     def action_create_topic(self) -> None:
         if self.kraft and self._refused("create_topic"):

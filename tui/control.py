@@ -178,6 +178,23 @@ class ClusterControl:
         with self._manifest_lock:
             self.runner.resume(broker_id)
 
+    # -- network partitions (a run started with `cluster up --netns`) -------------------------------------------------
+
+    def has_network(self) -> bool:
+        """Whether the run's processes have namespaces of their own, so that links can be cut."""
+        with self._manifest_lock:
+            return bool(self.runner.run.read_manifest().get("network"))
+
+    def isolate_or_heal(self, node_id: int) -> str:
+        """`cluster partition --isolate N`, or, if N is isolated already, `cluster heal` of that cut."""
+        with self._manifest_lock:
+            cuts = self.runner.run.read_manifest()["network"]["cuts"]
+            mine = [c["id"] for c in cuts if c["kind"] == "isolate" and c["from"] == [str(node_id)]]
+            if mine:
+                self.runner.heal(mine)
+                return f"healed cut {', '.join(map(str, mine))}"
+            return f"cut {self.runner.isolate(str(node_id))['id']}"
+
     def _pid(self, broker_id: int) -> int | None:
         with self._manifest_lock:
             return self.runner.broker_entry(broker_id).get("pid")

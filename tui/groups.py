@@ -421,7 +421,7 @@ class GroupsPoller:
         if self.manifest.get("stopped_at"):
             return batch
         for broker in self.brokers():
-            address = ("127.0.0.1", int(broker["port"]))
+            address = (broker.get("address", "127.0.0.1"), int(broker["port"]))  # its own on a --netns run
             try:
                 batch.groups += self._ask(address, broker["id"], batch.at)
                 batch.asked.append(broker["id"])

@@ -380,7 +380,8 @@ class QuorumPoller:
             batch.replication_error = "no voter is running"
             return
         try:
-            batch.replication = self.last_replication = self.describe([f"127.0.0.1:{e['port']}" for e in reachable])
+            batch.replication = self.last_replication = self.describe([f"{e.get('address', '127.0.0.1')}:{e['port']}"
+                                                                         for e in reachable])
         except Exception as e:  # no leader yet, an election, a voter going away: keep the last answer
             batch.replication_error = str(e) or type(e).__name__
 
@@ -715,7 +716,8 @@ class QuorumModel:
             if process.get("role") == VoterView.process_role:
                 self.voter(process["id"]).observe_entry(process)
                 if process.get("port"):  # its CONTROLLER listener, until a KV span names the voter's own endpoint
-                    self.membership.endpoints.setdefault(process["id"], f"127.0.0.1:{process['port']}")
+                    self.membership.endpoints.setdefault(
+                        process["id"], f"{process.get('address', '127.0.0.1')}:{process['port']}")
         self.brokers.observe_manifest(manifest)
         self.version += 1
 

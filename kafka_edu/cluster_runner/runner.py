@@ -11,9 +11,11 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from kafka_edu.cluster_runner import network as net
 from kafka_edu.cluster_runner.processes import free_port, process_alive, signal_process, stop_process, wait_exit
 from kafka_edu.cluster_runner.run_directory import DEFAULT_TRACES_DIR, RunDirectory, now_iso
 from kafka_edu.tracing.query import read_span_file_from
+from kafka_edu.tracing.runner_events import RunnerTracer
 from kafka_edu.v1_0_2.core.network.blocking_channel import BlockingChannel
 from kafka_edu.v1_0_2.core.server.broker_metadata_checkpoint import load_props
 from kafka_edu.v3_9.clients.common.protocol.api_keys import ApiKeys
@@ -26,6 +28,7 @@ KRAFT_CONTROLLER_CONFIG = Path(__file__).resolve().parents[2] / "config" / "kraf
 KRAFT_BROKER_CONFIG = Path(__file__).resolve().parents[2] / "config" / "kraft" / "broker.properties"
 KRAFT_COMBINED_CONFIG = Path(__file__).resolve().parents[2] / "config" / "kraft" / "server.properties"
 NOT_RUNNING = "NotRunning"
+LOOPBACK = "127.0.0.1"  # where every process listens, unless the run has network namespaces (its own addresses)
 NODE_ROLES = ("broker", "controller")  # the processes the verbs act on, by node id (unique within a run)
 QUORUM_MEMBER = ("Leader", "Follower")  # a controller that has found the quorum's leader, or is it
 # A KRaft broker reports 3.9's BrokerState names; a caller asking for a 1.0.2 name means the state with its value.
@@ -48,6 +51,7 @@ class ClusterRunner:
         # per node: (pid, offset read to, state) of its broker state and of its Raft state (a combined node has both)
         self._state_tails: dict[int, tuple[int, int, str]] = {}
         self._raft_tails: dict[int, tuple[int, int, str]] = {}
+        self._tracer: RunnerTracer | None = None
 
     # -- bringing a cluster up ------------------------------------------------------------------------------------
 
@@ -55,7 +59,7 @@ class ClusterRunner:
     def up(cls, brokers: int = 3, traces_dir: Path = DEFAULT_TRACES_DIR, zookeeper_connect: str | None = None,
            overrides: list[str] | None = None, timeout_s: float = 90.0, *, mode: str = "zk",
            controllers: int = 3, combined: bool = False, log_dirs: int = 1, sasl: bool = False,
-           dynamic_quorum: bool = False) -> ClusterRunner:
+           dynamic_quorum: bool = False, netns: bool = False) -> ClusterRunner:
         """A traced cluster: ZooKeeper and `brokers` 1.0.2 brokers (mode "zk"), or `controllers` KRaft controllers
         and `brokers` KRaft brokers (mode "kraft"); with `combined`, each controller is a broker too
         (process.roles=broker,controller) and `brokers` more are added beside them. A ZooKeeper-mode broker gets
@@ -63,8 +67,13 @@ class ClusterRunner:
         SASL_PLAINTEXT port (its `sasl_port`; the manifest's `sasl_bootstrap_servers`); the overrides give its
         mechanisms and JAAS file (docs/security.md). With `dynamic_quorum` (KRaft only), the controllers form a
         KIP-853 quorum: formatted with `--initial-controllers` and found through controller.quorum.bootstrap.servers,
-        so that add_controller / remove_controller can change it."""
+        so that add_controller / remove_controller can change it. With `netns` (root), each process runs in a
+        network namespace of its own, on an address of its own (network.py), so that `partition` can cut links."""
         check_up_arguments(mode, controllers, combined, dynamic_quorum)
+        if netns:
+            if zookeeper_connect is not None:
+                raise ClusterError("--netns runs ZooKeeper in a namespace of the run: leave out --zookeeper")
+            net.check_netns_support()
         run = RunDirectory.create(traces_dir)
         runner = cls(run)
         manifest: dict[str, Any] = {
@@ -74,8 +83,12 @@ class ClusterRunner:
             "sasl": sasl}
         if dynamic_quorum:
             manifest["dynamic_quorum"] = True
+        if netns:
+            manifest["network"] = net.plan(run.run_id)
         run.write_manifest(manifest)
         try:
+            if netns:
+                runner.create_bridge()
             if mode == "kraft":
                 runner.start_quorum(controllers, timeout_s, combined=combined, wait=False, dynamic=dynamic_quorum)
                 # broker node ids follow the controllers' (1..N): node ids are one space on a KRaft cluster
@@ -112,42 +125,48 @@ class ClusterRunner:
 
     def start_zookeeper(self) -> None:
         port = free_port()
-        zookeeper = ZooKeeperServer(self.run.path / "zookeeper", port, log_file=self.run.path / "zookeeper.log")
-        pid = zookeeper.start(new_session=True)
-        zookeeper.wait_ready()
-        manifest = self.run.read_manifest()
+        place = self.place("zookeeper", 0)
+        zookeeper = ZooKeeperServer(self.run.path / "zookeeper", port, host=place.get("address", LOOPBACK),
+                                    log_file=self.run.path / "zookeeper.log")
+        pid = zookeeper.start(new_session=True, wrapper=net.exec_prefix(place["netns"]) if place else None)
+        manifest = self.run.read_manifest()  # the pid first: a failed start is still stopped by `down`
         manifest["zookeeper_connect"] = zookeeper.connect_string
         manifest["processes"].append({"role": "zookeeper", "id": 0, "pid": pid, "port": port,
-                                      "log": str(zookeeper.log_file), "state": "running"})
+                                      "log": str(zookeeper.log_file), "state": "starting", **place})
+        self.run.write_manifest(manifest)
+        zookeeper.wait_ready()
+        manifest = self.run.read_manifest()
+        manifest["processes"][-1]["state"] = "running"
         self.run.write_manifest(manifest)
 
     def add_broker(self, broker_id: int) -> None:
         port = free_port()
+        place = self.place("broker", broker_id)
         manifest = self.run.read_manifest()
         sasl_port = free_port() if manifest.get("sasl") else None
         config = self.write_broker_config(broker_id, port, manifest["zookeeper_connect"], manifest["overrides"],
-                                          sasl_port)
+                                          sasl_port, host=place.get("address", LOOPBACK))
         entry = {"role": "broker", "id": broker_id, "pid": None, "port": port, "config": str(config),
-                 "log": str(self.run.path / f"broker-{broker_id}.log"), "state": "Starting"}
+                 "log": str(self.run.path / f"broker-{broker_id}.log"), "state": "Starting", **place}
         if sasl_port is not None:
             entry["sasl_port"] = sasl_port
         manifest["processes"].append(entry)
         manifest["bootstrap_servers"] = bootstrap_servers(manifest["processes"])
         if sasl_port is not None:
-            manifest["sasl_bootstrap_servers"] = ",".join(f"127.0.0.1:{p['sasl_port']}" for p in manifest["processes"]
-                                                          if "sasl_port" in p)
+            manifest["sasl_bootstrap_servers"] = ",".join(f"{p.get('address', LOOPBACK)}:{p['sasl_port']}"
+                                                          for p in manifest["processes"] if "sasl_port" in p)
         self.run.write_manifest(manifest)
         self.start(broker_id)
 
     def write_broker_config(self, broker_id: int, port: int, zookeeper_connect: str, overrides: list[str],
-                            sasl_port: int | None = None) -> Path:
-        """Each broker gets its own server.properties, as an operator would write it."""
+                            sasl_port: int | None = None, host: str = LOOPBACK) -> Path:
+        """Each broker gets its own server.properties, as an operator would write it, listening on `host`."""
         props = load_props(BASE_CONFIG)
         broker_dir = self.run.path / f"broker-{broker_id}"
         log_dirs = self.run.read_manifest().get("log_dirs_per_broker", 1)
         # brokers talk to each other on PLAINTEXT; clients may log in on the SASL_PLAINTEXT listener
-        listeners = f"PLAINTEXT://127.0.0.1:{port}" + ("" if sasl_port is None else
-                                                        f",SASL_PLAINTEXT://127.0.0.1:{sasl_port}")
+        listeners = f"PLAINTEXT://{host}:{port}" + ("" if sasl_port is None else
+                                                     f",SASL_PLAINTEXT://{host}:{sasl_port}")
         props.update({"broker.id": str(broker_id), "listeners": listeners,
                       "log.dirs": ",".join([str(broker_dir / "logs")]
                                            + [str(broker_dir / f"logs-{i}") for i in range(1, log_dirs)]),
@@ -172,8 +191,10 @@ class ClusterRunner:
         find the leader through controller.quorum.bootstrap.servers."""
         ports = {node_id: free_port() for node_id in range(1, controllers + 1)}
         broker_ports = {node_id: free_port() for node_id in ports} if combined else {}
-        voters = ",".join(f"{node_id}@127.0.0.1:{port}" for node_id, port in ports.items())
-        bootstrap = ",".join(f"127.0.0.1:{port}" for port in ports.values())
+        places = {node_id: self.place("controller", node_id) for node_id in ports}
+        hosts = {node_id: place.get("address", LOOPBACK) for node_id, place in places.items()}
+        voters = ",".join(f"{node_id}@{hosts[node_id]}:{port}" for node_id, port in ports.items())
+        bootstrap = ",".join(f"{hosts[node_id]}:{port}" for node_id, port in ports.items())
         directory_ids = {node_id: str(Uuid.random_uuid()) for node_id in ports} if dynamic else {}
         cluster_id = self.storage_tool("random-uuid").strip()
         manifest = self.run.read_manifest()
@@ -184,10 +205,11 @@ class ClusterRunner:
             manifest.update(controller_quorum_voters=voters)
         configs = {node_id: self.write_controller_config(node_id, port, voters, manifest["overrides"],
                                                          broker_ports.get(node_id),
-                                                         bootstrap_servers=bootstrap if dynamic else None)
+                                                         bootstrap_servers=bootstrap if dynamic else None,
+                                                         host=hosts[node_id])
                    for node_id, port in ports.items()}
         if dynamic:
-            initial = ",".join(f"{node_id}@127.0.0.1:{port}:{directory_ids[node_id]}"
+            initial = ",".join(f"{node_id}@{hosts[node_id]}:{port}:{directory_ids[node_id]}"
                                for node_id, port in ports.items())
             self.format_storage(list(configs.values()), cluster_id, "--initial-controllers", initial)
         else:
@@ -196,7 +218,7 @@ class ClusterRunner:
             config = configs[node_id]
             log = self.run.path / f"controller-{node_id}.log"
             entry = {"role": "controller", "id": node_id, "pid": None, "port": port, "config": str(config),
-                     "log": str(log), "state": "Starting"}
+                     "log": str(log), "state": "Starting", **places[node_id]}
             if combined:
                 entry.update(combined=True, broker_port=broker_ports[node_id])
             if dynamic:
@@ -227,18 +249,19 @@ class ClusterRunner:
         return done.stdout
 
     def write_controller_config(self, node_id: int, port: int, voters: str, overrides: list[str],
-                                broker_port: int | None = None, bootstrap_servers: str | None = None) -> Path:
+                                broker_port: int | None = None, bootstrap_servers: str | None = None,
+                                host: str = LOOPBACK) -> Path:
         """A controller's properties; with a `broker_port`, a combined node's (config/kraft/server.properties):
         the broker listener on that port, the controller listener on `port`. With `bootstrap_servers` (a dynamic
         quorum), controller.quorum.bootstrap.servers takes the place of controller.quorum.voters."""
         if broker_port is None:
             props = load_props(KRAFT_CONTROLLER_CONFIG)
-            props.update({"process.roles": "controller", "listeners": f"CONTROLLER://127.0.0.1:{port}"})
+            props.update({"process.roles": "controller", "listeners": f"CONTROLLER://{host}:{port}"})
         else:
             props = load_props(KRAFT_COMBINED_CONFIG)
             props.update({"process.roles": "broker,controller",
-                          "listeners": f"PLAINTEXT://127.0.0.1:{broker_port},CONTROLLER://127.0.0.1:{port}",
-                          "advertised.listeners": f"PLAINTEXT://127.0.0.1:{broker_port}"})
+                          "listeners": f"PLAINTEXT://{host}:{broker_port},CONTROLLER://{host}:{port}",
+                          "advertised.listeners": f"PLAINTEXT://{host}:{broker_port}"})
         props.update({"node.id": str(node_id), "controller.listener.names": "CONTROLLER",
                       "controller.quorum.voters": voters,
                       "log.dirs": str(self.run.path / f"controller-{node_id}" / "logs")})
@@ -246,7 +269,7 @@ class ClusterRunner:
             del props["controller.quorum.voters"]
             props["controller.quorum.bootstrap.servers"] = bootstrap_servers
             if broker_port is None:  # a dynamic voter is known by its advertised controller endpoint
-                props["advertised.listeners"] = f"CONTROLLER://127.0.0.1:{port}"
+                props["advertised.listeners"] = f"CONTROLLER://{host}:{port}"
         props.pop("metadata.log.dir", None)  # the log dir above holds the metadata log too
         for override in for_role(overrides, "controller"):
             key, _, value = override.partition("=")
@@ -263,15 +286,19 @@ class ClusterRunner:
         and metadata dirs formatted with the controllers' cluster id, then the processes."""
         manifest = self.run.read_manifest()
         ports = {node_id: free_port() for node_id in node_ids}
+        places = {node_id: self.place("broker", node_id) for node_id in node_ids}
+        manifest = self.run.read_manifest()
         configs = {node_id: self.write_kraft_broker_config(node_id, port, manifest.get("controller_quorum_voters", ""),
                                                            manifest["overrides"],
-                                                           manifest.get("controller_quorum_bootstrap_servers"))
+                                                           manifest.get("controller_quorum_bootstrap_servers"),
+                                                           host=places[node_id].get("address", LOOPBACK))
                    for node_id, port in ports.items()}
         self.format_storage(list(configs.values()), manifest["cluster_id"])
         for node_id, port in ports.items():
             manifest["processes"].append({"role": "broker", "id": node_id, "pid": None, "port": port,
                                           "config": str(configs[node_id]),
-                                          "log": str(self.run.path / f"broker-{node_id}.log"), "state": "Starting"})
+                                          "log": str(self.run.path / f"broker-{node_id}.log"), "state": "Starting",
+                                          **places[node_id]})
         manifest["bootstrap_servers"] = bootstrap_servers(manifest["processes"])
         self.run.write_manifest(manifest)
         if start:
@@ -279,11 +306,11 @@ class ClusterRunner:
                 self.start(node_id)
 
     def write_kraft_broker_config(self, node_id: int, port: int, voters: str, overrides: list[str],
-                                  bootstrap_servers: str | None = None) -> Path:
+                                  bootstrap_servers: str | None = None, host: str = LOOPBACK) -> Path:
         props = load_props(KRAFT_BROKER_CONFIG)
         props.update({"process.roles": "broker", "node.id": str(node_id),
-                      "listeners": f"PLAINTEXT://127.0.0.1:{port}",
-                      "advertised.listeners": f"PLAINTEXT://127.0.0.1:{port}",
+                      "listeners": f"PLAINTEXT://{host}:{port}",
+                      "advertised.listeners": f"PLAINTEXT://{host}:{port}",
                       "controller.listener.names": "CONTROLLER", "controller.quorum.voters": voters,
                       "log.dirs": str(self.run.path / f"broker-{node_id}" / "logs"),
                       # its own directory, as config/kraft/broker.properties has it (a log dir would do too)
@@ -364,13 +391,16 @@ class ClusterRunner:
         manifest = self._dynamic_manifest()
         node_id = max([p["id"] for p in manifest["processes"] if p["role"] in NODE_ROLES], default=0) + 1
         port = free_port()
+        place = self.place("controller", node_id)
+        host = place.get("address", LOOPBACK)
         config = self.write_controller_config(node_id, port, "", manifest["overrides"],
-                                              bootstrap_servers=manifest["controller_quorum_bootstrap_servers"])
+                                              bootstrap_servers=manifest["controller_quorum_bootstrap_servers"],
+                                              host=host)
         self.format_storage([config], manifest["cluster_id"], "--no-initial-controllers")
         manifest = self.run.read_manifest()
         manifest["processes"].append({"role": "controller", "id": node_id, "pid": None, "port": port,
                                       "config": str(config), "log": str(self.run.path / f"controller-{node_id}.log"),
-                                      "state": "Starting", "directory_id": str(_directory_id_of(config))})
+                                      "state": "Starting", "directory_id": str(_directory_id_of(config)), **place})
         self.run.write_manifest(manifest)
         self.start(node_id)
         deadline = time.monotonic() + timeout_s
@@ -391,7 +421,7 @@ class ClusterRunner:
                 time.sleep(0.2)
         manifest = self.run.read_manifest()
         manifest["bootstrap_controllers"] = ",".join(
-            [a for a in manifest["bootstrap_controllers"].split(",") if a] + [f"127.0.0.1:{port}"])
+            [a for a in manifest["bootstrap_controllers"].split(",") if a] + [f"{host}:{port}"])
         self.run.write_manifest(manifest)
         self.wait_for_quorum(max(1.0, deadline - time.monotonic()))
         return node_id
@@ -413,7 +443,7 @@ class ClusterRunner:
         self.stop(node_id)
         manifest = self.run.read_manifest()
         manifest["bootstrap_controllers"] = ",".join(a for a in manifest["bootstrap_controllers"].split(",")
-                                                     if a and a != f"127.0.0.1:{entry['port']}")
+                                                     if a and a != f"{entry.get('address', LOOPBACK)}:{entry['port']}")
         self.entry(node_id, manifest)["removed"] = True
         self.run.write_manifest(manifest)
         self.wait_for_quorum(timeout_s)
@@ -460,7 +490,9 @@ class ClusterRunner:
         span_file = self.span_file(broker_id)
         span_offset = span_file.stat().st_size if span_file.exists() else 0  # where this process's spans begin
         with open(entry["log"], "ab") as log:
-            process = subprocess.Popen([sys.executable, "-m", "kafka_edu.cli", "server-start", entry["config"]],
+            wrapper = net.exec_prefix(entry["netns"]) if entry.get("netns") else []
+            process = subprocess.Popen([*wrapper, sys.executable, "-m", "kafka_edu.cli", "server-start",
+                                        entry["config"]],
                                        stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                        env=self.run.environment(), start_new_session=True)
         self._update_entry(broker_id, pid=process.pid, state="Starting", span_offset=span_offset)
@@ -564,6 +596,162 @@ class ClusterRunner:
                                    f"brokers within {timeout_s} s")
             time.sleep(0.1)
 
+    # -- network namespaces and partitions (issue 26; the mechanics are network.py's) -----------------------------
+
+    @property
+    def tracer(self) -> RunnerTracer:
+        """The runner's span file of this run (`runner.jsonl`): where the NF events go."""
+        if self._tracer is None:
+            self._tracer = RunnerTracer(self.run.path, self.run.run_id, self.run.read_manifest().get("mode", "zk"))
+        return self._tracer
+
+    def create_bridge(self) -> None:
+        manifest = self.run.read_manifest()
+        network = manifest["network"]
+        network["bridge_created"] = True  # written before it is made: `down` removes it if it exists
+        self.run.write_manifest(manifest)
+        net.create_bridge(network)
+
+    def place(self, role: str, node_id: int) -> dict[str, Any]:
+        """Where a process of the run lives: on a run with network namespaces, a namespace of its own with its
+        address (made here, written to the manifest first), as `{"netns", "address"}` for its process entry; on
+        other runs nothing (it listens on loopback)."""
+        manifest = self.run.read_manifest()
+        network = manifest.get("network")
+        if not network:
+            return {}
+        node = net.plan_node(network, role, node_id)
+        if not node["created"]:
+            node["created"] = True
+            self.run.write_manifest(manifest)
+            with self.tracer.action("netns", {"kafka.node": net.node_name(role, node_id)}) as span:
+                net.create_node(network, node)
+                self.tracer.done(span, "NF.netns", {
+                    "kafka.node": net.node_name(role, node_id), "kafka.node.role": role,
+                    "kafka.netns": node["netns"], "kafka.network.address": node["address"],
+                    "kafka.network.veth": node["veth"], "kafka.network.bridge": network["bridge"]})
+        return {"netns": node["netns"], "address": node["address"]}
+
+    def _network(self, manifest: dict[str, Any]) -> dict[str, Any]:
+        network = manifest.get("network")
+        if not network:
+            raise ClusterError(f"run {self.run.run_id} has no network namespaces to cut: start a run with "
+                               "`kafka-edu cluster up --netns` (as root)")
+        if manifest.get("stopped_at"):
+            raise ClusterError(f"run {self.run.run_id} is down: its network is gone")
+        return network
+
+    def nodes(self) -> list[str]:
+        """The run's node names as cuts take them: `zk`, then the node ids."""
+        return list(self._network(self.run.read_manifest())["nodes"])
+
+    def partition(self, kind: str, side_a: list[str], side_b: list[str] | None = None) -> dict[str, Any]:
+        """Cut links, and record the cut (manifest `network.cuts` and `faults`, NF.cut in runner.jsonl):
+        - `isolate`: `side_a` is one node, cut both ways from `side_b` (default: every other node of the run);
+        - `split`: every node of `side_a` cut both ways from every node of `side_b`;
+        - `one-way`: packets from the nodes of `side_a` to those of `side_b` are dropped, the other way pass.
+        A link already cut is refused (heal its cut first). Returns the cut."""
+        manifest = self.run.read_manifest()
+        network = self._network(manifest)
+        if kind not in ("isolate", "split", "one-way"):
+            raise ClusterError(f"unknown kind of cut {kind!r}: isolate, split or one-way")
+        if kind == "isolate" and len(side_a) != 1:
+            raise ClusterError("isolate cuts one node: name one")
+        if side_b is None:
+            if kind != "isolate":
+                raise ClusterError(f"a {kind} cut needs two sides")
+            side_b = [name for name in network["nodes"] if name not in side_a]
+        net.check_nodes(network, side_a + side_b, self.run.run_id)
+        if set(side_a) & set(side_b):
+            raise ClusterError(f"node {', '.join(sorted(set(side_a) & set(side_b)))} is on both sides of the cut")
+        if not side_a or not side_b:
+            raise ClusterError("a cut needs a node on each side")
+        links = net.links_between(side_a, side_b, both_ways=kind != "one-way")
+        existing = net.cut_links(network)
+        already = [f"{a}->{b} (cut {existing[(a, b)]})" for a, b in links if (a, b) in existing]
+        if already:
+            raise ClusterError(f"already cut: {', '.join(already)}; heal it first")
+        cut = {"id": network["next_cut"], "kind": kind, "from": side_a, "to": side_b,
+               "links": [list(link) for link in links], "at": now_iso(), "at_ns": time.time_ns()}
+        attributes = {"kafka.network.cut": cut["id"], "kafka.network.kind": kind,
+                      "kafka.network.from": side_a, "kafka.network.to": side_b,
+                      "kafka.network.links": [f"{a}->{b}" for a, b in links]}
+        with self.tracer.action("partition", attributes) as span:
+            network["cuts"].append(cut)
+            network["next_cut"] += 1
+            try:
+                net.apply_rules(network, set(side_a) | set(side_b))
+            except BaseException:
+                network["cuts"].remove(cut)  # what is in force is what the manifest says: back to no cut
+                net.apply_rules(network, set(side_a) | set(side_b))
+                raise
+            cut["at"], cut["at_ns"] = now_iso(), time.time_ns()
+            self.tracer.done(span, "NF.cut", attributes)
+            manifest.setdefault("faults", []).append({"at": cut["at"], "at_ns": cut["at_ns"], "kind": kind,
+                                                      "nodes": sorted(set(side_a) | set(side_b)), "from": side_a,
+                                                      "to": side_b, "cut": cut["id"], "until": None})
+            self.run.write_manifest(manifest)
+        return cut
+
+    def isolate(self, node: str, from_: str = "all") -> dict[str, Any]:
+        """Cut one node off, both ways: from every other node (`all`), from ZooKeeper only (`zookeeper`), or from
+        the controller quorum only (`quorum`: every other controller of a KRaft run)."""
+        manifest = self.run.read_manifest()
+        network = self._network(manifest)
+        node = net.ZOOKEEPER if node == "zookeeper" else node
+        net.check_nodes(network, [node], self.run.run_id)
+        if from_ == "all":
+            return self.partition("isolate", [node])
+        if from_ == "zookeeper":
+            if manifest["mode"] != "zk" or net.ZOOKEEPER not in network["nodes"] or node == net.ZOOKEEPER:
+                raise ClusterError(f"run {self.run.run_id} has no ZooKeeper of its own to cut node {node} from")
+            return self.partition("isolate", [node], [net.ZOOKEEPER])
+        if from_ == "quorum":
+            controllers = [name for name, n in network["nodes"].items() if n["role"] == "controller" and name != node]
+            if manifest["mode"] != "kraft" or not controllers:
+                raise ClusterError(f"run {self.run.run_id} has no controller quorum to cut node {node} from "
+                                   "(a ZooKeeper-mode run: use --from-zookeeper)")
+            return self.partition("isolate", [node], controllers)
+        raise ClusterError(f"isolate from {from_!r}: all, zookeeper or quorum")
+
+    def heal(self, cut_ids: list[int] | None = None) -> list[dict[str, Any]]:
+        """Remove the rules of the given cuts (default: every cut), and record it (NF.heal, the faults' `until`).
+        Returns the cuts healed."""
+        manifest = self.run.read_manifest()
+        network = self._network(manifest)
+        if not network["cuts"]:
+            raise ClusterError(f"nothing is cut in run {self.run.run_id}")
+        in_force = {cut["id"]: cut for cut in network["cuts"]}
+        unknown = [str(i) for i in cut_ids or [] if i not in in_force]
+        if unknown:
+            raise ClusterError(f"no cut {', '.join(unknown)} in force in run {self.run.run_id} "
+                               f"(cuts in force: {', '.join(map(str, in_force))})")
+        healed = [in_force[i] for i in (cut_ids or list(in_force))]
+        links = [f"{a}->{b}" for cut in healed for a, b in cut["links"]]
+        attributes = {"kafka.network.cuts": [cut["id"] for cut in healed], "kafka.network.links": links}
+        with self.tracer.action("heal", attributes) as span:
+            network["cuts"] = [cut for cut in network["cuts"] if cut not in healed]
+            net.apply_rules(network, {name for cut in healed for name in cut["from"] + cut["to"]})
+            until = now_iso()
+            self.tracer.done(span, "NF.heal", attributes)
+            ids = {cut["id"] for cut in healed}
+            for fault in manifest.get("faults", []):
+                if fault.get("cut") in ids and fault.get("until") is None:
+                    fault["until"] = until
+            self.run.write_manifest(manifest)
+        return healed
+
+    def remove_network(self, manifest: dict[str, Any]) -> list[str]:
+        """Every namespace, veth and the bridge of the run that still exists (`down`, also after a crash)."""
+        network = manifest["network"]
+        removed = net.teardown(network)
+        network["cuts"] = []
+        network["removed_at"] = now_iso()
+        for fault in manifest.get("faults", []):  # a cut still in force went with its namespaces
+            if "cut" in fault and fault.get("until") is None:
+                fault["until"] = network["removed_at"]
+        return removed
+
     # -- the whole cluster ----------------------------------------------------------------------------------------
 
     def status(self) -> dict[str, Any]:
@@ -584,6 +772,14 @@ class ClusterRunner:
 
     def down(self) -> None:
         manifest = self.run.read_manifest()
+        network = manifest.get("network")
+        if network and network["cuts"] and not manifest.get("stopped_at"):
+            # healed first: a broker cut from its controller would wait out its controlled shutdown's retries
+            try:
+                self.heal()
+            except net.NetworkError:
+                pass  # a namespace already gone (a crashed run): remove_network below takes the rest
+            manifest = self.run.read_manifest()
         # Brokers before controllers, as KafkaRaftServer stops its broker before its controller: a broker's
         # controlled shutdown needs the quorum.
         for role in NODE_ROLES:
@@ -599,12 +795,16 @@ class ClusterRunner:
             if entry["role"] == "zookeeper" and entry["pid"]:
                 stop_process(entry["pid"], 10)
                 entry["state"] = "stopped"
+        if manifest.get("network"):
+            self.remove_network(manifest)
         manifest["stopped_at"] = now_iso()
         exits = self.run.exit_records()
         manifest["dropped_spans"] = {name: record["dropped_spans"] for name, record in exits.items()}
         manifest["span_files"] = {name: record["span_files"] for name, record in exits.items()
                                   if "span_files" in record}
         self.run.write_manifest(manifest)
+        if self._tracer is not None:
+            self._tracer.close()
 
 
 def check_up_arguments(mode: str, controllers: int, combined: bool, dynamic_quorum: bool) -> None:
@@ -660,5 +860,5 @@ def for_role(overrides: list[str], role: str) -> list[str]:
 
 def bootstrap_servers(processes: list[dict[str, Any]]) -> str:
     """Where clients connect on a KRaft run: each broker's port, and each combined node's broker port."""
-    return ",".join(f"127.0.0.1:{p['broker_port'] if p.get('combined') else p['port']}" for p in processes
-                    if p["role"] == "broker" or p.get("combined"))
+    return ",".join(f"{p.get('address', LOOPBACK)}:{p['broker_port'] if p.get('combined') else p['port']}"
+                    for p in processes if p["role"] == "broker" or p.get("combined"))

@@ -70,9 +70,10 @@ class ZooKeeperServer:
                 "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp", classpath, ZOOKEEPER_MAIN,
                 str(self.write_config())]
 
-    def start(self, new_session: bool = False) -> int:
-        """Start the server; returns its pid. `new_session` detaches it from our process group (runner use)."""
-        command = self.command()  # writes the config, creating the data dir
+    def start(self, new_session: bool = False, wrapper: list[str] | None = None) -> int:
+        """Start the server; returns its pid. `new_session` detaches it from our process group (runner use);
+        `wrapper` goes before the command (`ip netns exec NS`: a command that execs the rest, keeping the pid)."""
+        command = (wrapper or []) + self.command()  # writes the config, creating the data dir
         log = open(self.log_file, "ab")
         self.process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                         start_new_session=new_session)

@@ -35,7 +35,7 @@ KEY_GROUPS: list[tuple[str, list[tuple[str, str]]]] = [
               "session times out, elect a new leader)"),
         ("s", "controlled stop (SIGTERM: KafkaServer.shutdown, controlled shutdown first)"),
         ("r", "restart: stop it if it runs, then start a new process"),
-        ("p", "pause / resume (SIGSTOP / SIGCONT, like a long GC pause)"),
+        ("p / i", "pause / resume (SIGSTOP / SIGCONT, a GC pause); i: isolate / heal (--netns)"),
         ("c", "create a topic (a dialog); while a broker is paused, c continues it instead"),
         ("P", "produce a burst of 1,000 records with a real client into the newest topic"),
     ]),
