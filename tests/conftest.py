@@ -10,6 +10,7 @@ os.environ.setdefault("KAFKA_EDU_TRACING_STRICT", "1")
 
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest  # noqa: E402
 
@@ -61,6 +62,28 @@ def brokers(tmp_path: Path, zookeeper: ZooKeeper) -> Iterator[Callable[..., Brok
     yield make
     for broker in made:
         broker.cleanup()
+
+
+# Two lanes for `./run tests` with no arguments (`-n 2 --dist loadscope`): the tests that run in this process only
+# (Kafka's ported tests, the unit tests, the docs build and the site) on one worker, beside every test that starts
+# processes, which keep to the other worker in their usual order, so no two clusters ever share the machine. The docs
+# build follows Kafka's tests on their worker: it draws the referee's page from their figures
+# (tests/kafka_tests/conftest.py).
+IN_PROCESS = ("tests/kafka_tests/", "tests/unit/", "tests/test_docs.py", "tests/test_site", "tests/test_preferred_",
+              "tests/test_reassign_")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    if config.getoption("dist") != "loadscope":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class TwoLanes(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return "in-process" if nodeid.startswith(IN_PROCESS) else "processes"
+
+    return TwoLanes(config, log)
 
 
 def _descendant_pids(root: int) -> list[int]:

@@ -252,9 +252,7 @@ def test_an_isolated_raft_leader_resigns_by_check_quorum_and_another_controller_
     def new_leader() -> int | None:
         leaders = [c for c in (1, 2, 3) if c != leader and runner.raft_state(c)[0] == "Leader"]
         return leaders[0] if leaders and runner.raft_state(leaders[0])[1] > epoch else None
-    # Generous: the port's Raft send thread opens connections blocking (up to 1 s each, kafka_network_channel.py),
-    # so every attempt to reach the cut leader, whose packets are dropped, holds up the Vote requests to the other
-    # voter, and on a busy machine several elections fail before one wins (Kafka's NetworkClient does not block).
+    # a fetch timeout and an election or two; generous for a busy machine
     successor = wait_until(new_leader, 90, "another controller to lead")
     # Check-quorum: no Fetch from a majority within the fetch timeout, and the isolated leader resigns.
     wait_until(lambda: "Resigned" in [role for role, _ in role_changes(runner, leader, cut_ns)], 30,

@@ -52,7 +52,7 @@ def test_three_voters_elect_one_leader_that_the_others_follow(cluster: RaftClust
     assert sorted(n.role() for n in cluster.nodes) == ["Follower", "Follower", "Leader"]
     # the new leader's first record is its LeaderChangeMessage, committed on every voter
     wait_until(lambda: all(n.listener.control_batches and n.listener.control_batches[-1][1] == epoch
-                           for n in cluster.nodes), 10, "the LeaderChange batch on every voter")
+                           for n in cluster.nodes), 30, "the LeaderChange batch on every voter")
     one_leader_per_epoch(cluster)
 
 
@@ -61,7 +61,7 @@ def test_quorum_state_is_on_disk_before_the_role_changes(cluster: RaftCluster) -
     epoch = leader.client.quorum.epoch()
     wait_until(lambda: all(any(le.epoch == epoch and le.leader_id == leader.node_id
                                for le, _ in n.listener.leader_changes) for n in cluster.nodes),
-               10, "every listener told of the leader")
+               30, "every listener told of the leader")
     for node in cluster.nodes:
         for leader_and_epoch, on_disk in node.listener.leader_changes:
             # what the listener found on disk when told: the same epoch (or a later one), never an older
@@ -76,13 +76,13 @@ def test_a_committed_record_survives_the_leader_and_reaches_every_live_voter(clu
     leader = wait_until(cluster.stable_leader, 20, "a leader")
     epoch = leader.client.quorum.epoch()
     last = leader.append(["a", "b"])
-    wait_until(lambda: all(n.listener.records() == ["a", "b"] for n in cluster.nodes), 10, "a and b everywhere")
+    wait_until(lambda: all(n.listener.records() == ["a", "b"] for n in cluster.nodes), 30, "a and b everywhere")
     assert leader.client.high_watermark() > last
     leader.stop()  # graceful: it resigns and asks the others (EndQuorumEpoch) to elect now
     successor = wait_until(cluster.stable_leader, 20, "a new leader")
     assert successor.client.quorum.epoch() == epoch + 1
     successor.append(["c"])
-    wait_until(lambda: all(n.listener.records() == ["a", "b", "c"] for n in cluster.live()), 10, "c on the live")
+    wait_until(lambda: all(n.listener.records() == ["a", "b", "c"] for n in cluster.live()), 30, "c on the live")
     one_leader_per_epoch(cluster)
 
 
@@ -90,12 +90,12 @@ def test_a_crashed_leader_is_replaced_after_the_fetch_timeout(cluster: RaftClust
     leader = wait_until(cluster.stable_leader, 20, "a leader")
     epoch = leader.client.quorum.epoch()
     leader.append(["before"])
-    wait_until(lambda: all(n.listener.records() == ["before"] for n in cluster.nodes), 10, "the record everywhere")
+    wait_until(lambda: all(n.listener.records() == ["before"] for n in cluster.nodes), 30, "the record everywhere")
     leader.kill()
     successor = wait_until(cluster.stable_leader, 20, "a new leader")
     assert successor.node_id != leader.node_id and successor.client.quorum.epoch() > epoch
     successor.append(["after"])
-    wait_until(lambda: all(n.listener.records() == ["before", "after"] for n in cluster.live()), 10, "after")
+    wait_until(lambda: all(n.listener.records() == ["before", "after"] for n in cluster.live()), 30, "after")
     one_leader_per_epoch(cluster)
 
 
@@ -103,17 +103,17 @@ def test_a_follower_with_a_diverging_log_truncates_it(cluster: RaftCluster) -> N
     leader = wait_until(cluster.stable_leader, 20, "a leader")
     old_epoch = leader.client.quorum.epoch()
     leader.append(["a"])
-    wait_until(lambda: all(n.listener.records() == ["a"] for n in cluster.nodes), 10, "a everywhere")
+    wait_until(lambda: all(n.listener.records() == ["a"] for n in cluster.nodes), 30, "a everywhere")
     committed_end = leader.client.log_end_offset()
     # cut off, the leader still takes two records into its own log; no one else will ever have them
     leader.isolate()
     leader.append(["lost-1", "lost-2"])
-    wait_until(lambda: leader.client.log_end_offset() >= committed_end + 2, 10, "the unreplicated append")
+    wait_until(lambda: leader.client.log_end_offset() >= committed_end + 2, 30, "the unreplicated append")
     successor = wait_until(lambda: next((n for n in cluster.live() if n is not leader and n.is_leader()), None), 20,
                            "a leader among the other two")
     successor.append(["b"])
     others = [n for n in cluster.nodes if n is not leader]
-    wait_until(lambda: all(n.listener.records() == ["a", "b"] for n in others), 10, "b on the other two")
+    wait_until(lambda: all(n.listener.records() == ["a", "b"] for n in others), 30, "b on the other two")
     leader.kill()
     assert leader.quorum_state_file.exists()
     restarted = RaftNode(leader.node_id, leader.voters, leader.port, leader.log_dir).start()
@@ -227,7 +227,7 @@ def test_a_single_voter_elects_itself_and_commits_alone(tmp_path: Path) -> None:
         node = cluster.start().nodes[0]
         assert node.is_leader() and node.client.quorum.epoch() == 1  # at once, in initialize: no Vote to send
         node.append(["solo"])
-        wait_until(lambda: node.listener.records() == ["solo"], 10, "the record committed by the quorum of one")
+        wait_until(lambda: node.listener.records() == ["solo"], 30, "the record committed by the quorum of one")
     finally:
         cluster.stop()
 

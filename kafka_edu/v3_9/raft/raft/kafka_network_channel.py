@@ -10,8 +10,10 @@ raft client puts that response on its own message queue.
 
 from __future__ import annotations
 
+import errno
 import itertools
 import logging
+import select
 import socket
 import threading
 import time
@@ -34,6 +36,7 @@ from kafka_edu.v3_9.server_common.server.util.shutdownable_thread import Shutdow
 log = logging.getLogger("org.apache.kafka.raft.KafkaNetworkChannel")
 
 _MAX_RESPONSE_SIZE = 100 * 1024 * 1024
+_CONNECT_POLL_MS = 10  # how often connects in progress are looked at
 
 
 @dataclass
@@ -50,6 +53,8 @@ class _Connection:
     node: Node
     outbox: deque[_Pending] = field(default_factory=deque)  # waiting for the channel's previous send to finish
     in_flight: dict[int, _Pending] = field(default_factory=dict)  # by correlation id, in send order
+    connecting: socket.socket | None = None  # until the non-blocking connect completes
+    connect_deadline: float = 0.0  # time.monotonic() by which it must have
 
 
 class KafkaNetworkChannel(NetworkChannel):
@@ -100,6 +105,9 @@ class RaftSendThread(ShutdownableThread):
                  on_complete: Callable[[_Pending, Any, Errors | None], None]) -> None:
         super().__init__(name, is_interruptible=True, logger_name="kafka.raft.RaftSendThread", daemon=True)
         self._request_timeout_ms = request_timeout_ms
+        # socket.connection.setup.timeout.ms (10 s) bounds a connect; a raft request gives up sooner, at its own
+        # timeout, so the connect is given no longer than the request
+        self._connection_setup_timeout_ms = min(request_timeout_ms, 10_000)
         self._client_id = client_id
         self._selector = Selector(_MAX_RESPONSE_SIZE, connections_max_idle_ms=9 * 60 * 1000)
         self._connections: dict[str, _Connection] = {}
@@ -121,6 +129,7 @@ class RaftSendThread(ShutdownableThread):
             self._queue.clear()
         for pending in drained:
             self._start_send(pending)
+        self._finish_connects()
         self._selector.poll(self._poll_timeout_ms())
         for destination in self._selector.completed_sends:
             self._flush_outbox(destination)
@@ -131,6 +140,8 @@ class RaftSendThread(ShutdownableThread):
         self._expire_requests()
 
     def _poll_timeout_ms(self) -> int:
+        if any(c.connecting is not None for c in self._connections.values()):
+            return _CONNECT_POLL_MS  # the selector does not watch sockets still connecting: look again soon
         now = time.monotonic()
         deadlines = [p.sent_ms / 1000 + self._request_timeout_ms / 1000
                      for c in self._connections.values() for p in c.in_flight.values()]
@@ -142,21 +153,51 @@ class RaftSendThread(ShutdownableThread):
         node = pending.request.destination
         connection_id = node.id_string()
         connection = self._connections.get(connection_id)
-        if connection is None or self._selector.channel(connection_id) is None:
-            try:
-                sock = socket.create_connection((node.host, node.port),
-                                                timeout=min(self._request_timeout_ms / 1000, 1.0))
-            except OSError as e:
-                log.info("Connection to node %s could not be established: %s", node, e)
+        if connection is None or (connection.connecting is None and self._selector.channel(connection_id) is None):
+            # NetworkClient.initiateConnect: a non-blocking connect, so that a voter whose packets are dropped holds
+            # up only the requests to it, never those to the other voters
+            sock = socket.socket(socket.AF_INET6 if ":" in node.host else socket.AF_INET, socket.SOCK_STREAM)
+            sock.setblocking(False)
+            code = sock.connect_ex((node.host, node.port))
+            if code not in (0, errno.EINPROGRESS):
+                sock.close()
+                log.info("Connection to node %s could not be established: %s", node, errno.errorcode.get(code, code))
                 self._complete(pending, None, Errors.BROKER_NOT_AVAILABLE)
                 return
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            sock.setblocking(False)
-            self._selector.register(connection_id, sock)
-            connection = _Connection(node)
+            connection = _Connection(node, connecting=sock,
+                                     connect_deadline=time.monotonic() + self._connection_setup_timeout_ms / 1000)
             self._connections[connection_id] = connection
         connection.outbox.append(pending)
-        self._flush_outbox(connection_id)
+        if connection.connecting is None:
+            self._flush_outbox(connection_id)
+
+    def _finish_connects(self) -> None:
+        """Selector.finishConnect for the sockets still connecting: ready ones join the selector and send what
+        waited; refused ones, and ones past the setup timeout, fail their requests with BROKER_NOT_AVAILABLE."""
+        connecting = {c.connecting: cid for cid, c in self._connections.items() if c.connecting is not None}
+        if not connecting:
+            return
+        _, writable, _ = select.select([], list(connecting), [], 0)
+        now = time.monotonic()
+        for sock, connection_id in connecting.items():
+            connection = self._connections[connection_id]
+            if sock in writable:
+                code = sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
+                if code == 0:
+                    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                    self._selector.register(connection_id, sock)
+                    connection.connecting = None
+                    self._flush_outbox(connection_id)
+                    continue
+                reason = errno.errorcode.get(code, str(code))
+            elif now >= connection.connect_deadline:
+                reason = f"no answer within {self._connection_setup_timeout_ms} ms"
+            else:
+                continue
+            log.info("Connection to node %s could not be established: %s", connection.node, reason)
+            sock.close()
+            connection.connecting = None
+            self._fail_connection(connection_id, Errors.BROKER_NOT_AVAILABLE, close=False)
 
     def _flush_outbox(self, connection_id: str) -> None:
         connection = self._connections.get(connection_id)
@@ -208,6 +249,8 @@ class RaftSendThread(ShutdownableThread):
             self._selector.close_connection(connection_id)
         if connection is None:
             return
+        if connection.connecting is not None:
+            connection.connecting.close()
         for pending in list(connection.in_flight.values()) + list(connection.outbox):
             self._complete(pending, None, error if pending in connection.in_flight.values()
                            else Errors.BROKER_NOT_AVAILABLE)
