@@ -13,6 +13,7 @@ from rich.console import Console
 
 from kafka_edu.lessons import cli as lessons_cli
 from kafka_edu.mining import cli as mining_cli
+from kafka_edu.nemesis import cli as nemesis_cli
 
 console = Console()
 
@@ -825,6 +826,7 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--traces", default="traces")
     mining_cli.add_parser(sub)
     lessons_cli.add_parser(sub)
+    nemesis_cli.add_parser(sub)
     return parser
 
 
@@ -875,6 +877,8 @@ def main(argv: list[str] | None = None) -> int:
             return mining_cli.run(options)
         if options.command == "lesson":
             return lessons_cli.run(options)
+        if options.command == "nemesis":
+            return nemesis_cli.run(options)
         return demo(options)
     except AmbiguousRunError as e:
         console.print(f"[red]kafka-edu {options.command}: {e}[/]", soft_wrap=True)

@@ -1,9 +1,10 @@
 """Our own code, not a Kafka port: the runner's own span file (TRACING.md, NF rows of FIDELITY.md).
 
 What the cluster runner does to a run from outside Kafka (a network namespace set up, a link cut, a cut healed) is
-an event on a span of the runner's, in `<run dir>/runner.jsonl` under service instance `runner`, so that the TUI,
-the lessons and the mining jobs put it on the same time line as the nodes' spans. Each runner action is one span
-(`Runner.<action>`); its event is added only once the action is done, with the row id as `kafka.step`.
+an event on a span of the runner's, and the nemesis checker's verdict is a span of its own (`Nemesis.check`), both in
+`<run dir>/runner.jsonl` under service instance `runner`, so that the TUI, the lessons and the mining jobs put them
+on the same time line as the nodes' spans. Each runner action is one span (`Runner.<action>`); its event is added
+only once the action is done, with the row id as `kafka.step`.
 
 Not a marker of the port: these rows are the runner's, so they are not in steps.py's table, and a span here is
 written and flushed before the action returns (the runner is often a short-lived `kafka-edu cluster ...` process).
@@ -11,7 +12,7 @@ written and flushed before the action returns (the runner is often a short-lived
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -62,3 +63,32 @@ class RunnerTracer:
         if self._tracing is not None:
             self._tracing.shutdown()
             self._tracing = None
+
+
+# -- the nemesis checker's verdict (NF.check) ----------------------------------------------------------------------
+
+NEMESIS_CHECK = "Nemesis.check"
+NEMESIS_CHECK_STEP = "NF.check"
+ANOMALY_EVENT = "nemesis.anomaly"
+
+AttributeValue = str | int | float | bool | Sequence[str] | Sequence[int]
+
+
+def runner_tracing(run_dir: Path, run_id: str, mode: str) -> Tracing:
+    """A tracer whose spans go to `<run_dir>/runner.jsonl`, under the `runner` resource."""
+    return RunnerTracer(run_dir, run_id, mode).tracing
+
+
+def record_nemesis_check(tracing: Tracing, start_ns: int, counts: Mapping[str, AttributeValue],
+                         anomalies: Sequence[Mapping[str, AttributeValue]]) -> str:
+    """One `Nemesis.check` span from `start_ns` to now: `counts` become its attributes (prefixed `kafka.nemesis.`),
+    each anomaly's fields a `nemesis.anomaly` event (stamped when the check found it; when the client saw it is one of
+    its fields). Written to disk before this returns; the span's trace id is returned."""
+    attributes: dict[str, AttributeValue] = {"kafka.step": NEMESIS_CHECK_STEP}
+    attributes.update({f"kafka.nemesis.{key}": value for key, value in counts.items()})
+    span = tracing.start_span(NEMESIS_CHECK, attributes=attributes, start_time=start_ns)
+    for fields in anomalies:
+        span.add_event(ANOMALY_EVENT, attributes={f"kafka.nemesis.{key}": value for key, value in fields.items()})
+    span.end()
+    tracing.provider.force_flush()
+    return format(span.get_span_context().trace_id, "032x")

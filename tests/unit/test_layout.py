@@ -19,7 +19,7 @@ PACKAGE = ROOT / "kafka_edu"
 TREES = {"1.0.2": "v1_0_2", "3.9": "v3_9"}
 PORTED = tuple(f"kafka_edu.{tree}" for tree in TREES.values())
 PROJECT = ("kafka_edu.cluster_runner", "kafka_edu.lessons", "kafka_edu.mining", "kafka_edu.cli",
-           "kafka_edu.zookeeper", "tui", "lessons")
+           "kafka_edu.zookeeper", "kafka_edu.nemesis", "tui", "lessons")
 
 
 def _modules(under: Path) -> list[Path]:
@@ -60,7 +60,7 @@ def test_every_ported_module_lives_in_the_tree_of_the_kafka_it_names():
 
 def test_outside_the_two_trees_nothing_is_a_port():
     top = {p.name for p in PACKAGE.iterdir() if p.is_dir() and p.name != "__pycache__"}
-    assert top == {"v1_0_2", "v3_9", "tracing", "cluster_runner", "lessons", "mining", "zookeeper"}
+    assert top == {"v1_0_2", "v3_9", "tracing", "cluster_runner", "lessons", "mining", "zookeeper", "nemesis"}
 
 
 @pytest.mark.parametrize("tree", sorted(TREES.values()))
