@@ -3,9 +3,10 @@ InterBrokerSendThread and NetworkClient it runs on.
 
 The raft thread hands a request to `send` and goes on; the send thread ("<prefix>-outbound-request-thread") keeps
 one connection per voter, writes each request with the sender's traceparent in its header, reads the responses,
-and completes each request's future: with the response, or with the error Kafka reports for a lost connection
-(BROKER_NOT_AVAILABLE) or a request that outlived `controller.quorum.request.timeout.ms` (REQUEST_TIMED_OUT). The
-raft client puts that response on its own message queue.
+and completes each request's future: with the response, or with the error Kafka reports for a lost connection, a
+connect that failed or a request that outlived `controller.quorum.request.timeout.ms` (BROKER_NOT_AVAILABLE: to
+NetworkClient a timed-out request is a disconnection too). The raft client puts that response on its own message
+queue.
 """
 
 from __future__ import annotations
@@ -177,7 +178,11 @@ class RaftSendThread(ShutdownableThread):
         connecting = {c.connecting: cid for cid, c in self._connections.items() if c.connecting is not None}
         if not connecting:
             return
-        _, writable, _ = select.select([], list(connecting), [], 0)
+        poller = select.poll()  # not select.select: it refuses a socket numbered 1024 or above
+        for sock in connecting:
+            poller.register(sock, select.POLLOUT)
+        ready = {fd for fd, _ in poller.poll(0)}  # a failed connect reports POLLERR/POLLHUP; SO_ERROR says why
+        writable = [sock for sock in connecting if sock.fileno() in ready]
         now = time.monotonic()
         for sock, connection_id in connecting.items():
             connection = self._connections[connection_id]
@@ -241,7 +246,8 @@ class RaftSendThread(ShutdownableThread):
             if any(now - p.sent_ms >= self._request_timeout_ms for p in connection.in_flight.values()):
                 # NetworkClient closes the connection of a request that timed out, failing all on it
                 log.info("Disconnecting from node %s due to request timeout.", connection_id)
-                self._fail_connection(connection_id, Errors.REQUEST_TIMED_OUT, close=True)
+                # a timed-out request is a disconnection to KafkaNetworkChannel.sendOnComplete: BROKER_NOT_AVAILABLE
+                self._fail_connection(connection_id, Errors.BROKER_NOT_AVAILABLE, close=True)
 
     def _fail_connection(self, connection_id: str, error: Errors, close: bool) -> None:
         connection = self._connections.pop(connection_id, None)
