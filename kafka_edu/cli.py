@@ -21,9 +21,17 @@ console = Console()
 def server_start(args: list[str]) -> int:
     """kafka-server-start.sh: `kafka-edu server-start config/server.properties [--override k=v ...]`, Kafka.main in
     a traced process of its run (the runner's, or a new one)."""
+    from kafka_edu.cluster_runner.heap import bound_memory
     from kafka_edu.cluster_runner.traced_process import server_start as traced_server_start
     if not args or args[0] in ("-h", "--help"):
-        console.print("USAGE: kafka-edu server-start server.properties [--override property=value]*")
+        console.print("USAGE: kafka-edu server-start server.properties [--override property=value]*\n"
+                      "The process's memory is bounded by the -Xmx of KAFKA_HEAP_OPTS (default -Xmx1G -Xms1G): "
+                      "past it a request fails with an error, the broker serves on.")
+        return 1
+    try:
+        bound_memory()  # as kafka-server-start.sh gives the JVM its heap, before any thread starts
+    except ValueError as e:
+        console.print(f"[red]{e}[/]")
         return 1
     return traced_server_start(args)
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from kazoo.exceptions import NodeExistsError
 
+from kafka_edu.cluster_runner.heap import release_unwound_frames
 from kafka_edu.tracing.znodes import with_writer
 from kafka_edu.v1_0_2.clients.common.config.config_def import ConfigException
 from kafka_edu.v1_0_2.clients.common.errors import (
@@ -213,12 +214,13 @@ class AdminManager:
                                                                            configs, update=False)
                 metadata.append(CreatePartitionsMetadata(topic, assignments, Errors.NONE))
             except Exception as e:
+                release_unwound_frames(e)  # a MemoryError's half-built assignment goes now, as the JVM's would
                 if isinstance(e, ApiException):
                     log.info("Error processing create topic request for topic %s with arguments %s: %s", topic,
                              arguments, e)
                 else:
                     log.error("Error processing create topic request for topic %s with arguments %s: %s", topic,
-                              arguments, e)
+                              arguments, e, exc_info=e)  # 1.0.2 logs the throwable: a MemoryError has no message
                 metadata.append(CreatePartitionsMetadata(topic, {}, Errors.for_exception(e), str(e)))
         self._complete_or_delay(timeout, validate_only, metadata, list(create_info), response_callback)
 

@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from kafka_edu.cluster_runner.heap import release_unwound_frames
 from kafka_edu.tracing import note, span, step
 from kafka_edu.v1_0_2.clients.common.errors import (
     ControllerMovedException,
@@ -274,7 +275,8 @@ class KafkaApis:
                 self.close_connection(request)
                 return
             handler(request)
-        except Exception:
+        except Exception as e:
+            release_unwound_frames(e)  # what the failed handler built (a MemoryError's) is freed before the log
             log.exception("Error when handling request: clientId=%s, correlationId=%d, api=%s",
                           request.client_id, request.correlation_id, api.api_name)
             self.close_connection(request)

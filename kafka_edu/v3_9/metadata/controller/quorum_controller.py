@@ -1080,7 +1080,9 @@ class QuorumController:
                 upgrade_types[feature_update.feature] = UpgradeType.from_code(
                     getattr(feature_update, "upgrade_type", UpgradeType.UPGRADE))
                 updates[feature_update.feature] = feature_update.max_version_level
-            return self.feature_control.update_features(updates, upgrade_types, request.validate_only)
+            # a v0 request has no ValidateOnly either: the field's default, false (found by the fuzz test)
+            return self.feature_control.update_features(updates, upgrade_types,
+                                                        getattr(request, "validate_only", False))
 
         result: Future = Future()
 

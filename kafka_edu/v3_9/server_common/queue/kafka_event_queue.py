@@ -15,6 +15,7 @@ from collections.abc import Callable
 from time import monotonic_ns
 from typing import Protocol
 
+from kafka_edu.cluster_runner.heap import release_unwound_frames
 from kafka_edu.tracing import span, step
 from kafka_edu.v1_0_2.clients.common.errors import RejectedExecutionException, TimeoutException
 from kafka_edu.v1_0_2.core.utils.kafka_logging import Logging
@@ -165,6 +166,7 @@ class KafkaEventQueue(EventQueue):
                     log.warning("Interrupted while running event. Shutting down event queue")
                     return True
                 except Exception as e:
+                    release_unwound_frames(e)  # what the event built before a MemoryError goes before its handling
                     log.debug("Got exception while running %s. Invoking handleException.", self.event, exc_info=e)
                     exception_to_deliver = e
             if exception_to_deliver is not None:

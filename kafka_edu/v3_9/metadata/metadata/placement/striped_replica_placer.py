@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random as _random
 from collections.abc import Iterator
+from typing import Any
 
 from kafka_edu.v1_0_2.clients.common.errors import InvalidReplicationFactorException
 from kafka_edu.v3_9.metadata.metadata.placement.replica_placer import (
@@ -163,7 +164,11 @@ class StripedReplicaPlacer(ReplicaPlacer):
         _throw_invalid_replication_factor_if_non_positive(placement.num_replicas)
         _throw_invalid_replication_factor_if_zero(rack_list.num_unfenced_brokers())
         _throw_invalid_replication_factor_if_too_few_brokers(placement.num_replicas, rack_list.num_total_brokers())
-        placements = [rack_list.place(placement.num_replicas) for _ in range(placement.num_partitions)]
+        # the capacity up front, as new ArrayList<>(numPartitions): a count the memory bound cannot hold fails here, at
+        # once, with MemoryError (the JVM's OutOfMemoryError)
+        placements: list[Any] = [None] * placement.num_partitions
+        for partition in range(placement.num_partitions):
+            placements[partition] = rack_list.place(placement.num_replicas)
         return TopicAssignment([PartitionAssignment.of(replicas, cluster) for replicas in placements])
 
 

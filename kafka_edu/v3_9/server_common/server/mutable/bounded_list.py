@@ -55,3 +55,13 @@ class BoundedList(list[E]):
     def __iadd__(self, elements: Iterable[E]) -> BoundedList[E]:  # type: ignore[override,misc]
         self.extend(elements)
         return self
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        # a slice assignment is how a Python list takes addAll(index, elements): bounded the same way
+        if isinstance(index, slice):
+            value = list(value)
+            grows = len(value) - len(range(*index.indices(len(self))))
+            if grows > 0 and len(self) > self.max_length - grows:
+                raise BoundedListTooLongException(f"Cannot add another {len(value)} element(s) to the list because "
+                                                  f"it would exceed the maximum length of {self.max_length}")
+        super().__setitem__(index, value)
