@@ -12,8 +12,8 @@ Two differences with the JVM are made up for here. Thread stacks are counted in 
 Python's interpreter needs more C stack than the JVM's frames, and a thread recursing to Python's recursion limit
 through C calls overflows 1 MiB (a segmentation fault, not a RecursionError); 2 MiB measured enough. And a caught
 Python exception keeps the frames it unwound alive through its traceback, with the locals that filled the memory
-(a half-built assignment of 2^31-1 partitions): `release_unwound_frames` drops them where the port catches the
-error, as the JVM's collector would, so that the handler itself can allocate.
+(a half-built assignment of 2^31-1 partitions): where the ports catch a request's error they clear those frames
+(`traceback.clear_frames`), as the JVM's collector would free them, so that the handler itself can allocate.
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ import os
 import re
 import resource
 import threading
-import traceback
 from collections.abc import Mapping
 
 HEAP_OPTS_ENV = "KAFKA_HEAP_OPTS"
@@ -85,11 +84,3 @@ def memory_bound() -> int | None:
     return None if soft == resource.RLIM_INFINITY else soft
 
 
-def release_unwound_frames(error: BaseException) -> None:
-    """Clear the locals of the finished frames `error` (and the errors chained to it) unwound: what a request built
-    before it failed is freed now, not when the error is. The frames' code and line numbers stay, for its log."""
-    seen: set[int] = set()
-    while error is not None and id(error) not in seen:
-        seen.add(id(error))
-        traceback.clear_frames(error.__traceback__)
-        error = error.__cause__ or error.__context__

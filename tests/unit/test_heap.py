@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import traceback
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,6 @@ from kafka_edu.cluster_runner.heap import (
     THREAD_STACK_BYTES,
     heap_opts,
     max_heap_bytes,
-    release_unwound_frames,
     thread_stack_bytes,
 )
 
@@ -54,7 +54,7 @@ def test_defaults_are_kafka_server_start_sh_s():
     assert thread_stack_bytes("-Xmx1G -Xss512k") == 2 << 20  # less crashes deep recursion: see heap.py
 
 
-def test_release_unwound_frames_frees_what_a_failed_call_built():
+def test_clearing_the_unwound_frames_frees_what_a_failed_call_built():
     import weakref
 
     class Big:
@@ -71,7 +71,7 @@ def test_release_unwound_frames_frees_what_a_failed_call_built():
         build()
     except MemoryError as e:
         assert refs[0]() is not None  # the traceback keeps the failed frame's locals
-        release_unwound_frames(e)
+        traceback.clear_frames(e.__traceback__)
         assert refs[0]() is None
 
 
@@ -83,7 +83,8 @@ def _python(code: str, **env: str) -> subprocess.CompletedProcess[str]:
 def test_an_allocation_past_the_bound_fails_in_its_thread_and_the_process_goes_on():
     result = _python("""
         import threading
-        from kafka_edu.cluster_runner.heap import bound_memory, memory_bound, release_unwound_frames
+        import traceback
+        from kafka_edu.cluster_runner.heap import bound_memory, memory_bound
 
         bound = bound_memory()
         assert memory_bound() == bound == 256 << 20, bound
@@ -107,7 +108,7 @@ def test_an_allocation_past_the_bound_fails_in_its_thread_and_the_process_goes_o
                 assign(2**31 - 1)
                 raise SystemExit("no MemoryError")
             except MemoryError as e:
-                release_unwound_frames(e)
+                traceback.clear_frames(e.__traceback__)
                 print(f"attempt {attempt}: MemoryError")
         # after it, memory is there again for the next request
         assert len(assign(100_000)) == 100_000

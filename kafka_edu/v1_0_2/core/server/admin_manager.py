@@ -8,12 +8,12 @@ import json
 import logging
 import random
 import re
+import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from kazoo.exceptions import NodeExistsError
 
-from kafka_edu.cluster_runner.heap import release_unwound_frames
 from kafka_edu.tracing.znodes import with_writer
 from kafka_edu.v1_0_2.clients.common.config.config_def import ConfigException
 from kafka_edu.v1_0_2.clients.common.errors import (
@@ -214,7 +214,8 @@ class AdminManager:
                                                                            configs, update=False)
                 metadata.append(CreatePartitionsMetadata(topic, assignments, Errors.NONE))
             except Exception as e:
-                release_unwound_frames(e)  # a MemoryError's half-built assignment goes now, as the JVM's would
+                # a MemoryError's half-built assignment goes now, as the JVM's would
+                traceback.clear_frames(e.__traceback__)
                 if isinstance(e, ApiException):
                     log.info("Error processing create topic request for topic %s with arguments %s: %s", topic,
                              arguments, e)

@@ -6,10 +6,10 @@ import datetime
 import logging
 import threading
 import time
+import traceback
 from collections.abc import Callable
 from typing import Any
 
-from kafka_edu.cluster_runner.heap import release_unwound_frames
 from kafka_edu.tracing import note, span, step
 from kafka_edu.v1_0_2.clients.common.errors import (
     ControllerMovedException,
@@ -276,7 +276,8 @@ class KafkaApis:
                 return
             handler(request)
         except Exception as e:
-            release_unwound_frames(e)  # what the failed handler built (a MemoryError's) is freed before the log
+            # what the failed handler built (a MemoryError's) is freed before the log
+            traceback.clear_frames(e.__traceback__)
             log.exception("Error when handling request: clientId=%s, correlationId=%d, api=%s",
                           request.client_id, request.correlation_id, api.api_name)
             self.close_connection(request)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import random
+import traceback
 import uuid
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future
@@ -15,7 +16,6 @@ from kio.schema.create_topics.v7 import response as create_topics_response
 from kio.schema.delete_topics.v6 import response as delete_topics_response
 from kio.schema.request_header.v2.header import RequestHeader
 
-from kafka_edu.cluster_runner.heap import release_unwound_frames
 from kafka_edu.tracing import step
 from kafka_edu.v1_0_2.clients.common.errors import (
     ApiException,
@@ -203,7 +203,7 @@ class ControllerApis(ApiRequestHandler):
             raise
         except Exception as e:
             # the blocking part of a handler failed (an authorization refused, say)
-            release_unwound_frames(e)
+            traceback.clear_frames(e.__traceback__)
             log.error("Unexpected error handling request %s with context %s", request.request_desc(True),
                       request.context, exc_info=e)
             self.request_helper.handle_error(request, e)

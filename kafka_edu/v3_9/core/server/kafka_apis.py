@@ -33,6 +33,7 @@ import dataclasses
 import datetime
 import logging
 import threading
+import traceback
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Future
@@ -41,7 +42,6 @@ from typing import Any
 from kio.schema.offset_fetch.v9.request import OffsetFetchRequestGroup, OffsetFetchRequestTopics
 from kio.serial._introspect import EntityTupleField, PrimitiveField, PrimitiveTupleField, classify_field
 
-from kafka_edu.cluster_runner.heap import release_unwound_frames
 from kafka_edu.tracing import step
 from kafka_edu.v1_0_2.clients.common.errors import (
     ApiException,
@@ -431,7 +431,8 @@ class KafkaApis:
         except FatalExitError:
             raise
         except Exception as e:
-            release_unwound_frames(e)  # what the failed handler built (a MemoryError's) is freed before the answer
+            # what the failed handler built (a MemoryError's) is freed before the answer
+            traceback.clear_frames(e.__traceback__)
             handle_error(e)
         finally:
             # Delayed operations completed by this request's appends run here, outside the locks the request held.

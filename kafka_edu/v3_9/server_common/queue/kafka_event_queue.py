@@ -11,11 +11,11 @@ import bisect
 import contextvars
 import logging
 import threading
+import traceback
 from collections.abc import Callable
 from time import monotonic_ns
 from typing import Protocol
 
-from kafka_edu.cluster_runner.heap import release_unwound_frames
 from kafka_edu.tracing import span, step
 from kafka_edu.v1_0_2.clients.common.errors import RejectedExecutionException, TimeoutException
 from kafka_edu.v1_0_2.core.utils.kafka_logging import Logging
@@ -166,7 +166,8 @@ class KafkaEventQueue(EventQueue):
                     log.warning("Interrupted while running event. Shutting down event queue")
                     return True
                 except Exception as e:
-                    release_unwound_frames(e)  # what the event built before a MemoryError goes before its handling
+                    # what the event built before a MemoryError goes before its handling
+                    traceback.clear_frames(e.__traceback__)
                     log.debug("Got exception while running %s. Invoking handleException.", self.event, exc_info=e)
                     exception_to_deliver = e
             if exception_to_deliver is not None:
