@@ -11,6 +11,7 @@ from typing import Any
 
 from rich.console import Console
 
+from kafka_edu.gallery import cli as gallery_cli
 from kafka_edu.lessons import cli as lessons_cli
 from kafka_edu.mining import cli as mining_cli
 from kafka_edu.nemesis import cli as nemesis_cli
@@ -835,6 +836,7 @@ def build_parser() -> argparse.ArgumentParser:
     mining_cli.add_parser(sub)
     lessons_cli.add_parser(sub)
     nemesis_cli.add_parser(sub)
+    gallery_cli.add_parser(sub)
     return parser
 
 
@@ -887,6 +889,8 @@ def main(argv: list[str] | None = None) -> int:
             return lessons_cli.run(options)
         if options.command == "nemesis":
             return nemesis_cli.run(options)
+        if options.command == "gallery":
+            return gallery_cli.run(options)
         return demo(options)
     except AmbiguousRunError as e:
         console.print(f"[red]kafka-edu {options.command}: {e}[/]", soft_wrap=True)

@@ -190,6 +190,7 @@ class Lesson:
     mode: str = "zk"
     controllers: int = 3  # mode "kraft" only
     dynamic_quorum: bool = False  # mode "kraft": a KIP-853 quorum (`cluster up --dynamic-quorum`)
+    netns: bool = False  # each process in a network namespace of its own (`cluster up --netns`, root): cuttable links
     setup: str = ""
     outro: str = ""
 

@@ -408,11 +408,16 @@ def run_lesson(lesson: Lesson, *, auto: bool = False, run_dir: Path | None = Non
         if missing:
             t.say(f"This run was started without {', '.join(missing)}; the lesson's numbers may differ.", "yellow")
     else:
+        if lesson.netns and os.geteuid() != 0:
+            t.say(f"Lesson {lesson.name} cuts network links between its processes (network namespaces and nftables "
+                  "rules): run it as root, e.g. `sudo -E kafka-edu lesson run " + lesson.name + "`.", "bold red")
+            return 1
         if lesson.setup:
             t.markdown(lesson.setup)
         with t.waiting(f"Starting {cluster_shape(lesson.mode, lesson.brokers, lesson.controllers)}..."):
             runner = ClusterRunner.up(lesson.brokers, traces, None, list(lesson.overrides), mode=lesson.mode,
-                                      controllers=lesson.controllers, dynamic_quorum=lesson.dynamic_quorum)
+                                      controllers=lesson.controllers, dynamic_quorum=lesson.dynamic_quorum,
+                                      netns=lesson.netns)
     session = LessonRun(lesson, runner, t, auto=auto, owned=run_dir is None)
     session.watch.start()
     t.say(f"run directory: {runner.run.path}", "bold")

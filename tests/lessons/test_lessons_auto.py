@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import io
+import os
 import shutil
 
 import pytest
@@ -24,9 +25,19 @@ NEEDS_SPARK = pytest.mark.skipif(importlib.util.find_spec("pyspark") is None or 
                                  reason="needs pyspark and java")
 
 
+# lessons that cut network links run their cluster in network namespaces (Lesson.netns): root only
+NEEDS_ROOT = pytest.mark.skipif(os.geteuid() != 0,
+                                reason="the lesson cuts network links (cluster up --netns): needs root")
+
+
+def _param(lesson: Lesson) -> object:
+    if lesson.name == "many-runs":
+        return pytest.param(lesson.name, marks=[NEEDS_SPARK, pytest.mark.long_run])
+    return pytest.param(lesson.name, marks=[NEEDS_ROOT]) if lesson.netns else lesson.name
+
+
 # many-runs starts three clusters and Spark twice, over a minute: behind the long_run marker (pyproject.toml)
-@pytest.mark.parametrize("name", [pytest.param(lesson.name, marks=[NEEDS_SPARK, pytest.mark.long_run])
-                                  if lesson.name == "many-runs" else lesson.name for lesson in all_lessons()])
+@pytest.mark.parametrize("name", [_param(lesson) for lesson in all_lessons()])
 def test_lesson_passes_auto(name, tmp_path):
     traces = tmp_path / "traces"
     try:

@@ -48,7 +48,8 @@ SAMPLES = Path(__file__).resolve().parent
 BACKGROUND_APIS = {"Fetch", "BrokerHeartbeat"}  # what a KRaft controller answers all the time
 # Lessons whose own clients keep a broker busy (a producer, consumers polling): their samples leave those requests'
 # traces out altogether, and every node's network-loop phases with them; a lesson's own log (`*.ndjson`) is kept
-LEFT_OUT_APIS = {"rebalance-without-stopping": {"Produce", "Fetch", "OffsetCommit"}}
+LEFT_OUT_APIS = {"rebalance-without-stopping": {"Produce", "Fetch", "OffsetCommit"},
+                 "lost-writes": {"Produce", "Fetch"}}
 
 
 class _Recorder(Terminal):
@@ -79,7 +80,7 @@ def _json_safe(facts: dict[str, Any]) -> dict[str, Any]:
 def _run(lesson: Lesson, scratch: Path) -> tuple[Path, dict[str, Any]]:
     """Run the lesson on a cluster of its own; its run directory and what lesson.json keeps of it."""
     runner = ClusterRunner.up(lesson.brokers, scratch, None, list(lesson.overrides), mode=lesson.mode,
-                              controllers=lesson.controllers, dynamic_quorum=lesson.dynamic_quorum)
+                              controllers=lesson.controllers, dynamic_quorum=lesson.dynamic_quorum, netns=lesson.netns)
     terminal = _Recorder()
     session = _RecordedRun(lesson, runner, terminal, auto=True, owned=True)
     session.watch.start()
