@@ -11,7 +11,6 @@ benchmarks/player_fps.py, not here).
 from __future__ import annotations
 
 import os
-import shutil
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -19,13 +18,12 @@ from typing import Any
 
 import pytest
 
-from benchmarks.player_fps import BIG_RUN, big_run_page, play
+from benchmarks.player_fps import BIG_RUN, CHROMEDRIVER, CHROMIUM, big_run_page, chromium, play
 from kafka_edu.lessons import diagram
 from tests.test_site import site  # noqa: F401  (the fixture: the site, built once with mkdocs build --strict)
 from tui.explanations import explain
 
 REPO = Path(__file__).resolve().parents[1]
-CHROMIUM, CHROMEDRIVER = shutil.which("chromium") or "/usr/bin/chromium", shutil.which("chromedriver")
 KAFKA_BLOB = "https://github.com/apache/kafka/blob/1.0.2/core/src/main/scala/kafka/controller/KafkaController.scala"
 
 pytestmark = pytest.mark.slow
@@ -46,19 +44,8 @@ def _wait(condition: Callable[[], Any], what: str, timeout_s: float = 15.0) -> A
 def browser() -> Iterator[Any]:
     if not (Path(CHROMIUM).exists() and CHROMEDRIVER):
         pytest.skip("no chromium and chromedriver (./run installs Debian's chromium and chromium-driver)")
-    from selenium import webdriver
-    from selenium.webdriver.chrome.options import Options
-    from selenium.webdriver.chrome.service import Service
-    options = Options()
-    options.binary_location = CHROMIUM
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--disable-background-timer-throttling", "--disable-renderer-backgrounding"):
-        options.add_argument(arg)
-    driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
-    try:
+    with chromium() as driver:
         yield driver
-    finally:
-        driver.quit()
 
 
 @pytest.fixture
