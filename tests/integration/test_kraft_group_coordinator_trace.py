@@ -201,8 +201,12 @@ def test_every_gc_row_is_traced_and_a_write_is_one_story(cluster: ClusterRunner)
     (left_epoch,) = [e.attributes["kafka.group.epoch.to"] for s in in_trace("GC.replay", fence_a.trace_id)
                      for e in s.events if e.name == "group.epoch.bump"]
     assert left_epoch == fence_a.attributes["kafka.group.epoch"] + 1 and not in_trace("GC.target", fence_a.trace_id)
-    (after_leave,) = [s for s in spans.where(step="GC.target") if s.attributes["kafka.group.id"] == group
-                      and s.attributes["kafka.target.epoch"] == left_epoch]
+    group_targets = [s for s in spans.where(step="GC.target") if s.attributes["kafka.group.id"] == group]
+    after_leaves = [s for s in group_targets if s.attributes["kafka.target.epoch"] == left_epoch]
+    # once, in CI: none at that epoch; the group's targets say which epochs were assigned instead
+    assert len(after_leaves) == 1, \
+        (left_epoch, [(s.start_ns, s.trace_id, s.attributes, s.links) for s in group_targets])
+    (after_leave,) = after_leaves
     assert after_leave.trace_id != fence_a.trace_id
     assert after_leave.links == [(fence_a.trace_id, fence_a.span_id)], after_leave.links
     assert after_leave.attributes["kafka.target.assignment"] == [

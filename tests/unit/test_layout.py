@@ -60,7 +60,8 @@ def test_every_ported_module_lives_in_the_tree_of_the_kafka_it_names():
 
 def test_outside_the_two_trees_nothing_is_a_port():
     top = {p.name for p in PACKAGE.iterdir() if p.is_dir() and p.name != "__pycache__"}
-    assert top == {"v1_0_2", "v3_9", "tracing", "cluster_runner", "lessons", "mining", "zookeeper", "nemesis"}
+    assert top == {"v1_0_2", "v3_9", "tracing", "cluster_runner", "lessons", "mining", "zookeeper", "nemesis",
+                   "gallery"}
 
 
 @pytest.mark.parametrize("tree", sorted(TREES.values()))
