@@ -172,6 +172,25 @@ def assert_healthy(cluster: Cluster, conn: WireConnection, label: str) -> None:
     assert produce_one(conn, cluster, f"{label}-{len(cluster.acked)}".encode()) is not None, label
 
 
+def delete_fuzz_topics(cluster: Cluster, conn: WireConnection) -> list[Errors]:
+    """Delete every topic the fuzz made so far (all but ACKED_TOPIC and the internal ones), as an operator would:
+    mutated counts grow a topic by up to 10,000 partitions a request (3.9's MAX_RECORDS_PER_USER_OP), and over
+    hundreds of thousands of frames they would take every file descriptor the broker has. In ZooKeeper mode with a
+    timeout of 0: 1.0.2 answers REQUEST_TIMED_OUT at once and deletes in the background (a topic assigned to a broker
+    that does not exist waits for it forever, as Kafka's TopicDeletionManager makes it). The answers' other errors
+    are returned, not judged: cleaning up is not what is tested."""
+    every = build(ApiKeys.METADATA.request_schema(1), topics=None)
+    names = [t.name for t in conn.request(ApiKeys.METADATA, 1, every).topics
+             if t.name != ACKED_TOPIC and not t.is_internal]
+    if not names:
+        return []
+    zk = cluster.mode == "zk"
+    body = build(ApiKeys.DELETE_TOPICS.request_schema(1), topic_names=names, timeout=0 if zk else 30000)
+    expected = {Errors.NONE, Errors.UNKNOWN_TOPIC_OR_PARTITION} | ({Errors.REQUEST_TIMED_OUT} if zk else set())
+    errors = [Errors.for_code(r.error_code) for r in conn.request(ApiKeys.DELETE_TOPICS, 1, body).responses]
+    return [e for e in errors if e not in expected]
+
+
 def read_back(cluster: Cluster) -> list[tuple[int, bytes]]:
     """Every record of ACKED_TOPIC-0 up to the last acknowledged offset, read with Fetch v4 (from the replica the
     broker leads: no metadata involved)."""
@@ -360,6 +379,7 @@ class FuzzReport:
     endings: dict[str, int] = field(default_factory=lambda: {"closed": 0, "reset": 0, "hung": 0})
     hung_kinds: list[str] = field(default_factory=list)
     checks: int = 0
+    cleanup_errors: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
 
@@ -393,6 +413,7 @@ def fuzz(cluster: Cluster, frames_per_kind: int, any_kind_may_wait: bool = False
             batch = []
             assert_healthy(cluster, bystander, f"after-{report.frames}-frames")
             report.checks += 1
+            report.cleanup_errors.extend(e.name for e in delete_fuzz_topics(cluster, bystander))
     watch.assert_under_bound()
     report.seconds = time.monotonic() - started
     assert report.frames >= frames_per_kind * len(apis)
@@ -403,6 +424,8 @@ def fuzz(cluster: Cluster, frames_per_kind: int, any_kind_may_wait: bool = False
     print(f"\n[{cluster.mode}] {report.frames} frames of {len(apis)} kinds in {report.seconds:.0f} s: "
           f"{report.answered} answers, endings {report.endings}, {report.checks} health checks, "
           f"{len(cluster.acked)} records acknowledged and read back; waiting: {sorted(set(report.hung_kinds))}; "
+          f"fuzz topics deleted at each check, refused {len(report.cleanup_errors)} times "
+          f"{sorted(set(report.cleanup_errors))}; "
           f"peak resident "
           f"{ {name: peak >> 20 for name, peak in watch.peak.items()} } MB")
     return report
