@@ -41,6 +41,8 @@ class Report:
     lines: list[str] = field(default_factory=list)
     moments: list[dict[str, Any]] = field(default_factory=list)
     facts: dict[str, Any] = field(default_factory=dict)
+    # a scenario told on more than one cluster: its other runs, by the suffix of their samples' names
+    runs: dict[str, Path] = field(default_factory=dict)
 
     def say(self, line: str) -> None:
         self.lines.append(line)
@@ -55,7 +57,8 @@ class Report:
         for m in self.moments:
             out.append(f"moment: {m['what']}: {m['step']} {m['span']} on {m['instance']}, "
                        f"{m['attribute']}={m['value']!r}, trace {m['trace_id']}")
-        out.append(f"{'OK' if self.ok else 'NOT FOUND'}: run {self.run_dir}")
+        others = "".join(f", {suffix} run {path}" for suffix, path in self.runs.items())
+        out.append(f"{'OK' if self.ok else 'NOT FOUND'}: run {self.run_dir}{others}")
         return "\n".join(out)
 
 
@@ -131,8 +134,15 @@ def record_sample(run_dir: Path, name: str, report: Report, samples: Path = SAMP
         with open(target / f"{path.name}.gz", "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as f:
             f.write("".join(_trimmed(line, left_out) for line in lines).encode())
 
-    def here(text: str) -> str:  # the run's own paths mean nothing once copied
-        return text.replace(str(run_dir), f"traces/samples/{target.name}")
+    # the runs' own paths mean nothing once copied: each becomes its sample's
+    samples_of = {str(report.run_dir): f"gallery-{report.name}",
+                  **{str(path): f"gallery-{report.name}-{suffix}" for suffix, path in report.runs.items()},
+                  str(run_dir): target.name}
+
+    def here(text: str) -> str:
+        for path, sample in samples_of.items():
+            text = text.replace(path, f"traces/samples/{sample}")
+        return text
     (target / "manifest.json").write_text(here((run_dir / "manifest.json").read_text()))
     (target / "gallery.json").write_text(here(json.dumps(
         {"name": report.name, "ok": report.ok, "lines": report.lines, "moments": report.moments,

@@ -3,7 +3,8 @@ fresh netns cluster must find its moment in the run's own traces; the CLI refuse
 
 Needs root and `ip netns` for the scenarios (skipped otherwise); the CLI checks run anywhere. Each scenario starts
 and stops a cluster of its own, 25 to 45 s on the busy 2-core CI machine; jepsen-2013, with its two workloads and
-read-backs, takes about a minute and is `long_run`: `pytest -m long_run tests/integration/test_gallery.py`.
+read-backs, and kip-279-divergence, which plays its story on a 1.0.2 cluster and then on a 3.9 one, take a minute or
+more and are `long_run`: `pytest -m long_run tests/integration/test_gallery.py`.
 """
 
 from __future__ import annotations
@@ -16,7 +17,14 @@ import pytest
 
 from kafka_edu.cli import main as cli_main
 from kafka_edu.cluster_runner import network as net
-from kafka_edu.gallery import broker_session, jepsen_2013, kraft_check_quorum, kraft_no_prevote, zombie_controller
+from kafka_edu.gallery import (
+    broker_session,
+    jepsen_2013,
+    kip_279_divergence,
+    kraft_check_quorum,
+    kraft_no_prevote,
+    zombie_controller,
+)
 from kafka_edu.gallery.common import netns_missing
 
 needs_netns = pytest.mark.skipif(netns_missing() is not None, reason=netns_missing() or "")
@@ -72,6 +80,37 @@ def test_a_broker_cut_from_zookeeper_loses_its_leaderships_and_registers_again(t
     assert_gone(report.run_dir)
 
 
+@pytest.mark.long_run
+@needs_netns
+def test_two_quick_leader_changes_leave_1_0_2_replicas_diverged_and_3_9_replicas_agreeing(tmp_path: Path) -> None:
+    report = kip_279_divergence.run(tmp_path / "traces", out=lambda _line: None)
+    assert report.ok, report.text()
+    answered, kept, truncated = report.moments
+    old, new = report.facts["zk"], report.facts["kraft"]
+    n = kip_279_divergence.PREFIX
+    for story in (old, new):
+        assert story["epochs"]["E1"] < story["epochs"]["E2"] < story["epochs"]["E3"]
+        assert story["offsets"]["A"] == story["offsets"]["B"] == n and story["offsets"]["A2"] == n + 1
+
+    # 1.0.2: asked where epoch E2 ends, A names the start of its own E3 (N+1), B's log end offset: B cuts nothing
+    assert answered["step"] == "LE.apis" and answered["instance"] == f"broker-{old['a']}"
+    assert answered["value"] == [n + 1] and old["answer"]["asked_epochs"] == [old["epochs"]["E2"]]
+    assert kept["step"] == "LE.truncate" and kept["instance"] == f"broker-{old['b']}" and kept["value"] == [n + 1]
+    assert old["answer"]["by"] == "log end offset"
+    a, b = ({o: (e, v) for o, e, v in old["logs"][str(x)]} for x in (old["a"], old["b"]))
+    assert a[n][0] == old["epochs"]["E1"] and b[n][0] == old["epochs"]["E2"] and a[n][1] != b[n][1]
+    assert [a[o] for o in range(n)] + [a[n + 1]] == [b[o] for o in range(n)] + [b[n + 1]]  # the rest agrees
+
+    # 3.9: A answers B's Fetch with the diverging epoch E1 ending at N+1; B cuts back to N, where its own E1 ends
+    assert truncated["step"] == "RQ.follower.2" and truncated["instance"] == f"broker-{new['b']}"
+    assert truncated["value"] == [n] and new["answer"]["diverging"] == [f"{kip_279_divergence.TOPIC}-0:"
+                                                                        f"{new['epochs']['E1']}@{n + 1}"]
+    assert new["logs"][str(new["a"])] == new["logs"][str(new["b"])] and len(new["logs"][str(new["a"])]) == n + 2
+    assert new["logs"][str(new["b"])][n][1] == new["epochs"]["E1"]
+    assert_gone(report.run_dir)
+    assert_gone(report.runs["kraft"])
+
+
 @needs_netns
 def test_a_raft_leader_cut_from_the_other_voters_resigns_by_check_quorum(tmp_path: Path) -> None:
     report = kraft_check_quorum.run(tmp_path / "traces", out=lambda _line: None)
@@ -100,7 +139,8 @@ def test_a_voter_back_from_a_partition_deposes_a_healthy_raft_leader(tmp_path: P
 def test_gallery_cli_lists_and_refuses_in_one_line(capsys: pytest.CaptureFixture[str],
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     assert cli_main(["gallery", "list"]) == 0
-    assert jepsen_2013.NAME in capsys.readouterr().out
+    listed = capsys.readouterr().out
+    assert jepsen_2013.NAME in listed and kip_279_divergence.NAME in listed
     assert cli_main(["gallery", "run", "no-such"]) == 2
     out = capsys.readouterr().out
     assert "no scenario 'no-such'" in out and len(out.strip().splitlines()) == 1

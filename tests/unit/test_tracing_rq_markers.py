@@ -350,6 +350,9 @@ def test_a_follower_s_fetch_round_is_a_trace_with_its_truncation_on_a_diverging_
     assert truncation.name == "AbstractFetcherThread.truncateOnFetchResponse"
     assert truncation.parent.span_id == fetch_round.context.span_id
     assert truncation.attributes["kafka.partitions"] == ("topic-0",)
+    # the leader's epoch 2 ends at 3, and so does the follower's: cut to 3, where the logs agree
+    assert truncation.attributes["kafka.diverging"] == ("topic-0:2@3",)
+    assert truncation.attributes["kafka.truncation.offsets"] == (3,)
 
 
 def test_a_verification_callback_resumes_under_the_produce_append_that_waited_for_it(tracing: Tracing) -> None:

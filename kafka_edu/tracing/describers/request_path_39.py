@@ -524,6 +524,15 @@ def _truncate_on_fetch_response(s: Scope) -> dict[str, Any]:
                                       for tp, e in epoch_end_offsets.items())[:_MAX_NAMES]}
 
 
+@end("RQ.follower.2")
+def _truncated_on_fetch_response(s: Scope) -> dict[str, Any]:
+    """Where each partition was cut to: the offset it fetches from next (KIP-279's min of the two end offsets)."""
+    fetcher = s["self"]
+    states = [(str(tp), fetcher.fetch_state(tp)) for tp in s["epoch_end_offsets"]]
+    return {"kafka.truncation.offsets": [int(state.fetch_offset) for _, state in sorted(states, key=lambda x: x[0])
+                                         if state is not None][:_MAX_NAMES]}
+
+
 # -- the ISR, through the controller (RQ.isr) --------------------------------------------------------------------------
 
 @parent("RQ.isr")
