@@ -300,6 +300,57 @@ def test_an_unsupported_version_of_another_api_closes_the_connection(broker, add
     assert_still_serving(broker, bystander)
 
 
+@pytest.mark.parametrize(("api_key", "version", "body"), [
+    (ApiKeys.FETCH, 4, dict(replica_id=-1, max_wait=0, min_bytes=0, max_bytes=1024, topics=[
+        dict(topic="t", partitions=[dict(partition=0, fetch_offset=0, partition_max_bytes=1024)])])),
+    (ApiKeys.LIST_OFFSETS, 2, dict(replica_id=-1, topics=[dict(name="t", partitions=[
+        dict(partition_index=0, timestamp=-1)])])),
+], ids=["fetch-v4", "list-offsets-v2"])
+def test_an_unknown_isolation_level_fails_the_parse_and_closes_the_connection(broker, address, bystander, api_key,
+                                                                              version, body):
+    # 1.0.2's FetchRequest and ListOffsetRequest read IsolationLevel.forId while they parse: no handler sees it
+    with WireConnection(address) as conn:
+        conn.send_frame(conn.encode(api_key, version, build(api_key.request_schema(version), isolation_level=7,
+                                                            **body)))
+        assert_closed_without_answer(conn)
+    assert_still_serving(broker, bystander)
+
+
+# -- requests a handler fails on -------------------------------------------------------------------------------------
+
+def test_a_request_its_handler_fails_on_gets_the_error_response_and_the_connection_serves_on(broker, address,
+                                                                                          bystander):
+    # The port's Metadata handler does not know topic ids (v10+): a topic named by id alone beside one named by name
+    # makes it raise. KafkaApis.handle answers what a handler raises with the request's error response
+    # (handleError), UNKNOWN_SERVER_ERROR for each topic, and the connection is not closed.
+    request = build(ApiKeys.METADATA.request_schema(12), allow_auto_topic_creation=False,
+                    include_topic_authorized_operations=False,
+                    topics=[dict(topic_id=uuid.UUID(int=7), name=None), dict(topic_id=uuid.UUID(int=0), name="named")])
+    with WireConnection(address) as conn:
+        response = conn.request(ApiKeys.METADATA, 12, request)
+        assert [(t.name, Errors.for_code(t.error_code)) for t in response.topics] == [
+            (None, Errors.UNKNOWN_SERVER_ERROR), ("named", Errors.UNKNOWN_SERVER_ERROR)]
+        assert (response.brokers, response.controller_id) == ((), -1)
+        assert conn.request(ApiKeys.API_VERSIONS, 3, api_versions_v3()).error_code == 0  # the same connection
+    assert "Error when handling request: clientId=kafka-wire" in broker.log_file.read_text(errors="replace")
+    assert_still_serving(broker, bystander)
+
+
+def test_alter_configs_of_a_resource_type_it_does_not_know_fails_the_whole_request(broker, address, bystander):
+    # 1.0.2's handler throws InvalidRequestException while it sorts the resources; handleError gives every resource
+    # the error, the topic's too
+    resources = [dict(resource_type=2, resource_name="some-topic", configs=[dict(name="retention.ms", value="1")]),
+                 dict(resource_type=3, resource_name="some-group", configs=[])]
+    with WireConnection(address) as conn:
+        response = conn.request(ApiKeys.ALTER_CONFIGS, 0, build(ApiKeys.ALTER_CONFIGS.request_schema(0),
+                                                                validate_only=False, resources=resources))
+        assert [(r.resource_type, r.resource_name, Errors.for_code(r.error_code), r.error_message)
+                for r in response.responses] == [
+            (2, "some-topic", Errors.INVALID_REQUEST, "Unexpected resource type 3"),
+            (3, "some-group", Errors.INVALID_REQUEST, "Unexpected resource type 3")]
+    assert_still_serving(broker, bystander)
+
+
 # -- illegal topic names -----------------------------------------------------------------------------------------------
 
 def directories(path: Path) -> set[str]:

@@ -20,9 +20,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from kafka_edu.tracing import event, step
-from kafka_edu.v1_0_2.clients.common.errors import IllegalStateException
+from kafka_edu.v1_0_2.clients.common.errors import IllegalArgumentException, IllegalStateException
 from kafka_edu.v1_0_2.clients.common.network.sasl_channel_builder import server_channel_builder
 from kafka_edu.v1_0_2.clients.common.network.selector import NetworkReceive, Selector
+from kafka_edu.v1_0_2.clients.common.requests.isolation_level import IsolationLevel
 from kafka_edu.v1_0_2.clients.common.utils.time import SYSTEM, Time
 from kafka_edu.v1_0_2.core.network.request_channel import Request, RequestChannel, Response, ResponseAction
 from kafka_edu.v1_0_2.core.security.credential_provider import CredentialProvider
@@ -400,6 +401,14 @@ class Processor(AbstractServerThread):
             log.error("Closing socket for %s because of error: %s (first bytes: %s)", receive.source, e,
                       receive.payload[:64].hex())
             return None
+        if decoded.api_key in (ApiKeys.FETCH, ApiKeys.LIST_OFFSETS):
+            # 1.0.2's FetchRequest and ListOffsetRequest read the isolation level as they parse: an unknown one
+            # fails the parse, before any handler sees the request
+            try:
+                IsolationLevel.for_id(getattr(decoded.body, "isolation_level", IsolationLevel.READ_UNCOMMITTED))
+            except IllegalArgumentException as e:
+                log.error("Closing socket for %s because of error: %s", receive.source, e)
+                return None
         # the principal the channel logged in as travels with the request, to the authorizer
         channel = self.open_or_closing_channel(receive.source)
         return Request(self.id, receive.source, decoded.api_key, decoded.api_version, decoded.correlation_id,

@@ -1,6 +1,7 @@
 """Port of the ACL handlers of core/src/main/scala/kafka/server/KafkaApis.scala (Kafka 1.0.2): handleDescribeAcls,
-handleCreateAcls and handleDeleteAcls, kept here so that kafka_apis.py holds only their dispatch and the cluster
-authorization each one starts with. Each function returns the response's fields for `build`."""
+handleCreateAcls and handleDeleteAcls, kept here so that kafka_apis.py holds only their dispatch, the cluster
+authorization each one starts with and, for CreateAcls and DeleteAcls, the error response without an authorizer.
+Each function returns the response's fields for `build`."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ from kafka_edu.v3_9.metadata.controller.replication_control_manager import ApiEr
 
 log = logging.getLogger("kafka.server.KafkaApis")
 
-NO_AUTHORIZER = "No Authorizer is configured on the broker"
+NO_AUTHORIZER = "No Authorizer is configured on the broker"  # DescribeAcls's; CreateAcls and DeleteAcls add a "."
 
 
 def describe_acls(authorizer: Any, body: Any) -> dict[str, Any]:
@@ -50,9 +51,8 @@ def describe_acls(authorizer: Any, body: Any) -> dict[str, Any]:
 def create_acls(authorizer: Any, creations: Any) -> list[dict[str, Any]]:
     """One result per creation, in order: INVALID_REQUEST for what names no single valid ACL (an unknown or ANY
     type, operation or permission, a principal not "Type:name", a cluster not named kafka-cluster, an empty
-    name); each valid one added to ZooKeeper by the authorizer."""
-    if authorizer is None:
-        return [dict(error_code=Errors.SECURITY_DISABLED, error_message=NO_AUTHORIZER + ".") for _ in creations]
+    name); each valid one added to ZooKeeper by the authorizer. Without an authorizer KafkaApis answers the
+    request's error response (SECURITY_DISABLED) instead."""
     results = []
     for creation in creations:
         converted = convert_to_resource_and_acl(AclBindingFilter(
@@ -81,10 +81,8 @@ def create_acls(authorizer: Any, creations: Any) -> list[dict[str, Any]]:
 
 def delete_acls(authorizer: Any, filters: Any) -> list[dict[str, Any]]:
     """One result per filter, in order, listing the ACLs it deleted. Filters that each name one ACL exactly are
-    deleted as named; otherwise every ACL is matched against every filter."""
-    if authorizer is None:
-        return [dict(error_code=Errors.SECURITY_DISABLED, error_message=NO_AUTHORIZER + ".", matching_acls=[])
-                for _ in filters]
+    deleted as named; otherwise every ACL is matched against every filter. Without an authorizer KafkaApis answers
+    the request's error response (SECURITY_DISABLED) instead."""
     acl_filters = [AclBindingFilter(
         ResourceFilter(ResourceType.from_code(f.resource_type_filter), f.resource_name_filter),
         AccessControlEntryFilter(f.principal_filter, f.host_filter, AclOperation.from_code(f.operation),

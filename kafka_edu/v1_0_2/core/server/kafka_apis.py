@@ -12,10 +12,14 @@ from typing import Any
 
 from kafka_edu.tracing import note, span, step
 from kafka_edu.v1_0_2.clients.common.errors import (
-    ControllerMovedException,
+    ClusterAuthorizationException,
+    IllegalArgumentException,
     InvalidRecordException,
+    InvalidRequestException,
     InvalidTopicException,
+    SecurityDisabledException,
 )
+from kafka_edu.v1_0_2.clients.common.internals.fatal_exit_error import FatalExitError
 from kafka_edu.v1_0_2.clients.common.network.send import Send
 from kafka_edu.v1_0_2.clients.common.record.control_record_type import ControlRecordType
 from kafka_edu.v1_0_2.clients.common.record.end_transaction_marker import EndTransactionMarker
@@ -26,7 +30,9 @@ from kafka_edu.v1_0_2.clients.common.requests.api_versions_response import (
     create_api_versions_response,
 )
 from kafka_edu.v1_0_2.clients.common.requests.fetch_response import (
+    INVALID_HIGHWATERMARK,
     INVALID_LAST_STABLE_OFFSET,
+    INVALID_LOG_START_OFFSET,
     FetchResponse,
 )
 from kafka_edu.v1_0_2.clients.common.requests.fetch_response import PartitionData as FetchPartitionData
@@ -175,6 +181,11 @@ KAFKA_1_0_2_VERSIONS: dict[ApiKeys, tuple[int, int]] = {
     ApiKeys.WRITE_TXN_MARKERS: (0, 0),
 }
 
+# ApiKeys.clusterAction (1.0.2): the requests only brokers send each other. Their error responses are never throttled.
+CLUSTER_ACTION_APIS = frozenset({ApiKeys.LEADER_AND_ISR, ApiKeys.STOP_REPLICA, ApiKeys.UPDATE_METADATA,
+                                 ApiKeys.CONTROLLED_SHUTDOWN, ApiKeys.OFFSET_FOR_LEADER_EPOCH,
+                                 ApiKeys.WRITE_TXN_MARKERS})
+
 
 def api_versions_response(advertised: str = "1.0.2") -> ApiVersionsResponse:
     """What the broker's listeners serve: Kafka 1.0.2's versions ("1.0.2", the default), or all this port implements
@@ -266,21 +277,23 @@ class KafkaApis:
 
     @step("NW.apis.1")
     def handle(self, request: Request) -> None:
+        """The top-level method: each request to its handler; what a handler raises is answered by handle_error."""
         api = ApiKeys.for_key(request.api_key)
         try:
             handler = self.handlers.get(request.api_key)
             if handler is None:
-                # Not advertised in ApiVersions: a client that sends it anyway is not speaking our protocol.
+                # Not advertised in ApiVersions: a client that sends it anyway is not speaking our protocol. (1.0.2's
+                # SocketServer refuses such a request before it gets here, as the port's does: a safety net.)
                 log.info("Closing connection %s: %s is not implemented", request.connection_id, api.api_name)
                 self.close_connection(request)
                 return
             handler(request)
+        except FatalExitError:
+            raise  # the request handler thread exits the process
         except Exception as e:
-            # what the failed handler built (a MemoryError's) is freed before the log
+            # what the failed handler built (a MemoryError's) is freed before the log and the error response
             traceback.clear_frames(e.__traceback__)
-            log.exception("Error when handling request: clientId=%s, correlationId=%d, api=%s",
-                          request.client_id, request.correlation_id, api.api_name)
-            self.close_connection(request)
+            self.handle_error(request, e)
         finally:
             request.api_local_complete_time_ns = time.time_ns()
 
@@ -306,9 +319,39 @@ class KafkaApis:
         partition = self.replica_manager.get_partition(topic_partition)
         return partition.get_leader_epoch() if partition is not None else -1
 
-    # -- sending ------------------------------------------------------------------------------------------------------
+    # -- errors and sending -------------------------------------------------------------------------------------------
+
+    def handle_error(self, request: Request, e: BaseException) -> None:
+        """The request's error response (getErrorResponse), or a closed connection where there is none to send."""
+        may_throttle = isinstance(e, ClusterAuthorizationException) or request.api_key not in CLUSTER_ACTION_APIS
+        log.error("Error when handling request: clientId=%s, correlationId=%d, api=%s", request.client_id,
+                  request.correlation_id, ApiKeys.for_key(request.api_key).api_name, exc_info=e)
+        if may_throttle:
+            self.send_error_response_maybe_throttle(request, e)
+        else:
+            self.send_error_response_exempt_throttle(request, e)
+
+    # The port has no request quotas (1.0.2's quotas.request): nothing is recorded, no response is held back, and
+    # every throttle time is 0. The two paths stay apart, as in 1.0.2, for the day quotas come.
+
+    def send_error_response_maybe_throttle(self, request: Request, error: BaseException | Errors) -> None:
+        self.send_error_or_close_connection(request, error, throttle_ms=0)
+
+    def send_error_response_exempt_throttle(self, request: Request, error: BaseException | Errors) -> None:
+        self.send_error_or_close_connection(request, error, throttle_ms=0)
+
+    def send_error_or_close_connection(self, request: Request, error: BaseException | Errors, throttle_ms: int) -> None:
+        response = get_error_response(request, throttle_ms, error)
+        if response is None:
+            self.close_connection(request)  # a Produce with acks=0: the client reads no response
+        else:
+            self.send_response(request, response)
 
     def send_response(self, request: Request, body: Any) -> None:
+        if isinstance(body, FetchResponse):  # it writes itself, its records sent from where they lie
+            self.send_response_send(request, body.to_send(request.connection_id, request.correlation_id,
+                                                          request.api_version))
+            return
         payload = encode_response(request.api_key, request.api_version, request.correlation_id, body)
         self.request_channel.send_response(Response(request, payload, ResponseAction.SEND))
 
@@ -405,6 +448,21 @@ class KafkaApis:
         """Every handler's question to the authorizer; with none configured everything is allowed."""
         return self.authorizer is None or self.authorizer.authorize(session, operation, resource)
 
+    # What these raise is answered by handle_error: the request's error response, CLUSTER_AUTHORIZATION_FAILED
+    # wherever it carries an error.
+
+    def authorize_cluster_action(self, request: Request) -> None:
+        if not self.authorize(request.session, Operation.CLUSTER_ACTION, CLUSTER_RESOURCE):
+            raise ClusterAuthorizationException(f"Request {request.correlation_id} is not authorized.")
+
+    def authorize_cluster_alter(self, request: Request) -> None:
+        if not self.authorize(request.session, Operation.ALTER, CLUSTER_RESOURCE):
+            raise ClusterAuthorizationException(f"Request {request.correlation_id} is not authorized.")
+
+    def authorize_cluster_describe(self, request: Request) -> None:
+        if not self.authorize(request.session, Operation.DESCRIBE, CLUSTER_RESOURCE):
+            raise ClusterAuthorizationException(f"Request {request.correlation_id} is not authorized.")
+
     # -- Produce ------------------------------------------------------------------------------------------------------
 
     @step("NW.apis.produce")
@@ -445,7 +503,7 @@ class KafkaApis:
                 else:
                     self.send_no_op_response(request)
             else:
-                self.send_response(request, self.produce_response(request, merged))
+                self.send_response(request, produce_response(request, merged))
 
         if not authorized_request_info:
             send_response_callback({})
@@ -473,17 +531,6 @@ class KafkaApis:
             return Errors.for_exception(InvalidRecordException("Produce requests with version 3 and above must "
                                                                "contain exactly one record batch"))
         return Errors.NONE
-
-    def produce_response(self, request: Request, statuses: dict[TopicPartition, PartitionResponse]) -> Any:
-        by_topic: dict[str, list[dict[str, Any]]] = {}
-        for topic_partition, status in sorted(statuses.items()):
-            by_topic.setdefault(topic_partition.topic, []).append(dict(
-                index=topic_partition.partition, error_code=status.error, base_offset=status.base_offset,
-                log_append_time=None if status.log_append_time < 0 else datetime.datetime.fromtimestamp(
-                    status.log_append_time / 1000, tz=datetime.UTC),
-                log_start_offset=status.log_start_offset, record_errors=[], error_message=None))
-        return build(self.response_schema(request), throttle_time=0, responses=[
-            dict(name=topic, partition_responses=partitions) for topic, partitions in by_topic.items()])
 
     # -- Fetch --------------------------------------------------------------------------------------------------------
 
@@ -515,7 +562,7 @@ class KafkaApis:
                                                                       partition.partition_max_bytes,
                                                                       getattr(partition, "log_start_offset", -1))
         order = [TopicPartition(t.topic, p.partition) for t in body.topics for p in t.partitions]
-        # A value other than 0 or 1 fails the request's parse in 1.0.2: the connection is closed.
+        # any other value than 0 or 1 failed the parse (SocketServer): the connection was closed
         isolation_level = IsolationLevel.for_id(body.isolation_level)
 
         def process_response_callback(results: list[tuple[TopicPartition, Any]]) -> None:
@@ -652,19 +699,13 @@ class KafkaApis:
     def handle_controlled_shutdown_request(self, request: Request) -> None:
         """The controller's event thread answers: the replicated partitions the broker still leads, or an error."""
         broker_id = request.body.broker_id
-        if not self.authorize(request.session, Operation.CLUSTER_ACTION, CLUSTER_RESOURCE):
-            # authorizeClusterAction throws: the request's error response
-            self.send_response(request, build(self.response_schema(request),
-                                              error_code=Errors.CLUSTER_AUTHORIZATION_FAILED, remaining_partitions=[]))
-            return
+        self.authorize_cluster_action(request)
 
         def controlled_shutdown_callback(result: Any) -> None:
             if isinstance(result, BaseException):
-                # Not the active controller: the broker asks again, of whoever /controller then names.
-                error = Errors.NOT_CONTROLLER if isinstance(result, ControllerMovedException) \
-                    else Errors.for_exception(result)
-                self.send_response(request, build(self.response_schema(request), error_code=error,
-                                                  remaining_partitions=[]))
+                # e.g. not the active controller (STALE_CONTROLLER_EPOCH): the broker asks again, of whoever
+                # /controller then names
+                self.send_response(request, get_error_response(request, 0, result))
             else:
                 self.send_response(request, build(self.response_schema(request), error_code=Errors.NONE,
                                                   remaining_partitions=[
@@ -687,14 +728,10 @@ class KafkaApis:
                                               error_code=Errors.CLUSTER_AUTHORIZATION_FAILED))
             return
         with span("KafkaApis.handleUpdateMetadataRequest", body=body):
-            try:
-                deleted_partitions = self.replica_manager.maybe_update_metadata_cache(request.correlation_id,
-                                                                                      update_metadata_request)
-            except ControllerMovedException as e:
-                # KafkaApis.handleError: the request's own error response.
-                self.send_response(request, build(self.response_schema(request),
-                                                  error_code=Errors.for_exception(e)))
-                return
+            # an older controller's request raises ControllerMovedException: handle_error answers
+            # STALE_CONTROLLER_EPOCH
+            deleted_partitions = self.replica_manager.maybe_update_metadata_cache(request.correlation_id,
+                                                                                  update_metadata_request)
             if deleted_partitions:
                 self.group_coordinator.handle_deleted_partitions(deleted_partitions)
             self.admin_manager.try_complete_topics({tp.topic for tp in update_metadata_request.partition_states})
@@ -707,15 +744,11 @@ class KafkaApis:
         key_type = getattr(body, "key_type", GROUP_KEY_TYPE)
         if key_type == GROUP_KEY_TYPE and not self.authorize(request.session, Operation.DESCRIBE,
                                                              Resource(ResourceType.GROUP, body.key)):
-            error = Errors.GROUP_AUTHORIZATION_FAILED
-            self.send_response(request, build(self.response_schema(request), throttle_time=0, error_code=error,
-                                              error_message=error.name, node_id=-1, host="", port=-1))
+            self.send_error_response_maybe_throttle(request, Errors.GROUP_AUTHORIZATION_FAILED)
             return
         if key_type == TRANSACTION_KEY_TYPE and not self.authorize(
                 request.session, Operation.DESCRIBE, Resource(ResourceType.TRANSACTIONAL_ID, body.key)):
-            error = Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
-            self.send_response(request, build(self.response_schema(request), throttle_time=0, error_code=error,
-                                              error_message=error.name, node_id=-1, host="", port=-1))
+            self.send_error_response_maybe_throttle(request, Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
             return
         node = None
         if key_type == GROUP_KEY_TYPE:
@@ -725,12 +758,7 @@ class KafkaApis:
             partition = self.txn_coordinator.partition_for(body.key)
             topic_metadata = self.get_or_create_internal_topic(TRANSACTION_STATE_TOPIC_NAME, request.listener_name)
         else:
-            # 1.0.2 throws InvalidRequestException("Unknown coordinator type"): the request's error response.
-            self.send_response(request, build(self.response_schema(request), throttle_time=0,
-                                              error_code=Errors.INVALID_REQUEST,
-                                              error_message="Unknown coordinator type in FindCoordinator request",
-                                              node_id=-1, host="", port=-1))
-            return
+            raise InvalidRequestException("Unknown coordinator type in FindCoordinator request")
         if topic_metadata is not None:
             leader = next((p.leader for p in topic_metadata if p.partition == partition), -1)
             node = next((b for b in self.metadata_cache.get_alive_brokers() if b.id == leader), None)
@@ -781,8 +809,7 @@ class KafkaApis:
         else:
             denied = None
         if denied is not None:
-            self.send_response(request, build(self.response_schema(request), throttle_time=0, error_code=denied,
-                                              producer_id=-1, producer_epoch=-1))
+            self.send_error_response_maybe_throttle(request, denied)
             return
         body = request.body
 
@@ -812,7 +839,7 @@ class KafkaApis:
 
         if not self.authorize(request.session, Operation.WRITE,
                               Resource(ResourceType.TRANSACTIONAL_ID, transactional_id)):
-            send_response({tp: Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED for tp in partitions_to_add})
+            self.send_response(request, get_error_response(request, 0, Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED))
             return
         # Internal topics take no part in a producer's transaction (the offsets go through AddOffsetsToTxn).
         unauthorized = {tp: Errors.TOPIC_AUTHORIZATION_FAILED for tp in partitions_to_add
@@ -913,16 +940,8 @@ class KafkaApis:
         """Append each marker's COMMIT or ABORT control batch to its partitions here, one append per marker (acks=all),
         and answer once every append has answered. A marker written to an offsets partition makes the group
         coordinator materialize (or drop) the transaction's offsets."""
+        self.authorize_cluster_action(request)
         markers = request.body.markers
-        if not self.authorize(request.session, Operation.CLUSTER_ACTION, CLUSTER_RESOURCE):
-            # authorizeClusterAction throws: the request's error response names every partition
-            denied = Errors.CLUSTER_AUTHORIZATION_FAILED
-            self.send_response(request, build(self.response_schema(request), markers=[
-                dict(producer_id=m.producer_id, topics=[
-                    dict(name=t.name, partitions=[dict(partition_index=i, error_code=denied)
-                                                  for i in t.partition_indexes]) for t in m.topics])
-                for m in markers]))
-            return
         errors: dict[int, dict[TopicPartition, Errors]] = {}
         lock = threading.Lock()  # appends answer on whichever thread completes them
         num_appends = [len(markers)]
@@ -1130,15 +1149,8 @@ class KafkaApis:
         with step("LE.apis", request=request):
             request_info = {TopicPartition(t.topic, p.partition): p.leader_epoch
                             for t in request.body.topics for p in t.partitions}
+            self.authorize_cluster_action(request)
             topics: dict[str, list[dict[str, Any]]] = {}
-            if not self.authorize(request.session, Operation.CLUSTER_ACTION, CLUSTER_RESOURCE):
-                # authorizeClusterAction throws: the request's error response names every partition
-                for tp in request_info:
-                    topics.setdefault(tp.topic, []).append(dict(error_code=Errors.CLUSTER_AUTHORIZATION_FAILED,
-                                                                partition=tp.partition, end_offset=-1))
-                self.send_response(request, build(self.response_schema(request),
-                                                  topics=[dict(topic=t, partitions=p) for t, p in topics.items()]))
-                return
             last_offset_for_leader_epoch = self.replica_manager.last_offset_for_leader_epoch(request_info)
             note(answers=last_offset_for_leader_epoch)
             for tp, epoch_end_offset in last_offset_for_leader_epoch.items():
@@ -1161,32 +1173,27 @@ class KafkaApis:
     # -- DescribeAcls / CreateAcls / DeleteAcls (the work is in kafka_edu/v1_0_2/core/server/acl_apis.py) -------------
 
     def handle_describe_acls(self, request: Request) -> None:
-        schema = self.response_schema(request)
-        if not self.authorize(request.session, Operation.DESCRIBE, CLUSTER_RESOURCE):
-            self.send_response(request, build(schema, throttle_time=0, error_code=Errors.CLUSTER_AUTHORIZATION_FAILED,
-                                              error_message=f"Request {request.correlation_id} is not authorized.",
-                                              resources=[]))
-            return
-        self.send_response(request, build(schema, throttle_time=0,
+        self.authorize_cluster_describe(request)
+        self.send_response(request, build(self.response_schema(request), throttle_time=0,
                                           **acl_apis.describe_acls(self.authorizer, request.body)))
 
     def handle_create_acls(self, request: Request) -> None:
-        creations = request.body.creations
-        if not self.authorize(request.session, Operation.ALTER, CLUSTER_RESOURCE):
-            results = [dict(error_code=Errors.CLUSTER_AUTHORIZATION_FAILED,
-                            error_message=f"Request {request.correlation_id} is not authorized.") for _ in creations]
-        else:
-            results = acl_apis.create_acls(self.authorizer, creations)
-        self.send_response(request, build(self.response_schema(request), throttle_time=0, results=results))
+        self.authorize_cluster_alter(request)
+        if self.authorizer is None:
+            self.send_response(request, get_error_response(request, 0, SecurityDisabledException(
+                acl_apis.NO_AUTHORIZER + ".")))
+            return
+        self.send_response(request, build(self.response_schema(request), throttle_time=0,
+                                          results=acl_apis.create_acls(self.authorizer, request.body.creations)))
 
     def handle_delete_acls(self, request: Request) -> None:
-        filters = request.body.filters
-        if not self.authorize(request.session, Operation.ALTER, CLUSTER_RESOURCE):
-            results = [dict(error_code=Errors.CLUSTER_AUTHORIZATION_FAILED, matching_acls=[],
-                            error_message=f"Request {request.correlation_id} is not authorized.") for _ in filters]
-        else:
-            results = acl_apis.delete_acls(self.authorizer, filters)
-        self.send_response(request, build(self.response_schema(request), throttle_time=0, filter_results=results))
+        self.authorize_cluster_alter(request)
+        if self.authorizer is None:
+            self.send_response(request, get_error_response(request, 0, SecurityDisabledException(
+                acl_apis.NO_AUTHORIZER + ".")))
+            return
+        self.send_response(request, build(self.response_schema(request), throttle_time=0,
+                                          filter_results=acl_apis.delete_acls(self.authorizer, request.body.filters)))
 
     # -- DescribeConfigs ----------------------------------------------------------------------------------------------
 
@@ -1221,12 +1228,8 @@ class KafkaApis:
         unexpected = next((r.resource_type for r in body.resources
                            if r.resource_type not in (TOPIC_RESOURCE, BROKER_RESOURCE)), None)
         if unexpected is not None:
-            # 1.0.2 throws while sorting the resources: the request's error response, every resource refused
-            message = f"Unexpected resource type {unexpected}"
-            self.send_response(request, build(schema, throttle_time=0, responses=[
-                dict(error_code=Errors.INVALID_REQUEST, error_message=message, resource_type=r.resource_type,
-                     resource_name=r.resource_name) for r in body.resources]))
-            return
+            # thrown while the resources are sorted by authorization: every resource gets it (handle_error)
+            raise InvalidRequestException(f"Unexpected resource type {unexpected}")
         # a broker's configs need AlterConfigs on the cluster, a topic's on the topic
         authorized = [r for r in body.resources if self.authorize(
             request.session, Operation.ALTER_CONFIGS, CLUSTER_RESOURCE if r.resource_type == BROKER_RESOURCE
@@ -1380,28 +1383,28 @@ class KafkaApis:
         partitions = None if body.topics is None else [TopicPartition(t.name, p) for t in body.topics
                                                         for p in t.partition_indexes]
         if not self.authorize(request.session, Operation.DESCRIBE, Resource(ResourceType.GROUP, body.group_id)):
-            error, offsets = Errors.GROUP_AUTHORIZATION_FAILED, {}
+            self.send_response(request, get_error_response(request, 0, Errors.GROUP_AUTHORIZATION_FAILED))
+            return
+        # Offsets of topics the client may not describe are not shown: left out of "all", refused by name.
+        authorized = None if partitions is None else [
+            tp for tp in partitions
+            if self.authorize(request.session, Operation.DESCRIBE, Resource(ResourceType.TOPIC, tp.topic))]
+        error, offsets = self.group_coordinator.handle_fetch_offsets(body.group_id, authorized)
+        if error != Errors.NONE:
+            self.send_response(request, get_error_response(request, 0, error))
+            return
+        if partitions is None:
+            offsets = {tp: data for tp, data in offsets.items() if self.authorize(
+                request.session, Operation.DESCRIBE, Resource(ResourceType.TOPIC, tp[0]))}
         else:
-            # Offsets of topics the client may not describe are not shown: left out of "all", refused by name.
-            authorized = None if partitions is None else [
-                tp for tp in partitions
-                if self.authorize(request.session, Operation.DESCRIBE, Resource(ResourceType.TOPIC, tp.topic))]
-            error, offsets = self.group_coordinator.handle_fetch_offsets(body.group_id, authorized)
-            if error == Errors.NONE and partitions is None:
-                offsets = {tp: data for tp, data in offsets.items() if self.authorize(
-                    request.session, Operation.DESCRIBE, Resource(ResourceType.TOPIC, tp[0]))}
-            elif error == Errors.NONE:
-                offsets.update({tp: PartitionData(-1, "", Errors.TOPIC_AUTHORIZATION_FAILED)
-                                for tp in partitions if tp not in authorized})
-        if request.api_version < 2 and error != Errors.NONE:
-            # Before v2 there is no top-level error: each requested partition carries it.
-            offsets = {tp: PartitionData(-1, "", error) for tp in partitions or []}
+            offsets.update({tp: PartitionData(-1, "", Errors.TOPIC_AUTHORIZATION_FAILED)
+                            for tp in partitions if tp not in authorized})
         by_topic: dict[str, list[dict[str, Any]]] = {}
         for topic_partition, data in sorted(offsets.items()):
             by_topic.setdefault(topic_partition[0], []).append(dict(
                 partition_index=topic_partition[1], committed_offset=data.offset, committed_leader_epoch=-1,
                 metadata=data.metadata, error_code=data.error))
-        self.send_response(request, build(self.response_schema(request), throttle_time=0, error_code=error,
+        self.send_response(request, build(self.response_schema(request), throttle_time=0, error_code=Errors.NONE,
                                           topics=[dict(name=n, partitions=p) for n, p in by_topic.items()]))
 
     def handle_describe_groups_request(self, request: Request) -> None:
@@ -1423,8 +1426,7 @@ class KafkaApis:
 
     def handle_list_groups_request(self, request: Request) -> None:
         if not self.authorize(request.session, Operation.DESCRIBE, CLUSTER_RESOURCE):
-            self.send_response(request, build(self.response_schema(request), throttle_time=0,
-                                              error_code=Errors.CLUSTER_AUTHORIZATION_FAILED, groups=[]))
+            self.send_response(request, get_error_response(request, 0, Errors.CLUSTER_AUTHORIZATION_FAILED))
             return
         error, groups = self.group_coordinator.handle_list_groups()
         self.send_response(request, build(self.response_schema(request), throttle_time=0, error_code=error, groups=[
@@ -1442,6 +1444,168 @@ class KafkaApis:
 
     def close(self) -> None:
         log.debug("Shutdown complete.")
+
+
+def get_error_response(request: Request, throttle_time_ms: int, e: BaseException | Errors) -> Any | None:
+    """getErrorResponse(throttleTimeMs, e) of 1.0.2's request classes, one `case` per API this broker serves: the
+    response that carries the error wherever the API has one, at the request's version. None for a Produce with
+    acks=0, which is answered by closing the connection.
+
+    `e` is an exception (Errors.forException maps it; an unexpected one is UNKNOWN_SERVER_ERROR) or an Errors, which
+    stands for `Errors.X.exception()`: its message is the error's default one, so no message is sent. An exception's
+    own message goes wherever the response has room for one (ApiError.fromThrowable in 1.0.2 keeps it, an unexpected
+    exception's too). Versions newer than 1.0.2's (kafka.edu.advertised.api.versions=latest) get the same answer in
+    their own layout; DeleteGroups came with Kafka 1.1 and is answered as 1.1 answers it."""
+    if isinstance(e, Errors):
+        error, message = e, None
+    else:
+        error, message = Errors.for_exception(e), str(e) or None
+    api, version, body = ApiKeys.for_key(request.api_key), request.api_version, request.body
+    low, high = SUPPORTED_VERSIONS.get(api, (0, -1))
+    if not low <= version <= high:
+        # each request class's `default:` branch; the SocketServer parses no other version, so it is never met
+        raise IllegalArgumentException(f"Version {version} is not valid. Valid versions for {api.api_name}Request "
+                                       f"are {low} to {high}")
+    schema = api.response_schema(version)
+    t = throttle_time_ms
+    match api:
+        case ApiKeys.PRODUCE:
+            if body.acks == 0:
+                return None  # the producer reads no response
+            return produce_response(request, {TopicPartition(topic.name, p.index): PartitionResponse(error)
+                                              for topic in body.topic_data for p in topic.partition_data}, t)
+        case ApiKeys.FETCH:
+            # top-level error (v7+) NONE and no fetch session: each partition carries the error
+            return FetchResponse([(TopicPartition(topic.topic, p.partition), FetchPartitionData(
+                error, INVALID_HIGHWATERMARK, INVALID_LAST_STABLE_OFFSET, INVALID_LOG_START_OFFSET, None, b""))
+                for topic in body.topics for p in topic.partitions], t)
+        case ApiKeys.LIST_OFFSETS:
+            return build(schema, throttle_time=t, topics=[dict(name=topic.name, partitions=[
+                dict(partition_index=p.partition_index, error_code=error, timestamp=-1, offset=-1, leader_epoch=-1)
+                for p in topic.partitions]) for topic in body.topics])
+        case ApiKeys.METADATA:
+            # v0's empty list asks for every topic, as a null list does from v1: there is then no topic to name
+            return build(schema, throttle_time=t, brokers=[], cluster_id=None, controller_id=-1, topics=[
+                dict(error_code=error, name=topic.name, is_internal=False, partitions=[], topic_id=None)
+                for topic in body.topics or ()])
+        case ApiKeys.LEADER_AND_ISR:
+            # the request itself succeeded; each partition failed
+            return build(schema, error_code=Errors.NONE, partition_errors=[
+                dict(topic_name=p.topic_name, partition_index=p.partition_index, error_code=error)
+                for p in body.ungrouped_partition_states])
+        case ApiKeys.STOP_REPLICA:
+            return build(schema, error_code=Errors.NONE, partition_errors=[
+                dict(topic_name=p.topic_name, partition_index=p.partition_index, error_code=error)
+                for p in body.ungrouped_partitions])
+        case ApiKeys.UPDATE_METADATA:
+            return build(schema, error_code=error)
+        case ApiKeys.CONTROLLED_SHUTDOWN:
+            return build(schema, error_code=error, remaining_partitions=[])
+        case ApiKeys.OFFSET_COMMIT | ApiKeys.TXN_OFFSET_COMMIT:
+            return build(schema, throttle_time=t, topics=[dict(name=topic.name, partitions=[
+                dict(partition_index=p.partition_index, error_code=error) for p in topic.partitions])
+                for topic in body.topics])
+        case ApiKeys.OFFSET_FETCH:
+            if version < 2:  # no top-level error before v2: each partition asked for carries it
+                return build(schema, throttle_time=t, topics=[dict(name=topic.name, partitions=[
+                    dict(partition_index=p, committed_offset=-1, committed_leader_epoch=-1, metadata="",
+                         error_code=error) for p in topic.partition_indexes]) for topic in body.topics])
+            return build(schema, throttle_time=t, error_code=error, topics=[])
+        case ApiKeys.FIND_COORDINATOR:
+            return build(schema, throttle_time=t, error_code=error, error_message=None, node_id=-1, host="", port=-1)
+        case ApiKeys.JOIN_GROUP:
+            return build(schema, throttle_time=t, error_code=error, generation_id=-1, protocol_name="", leader="",
+                         member_id="", members=[])
+        case ApiKeys.SYNC_GROUP:
+            return build(schema, throttle_time=t, error_code=error, assignment=b"")
+        case ApiKeys.HEARTBEAT | ApiKeys.ADD_OFFSETS_TO_TXN | ApiKeys.END_TXN:
+            return build(schema, throttle_time=t, error_code=error)
+        case ApiKeys.LEAVE_GROUP:
+            return build(schema, throttle_time=t, error_code=error, members=[])
+        case ApiKeys.DESCRIBE_GROUPS:
+            return build(schema, throttle_time=t, groups=[
+                dict(error_code=error, group_id=group_id, group_state="", protocol_type="", protocol_data="",
+                     authorized_operations=-2147483648, members=[]) for group_id in body.groups])
+        case ApiKeys.LIST_GROUPS:
+            return build(schema, throttle_time=t, error_code=error, groups=[])
+        case ApiKeys.DELETE_GROUPS:
+            return build(schema, throttle_time=t, results=[dict(group_id=group_id, error_code=error)
+                                                           for group_id in dict.fromkeys(body.groups_names)])
+        case ApiKeys.SASL_HANDSHAKE:
+            return build(schema, error_code=error, mechanisms=())
+        case ApiKeys.SASL_AUTHENTICATE:
+            return build(schema, error_code=error, error_message=message, auth_bytes=b"", session_lifetime=0)
+        case ApiKeys.API_VERSIONS:
+            return build(schema, throttle_time=t, error_code=error, api_keys=[])
+        case ApiKeys.CREATE_TOPICS:
+            return build(schema, throttle_time=t, topics=[
+                dict(name=name, error_code=error, error_message=message, topic_id=None, num_partitions=-1,
+                     replication_factor=-1, configs=None) for name in dict.fromkeys(t_.name for t_ in body.topics)])
+        case ApiKeys.DELETE_TOPICS:
+            return build(schema, throttle_time=t, responses=[dict(name=name, error_code=error, error_message=None)
+                                                             for name in dict.fromkeys(body.topic_names)])
+        case ApiKeys.CREATE_PARTITIONS:
+            return build(schema, throttle_time=t, results=[dict(name=name, error_code=error, error_message=message)
+                                                           for name in dict.fromkeys(t_.name for t_ in body.topics)])
+        case ApiKeys.DELETE_RECORDS:
+            return build(schema, throttle_time=t, topics=[dict(name=topic.name, partitions=[
+                dict(partition_index=p.partition_index, low_watermark=INVALID_LOW_WATERMARK, error_code=error)
+                for p in topic.partitions]) for topic in body.topics])
+        case ApiKeys.INIT_PRODUCER_ID:
+            return build(schema, throttle_time=t, error_code=error, producer_id=-1, producer_epoch=0)
+        case ApiKeys.ADD_PARTITIONS_TO_TXN:
+            return build(schema, throttle_time=t, results_by_topic_v3_and_below=[
+                dict(name=topic.name, results_by_partition=[dict(partition_index=p, partition_error_code=error)
+                                                            for p in topic.partitions])
+                for topic in body.v3_and_below_topics])
+        case ApiKeys.WRITE_TXN_MARKERS:
+            return build(schema, markers=[dict(producer_id=m.producer_id, topics=[
+                dict(name=topic.name, partitions=[dict(partition_index=p, error_code=error)
+                                                  for p in topic.partition_indexes]) for topic in m.topics])
+                for m in body.markers])
+        case ApiKeys.OFFSET_FOR_LEADER_EPOCH:
+            return build(schema, topics=[dict(topic=topic.topic, partitions=[
+                dict(error_code=error, partition=p.partition, end_offset=-1) for p in topic.partitions])
+                for topic in body.topics])
+        case ApiKeys.DESCRIBE_ACLS:
+            return build(schema, throttle_time=t, error_code=error, error_message=message, resources=[])
+        case ApiKeys.CREATE_ACLS:
+            return build(schema, throttle_time=t, results=[dict(error_code=error, error_message=message)
+                                                           for _ in body.creations])
+        case ApiKeys.DELETE_ACLS:
+            return build(schema, throttle_time=t, filter_results=[
+                dict(error_code=error, error_message=message, matching_acls=[]) for _ in body.filters])
+        case ApiKeys.DESCRIBE_CONFIGS:
+            return build(schema, throttle_time=t, results=[
+                dict(error_code=error, error_message=message, resource_type=r.resource_type,
+                     resource_name=r.resource_name, configs=[]) for r in body.resources])
+        case ApiKeys.ALTER_CONFIGS:
+            return build(schema, throttle_time=t, responses=[
+                dict(error_code=error, error_message=message, resource_type=r.resource_type,
+                     resource_name=r.resource_name) for r in body.resources])
+        case ApiKeys.ALTER_REPLICA_LOG_DIRS:
+            return build(schema, throttle_time=t, results=[
+                dict(topic_name=topic.name, partitions=[dict(partition_index=p, error_code=error)
+                                                        for p in topic.partitions])
+                for log_dir in body.dirs for topic in log_dir.topics])
+        case ApiKeys.DESCRIBE_LOG_DIRS:
+            # no log dirs; the error has a place from v3 on only (before, the response carries none)
+            return build(schema, throttle_time=t, error_code=error, results=[])
+    raise IllegalArgumentException(f"{api.api_name} is not served by this broker")
+
+
+def produce_response(request: Request, statuses: dict[TopicPartition, PartitionResponse],
+                     throttle_time_ms: int = 0) -> Any:
+    """new ProduceResponse(responses, throttleTimeMs) at the request's version."""
+    by_topic: dict[str, list[dict[str, Any]]] = {}
+    for topic_partition, status in sorted(statuses.items()):
+        by_topic.setdefault(topic_partition.topic, []).append(dict(
+            index=topic_partition.partition, error_code=status.error, base_offset=status.base_offset,
+            log_append_time=None if status.log_append_time < 0 else datetime.datetime.fromtimestamp(
+                status.log_append_time / 1000, tz=datetime.UTC),
+            log_start_offset=status.log_start_offset, record_errors=[], error_message=None))
+    return build(ApiKeys.PRODUCE.response_schema(request.api_version), throttle_time=throttle_time_ms, responses=[
+        dict(name=topic, partition_responses=partitions) for topic, partitions in by_topic.items()])
 
 
 def is_idempotent(body: Any) -> bool:

@@ -8,6 +8,8 @@ import time
 from typing import TYPE_CHECKING
 
 from kafka_edu.tracing import step
+from kafka_edu.v1_0_2.clients.common.internals.fatal_exit_error import FatalExitError
+from kafka_edu.v1_0_2.clients.common.utils.exit import Exit
 from kafka_edu.v1_0_2.core.network.request_channel import SHUTDOWN_REQUEST, RequestChannel
 
 if TYPE_CHECKING:
@@ -45,6 +47,10 @@ class KafkaRequestHandler(threading.Thread):
                 try:
                     request.request_dequeue_time_ns = time.time_ns()
                     self.apis.handle(request)
+                except FatalExitError as e:
+                    self._shutdown_complete.set()
+                    Exit.exit(e.status_code)
+                    return  # exit does not return, but a test's exit procedure does
                 except Exception:
                     log.exception("Exception when handling request")
                 finally:

@@ -1,14 +1,39 @@
 """Port of clients/src/test/java/org/apache/kafka/common/requests/RequestResponseTest.java (Kafka 1.0.2): the
-FetchResponse cases. The 1.0.2 tree has a FetchResponse of its own (written as a Send, its records sent from the
-log); every other request and response is encoded and parsed by the 3.9 codec, which its own tests cover."""
+FetchResponse cases and the error responses. The 1.0.2 tree has a FetchResponse of its own (written as a Send, its
+records sent from the log) and the getErrorResponse of every request class (kafka_apis.get_error_response); every
+other request and response is encoded and parsed by the 3.9 codec, which its own tests cover. So testSerialization
+keeps its checkErrorResponse part (for every version the broker serves, not only 1.0.2's), and its checkRequest and
+checkResponse parts are the codec's.
+
+Kafka's createXRequest helpers are one here, `create_request`: every list of the request holds one entry and every
+field a value, unless the case says otherwise."""
 
 from __future__ import annotations
 
+import dataclasses
+import datetime
 import os
+import uuid
 from pathlib import Path
 from typing import Any
 
-from kafka_edu.v1_0_2.clients.common.record.file_records import FileRecords, MemoryRecords
+import pytest
+from kio.serial._introspect import (
+    EntityField,
+    EntityTupleField,
+    PrimitiveTupleField,
+    classify_field,
+    get_schema_field_type,
+)
+
+from kafka_edu.v1_0_2.clients.common.errors import (
+    InvalidTopicException,
+    NotCoordinatorException,
+    NotEnoughReplicasException,
+    SecurityDisabledException,
+    UnknownServerException,
+)
+from kafka_edu.v1_0_2.clients.common.record.file_records import FileRecords, MemoryRecords, build_batch
 from kafka_edu.v1_0_2.clients.common.requests.fetch_response import (
     INVALID_LAST_STABLE_OFFSET,
     INVALID_LOG_START_OFFSET,
@@ -17,8 +42,15 @@ from kafka_edu.v1_0_2.clients.common.requests.fetch_response import (
     PartitionData,
 )
 from kafka_edu.v1_0_2.core.log.log import TopicPartition
+from kafka_edu.v1_0_2.core.network.request_channel import Request
+from kafka_edu.v1_0_2.core.server.kafka_apis import KAFKA_1_0_2_VERSIONS, SUPPORTED_VERSIONS, get_error_response
 from kafka_edu.v3_9.clients.common.protocol.api_keys import ApiKeys
-from kafka_edu.v3_9.clients.common.protocol.codec import decode_response
+from kafka_edu.v3_9.clients.common.protocol.codec import (
+    decode_request,
+    decode_response,
+    encode_request,
+    encode_response,
+)
 from kafka_edu.v3_9.clients.common.protocol.errors import Errors
 from tests.kafka_tests.referee import kafka_test_class
 
@@ -35,8 +67,8 @@ KAFKA = kafka_test_class(
            "testFetchRequestIsolationLevel", "testJoinGroupRequestVersion0RebalanceTimeout",
            "testOffsetFetchRequestBuilderToString"],
     not_applicable={case: _CODEC for case in [
-        "testSerialization", "testResponseHeader", "cannotUseFindCoordinatorV0ToFindTransactionCoordinator",
-        "produceRequestToStringTest", "produceRequestGetErrorResponseTest", "produceResponseV5Test",
+        "testResponseHeader", "cannotUseFindCoordinatorV0ToFindTransactionCoordinator",
+        "produceRequestToStringTest", "produceResponseV5Test",
         "produceResponseVersionTest", "testControlledShutdownResponse", "testCreateTopicRequestV0FailsIfValidateOnly",
         "testFetchRequestMaxBytesOldVersions", "testFetchRequestIsolationLevel",
         "testJoinGroupRequestVersion0RebalanceTimeout", "testOffsetFetchRequestBuilderToString"]},
@@ -149,3 +181,103 @@ def create_fetch_response(tmp_path: Path) -> tuple[FetchResponse, FileRecords]:
                                                  [AbortedTransaction(234, 999)], b""),
     }
     return FetchResponse(data, 25), log
+
+
+# -- the error responses (getErrorResponse) ------------------------------------------------------------------------
+
+_FILL = {"int8": 1, "int16": 1, "int32": 1, "int64": 1, "uint16": 1, "uint32": 1, "float64": 1.0, "bool": False,
+         "string": "t", "bytes": b"", "uuid": uuid.UUID(int=1), "timedelta_i32": datetime.timedelta(seconds=1),
+         "timedelta_i64": datetime.timedelta(seconds=1),
+         "datetime_i64": datetime.datetime.fromtimestamp(0, datetime.UTC)}
+
+
+def _filled(schema: type[Any], fields: dict[str, Any]) -> Any:
+    values = dict(fields)
+    for f in dataclasses.fields(schema):
+        kind = classify_field(f)
+        defaulted = f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING
+        if f.name in values or defaulted and not isinstance(kind, EntityTupleField | PrimitiveTupleField):
+            continue
+        if isinstance(kind, EntityTupleField):
+            values[f.name] = (_filled(kind.type_, {}),)
+        elif isinstance(kind, EntityField):
+            values[f.name] = _filled(kind.type_, {})
+        elif get_schema_field_type(f) == "records":
+            values[f.name] = build_batch([b"v"])
+        else:
+            value = _FILL[get_schema_field_type(f)]
+            value = kind.type_.parse(value) if hasattr(kind.type_, "parse") else value
+            values[f.name] = (value,) if isinstance(kind, PrimitiveTupleField) else value
+    return schema(**values)
+
+
+def create_request(api: ApiKeys, version: int, **fields: Any) -> Request:
+    """A request as the SocketServer hands it to KafkaApis (encoded by a client, parsed off the wire). Top-level
+    `fields` replace the filled-in values (a kio object or a value of the field's type)."""
+    body = _filled(api.request_schema(version), fields)
+    decoded = decode_request(encode_request(api, version, 11, "client-1", body))
+    return Request(0, "127.0.0.1:9092-127.0.0.1:50000-0", decoded.api_key, decoded.api_version,
+                   decoded.correlation_id, decoded.client_id, decoded.body, decoded.size, "PLAINTEXT", "PLAINTEXT")
+
+
+def serialized(request: Request, response: Any) -> bytes:
+    """The response body's bytes as the broker sends them, after the response header."""
+    if response is None:
+        raise AssertionError("no response")
+    if hasattr(response, "to_send"):  # a FetchResponse writes itself
+        header = 4 + 4 + (1 if ApiKeys.FETCH.response_header_version(request.api_version) >= 1 else 0)
+        return written(response.to_send("1", request.correlation_id, request.api_version))[header:]
+    return encode_response(request.api_key, request.api_version, request.correlation_id, response)[
+        4 + (1 if request.api_key.response_header_version(request.api_version) >= 1 else 0):]
+
+
+def check_error_response(request: Request, e: BaseException) -> Any:
+    """checkErrorResponse: the error response serializes, parses back at the request's version, and serializes to
+    the same bytes again. Returns it parsed."""
+    response = get_error_response(request, 0, e)
+    body = serialized(request, response)
+    header = encode_response(request.api_key, request.api_version, request.correlation_id,
+                             decode_response(request.api_key, request.api_version,
+                                             _with_header(request, body)).body)
+    again = header[4 + (1 if request.api_key.response_header_version(request.api_version) >= 1 else 0):]
+    assert again == body
+    return decode_response(request.api_key, request.api_version, _with_header(request, body)).body
+
+
+def _with_header(request: Request, body: bytes) -> bytes:
+    tagged = b"\x00" if request.api_key.response_header_version(request.api_version) >= 1 else b""
+    return request.correlation_id.to_bytes(4, "big", signed=True) + tagged + body
+
+
+_ERROR_RESPONSE_CASES = [(api, version, {}, UnknownServerException())
+                         for api, (low, high) in SUPPORTED_VERSIONS.items() for version in range(low, high + 1)] + [
+    # the cases Kafka checks with another exception than UnknownServerException
+    (ApiKeys.OFFSET_FETCH, 2, dict(topics=None), NotCoordinatorException("Not Coordinator")),  # forAllPartitions
+    (ApiKeys.DESCRIBE_ACLS, 0, {}, SecurityDisabledException("Security is not enabled.")),
+    (ApiKeys.CREATE_ACLS, 0, {}, SecurityDisabledException("Security is not enabled.")),
+    (ApiKeys.DELETE_ACLS, 0, {}, SecurityDisabledException("Security is not enabled.")),
+    (ApiKeys.CREATE_PARTITIONS, 0, {}, InvalidTopicException()),
+]
+
+
+@pytest.mark.parametrize(("api", "version", "fields", "e"), _ERROR_RESPONSE_CASES,
+                         ids=[f"{api.api_name}-v{version}-{type(e).__name__}" for api, version, _, e in
+                              _ERROR_RESPONSE_CASES])
+def test_serialization(api: ApiKeys, version: int, fields: dict[str, Any], e: BaseException) -> None:
+    response = check_error_response(create_request(api, version, **fields), e)
+    if fields:  # OffsetFetch for all partitions: the error at the top, no partition to name
+        assert (response.error_code, response.topics) == (Errors.NOT_COORDINATOR, ())
+
+
+def test_produce_request_get_error_response_test() -> None:
+    # 1.0.2 then clears the request's records and asks again: the port's request keeps its records (no
+    # clearPartitionRecords), so that half has nothing to check
+    request = create_request(ApiKeys.PRODUCE, KAFKA_1_0_2_VERSIONS[ApiKeys.PRODUCE][1])
+    partitions = {TopicPartition(t.name, p.index) for t in request.body.topic_data for p in t.partition_data}
+    error_response = check_error_response(request, NotEnoughReplicasException())
+    assert {TopicPartition(t.name, p.index) for t in error_response.responses for p in t.partition_responses} == \
+        partitions
+    partition_response = error_response.responses[0].partition_responses[0]
+    assert partition_response.error_code == Errors.NOT_ENOUGH_REPLICAS
+    assert partition_response.base_offset == -1  # ProduceResponse.INVALID_OFFSET
+    assert partition_response.log_append_time is None  # RecordBatch.NO_TIMESTAMP (-1) on the wire
