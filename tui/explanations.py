@@ -1,8 +1,9 @@
-"""Every FIDELITY.md row of LC, NW, CT, KR, RQ and CL, with a paragraph on what that Kafka step is for.
+"""Every FIDELITY.md row of LC, NW, RQ, CL, CT, KR, LE, TX, GC, TX39 and KV, with a paragraph on what that Kafka
+step is for.
 
 `span` is the row's span as FIDELITY.md has it and `what` its summary (shortened where the row is long); `why` is
-written for the detail pane: what a learner should take from seeing the step run (or not run) in a trace. A 3.9 row
-(RQ, CL) also says what 1.0.2 did at that step.
+written for the detail pane: what a learner should take from seeing the step run (or not run) in a trace, and which
+attributes show it. A 3.9 row (RQ, CL, GC, TX39, KV) also says what 1.0.2 did at that step.
 """
 
 from __future__ import annotations
@@ -717,6 +718,477 @@ ROWS: dict[str, Row] = {
                     "a broker silent for broker.session.timeout.ms is fenced and its leaderships move",
                     "Without ZooKeeper sessions, the controller itself decides a broker is gone: no heartbeat "
                     "within the session timeout, and a deferred event fences it, one broker at a time."),
+    # -- LE: leader epochs (KIP-101, Kafka 1.0.2) ------------------------------------------------------------------
+    "LE.assign": Row("LeaderEpochFileCache.assign",
+                     "a new epoch's first offset, recorded and checkpointed to `leader-epoch-checkpoint`",
+                     "Each v2 batch carries the leader epoch it was written in. The first batch of a new epoch adds "
+                     "the pair (epoch, start offset) to the replica's cache, on the leader as it appends and on a "
+                     "follower as it copies, and the file is rewritten at once: kafka.leader.epoch, "
+                     "kafka.leader.epoch.start_offset and kafka.leader.epoch.previous show the step. This small "
+                     "table is what later lets a follower ask where an epoch ended instead of trusting its high "
+                     "watermark (KIP-101, Kafka 0.11)."),
+    "LE.request": Row("AbstractFetcherThread.maybeTruncate",
+                      "partitions marked for truncation: ask each leader where the follower's latest epoch ends",
+                      "A follower told to follow a new leader (or just restarted) does not fetch at once: it first "
+                      "sends OffsetsForLeaderEpoch with the latest epoch in its own log. kafka.partitions and "
+                      "kafka.leader.epochs say what it asked, kafka.leader.epoch.end_offsets and "
+                      "kafka.leader.epoch.errors what came back; LE.truncate then cuts inside this span. With an "
+                      "inter-broker protocol too old for the request (kafka.leader.epoch.request.sent false) every "
+                      "answer is undefined and the follower falls back to its high watermark, as before KIP-101."),
+    "LE.apis": Row("KafkaApis.handleOffsetForLeaderEpochRequest",
+                   "the leader answers from `ReplicaManager.lastOffsetForLeaderEpoch` → "
+                   "`LeaderEpochFileCache.endOffsetFor`",
+                   "The leader's side of the question: for the follower's latest epoch it answers its own log end "
+                   "offset if that is the current epoch, else the start offset of the next epoch it knows, which is "
+                   "where the two logs can start to differ. -1 in kafka.leader.epoch.end_offsets means it cannot say "
+                   "(an epoch older than its cache, or no epochs at all). 1.0.2 answers with an offset only; KIP-279 "
+                   "(Kafka 2.0) added the epoch to the answer, because after quick leader changes the single offset "
+                   "could leave a follower's log diverged."),
+    "LE.truncate": Row("ReplicaFetcherThread.maybeTruncate",
+                       "truncate to the leader's end offset for that epoch (or the follower's LEO if smaller); the "
+                       "high watermark only when the leader has no answer",
+                       "Each partition is cut back to where it can still match the leader, and one `log.truncate` "
+                       "event per partition says what decided: kafka.truncation.by is leader epoch, log end offset "
+                       "(nothing to cut) or high watermark, and kafka.records.lost counts the records removed; "
+                       "without unclean leader election they were never committed. Before KIP-101 a follower always "
+                       "cut to its high watermark, which could throw away records that were already acknowledged, or "
+                       "leave leader and follower with different records at the same offset."),
+    # -- TX: transactions (KIP-98, Kafka 1.0.2) --------------------------------------------------------------------
+    "TX.init": Row("TransactionCoordinator.handleInitProducerId",
+                   "a transactional id gets its producer id and a bumped epoch; an older epoch's ongoing transaction "
+                   "is aborted",
+                   "InitProducerId is how a transactional producer claims its id. The coordinator keeps one producer "
+                   "id per transactional id and bumps its epoch on every call, so an older instance of the same "
+                   "application (a zombie) is fenced: its next request fails with INVALID_PRODUCER_EPOCH. If that "
+                   "older instance left a transaction open, it is aborted first and the new one is told "
+                   "CONCURRENT_TRANSACTIONS and retries. kafka.producer.id and kafka.producer.epoch are what it got "
+                   "(kafka.txn.pending.state while its write is not yet acknowledged); in 1.0.2 new ids come in "
+                   "blocks from ZooKeeper's /latest_producer_id_block."),
+    "TX.add": Row("TransactionCoordinator.handleAddPartitionsToTransaction",
+                  "the partitions join the transaction; the metadata is written to `__transaction_state` before the "
+                  "answer",
+                  "Before a producer writes to a partition inside a transaction, the coordinator must know: that "
+                  "list is what lets it put a commit or abort marker on every partition at the end. The new "
+                  "partition set (state Ongoing) is written to __transaction_state before the producer gets its "
+                  "answer, so a new coordinator would know it too; partitions already in the transaction are "
+                  "answered at once, with no write. The AddPartitionsToTxn that opens a transaction starts its "
+                  "trace; later steps of the same transaction hang under it."),
+    "TX.offsets": Row("GroupCoordinator.handleTxnCommitOffsets",
+                      "offsets committed inside the transaction (after `AddOffsetsToTxn` added the group's offsets "
+                      "partition)",
+                      "Consume-transform-produce is exactly once only if the consumed offsets commit with the "
+                      "output. The group coordinator writes kafka.offsets as a transactional batch of the producer "
+                      "id, but keeps them pending: OffsetFetch does not see them until the COMMIT marker reaches "
+                      "that __consumer_offsets partition (TX.write), and an ABORT drops them. 1.0.2 checks no group "
+                      "generation here; KIP-447 (Kafka 2.5) added member and generation so that a consumer that lost "
+                      "its partitions in a rebalance cannot commit for them."),
+    "TX.end": Row("TransactionCoordinator.handleEndTransaction",
+                  "PrepareCommit or PrepareAbort written, then the markers are queued",
+                  "EndTxn is the point of decision: once PrepareCommit or PrepareAbort is in __transaction_state, "
+                  "the transaction will be completed that way, even if this coordinator dies (its successor reloads "
+                  "the state and resends the markers). The producer is answered as soon as that write is "
+                  "acknowledged; the markers follow (TX.markers). kafka.txn.result is COMMIT or ABORT; an abort "
+                  "started by a fence or a timeout shows here too."),
+    "TX.markers": Row("TransactionMarkerChannelManager.addTxnMarkersToSend",
+                      "WriteTxnMarkers to every partition leader of the transaction, retried until each answers",
+                      "The coordinator queues one marker per leader broker for the partitions in "
+                      "kafka.txn.partitions, and a send thread carries them as WriteTxnMarkers requests (the child "
+                      "spans, with kafka.txn.partition.errors). Errors such as a moved leader are retried until "
+                      "every partition has answered; only then is the transaction completed (TX.complete). "
+                      "kafka.txn.coordinator.epoch goes with each marker, so a leader can refuse markers from a "
+                      "coordinator that has been replaced."),
+    "TX.write": Row("KafkaApis.handleWriteTxnMarkersRequest",
+                    "each leader appends the control batch; the last stable offset moves; an abort enters the "
+                    "aborted-transaction index",
+                    "On each partition leader, the marker is a control batch appended to the log. It ends the "
+                    "producer's open transaction there, so the last stable offset can move past it and "
+                    "read_committed consumers can read up to it: kafka.txn.partitions.written shows leo, lso and hw "
+                    "after the append. An abort is also added to the segment's .txnindex (kafka.txn.aborts.indexed), "
+                    "which is how read_committed consumers learn which records to skip. A marker on "
+                    "__consumer_offsets makes the transaction's offsets visible (or drops them)."),
+    "TX.complete": Row("TransactionStateManager.appendTransactionToLog",
+                       "CompleteCommit or CompleteAbort written once every marker is acknowledged",
+                       "The last write of a transaction: the coordinator records CompleteCommit or CompleteAbort and "
+                       "clears the partition list. Until it is written, a new AddPartitionsToTxn from the same "
+                       "producer gets CONCURRENT_TRANSACTIONS and is retried, so the next transaction cannot start "
+                       "while markers of this one are still being written. Only this write of appendTransactionToLog "
+                       "has a span of its own; the earlier ones (Ongoing, PrepareCommit, PrepareAbort) run inside "
+                       "TX.init, TX.add and TX.end."),
+    "TX.expire": Row("TransactionCoordinator.abortTimedOutTransactions",
+                     "*conditional* — a transaction older than its timeout is aborted by the coordinator",
+                     "A producer that crashed mid-transaction would otherwise hold back the last stable offset of "
+                     "every partition it wrote to, and read_committed consumers with it. A scheduled scan "
+                     "(transaction.abort.timed.out.transaction.cleanup.interval.ms, 60 s in 1.0.2, 10 s in 3.9) "
+                     "finds transactions open longer than their transaction.timeout.ms; each gets a bumped epoch "
+                     "(fencing that producer) and an abort through TX.end. A run whose transactions all end in time "
+                     "never shows this span."),
+    "TX.state": Row("txn.state.change (event)",
+                    "`{transactional.id, from, to}`: Empty, Ongoing, PrepareCommit, PrepareAbort, CompleteCommit, "
+                    "CompleteAbort, Dead",
+                    "A transactional id's state changes only after the record of the new state is acknowledged in "
+                    "__transaction_state: until then the new state is only pending. So the coordinator's memory "
+                    "never holds a state a successor could not reload. The event gives kafka.txn.state.from and "
+                    "kafka.txn.state.to, on a short span of its own linked to the transaction's trace."),
+    # -- GC: the group coordinator (Kafka 3.9, KIP-848) ------------------------------------------------------------
+    "GC.build": Row("BrokerServer.createGroupCoordinator",
+                    "the new coordinator's service, runtime, loader and writer built; otherwise the old Scala "
+                    "coordinator",
+                    "With `consumer` in group.coordinator.rebalance.protocols (kafka-edu's KRaft clusters turn it "
+                    "on) the broker builds 3.9's new coordinator: a runtime with its own event-processor threads "
+                    "(kafka.group.coordinator.threads), a timer, a loader reading offsets.load.buffer.size at a time "
+                    "(kafka.offsets.load.buffer.size) and a writer into the ReplicaManager. Nothing runs yet. 1.0.2 "
+                    "built and started its Scala GroupCoordinator in one go in KafkaServer.startup (LC.startup.14), "
+                    "with purgatories for joins and heartbeats."),
+    "GC.startup": Row("GroupCoordinatorService.startup",
+                      "on the first metadata publish, after LogManager and ReplicaManager: active, with the "
+                      "`__consumer_offsets` partition count",
+                      "The coordinator goes live only once the broker has the cluster's metadata: the partition "
+                      "count of __consumer_offsets (kafka.group.coordinator.partitions) comes from the published "
+                      "image, since it decides which partition, and so which broker, owns each group. Until then "
+                      "every group request is answered COORDINATOR_NOT_AVAILABLE. 1.0.2 started the coordinator "
+                      "during KafkaServer.startup and read that count from ZooKeeper."),
+    "GC.elect": Row("GroupCoordinatorService.onElection → CoordinatorRuntime.scheduleLoadOperation",
+                    "this broker now leads `__consumer_offsets-p`: a context created, a load scheduled (a stale epoch "
+                    "is ignored)",
+                    "The groups hashed to a __consumer_offsets partition are served by that partition's leader. When "
+                    "a metadata publish makes this broker the leader (kafka.topic.partition, kafka.leader.epoch), "
+                    "the runtime creates a fresh shard for it and schedules its load; an election with an epoch no "
+                    "newer than the one held is ignored. In 1.0.2 the controller's LeaderAndIsr request started the "
+                    "same move (GroupCoordinator.handleGroupImmigration)."),
+    "GC.load": Row("CoordinatorLoaderImpl.load / doLoad",
+                   "read the partition from log start to end, replaying each record; COMMIT/ABORT markers settle "
+                   "transactional offsets",
+                   "The coordinator's state is rebuilt from the log alone: every record is replayed (GC.replay) and "
+                   "transaction markers settle pending transactional offsets, on the loader's own thread. "
+                   "kafka.load.records and kafka.load.bytes say how much was read, kafka.load.error why a load "
+                   "failed. Meanwhile the partition's groups get COORDINATOR_LOAD_IN_PROGRESS, as in 1.0.2, whose "
+                   "loader knew only offset commits and classic group metadata."),
+    "GC.resign": Row("GroupCoordinatorService.onResignation → CoordinatorRuntime.scheduleUnloadOperation",
+                     "*conditional* — the partition moved or was deleted: CLOSED; timers cancelled, pending work "
+                     "failed with NOT_COORDINATOR",
+                     "When leadership of the partition moves away (or the topic is deleted: kafka.leader.epoch -1), "
+                     "everything the shard had running stops: timers are cancelled, and writes waiting for a commit "
+                     "or sitting in the open batch fail with NOT_COORDINATOR, which sends clients to look for the "
+                     "new coordinator. A resignation with an epoch no newer than the loaded one is ignored. In 1.0.2 "
+                     "the same clean-up was GroupCoordinator.handleGroupEmigration, started by LeaderAndIsr or "
+                     "StopReplica."),
+    "GC.write": Row("CoordinatorRuntime.scheduleWriteOperation → CoordinatorWriteEvent.run",
+                    "every mutating API (and every timer): an event queued under its partition, then run on a "
+                    "processor thread",
+                    "Each group operation (kafka.coordinator.operation: consumer-group-heartbeat, commit-offset, "
+                    "...) becomes an event queued per __consumer_offsets partition, and one partition's events run "
+                    "one at a time on a group-coordinator-event-processor thread: the shard needs no locks. The run "
+                    "shows as the child span CoordinatorRuntime.CoordinatorWriteEvent.run, then the operation's own "
+                    "row and GC.append. 1.0.2 ran group logic on the request-handler thread under the group's lock."),
+    "GC.hb": Row("GroupMetadataManager.consumerGroupHeartbeat",
+                 "KIP-848 ConsumerGroupHeartbeat: checks, join (epoch 0), leave (-1/-2 → GC.fence), member epoch "
+                 "check, member record",
+                 "The one membership request of the new protocol: a member joins with epoch 0, heartbeats with its "
+                 "current epoch, changes its subscription, leaves with -1, and receives its partitions in the "
+                 "answers. kafka.member.epoch.request is what it sent; kafka.member.epoch, kafka.group.epoch and "
+                 "kafka.group.state (Empty, Assigning, Reconciling, Stable) are what it leaves behind. A member "
+                 "whose epoch does not match gets FENCED_MEMBER_EPOCH and must rejoin. In 1.0.2 the same job took "
+                 "JoinGroup, SyncGroup and Heartbeat, and every change stopped the whole group."),
+    "GC.target": Row("TargetAssignmentBuilder.build",
+                     "group epoch > assignment epoch: the server-side assignor (uniform or range) computes every "
+                     "member's target",
+                     "The assignment is computed on the broker now: when the group epoch has moved past the "
+                     "assignment epoch, the assignor (kafka.assignor) spreads all subscribed partitions over the "
+                     "members and records only the targets that changed (kafka.target.assignment, "
+                     "kafka.target.epoch). A link points to the span that bumped the epoch, when another heartbeat "
+                     "did. In 1.0.2 one consumer, the group leader, ran the assignor and sent the result in its "
+                     "SyncGroup; the coordinator only passed it on."),
+    "GC.reconcile": Row("CurrentAssignmentBuilder.build",
+                        "move one member towards its target: revoke first (UNREVOKED_PARTITIONS), then the new epoch "
+                        "and partitions not held by others",
+                        "Each member converges on its own: it first gives up partitions it must lose "
+                        "(kafka.partitions.pending.revocation, member state UNREVOKED_PARTITIONS) and keeps the "
+                        "rest, and only once its heartbeat shows they are released does it move to the target epoch "
+                        "and get its new partitions, except those another member still holds. Compare "
+                        "kafka.member.epoch and kafka.assignment.partitions with their .next values. In 1.0.2 every "
+                        "member revoked everything before rejoining (eager rebalancing); KIP-429 (Kafka 2.4) made "
+                        "the clients cooperative, KIP-848 moves it to the broker."),
+    "GC.fence": Row("GroupMetadataManager.consumerGroupFenceMember",
+                    "*conditional* — leave, session timeout or rebalance timeout: the member's records tombstoned, "
+                    "group epoch + 1",
+                    "A member is removed when it leaves (epoch -1), stops heartbeating for "
+                    "group.consumer.session.timeout.ms, or does not revoke within its rebalance timeout: tombstones "
+                    "for its records, its timers cancelled, and the group epoch bumped (GC.epoch) so that its "
+                    "partitions are reassigned. A timer's fence is a trace of its own. A static member leaving with "
+                    "-2 keeps its slot for its instance id. In 1.0.2 an expired heartbeat removed the member and "
+                    "made every other member rejoin."),
+    "GC.join": Row("GroupMetadataManager.classicGroupJoin",
+                   "classic JoinGroup on the new runtime: MEMBER_ID_REQUIRED, `prepareRebalance`, the initial delay, "
+                   "the next generation",
+                   "Old clients keep working: the classic protocol runs on the same runtime. A joining member first "
+                   "gets MEMBER_ID_REQUIRED (JoinGroup v4+) and rejoins with the id it was given; a new member "
+                   "starts a rebalance, which waits for the known members to rejoin (an empty group waits "
+                   "group.initial.rebalance.delay.ms, 3 s, for more to arrive), then starts the next generation "
+                   "(kafka.group.generation) with a leader. 1.0.2 ran the same algorithm with a join purgatory, "
+                   "without MEMBER_ID_REQUIRED (KIP-394, Kafka 2.2) or static members (KIP-345)."),
+    "GC.sync": Row("GroupMetadataManager.classicGroupSync",
+                   "SyncGroup: members park; the leader's assignment written as a GroupMetadata record; on commit "
+                   "every member gets its share",
+                   "The second half of a classic rebalance. Followers wait; the leader's SyncGroup carries every "
+                   "member's assignment, which is written to __consumer_offsets, and only when that write is "
+                   "committed does each member get its share and the group become Stable "
+                   "(kafka.assignment.partitions). The record is not replayed, because a classic group is plain "
+                   "memory changed when the write completes. 1.0.2 did the same with an acks=all write in its Scala "
+                   "coordinator."),
+    "GC.classic": Row("GroupMetadataManager.classicGroupHeartbeat / classicGroupLeave",
+                      "classic Heartbeat, LeaveGroup, and the expiry of a member's heartbeat timer",
+                      "A classic member proves it is alive with Heartbeat, which re-arms its session timer; "
+                      "REBALANCE_IN_PROGRESS in the answer tells it to rejoin. LeaveGroup, or a timer that expires, "
+                      "removes members (kafka.members.removed) and starts a rebalance; kafka.classic.operation says "
+                      "which of the three ran. 1.0.2 kept the same timers as delayed operations in a heartbeat "
+                      "purgatory and could only remove one member per LeaveGroup."),
+    "GC.commit": Row("OffsetMetadataManager.commitOffset / deleteOffsets",
+                     "OffsetCommit (group, generation or member epoch, metadata size checks; one record per "
+                     "partition) and OffsetDelete",
+                     "Committed offsets are records in __consumer_offsets like any other group state, and the commit "
+                     "is answered once they are committed there. A member of a consumer-protocol group must commit "
+                     "with its current member epoch (STALE_MEMBER_EPOCH otherwise); a classic one with its "
+                     "generation (ILLEGAL_GENERATION). 1.0.2 made the same checks for generations and wrote with "
+                     "acks=all, updating its cache when the write came back; OffsetDelete is newer (KIP-496, Kafka "
+                     "2.4)."),
+    "GC.fetch": Row("OffsetMetadataManager.fetchOffsets",
+                    "OffsetFetch as a read at the last committed offset; with requireStable a write with no records",
+                    "Reads never see state that could still be lost: OffsetFetch reads the shard at the last "
+                    "committed offset (kafka.last.committed.offset). A read_committed consumer asks with "
+                    "requireStable (KIP-447, Kafka 2.5): it waits for pending writes, and a partition with an open "
+                    "transactional commit answers UNSTABLE_OFFSET_COMMIT so the consumer retries instead of starting "
+                    "from a stale offset. 1.0.2 read its cache, which held an offset only after the write was "
+                    "acknowledged, and had no requireStable."),
+    "GC.describe": Row("GroupCoordinatorService.consumerGroupDescribe → GroupMetadataManager.consumerGroupDescribe",
+                       "ConsumerGroupDescribe: one read per partition, at the last committed offset: epochs, "
+                       "assignor, members and their assignments",
+                       "The admin view of KIP-848 groups (kafka.group.ids): group and assignment epochs, the "
+                       "assignor, and each member's current and target assignment, so a rebalance in progress can be "
+                       "seen. A classic group gives GROUP_ID_NOT_FOUND here; it is described by DescribeGroups, the "
+                       "only such request in 1.0.2, which returned members' assignments as opaque bytes."),
+    "GC.expire": Row("GroupCoordinatorShard.cleanupGroupMetadata",
+                     "*conditional* — the `expire-group-metadata` timer: expired offsets tombstoned, then empty "
+                     "groups deleted",
+                     "Every offsets.retention.check.interval.ms (10 min) the shard looks for offsets older than "
+                     "offsets.retention.minutes (7 days), counted from the commit or, for an empty classic group, "
+                     "from when it became empty; subscribed topics and open transactions are spared. The span is "
+                     "recorded only when something went (kafka.offsets.expired, kafka.group.ids). In 1.0.2 the "
+                     "retention was 1 day and counted from each commit even for active groups; KIP-186 (Kafka 2.0) "
+                     "and KIP-211 (Kafka 2.1) changed both."),
+    "GC.append": Row("CoordinatorRuntime.CoordinatorContext.append",
+                     "records replayed into the state first, then added to the open batch; flushed by linger, size or "
+                     "a transaction; the event waits for commit",
+                     "The write path of the new runtime: an operation's records (kafka.record.types) are applied to "
+                     "the in-memory state at once, so the next event sees them, and added to a batch written with "
+                     "acks=1 after group.coordinator.append.linger.ms, when full, or at once for a transaction. The "
+                     "response waits in a queue until the high watermark passes the batch (GC.hwm), and a failed "
+                     "write rolls the state back. 1.0.2 wrote each operation on its own with acks=all and changed "
+                     "its state only when the write came back."),
+    "GC.replay": Row("GroupCoordinatorShard.replay",
+                     "*nested* — one record applied to the shard's state by its type (0/1 offsets, 2 classic group, "
+                     "3–8 KIP-848)",
+                     "The only way the coordinator's state changes: by applying a record, during a load and during "
+                     "every append, so a new coordinator rebuilds exactly what the old one had. kafka.record.type "
+                     "and kafka.record.tombstone say which record (a tombstone deletes); kafka.offset is where it "
+                     "sits in the log. 1.0.2 replayed only at load and knew two record types; types 3 to 8 came with "
+                     "KIP-848."),
+    "GC.hwm": Row("CoordinatorRuntime.HighWatermarkListener.onHighWatermarkUpdated",
+                  "the `__consumer_offsets-p` high watermark moved: committed offset advanced, parked responses sent",
+                  "A write counts as done only when the partition's replicas have it. When the high watermark moves "
+                  "(kafka.high.watermark), the runtime jumps the queue, advances its last committed offset and sends "
+                  "every response parked up to there; its links lead to the writes it completed. A write not "
+                  "committed within offsets.commit.timeout.ms fails (the client sees COORDINATOR_NOT_AVAILABLE). "
+                  "1.0.2 waited with acks=all in the produce purgatory instead."),
+    "GC.state": Row("coordinator.state.change (event)",
+                    "`{tp, epoch, from, to}`: INITIAL → LOADING → ACTIVE, → FAILED on a load error, → CLOSED on "
+                    "unload",
+                    "The life of one __consumer_offsets partition on this broker (kafka.coordinator.state.from and "
+                    ".to). Only an ACTIVE shard serves requests; becoming ACTIVE re-arms every member's timers, so "
+                    "that a member that died during the failover is still fenced. 1.0.2 kept two sets, the "
+                    "partitions loading and the partitions owned."),
+    "GC.epoch": Row("group.epoch.bump (event)",
+                    "`{group, from, to, reason}` at every ConsumerGroupMetadata record; group epoch > assignment "
+                    "epoch → GC.target",
+                    "The group epoch counts changes to the group that call for a new assignment; kafka.reason says "
+                    "which one (a subscription change, a member that left or was fenced, new partitions in a "
+                    "subscribed topic). A new epoch makes the group Assigning until GC.target catches up, then "
+                    "members move to it one by one (GC.reconcile). 1.0.2's nearest thing was the generation id of a "
+                    "classic group, bumped when every member had rejoined."),
+    # -- TX39: transactions on a KRaft broker, what 3.9 changed since 1.0.2 ----------------------------------------
+    "TX39.elect": Row("BrokerMetadataPublisher.updateCoordinator → TransactionCoordinator.onElection / onResignation",
+                      "the metadata publisher, not LeaderAndIsr, tells the coordinator which `__transaction_state` "
+                      "partitions it leads",
+                      "A transactional id is served by the leader of its __transaction_state partition. On a KRaft "
+                      "broker the news comes from the published metadata log: kafka.txn.partitions.elected "
+                      "(partition@leader epoch, the coordinator epoch) and kafka.txn.partitions.resigned; a trace of "
+                      "its own, linked to the publish. Loading the partition then goes as in 1.0.2, where the "
+                      "controller's LeaderAndIsr request started it."),
+    "TX39.init": Row("TransactionCoordinator.handleInitProducerId → prepareInitProducerIdTransit",
+                     "KIP-360: an InitProducerId may name the producer's (id, epoch); fenced, rotated or bumped; "
+                     "written before the answer",
+                     "Since KIP-360 (Kafka 2.5) a producer can pass the id and epoch it has "
+                     "(kafka.producer.id.expected, kafka.producer.epoch.expected), so it can bump its own epoch "
+                     "after an error and keep going, and a retry whose answer was lost gets the same epoch back "
+                     "instead of a new one. A pair that is neither the current one nor, for such a retry, the one "
+                     "just before gets PRODUCER_FENCED (INVALID_PRODUCER_EPOCH for older clients, KIP-588). TX.init "
+                     "runs inside this span; 1.0.2's request carried only the transactional id and the timeout."),
+    "TX39.pid": Row("RPCProducerIdManager.generateProducerId",
+                    "ids from the broker's block; a new block asked from the controller at 90%; none at hand → "
+                    "COORDINATOR_LOAD_IN_PROGRESS",
+                    "Producer ids must be unique in the cluster. A 3.9 broker hands them out from a block of 1000 "
+                    "that the active controller gave it (kafka.producer.id.block), and asks for the next block "
+                    "(AllocateProducerIds, KIP-730) when 90% is used. With no id at hand it answers "
+                    "COORDINATOR_LOAD_IN_PROGRESS and the client retries, so the first InitProducerId after a start "
+                    "always sees that error once. 1.0.2 reserved its blocks with a conditional write to ZooKeeper's "
+                    "/latest_producer_id_block."),
+    "TX39.pidctl": Row("QuorumController.allocateProducerIds → ProducerIdControlManager.generateNextProducerId",
+                       "on the active controller: broker epoch checked, block [next, next+1000), a ProducerIdsRecord, "
+                       "answered after commit",
+                       "The controller hands out producer-id blocks as a write to the metadata log: a "
+                       "ProducerIdsRecord naming the broker and the next free id (kafka.producer.id.block.first, "
+                       "kafka.producer.id.next). Every controller replays it, so a new active controller never hands "
+                       "out a block twice, and a broker with a stale broker epoch is refused. In 1.0.2 the version "
+                       "of the ZooKeeper znode played that role."),
+    "TX39.txoffsets": Row("GroupCoordinatorService.commitTransactionalOffsets → "
+                          "CoordinatorRuntime.scheduleTransactionalWriteOperation",
+                          "*conditional* — TxnOffsetCommit on the new coordinator: verified like a produce, then a "
+                          "transactional write left pending until its marker",
+                          "On the new group coordinator a transaction's offsets go through the same checks as its "
+                          "records: first verification that the __consumer_offsets partition is in the producer's "
+                          "transaction (TX39.vsend), then a transactional write flushed at once, whose offsets stay "
+                          "pending until the COMMIT or ABORT marker. The member and generation (kafka.member.id, "
+                          "kafka.generation.id, KIP-447) are checked, so a consumer fenced by a rebalance cannot "
+                          "commit. 1.0.2's TX.offsets had neither the verification nor those fields."),
+    "TX39.verify": Row("ReplicaManager.handleProduceAppend → maybeStartTransactionVerificationForPartitions",
+                       "KIP-890 part 1: a transactional batch with no ongoing transaction on the partition → a "
+                       "VerificationGuard, then ask the coordinator",
+                       "A transactional produce to a partition where this producer has no open transaction is held: "
+                       "the leader creates a VerificationGuard and asks the coordinator whether the partition really "
+                       "is in the transaction. kafka.txn.partitions.ongoing lists the partitions that need no check "
+                       "(the transaction already wrote there). This closes the hanging transaction of KIP-890 (Kafka "
+                       "3.6): a late or duplicate write after an abort used to open a transaction the coordinator "
+                       "knew nothing of, holding back the last stable offset for good. 1.0.2 appended any "
+                       "transactional batch."),
+    "TX39.vsend": Row("AddPartitionsToTxnManager.verifyTransaction / generateRequests",
+                      "checks batched per coordinator node into AddPartitionsToTxn v4 with verifyOnly, one request in "
+                      "flight per node",
+                      "The leader's question travels as an AddPartitionsToTxn request with verifyOnly set, sent by "
+                      "the broker itself to the coordinator node (kafka.txn.coordinator.id), many transactions in "
+                      "one request. An unknown coordinator (kafka.txn.verify.error COORDINATOR_NOT_AVAILABLE) or a "
+                      "disconnect fails the check with an error the producer retries. In 1.0.2 brokers never sent "
+                      "this request; only producers did."),
+    "TX39.vcheck": Row("TransactionCoordinator.handleVerifyPartitionsInTransaction",
+                       "on the coordinator: is each partition in this producer's ongoing transaction? Nothing is "
+                       "written",
+                       "The coordinator only looks: the producer id and epoch must be the current ones and each "
+                       "partition already in the ongoing transaction. kafka.txn.partition.errors lists the "
+                       "partitions that fail, e.g. TRANSACTION_ABORTABLE for one the producer never added, "
+                       "PRODUCER_FENCED for an old epoch or CONCURRENT_TRANSACTIONS while the transaction is being "
+                       "ended. The span joins the producer's trace through the traceparent the request carried. "
+                       "1.0.2 had only the client's AddPartitionsToTxn, which always writes (TX.add)."),
+    "TX39.guard": Row("UnifiedLog.analyzeAndValidateProducerState",
+                      "the leader's append: the transaction's first batch on the partition must carry the matching "
+                      "guard, else INVALID_TXN_STATE",
+                      "When the coordinator's answer comes back, the append resumes on a request-handler thread, and "
+                      "the log checks that a batch starting a transaction carries the guard verification created "
+                      "(kafka.txn.guard.required, kafka.txn.guard.matches). If the transaction ended meanwhile the "
+                      "guard is gone and the batch is refused with INVALID_TXN_STATE; retriable verification errors "
+                      "reach the producer as NOT_ENOUGH_REPLICAS. 1.0.2's Log checked only the producer's epoch and "
+                      "sequence numbers."),
+    "TX39.markers": Row("TransactionMarkerChannelManager.addTxnMarkersToBrokerQueue",
+                        "as TX.markers, but each partition's leader comes from the KRaft metadata cache",
+                        "The markers of one transaction are grouped by the leader each partition has in the broker's "
+                        "metadata, which on a KRaft broker is the published metadata log (kafka.txn.marker.leaders, "
+                        "partition@leader id). A leader not reachable yet waits in a queue, a partition with no "
+                        "leader is dropped. On a broker with the new group coordinator, a marker for "
+                        "__consumer_offsets is written by that coordinator's runtime. In 1.0.2 the cache was filled "
+                        "by the controller's UpdateMetadata requests."),
+    # -- KV: KIP-853 controller membership changes (Kafka 3.9) -----------------------------------------------------
+    "KV.format": Row("StorageTool.runFormatCommand → Formatter.doFormat → Formatter.writeDynamicQuorumSnapshot",
+                     "`--standalone` or `--initial-controllers`: kraft.version 1, each voter's directory id, a "
+                     "bootstrap checkpoint with KRaftVersionRecord + VotersRecord",
+                     "A dynamic quorum keeps its voter set in the metadata log, not in a config. Formatting writes "
+                     "the first set (kafka.raft.voters.keys: id@host:port:directory id) into a checkpoint in "
+                     "kafka.raft.checkpoint.directory and gives this node's log dir its directory id; "
+                     "kafka.raft.kraft_version is 1. A static quorum (controller.quorum.voters, KIP-595) cannot "
+                     "change its voters at all in 3.9. 1.0.2 had no quorum of its own: ZooKeeper's ensemble was "
+                     "configured outside Kafka, and any broker could become the controller."),
+    "KV.init": Row("KafkaRaftClient.initialize",
+                   "the static voters or the checkpoint and log's voter set; voter only while (node.id, directory.id) "
+                   "is in it, else observer",
+                   "At start the Raft client reads its voter set from the bootstrap checkpoint and the log "
+                   "(kafka.raft.voters.offset: -1 means the checkpoint), or from controller.quorum.voters for a "
+                   "static quorum (kafka.raft.voters.static). A node votes only if its node id and directory id are "
+                   "both in the set (kafka.raft.is_voter): a controller whose disk was wiped gets a new directory "
+                   "id, so it cannot vote with a log it no longer has. 1.0.2 had no such check; its controller "
+                   "election was a ZooKeeper write."),
+    "KV.observe": Row("KafkaRaftClient.pollFollowerAsObserver / maybeSendAnyVoterFetch",
+                      "a new controller fetches as an observer, from a bootstrap server, then the leader, which "
+                      "tracks its progress",
+                      "A controller that is not yet a voter replicates the metadata log like a broker does, as an "
+                      "observer, and the leader keeps track of how far it got: that is what KV.apiv later checks. "
+                      "The span appears when it starts following a leader (kafka.raft.fetch.leader_id) and once when "
+                      "it first catches up with the high watermark (kafka.raft.observe.reason), not on every fetch. "
+                      "1.0.2 had nothing like it: a broker became controller with the state it read from ZooKeeper."),
+    "KV.add": Row("KafkaRaftClient.handleAddVoterRequest → AddVoterHandler.handleAddVoterRequest",
+                  "AddRaftVoter: cluster id, leader, listener, pending-change, commit and kraft.version checks; then "
+                  "ApiVersions to the new voter",
+                  "kafka-metadata-quorum add-controller arrives here on the active controller (a broker forwards "
+                  "it). It is refused unless the quorum is dynamic, no other change is pending and the last voter "
+                  "change is committed: one voter at a time is what keeps every old and new majority overlapping. "
+                  "kafka.raft.voters.before is the set now; the next step asks the new voter which versions it "
+                  "supports. New in KIP-853 (Kafka 3.9); 1.0.2 had no voters to add."),
+    "KV.apiv": Row("AddVoterHandler.handleApiVersionsResponse",
+                   "the new voter's ApiVersions: kraft.version range, caught up? then the VotersRecord with the new "
+                   "voter appended",
+                   "The new voter must support the cluster's kraft.version and must have caught up as an observer "
+                   "(kafka.raft.voter.caught_up, with kafka.raft.voter.last_caught_up_ms_ago and last_fetch_ms_ago). "
+                   "3.9 does not wait for a lagging one: it answers REQUEST_TIMED_OUT. Otherwise the leader appends "
+                   "a VotersRecord with the old set plus the new voter (kafka.raft.voters.after, "
+                   "kafka.raft.voters_record.offset). 1.0.2 had no equivalent."),
+    "KV.remove": Row("KafkaRaftClient.handleRemoveVoterRequest → RemoveVoterHandler.handleRemoveVoterRequest",
+                     "RemoveRaftVoter: the same checks; (id, directory id) not in the set or the last voter → "
+                     "VOTER_NOT_FOUND; VotersRecord appended",
+                     "kafka-metadata-quorum remove-controller must name both the id and the directory id of the "
+                     "voter. After the same checks as KV.add, the VotersRecord without that voter is appended at "
+                     "once, and the answer waits for it to commit (KV.commit). A removed leader leads until then and "
+                     "resigns after. New in KIP-853; in 1.0.2 a broker stopped being a controller candidate simply "
+                     "by stopping."),
+    "KV.voters": Row("KRaftControlRecordStateMachine.updateState",
+                     "*nested* — a VotersRecord takes effect when appended, not when committed; a truncation below it "
+                     "undoes it",
+                     "The new set counts from the moment the record is in a node's log: the leader counts its "
+                     "high-watermark majority over the new set at once, and a node that finds itself in the set "
+                     "starts acting as a voter. Compare kafka.raft.voters.before with kafka.raft.voters. So when a "
+                     "voter is added to a one-voter quorum, nothing (not even this record) commits until the new "
+                     "voter fetches it. 1.0.2 had no voter set; a static 3.9 quorum never changes it."),
+    "KV.commit": Row("AddVoterHandler.highWatermarkUpdated / RemoveVoterHandler.highWatermarkUpdated",
+                     "the high watermark passed the VotersRecord: the RPC answered; a leader that removed itself "
+                     "resigns",
+                     "The change is safe once committed, and only then is the add or remove answered (kafka.error "
+                     "NONE). If the operation's timer ran out first, the client already got REQUEST_TIMED_OUT, yet "
+                     "the record stays in the log and the change still happens: check the voter set before trying "
+                     "again. kafka.raft.resign_requested is true when the leader removed itself. New in KIP-853 "
+                     "(Kafka 3.9); 1.0.2's controller changed hands only by a new broker winning the /controller "
+                     "znode."),
+    "KV.update": Row("KafkaRaftClient.pollFollowerAsVoter → maybeSendUpdateVoterRequest → "
+                     "UpdateVoterHandler.handleUpdateVoterRequest",
+                     "a follower voter whose endpoints or kraft.version range changed sends UpdateRaftVoter; the "
+                     "leader appends and answers at once",
+                     "Voters find each other through the endpoints in the voter set, so a controller that comes back "
+                     "on another address must say so: every 3 × controller.quorum.fetch.timeout.ms a follower "
+                     "compares its entry in the set with its own listeners and kraft.version range and, if they "
+                     "differ, sends UpdateRaftVoter (kafka.raft.voter.listeners). The leader appends a new "
+                     "VotersRecord and answers without waiting for the commit. A static quorum, like 1.0.2's "
+                     "ZooKeeper connection string, takes addresses from the config only."),
+    "KV.epoch": Row("LeaderState.appendStartOfEpochControlRecords",
+                    "*conditional* — kraft.version 1: a new leader also writes KRaftVersionRecord + VotersRecord when "
+                    "the log has none or its own endpoints changed",
+                    "The formatted checkpoint with the first voter set is never sent to other nodes, so the first "
+                    "leader copies the set into the log, right after its LeaderChangeMessage; a later leader does so "
+                    "again if its own endpoints changed. kafka.raft.epoch.writes_voters_record and "
+                    "kafka.raft.epoch.reason say whether and why. A static quorum (kraft.version 0) writes only the "
+                    "LeaderChangeMessage (KIP-595); 1.0.2 had no log of its own for the controller."),
 }
 
 

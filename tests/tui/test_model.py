@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from kafka_edu.tracing.query import SpanEvent, SpanRecord
-from kafka_edu.tracing.steps import STEPS
+from kafka_edu.tracing.steps import KAFKA_3_9, STEPS
 from tui.critical_path import Section, critical_path
 from tui.explanations import ROWS
 from tui.reader import FileTail, GzipTail, RunReader
@@ -142,13 +142,56 @@ def test_the_reader_turns_starts_and_ends_into_spans_and_knows_a_finished_run(tm
 # -- explanations -------------------------------------------------------------------------------------------------
 
 
-EXPLAINED = ("LC", "NW", "CT", "KR", "RQ", "CL")  # the sections whose every row has an explanation
+def listed_names(span: str) -> set[str]:
+    """The names a row's span lists: `A.b / c → D.e` is A.b, A.c and D.e (a bare method is of the class before it);
+    `x (event)` is the event x; a parenthesised aside after the names is none."""
+    if span.endswith(" (event)"):
+        return {span.removesuffix(" (event)")}
+    names: set[str] = set()
+    owner = ""
+    for part in re.split(r" / | → ", re.sub(r" \(.*\)$", "", span)):
+        name = part if "." in part else f"{owner}.{part}"
+        owner = name.rsplit(".", 1)[0]
+        names.add(name)
+    return names
 
 
-def test_every_lc_nw_ct_kr_rq_cl_step_the_port_emits_is_explained() -> None:
-    emitted = {step for step in STEPS if step.split(".")[0] in EXPLAINED}
-    assert emitted - set(ROWS) == set()
+def test_listed_names_reads_alternatives_chains_and_events() -> None:
+    assert listed_names("KafkaRaftClient.pollFollowerAsVoter → maybeSendUpdateVoterRequest → "
+                        "UpdateVoterHandler.handleUpdateVoterRequest") == {
+        "KafkaRaftClient.pollFollowerAsVoter", "KafkaRaftClient.maybeSendUpdateVoterRequest",
+        "UpdateVoterHandler.handleUpdateVoterRequest"}
+    assert listed_names("CoordinatorLoaderImpl.load / doLoad") == {"CoordinatorLoaderImpl.load",
+                                                                   "CoordinatorLoaderImpl.doLoad"}
+    assert listed_names("QuorumController.createTopics (and registerBroker, ...)") == {"QuorumController.createTopics"}
+    assert listed_names("txn.state.change (event)") == {"txn.state.change"}
+
+
+def test_every_step_the_port_emits_is_explained_under_the_span_it_emits() -> None:
+    # the detail pane and the site's player must never say "no explanation" for a span the port can emit
+    assert [step for step in STEPS if step not in ROWS] == []
     assert all(row.why for row in ROWS.values())
+    # the row names the span STEPS emits: as its span, one of the names it lists, or as its event
+    wrong = {step: (ROWS[step].span, spec.span_name, spec.event) for step, spec in STEPS.items()
+             if spec.span_name not in listed_names(ROWS[step].span)
+             and not (spec.event and listed_names(ROWS[step].span) == {spec.event})}
+    assert wrong == {}
+
+
+def test_the_le_tx_gc_tx39_kv_rows_have_fidelity_s_spans_and_the_3_9_ones_say_what_1_0_2_did() -> None:
+    sections = ("LE", "TX", "GC", "TX39", "KV")
+    rows = {step: row for step, row in ROWS.items() if step.split(".")[0] in sections}
+    assert {step.split(".")[0] for step in rows} == set(sections)
+    assert all("1.0.2" in row.why for step, row in rows.items() if STEPS[step].version == KAFKA_3_9), \
+        [step for step, row in rows.items() if STEPS[step].version == KAFKA_3_9 and "1.0.2" not in row.why]
+    fidelity = Path(__file__).resolve().parents[3] / "shared" / "FIDELITY.md"  # beside the repository
+    if not fidelity.exists():
+        pytest.skip("the FIDELITY contract lives outside the repository; the spans were checked against STEPS above")
+    spans = {step: re.sub(r"^\*event\* `([^`]+)`$", r"\1 (event)", span).replace("`", "")
+             for step, span in re.findall(r"^\| ((?:LE|TX|GC|TX39|KV)\.[\w.]+) \| (.*?) \|", fidelity.read_text(),
+                                          re.MULTILINE)}
+    assert spans.keys() == rows.keys()
+    assert {step: row.span for step, row in rows.items()} == spans
 
 
 def test_every_rq_and_cl_step_is_explained_under_its_own_span_name() -> None:
