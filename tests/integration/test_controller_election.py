@@ -140,6 +140,9 @@ def test_a_stalled_controller_resigns_after_its_session_expires_and_rejoins_as_a
     cluster = start_cluster(brokers)
     old = wait_for_controller(zookeeper, 10)
     paused = cluster[old]
+    # Pause it only once its own failover is over: a failover cut in half by SIGSTOP finishes after SIGCONT, and
+    # its late spans would look like a second failover.
+    wait_until(lambda: event_trace_steps(paused, "Startup", "CT.failover.14"), 20, "the controller's failover")
 
     os.kill(paused.pid, signal.SIGSTOP)  # no heartbeats: ZooKeeper expires the session and its /controller
     try:
