@@ -64,13 +64,18 @@ def brokers(tmp_path: Path, zookeeper: ZooKeeper) -> Iterator[Callable[..., Brok
         broker.cleanup()
 
 
-# Two lanes for `./run tests` with no arguments (`-n 2 --dist loadscope`): the tests that run in this process only
-# (Kafka's ported tests, the unit tests, the docs build and the site) on one worker, beside every test that starts
-# processes, which keep to the other worker in their usual order, so no two clusters ever share the machine. The docs
-# build follows Kafka's tests on their worker: it draws the referee's page from their figures
+# Two lanes for `./run tests` with no arguments (`-n 2 --dist loadscope`): the tests that start no Kafka cluster
+# (Kafka's ported tests, the unit tests, the docs build, the site in a browser, the Spark jobs, the TUI on recorded or
+# fabricated runs, the lessons' checks on samples) on one worker, beside every test that starts brokers, controllers
+# or ZooKeeper, which keep to the other worker in their usual order, so no two clusters ever share the machine. The
+# docs build follows Kafka's tests on their worker: it draws the referee's page from their figures
 # (tests/kafka_tests/conftest.py).
-IN_PROCESS = ("tests/kafka_tests/", "tests/unit/", "tests/test_docs.py", "tests/test_site", "tests/test_preferred_",
-              "tests/test_reassign_")
+NO_CLUSTER = ("tests/kafka_tests/", "tests/unit/", "tests/test_docs.py", "tests/test_site", "tests/test_preferred_",
+              "tests/test_reassign_", "tests/mining/", "tests/tui/test_app.py", "tests/tui/test_groups.py",
+              "tests/tui/test_kraft_brokers.py", "tests/tui/test_links.py", "tests/tui/test_model.py",
+              "tests/tui/test_network_keys.py", "tests/tui/test_quorum.py", "tests/tui/test_rq_detail.py",
+              "tests/tui/test_snapshots.py", *(f"tests/lessons/{p.name}" for p in (Path(__file__).parent / "lessons")
+                                                .glob("test_*_checks.py")))
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -81,7 +86,7 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
 
     class TwoLanes(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
-            return "in-process" if nodeid.startswith(IN_PROCESS) else "processes"
+            return "no-cluster" if nodeid.startswith(NO_CLUSTER) else "clusters"
 
     return TwoLanes(config, log)
 
