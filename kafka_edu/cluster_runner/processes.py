@@ -4,6 +4,7 @@ signalling with a deadline)."""
 from __future__ import annotations
 
 import os
+import random
 import signal
 import socket
 import time
@@ -11,9 +12,34 @@ from pathlib import Path
 
 
 def free_port() -> int:
+    """A port free now, taken from below the kernel's ephemeral range: a port the kernel hands out itself (to a
+    client's connection, or a bind to port 0) could be taken by anything on the machine between this choice and the
+    process that binds it."""
+    low = _ephemeral_range()[0]
+    if low > _LOWEST_CHOSEN_PORT + 1000:
+        for _ in range(50):
+            port = _chooser.randrange(_LOWEST_CHOSEN_PORT, low)
+            with socket.socket() as s:
+                try:
+                    s.bind(("127.0.0.1", port))
+                except OSError:
+                    continue
+                return port
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+_LOWEST_CHOSEN_PORT = 10000  # above the well-known and most registered services' ports
+_chooser = random.SystemRandom()  # not the random module's shared state, which a test may seed
+
+
+def _ephemeral_range() -> tuple[int, int]:
+    try:
+        low, high = Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()
+        return int(low), int(high)
+    except (OSError, ValueError):
+        return 32768, 60999  # Linux's default
 
 
 def process_alive(pid: int | None) -> bool:

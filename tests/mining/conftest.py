@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import Iterator
 
 import pytest
@@ -16,6 +17,20 @@ def spark() -> Iterator[object]:
     session = spark_session("local[2]", app_name="kafka-edu-mining-tests")
     yield session
     session.stop()
+    # PySpark keeps its JVM until the interpreter exits; the suite's last check would find it and wait on it.
+    from pyspark import SparkContext
+    gateway = SparkContext._gateway
+    if gateway is not None:
+        gateway.shutdown()
+        proc = getattr(gateway, "proc", None)
+        if proc is not None:
+            proc.stdin.close()  # spark-submit's launcher ends when its stdin closes
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        SparkContext._gateway = SparkContext._jvm = None
 
 
 @pytest.fixture(scope="session")

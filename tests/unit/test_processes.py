@@ -3,6 +3,7 @@ child (reaped), another process's zombie (read from /proc), a process that is go
 
 from __future__ import annotations
 
+import socket
 import subprocess
 import sys
 import time
@@ -48,3 +49,15 @@ def test_another_processs_zombie_is_not_alive() -> None:
     finally:
         parent.kill()
         parent.wait()
+
+
+def test_free_port_is_below_the_ephemeral_range_and_can_be_bound():
+    from kafka_edu.cluster_runner.processes import _ephemeral_range, free_port
+
+    low, _ = _ephemeral_range()
+    ports = {free_port() for _ in range(20)}
+    for port in ports:
+        assert port < low  # never one the kernel could hand to another process's connection meanwhile
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", port))
+    assert len(ports) > 1  # chosen at random, so two runs side by side rarely pick the same
