@@ -481,11 +481,16 @@ class ClusterRunner:
         self.entry(broker_id, manifest).update(changes)
         self.run.write_manifest(manifest)
 
-    def start(self, broker_id: int) -> int:
+    def start(self, broker_id: int, after_old_registration: bool = False) -> int:
+        """Start the node's process. A ZooKeeper-mode broker started again right after a kill finds its old
+        registration still in /brokers/ids and exits, as 1.0.2 does (lesson broker-life shows it); with
+        `after_old_registration` the runner first waits for that registration to expire."""
         entry = self.entry(broker_id)
         if entry["pid"] and process_alive(entry["pid"]):
             raise ClusterError(f"{entry['role']} {broker_id} is already running (pid {entry['pid']})")
         if entry["pid"]:  # a restart, not the node's first start
+            if after_old_registration and entry["role"] == "broker" and self.run.read_manifest()["mode"] == "zk":
+                self._wait_for_registration_to_expire(broker_id, entry)
             self._record_fault("start", broker_id)
         span_file = self.span_file(broker_id)
         span_offset = span_file.stat().st_size if span_file.exists() else 0  # where this process's spans begin
@@ -497,6 +502,26 @@ class ClusterRunner:
                                        env=self.run.environment(), start_new_session=True)
         self._update_entry(broker_id, pid=process.pid, state="Starting", span_offset=span_offset)
         return process.pid
+
+    def _wait_for_registration_to_expire(self, broker_id: int, entry: dict[str, Any]) -> None:
+        """Wait, up to the broker's session timeout with room to spare, until the killed process's /brokers/ids node
+        has expired with its session; a broker still registered then starts anyway and says so in its log."""
+        from kazoo.client import KazooClient
+        props = load_props(Path(entry["config"]))
+        timeout_s = int(props.get("zookeeper.session.timeout.ms", "6000")) / 1000 + 10
+        zk = KazooClient(hosts=self.run.read_manifest()["zookeeper_connect"], timeout=5)
+        try:
+            zk.start(timeout=5)
+        except Exception:  # ZooKeeper down or cut off: the broker will report what it finds
+            zk.close()
+            return
+        try:
+            deadline = time.monotonic() + timeout_s
+            while zk.exists(f"/brokers/ids/{broker_id}") is not None and time.monotonic() < deadline:
+                time.sleep(0.1)
+        finally:
+            zk.stop()
+            zk.close()
 
     def stop(self, broker_id: int, timeout_s: float = 60.0) -> None:
         """Controlled stop: SIGTERM runs KafkaServer.shutdown in the broker."""

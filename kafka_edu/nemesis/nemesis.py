@@ -214,8 +214,8 @@ class FaultRunner:
             {"kill": self.runner.kill, "pause": self.runner.pause}[fault.kind](fault.node)
         self.history.record("fault", kind=fault.kind, node=fault.node, phase="start")
         self._stop.wait(fault.duration_s)  # cut short when the run stops: a fault never outlives the workload
-        if fault.kind == "kill":
-            self.runner.start(fault.node)
+        if fault.kind == "kill":  # a kill shorter than the session timeout: the restart waits for the old session
+            self.runner.start(fault.node, after_old_registration=True)
         elif fault.kind == "pause":
             self.runner.resume(fault.node)
         elif cut is not None:
@@ -236,7 +236,7 @@ def make_whole(runner: ClusterRunner, bootstrap: str, topic: str) -> bool:
         if entry.get("state") == "paused":
             runner.resume(node)
         elif runner.broker_state(node) == "NotRunning":
-            runner.start(node)
+            runner.start(node, after_old_registration=True)
     for node in broker_ids(runner):
         runner.wait_for_state(node, "RunningAsBroker", RECOVERY_TIMEOUT_S)
     runner.wait_for_brokers_to_see_each_other(RECOVERY_TIMEOUT_S)

@@ -153,3 +153,25 @@ def test_commands_that_change_a_cluster_refuse_to_guess_between_live_runs(tmp_pa
     assert "2 runs are live" in down.stdout and "--run" in down.stdout
     assert "20261124-100000-aaaa" in down.stdout and "20261124-110000-bbbb" in down.stdout
     assert cli("kill", "0", traces=traces).returncode == 2
+
+
+def test_a_broker_killed_and_started_at_once_is_refused_unless_the_runner_waits_out_its_old_registration(tmp_path):
+    from kafka_edu.cluster_runner.runner import ClusterError, ClusterRunner
+
+    runner = ClusterRunner.up(1, tmp_path / "traces", timeout_s=90)
+    try:
+        log = Path(runner.entry(0)["log"])
+        # The killed process's /brokers/ids/0 lives until its ZooKeeper session expires, and 1.0.2 exits rather than
+        # register over it (what lesson broker-life shows with `cluster kill` and `cluster start` on one line).
+        runner.kill(0)
+        runner.start(0)
+        with pytest.raises(ClusterError, match="faster than the zookeeper timeout"):
+            runner.wait_for_state(0, "RunningAsBroker", 60)
+        # The nemesis's restarts wait for the old registration to expire first.
+        runner.kill(0)
+        refused = log.read_text().count("faster than the zookeeper timeout")
+        runner.start(0, after_old_registration=True)
+        runner.wait_for_state(0, "RunningAsBroker", 60)
+        assert log.read_text().count("faster than the zookeeper timeout") == refused
+    finally:
+        runner.down()
