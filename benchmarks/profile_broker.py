@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import collections
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -37,12 +38,39 @@ def hottest(raw: Path, top: int) -> list[tuple[float, str]]:
     counts: collections.Counter[str] = collections.Counter()
     total = 0
     for line in raw.read_text().splitlines():
-        if not line.strip():
-            continue
-        stack, n = line.rsplit(" ", 1)
+        stack, _, n = line.rpartition(" ")
+        if not stack or not n.isdigit():
+            continue  # the rest of a frame name that spans lines (py-spy prints some docstrings as names)
         total += int(n)
         counts[stack.split(";")[-1]] += int(n)
     return [(n / total, name) for name, n in counts.most_common(top)] if total else []
+
+
+def process_cpu_s(pid: int) -> float:
+    """User and system CPU seconds a process has used so far, from /proc (fields 14 and 15 of its stat line)."""
+    return _cpu_of(Path(f"/proc/{pid}/stat").read_text())
+
+
+def thread_cpu_s(pid: int) -> dict[int, float]:
+    """CPU seconds used so far by each thread of a process, by its kernel thread id (/proc/PID/task)."""
+    cpu = {}
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            cpu[int(task.name)] = _cpu_of((task / "stat").read_text())
+        except (OSError, ValueError):
+            pass  # a thread that ended meanwhile
+    return cpu
+
+
+def _cpu_of(stat_line: str) -> float:
+    fields = stat_line.rsplit(")", 1)[1].split()  # after the command name, which may hold spaces
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def thread_names(spy: str, pid: int) -> dict[int, str]:
+    """Each Python thread's name by its kernel thread id, from `py-spy dump` (the kernel knows them all as python)."""
+    dump = subprocess.run([spy, "dump", "-p", str(pid)], capture_output=True, text=True, timeout=60).stdout
+    return {int(m.group(1)): m.group(2) for m in re.finditer(r'^Thread (\d+) \(\w+\): "(.*)"$', dump, re.M)}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -53,6 +81,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--records", type=int, default=400_000, help="records of the phase (default 400,000)")
     parser.add_argument("--tracing", choices=["on", "off"], default="on", help="request-path tracing (default on)")
     parser.add_argument("--top", type=int, default=30, help="functions to list (default 30)")
+    parser.add_argument("--threads", action="store_true",
+                        help="instead of sampling, list the CPU each of the broker's threads used in the phase "
+                             "(from /proc, named by py-spy dump), in microseconds a record")
     args = parser.parse_args(argv)
 
     if args.tracing == "off":
@@ -70,10 +101,13 @@ def main(argv: list[str] | None = None) -> int:
         admin.create_topics([NewTopic(TOPIC, 1, 1)])[TOPIC].result(30)
         # the topic to read, and a warm broker (imports, first requests of each kind) before sampling starts
         throughput.produce(bootstrap, TOPIC, 20_000 if args.direction == "produce" else args.records, SIZE, "1", 300)
+        throughput.warm_up_group_coordinator(bootstrap)
         raw = root / f"{args.mode}-{args.direction}-{args.tracing}.txt"
-        sampler = subprocess.Popen([spy, "record", "-p", str(pid), "-o", str(raw), "-f", "raw", "-r", "200",
+        sampler = subprocess.Popen([spy, "record", "-p", str(pid), "-o", str(raw), "-f", "raw", "-r", "1000",
                                     "--nonblocking", "--gil"], stdout=subprocess.DEVNULL,
-                                   stderr=subprocess.DEVNULL) if spy else None
+                                   stderr=subprocess.DEVNULL) if spy and not args.threads else None
+        broker_cpu_before, client_cpu_before = process_cpu_s(pid), sum(os.times()[:4])
+        threads_before = thread_cpu_s(pid)
         if args.direction == "produce":
             seconds, missing, error = throughput.produce(bootstrap, TOPIC, args.records, SIZE, "1", 300)
             records = args.records
@@ -82,6 +116,19 @@ def main(argv: list[str] | None = None) -> int:
             records = args.records
         print(f"{args.mode} {args.direction}, tracing {args.tracing}: {records:,} x {SIZE} B in {seconds:.2f} s, "
               f"{records / seconds:,.0f} records/s" + (f" ({missing} missing: {error})" if missing else ""))
+        threads_after = thread_cpu_s(pid)
+        broker_cpu, client_cpu = process_cpu_s(pid) - broker_cpu_before, sum(os.times()[:4]) - client_cpu_before
+        print(f"CPU in the phase: broker {broker_cpu:.2f} s ({broker_cpu / seconds:.0%} of a core, "
+              f"{broker_cpu * 1e6 / records:.1f} us a record), this client {client_cpu:.2f} s "
+              f"({client_cpu / seconds:.0%} of a core)")
+        if args.threads:
+            names = thread_names(spy, pid) if spy else {}
+            used = sorted(((cpu - threads_before.get(tid, 0.0), tid) for tid, cpu in threads_after.items()),
+                          reverse=True)
+            for cpu, tid in used[:args.top]:
+                if cpu > 0:
+                    print(f"{cpu * 1e6 / records:7.2f} us a record  {cpu:6.2f} s  {names.get(tid, f'thread {tid}')}")
+            return 0
         if sampler is None:
             print("py-spy is not installed: no profile (pip install py-spy)")
             return 0

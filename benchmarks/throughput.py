@@ -68,6 +68,7 @@ PROBE_TOPIC = "throughput-bench-probe"  # named in readiness probes, never creat
 REQUEST_METRICS = ("queue", "local", "remote", "response_queue", "response_send", "total")
 # A deleted topic's files go at once, between repetitions, not 60 s later in the middle of another target's phase.
 KAFKA_EDU_OVERRIDES = ["log.segment.delete.delay.ms=0"]
+CONSUMER_GROUP = "throughput-bench-unused"  # consumers assign their partition; a group.id is still required
 
 
 # -- what runs where --------------------------------------------------------------------------------------------------
@@ -237,6 +238,25 @@ def answers_metadata(bootstrap: str, broker_id: int | None = None, timeout_s: fl
     return broker_id is None or broker_id in metadata.brokers
 
 
+def warm_up_group_coordinator(bootstrap: str, timeout_s: float = 60.0) -> None:
+    """Returns once the broker's group coordinator answers for the consumers' group.
+
+    A consumer with a group.id looks up its group's coordinator even when it only assigns partitions, and on a
+    kafka-edu broker the first lookup creates `__consumer_offsets` (50 partitions) and loads every partition of it:
+    seconds of work that, left to the first consume phase, would be timed as that phase's. Done for every target
+    before the first repetition."""
+    admin = quiet_admin(bootstrap)
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            admin.describe_consumer_groups([CONSUMER_GROUP], request_timeout=5)[CONSUMER_GROUP].result(timeout=10)
+            return
+        except KafkaException as e:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"no group coordinator for {CONSUMER_GROUP} after {timeout_s:.0f} s: {e}") from e
+        time.sleep(0.2)
+
+
 def create_topic(bootstrap: str, topic: str, timeout_s: float = 30.0) -> None:
     """One partition, replication factor 1; returns once the partition has a leader in the metadata."""
     admin = quiet_admin(bootstrap)
@@ -330,7 +350,7 @@ def consume(bootstrap: str, topic: str, records: int, passes: int, timeout_s: fl
     """Read the `records` records of partition 0 from offset 0, `passes` times over; return (seconds, records
     missing, first error)."""
     errors: list[str] = []
-    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": "throughput-bench-unused",
+    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": CONSUMER_GROUP,
                          "enable.auto.commit": False, "enable.auto.offset.store": False,
                          "enable.partition.eof": False, "log_level": 0, "error_cb": client_errors(errors),
                          # a fetch at the end of the log returns at once, so a seek back to 0 does not wait it out
@@ -731,6 +751,7 @@ def main(argv: list[str] | None = None) -> int:
             console.print(f"starting {target.name} ...", highlight=False)
             try:
                 start_target(target, traces_dir, work, options.tansu_bin)
+                warm_up_group_coordinator(target.bootstrap)
             except Exception as e:  # one target failing must not lose the others' figures
                 target.failed = f"did not start: {type(e).__name__}: {e}"
                 console.print(f"[yellow]{target.name} {target.failed}[/]")
