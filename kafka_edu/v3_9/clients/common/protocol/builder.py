@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import functools
 from typing import Any
 
 from kio.serial._introspect import EntityField, EntityTupleField, PrimitiveField, classify_field
@@ -16,36 +17,66 @@ from kio.serial._introspect import EntityField, EntityTupleField, PrimitiveField
 
 def build(schema: type[Any], **values: Any) -> Any:
     kwargs = {}
-    for f in dataclasses.fields(schema):
-        if f.name in values:
-            kwargs[f.name] = _convert(f, values[f.name])
+    for name, kind, inner in _plan(schema):
+        if name not in values:
+            continue
+        value = values[name]
+        if value is None or kind is _PLAIN:
+            kwargs[name] = value
+        elif kind is _ENTITIES:
+            kwargs[name] = tuple(build(inner, **item) if isinstance(item, dict) else item for item in value)
+        elif kind is _ENTITY:
+            kwargs[name] = build(inner, **value) if isinstance(value, dict) else value
+        else:  # _MILLIS
+            kwargs[name] = datetime.timedelta(milliseconds=value) if isinstance(value, int) else value
     return schema(**kwargs)
 
 
-def _convert(f: dataclasses.Field[Any], value: Any) -> Any:
-    kind = classify_field(f)
-    if value is None:
-        return None
-    if isinstance(kind, EntityTupleField):
-        return tuple(build(kind.type_, **item) if isinstance(item, dict) else item for item in value)
-    if isinstance(kind, EntityField):
-        return build(kind.type_, **value) if isinstance(value, dict) else value
-    if isinstance(kind, PrimitiveField) and isinstance(value, int) and issubclass(kind.type_, datetime.timedelta):
-        return datetime.timedelta(milliseconds=value)
-    return value
+_PLAIN, _ENTITIES, _ENTITY, _MILLIS = "plain", "entities", "entity", "millis"
+
+
+@functools.cache  # a response is built on every request: kio's field introspection once per class, not per field
+def _plan(schema: type[Any]) -> tuple[tuple[str, str, type[Any] | None], ...]:
+    """Each field of `schema`: its name, how `build` converts a plain value for it, and the nested class if any."""
+    plan = []
+    for f in dataclasses.fields(schema):
+        kind = classify_field(f)
+        if isinstance(kind, EntityTupleField):
+            plan.append((f.name, _ENTITIES, kind.type_))
+        elif isinstance(kind, EntityField):
+            plan.append((f.name, _ENTITY, kind.type_))
+        elif (isinstance(kind, PrimitiveField) and isinstance(kind.type_, type)
+              and issubclass(kind.type_, datetime.timedelta)):
+            plan.append((f.name, _MILLIS, None))
+        else:
+            plan.append((f.name, _PLAIN, None))
+    return tuple(plan)
 
 
 def values(entity: Any) -> dict[str, Any]:
     """The inverse of `build`: a kio object's fields as plain values (nested objects as dicts, timedeltas as
     milliseconds), ready to `build` the same message at another version."""
     out = {}
-    for f in dataclasses.fields(entity):
-        value = getattr(entity, f.name)
-        if isinstance(value, tuple) and value and dataclasses.is_dataclass(value[0]):
+    for name in _field_names(type(entity)):
+        value = getattr(entity, name)
+        kind = type(value)
+        if kind is tuple and value and _is_entity(type(value[0])):
             value = [values(item) for item in value]
-        elif dataclasses.is_dataclass(value):
+        elif _is_entity(kind):
             value = values(value)
-        elif isinstance(value, datetime.timedelta):
-            value = value // datetime.timedelta(milliseconds=1)
-        out[f.name] = value
+        elif kind is datetime.timedelta:
+            value = value // _MILLISECOND
+        out[name] = value
     return out
+
+
+_MILLISECOND = datetime.timedelta(milliseconds=1)
+
+
+def _is_entity(cls: type[Any]) -> bool:
+    return hasattr(cls, "__dataclass_fields__")  # what dataclasses.is_dataclass asks of a class
+
+
+@functools.cache
+def _field_names(cls: type[Any]) -> tuple[str, ...]:
+    return tuple(f.name for f in dataclasses.fields(cls))

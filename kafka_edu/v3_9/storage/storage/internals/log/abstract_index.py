@@ -30,6 +30,7 @@ T = TypeVar("T")
 INT_MAX = 2**31 - 1
 # OperatingSystem.IS_WINDOWS || OperatingSystem.IS_ZOS: there a mapped file cannot change length
 _LOCKS_READS = sys.platform in ("win32", "zos")
+_INT, _LONG = struct.Struct(">i"), struct.Struct(">q")  # Java's big-endian int and long
 
 
 class MappedByteBuffer:
@@ -58,16 +59,16 @@ class MappedByteBuffer:
         return copy.copy(self)
 
     def get_int(self, index: int) -> int:
-        return self._get(">i", index)
+        return self._get(_INT, index)
 
     def get_long(self, index: int) -> int:
-        return self._get(">q", index)
+        return self._get(_LONG, index)
 
     def put_int(self, value: int) -> None:
-        self._put(">i", value)
+        self._put(_INT, value)
 
     def put_long(self, value: int) -> None:
-        self._put(">q", value)
+        self._put(_LONG, value)
 
     def force(self) -> None:
         if self._map is not None:
@@ -79,16 +80,16 @@ class MappedByteBuffer:
             self._map.close()
             self._map = None
 
-    def _get(self, fmt: str, index: int) -> int:
-        if index < 0 or index + struct.calcsize(fmt) > self._limit:
+    def _get(self, layout: struct.Struct, index: int) -> int:
+        if index < 0 or index + layout.size > self._limit:
             raise IndexError(f"index {index} out of bounds for limit {self._limit}")
-        return struct.unpack_from(fmt, self._map, index)[0]
+        return layout.unpack_from(self._map, index)[0]
 
-    def _put(self, fmt: str, value: int) -> None:
-        size = struct.calcsize(fmt)
+    def _put(self, layout: struct.Struct, value: int) -> None:
+        size = layout.size
         if self._position + size > self._limit:
             raise BufferError("BufferOverflowException")
-        struct.pack_into(fmt, self._map, self._position, value)
+        layout.pack_into(self._map, self._position, value)
         self._position += size
 
 
