@@ -7,7 +7,8 @@ installed, samples the broker process meanwhile and prints the functions holding
     python benchmarks/profile_broker.py kraft produce --tracing off
 
 py-spy is not a dependency of the project (`pip install py-spy`); without it the script prints the phase's rate only.
-The raw samples stay in the file named at the end (py-spy's `raw` format: one stack and its count per line).
+The raw samples stay in the file named at the end (py-spy's `raw` format: one stack and its count per line); the
+cluster's run directory is deleted when the script ends.
 """
 
 from __future__ import annotations
@@ -140,6 +141,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     finally:
         runner.down()
+        # the cluster's logs and span files are a gigabyte or more a run; only the samples stay
+        shutil.rmtree(root / "traces", ignore_errors=True)
+        if not any(root.iterdir()):
+            root.rmdir()
 
 
 if __name__ == "__main__":
