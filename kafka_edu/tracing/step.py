@@ -144,16 +144,14 @@ class _Open:
         self.tracing = tracing
 
 
-def _begin(m: _Marker, code: CodeType, line: int, scope: Callable[[], Mapping[str, Any]],
-           when_checked: bool = False) -> _Open | None:
-    """Start the marker's span, or return None where nothing is to be traced. `when_checked`: the caller has asked
-    the marker's `when` already, and it said yes."""
+def _begin(m: _Marker, code: CodeType, line: int, scope: Callable[[], Mapping[str, Any]]) -> _Open | None:
+    """Start the marker's span, or return None where nothing is to be traced."""
     tracing = provider.current_tracing()
     if tracing is None:
         return None
     if m.request_root and not tracing.request_path_on:  # sampled away: the steps below it must know, and skip too
         return _Open(None, otel_context.attach(_UNSAMPLED_CONTEXT))
-    if m.when is not None and not when_checked and not m.when(scope()):
+    if m.when is not None and not m.when(scope()):
         return None
     context = None
     if m.parent is not None:  # a request-path step: its parent is the request's root, found from its scope
@@ -306,7 +304,15 @@ def _decorate(m: _Marker, func: F) -> F:
     names = code.co_varnames[:code.co_argcount]
     line = code.co_firstlineno
 
+    # A method of `self` alone, such as a processor's turn of its loop (`Processor.poll`,
+    # `process_completed_sends`), is asked many times a request and most times has nothing to show: its scope is
+    # one small dict made at once, not arguments bound through closures.
+    self_only = names == ("self",)
+
     def scope_of(args: tuple, kwargs: dict, result: Any = None) -> Callable[[], Mapping[str, Any]]:
+        if self_only and len(args) == 1 and not kwargs:
+            fixed = {"self": args[0], "result": result}
+            return lambda: fixed
         bound: dict[str, Any] | None = None
 
         def bind() -> Mapping[str, Any]:  # bound at the first describer that reads it, once for all of them
@@ -318,11 +324,6 @@ def _decorate(m: _Marker, func: F) -> F:
             return bound
         return bind
 
-    # A method of `self` alone, such as a processor's turn of its loop (`Processor.poll`,
-    # `process_completed_sends`): asked many times a request, and most times with nothing to show. Its scope is
-    # one small dict, and a `when` that says no costs no more than asking it.
-    self_only = names == ("self",)
-
     if m.retro:
         @functools.wraps(func)
         def retro_wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -331,47 +332,13 @@ def _decorate(m: _Marker, func: F) -> F:
                 return func(*args, **kwargs)
             started = tracing.now_ns() or time.time_ns()
             result = func(*args, **kwargs)
-            if self_only and len(args) == 1 and not kwargs:
-                scope = {"self": args[0], "result": result}
-                _retro_span(tracing, m, code, line, started, lambda: scope)
-            else:
-                _retro_span(tracing, m, code, line, started, scope_of(args, kwargs, result))
+            _retro_span(tracing, m, code, line, started, scope_of(args, kwargs, result))
             return result
         return retro_wrapper  # type: ignore[return-value]
 
-    if self_only and m.when is not None:
-        @functools.wraps(func)
-        def when_wrapper(*args: Any, **kwargs: Any) -> Any:
-            tracing = provider.current_tracing()
-            if len(args) != 1 or kwargs or tracing is None or (m.request_root and not tracing.request_path_on):
-                return wrapper(*args, **kwargs)
-            scope = {"self": args[0], "result": None}
-            if not m.when(scope):
-                return func(*args)
-            opened = _begin(m, code, line, lambda: scope, when_checked=True)
-            if opened is None:
-                return func(*args)
-            try:
-                result = func(*args)
-            except BaseException as e:
-                _finish(m, opened, e, lambda: scope)
-                raise
-            scope["result"] = result
-            _finish(m, opened, None, lambda: scope)
-            return result
-
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        bound: dict[str, Any] | None = None
-
-        def scope() -> Mapping[str, Any]:  # the arguments by name, bound once for every describer of this call
-            nonlocal bound
-            if bound is None:
-                bound = dict(zip(names, args, strict=False))
-                bound.update(kwargs)
-                bound["result"] = None
-            return bound
-
+        scope = scope_of(args, kwargs)  # the arguments by name, bound once for every describer of this call
         opened = _begin(m, code, line, scope)
         if opened is None:
             return func(*args, **kwargs)
@@ -385,8 +352,6 @@ def _decorate(m: _Marker, func: F) -> F:
         _finish(m, opened, None, scope)
         return result
 
-    if self_only and m.when is not None:
-        return when_wrapper  # type: ignore[return-value]
     return wrapper  # type: ignore[return-value]
 
 
