@@ -52,20 +52,40 @@ def process_cpu_s(pid: int) -> float:
     return _cpu_of(Path(f"/proc/{pid}/stat").read_text())
 
 
-def thread_cpu_s(pid: int) -> dict[int, float]:
-    """CPU seconds used so far by each thread of a process, by its kernel thread id (/proc/PID/task)."""
+def thread_cpu_s(pid: int) -> dict[int, tuple[float, float]]:
+    """User and system CPU seconds used so far by each thread of a process, by its kernel thread id
+    (/proc/PID/task). System time is the kernel's work for the thread: its socket sends and file reads, made
+    without the interpreter lock."""
     cpu = {}
     for task in Path(f"/proc/{pid}/task").iterdir():
         try:
-            cpu[int(task.name)] = _cpu_of((task / "stat").read_text())
+            cpu[int(task.name)] = _user_and_system_of((task / "stat").read_text())
         except (OSError, ValueError):
             pass  # a thread that ended meanwhile
     return cpu
 
 
+def thread_switches(pid: int) -> dict[int, int]:
+    """Context switches so far of each thread of a process, voluntary (it blocked: a lock, the GIL, a select) and
+    not (the kernel took the CPU away), by kernel thread id."""
+    switches = {}
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            status = (task / "status").read_text()
+        except OSError:
+            continue  # a thread that ended meanwhile
+        switches[int(task.name)] = sum(int(n) for n in re.findall(r"^(?:non)?voluntary_ctxt_switches:\s+(\d+)$",
+                                                                   status, re.M))
+    return switches
+
+
 def _cpu_of(stat_line: str) -> float:
+    return sum(_user_and_system_of(stat_line))
+
+
+def _user_and_system_of(stat_line: str) -> tuple[float, float]:
     fields = stat_line.rsplit(")", 1)[1].split()  # after the command name, which may hold spaces
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return int(fields[11]) / os.sysconf("SC_CLK_TCK"), int(fields[12]) / os.sysconf("SC_CLK_TCK")
 
 
 def thread_names(spy: str, pid: int) -> dict[int, str]:
@@ -108,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
                                     "--nonblocking", "--gil"], stdout=subprocess.DEVNULL,
                                    stderr=subprocess.DEVNULL) if spy and not args.threads else None
         broker_cpu_before, client_cpu_before = process_cpu_s(pid), sum(os.times()[:4])
-        threads_before = thread_cpu_s(pid)
+        threads_before, switches_before = thread_cpu_s(pid), thread_switches(pid)
         if args.direction == "produce":
             seconds, missing, error = throughput.produce(bootstrap, TOPIC, args.records, SIZE, "1", 300)
             records = args.records
@@ -117,18 +137,21 @@ def main(argv: list[str] | None = None) -> int:
             records = args.records
         print(f"{args.mode} {args.direction}, tracing {args.tracing}: {records:,} x {SIZE} B in {seconds:.2f} s, "
               f"{records / seconds:,.0f} records/s" + (f" ({missing} missing: {error})" if missing else ""))
-        threads_after = thread_cpu_s(pid)
+        threads_after, switches_after = thread_cpu_s(pid), thread_switches(pid)
         broker_cpu, client_cpu = process_cpu_s(pid) - broker_cpu_before, sum(os.times()[:4]) - client_cpu_before
         print(f"CPU in the phase: broker {broker_cpu:.2f} s ({broker_cpu / seconds:.0%} of a core, "
               f"{broker_cpu * 1e6 / records:.1f} us a record), this client {client_cpu:.2f} s "
               f"({client_cpu / seconds:.0%} of a core)")
         if args.threads:
             names = thread_names(spy, pid) if spy else {}
-            used = sorted(((cpu - threads_before.get(tid, 0.0), tid) for tid, cpu in threads_after.items()),
-                          reverse=True)
-            for cpu, tid in used[:args.top]:
+            used = sorted(((user + system - sum(threads_before.get(tid, (0.0, 0.0))),
+                            system - threads_before.get(tid, (0.0, 0.0))[1], tid)
+                           for tid, (user, system) in threads_after.items()), reverse=True)
+            for cpu, system, tid in used[:args.top]:
                 if cpu > 0:
-                    print(f"{cpu * 1e6 / records:7.2f} us a record  {cpu:6.2f} s  {names.get(tid, f'thread {tid}')}")
+                    switched = switches_after.get(tid, 0) - switches_before.get(tid, 0)
+                    print(f"{cpu * 1e6 / records:7.2f} us a record ({system * 1e6 / records:4.2f} of it in the kernel)"
+                          f"  {cpu:6.2f} s  {switched:8,} switches  {names.get(tid, f'thread {tid}')}")
             return 0
         if sampler is None:
             print("py-spy is not installed: no profile (pip install py-spy)")

@@ -13,6 +13,7 @@ Request-path traces are sampled and kept within a budget there; nothing else is 
 
 from __future__ import annotations
 
+import functools
 import inspect
 import logging
 import os
@@ -27,13 +28,14 @@ from opentelemetry import trace
 from opentelemetry.attributes import BoundedAttributes
 from opentelemetry.context import Context
 from opentelemetry.sdk.resources import Resource
-from opentelemetry.sdk.trace import ReadableSpan, Span, SpanLimits, TracerProvider
+from opentelemetry.sdk.trace import Event, ReadableSpan, Span, SpanLimits, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.sdk.trace.sampling import Decision, Sampler, SamplingResult
 from opentelemetry.sdk.util import BoundedList
 from opentelemetry.sdk.util.instrumentation import InstrumentationScope
 from opentelemetry.trace import Link, NonRecordingSpan, SpanContext, SpanKind, TraceFlags, get_current_span
+from opentelemetry.trace.span import DEFAULT_TRACE_STATE
 
 from kafka_edu.tracing.steps import REQUEST_PATH_ROOTS
 from kafka_edu.tracing.writer import SpanFileWriter, TracePolicy
@@ -45,8 +47,10 @@ SPAN_EVENT_LIMIT = 1_000_000
 _SCOPE = InstrumentationScope("kafka_edu")  # the one tracer's scope: every span file groups spans under it
 _PLAIN = frozenset({str, int, float, bool})  # attribute values OpenTelemetry's checks store unchanged
 _STR = frozenset({str})
+_SEQUENCES = frozenset({list, tuple})  # what the checks store as a tuple of its (checked) items
 _UNSET_STATUS = inspect.signature(ReadableSpan.__init__).parameters["status"].default  # the SDK's shared one
 # the four flag values a span can get (sampled or not, random trace id or not), made once
+_span_context = functools.partial(tuple.__new__, SpanContext)  # SpanContext is a tuple of its fields and is_valid
 _FLAGS = tuple(TraceFlags(flags) for flags in range(4))
 
 
@@ -82,9 +86,25 @@ class _RecordedSpan(Span):
         self._lock = threading.Lock()
         self._attributes = BoundedAttributes(limits.max_span_attributes, None, immutable=False,
                                              max_value_len=limits.max_span_attribute_length)
-        self._events = BoundedList(limits.max_events)
-        self._links = self._new_links(links)
+        # Most spans never get an event or a link: the SDK's bounded list for each (a deque and a lock) is made at
+        # the first one, and until then the span holds an empty tuple, which every reader of them takes as empty.
+        self._events = ()
+        self._links = self._new_links(links) if links else ()
         self._record_end_metrics = None
+
+    def _add_event(self, event: Event) -> None:
+        if type(self._events) is tuple:
+            with self._lock:
+                if type(self._events) is tuple:
+                    self._events = BoundedList(self._limits.max_events)
+        super()._add_event(event)
+
+    def _add_link(self, link: Link) -> None:
+        if type(self._links) is tuple:
+            with self._lock:
+                if type(self._links) is tuple:
+                    self._links = BoundedList(self._limits.max_links)
+        super()._add_link(link)
 
     def _readable_span(self) -> ReadableSpan:
         # The SDK hands its processors a ReadableSpan copy at the end, sharing this span's attributes, events and
@@ -206,8 +226,10 @@ class Tracing:
             given = sampling.attributes
             trace_state = sampling.trace_state
         flags = _FLAGS[(TraceFlags.SAMPLED if sampled else 0) | (TraceFlags.RANDOM_TRACE_ID if random_trace_id else 0)]
-        span_context = SpanContext(trace_id, tracer.id_generator.generate_span_id(), is_remote=False,
-                                   trace_flags=flags, trace_state=trace_state)
+        # what SpanContext(...) makes, without its check of the ids: a parent's valid trace id or a new one, and a
+        # new span id, are valid by construction
+        span_context = _span_context((trace_id, tracer.id_generator.generate_span_id(), False, flags,
+                                      trace_state or DEFAULT_TRACE_STATE, True))
         if not recording:
             return NonRecordingSpan(span_context)
         # one processor (the span files, or memory in tests) is called directly, not through the provider's loop
@@ -216,13 +238,13 @@ class Tracing:
         listed = getattr(processors, "_span_processors", None)
         if listed is not None and len(listed) == 1:
             processors = listed[0]
-        span = _RecordedSpan(name, span_context, parent, sampler, tracer.resource, processors, links,
-                             self.span_limits, record_exception, set_status_on_exception)
+        span = object.__new__(_RecordedSpan)  # the SDK's Span.__new__ only turns away its own class, never ours
+        span.__init__(name, span_context, parent, sampler, tracer.resource, processors, links, self.span_limits,
+                      record_exception, set_status_on_exception)
         if given:
-            # OpenTelemetry's checks would store these unchanged: string keys (not empty), plain values, room for all
-            if (len(given) <= self._attribute_room and _PLAIN.issuperset(map(type, given.values()))
-                    and _STR.issuperset(map(type, given)) and "" not in given):
-                span._attributes._dict.update(given)  # what the checks would have stored, in the same order
+            stored = _as_checked(given) if len(given) <= self._attribute_room else None
+            if stored is not None:
+                span._attributes._dict.update(stored)  # what the checks would have stored, in the same order
             else:
                 span.set_attributes(given)
         # what Span.start does, without its lock: no other thread can see the span yet
@@ -254,14 +276,34 @@ def set_span_attributes(span: trace.Span, attributes: Mapping[str, object]) -> N
     if type(span) is _RecordedSpan and attributes:
         stored = span._attributes
         plain = stored._dict
-        if (stored.max_value_len is None and _PLAIN.issuperset(map(type, attributes.values()))
-                and _STR.issuperset(map(type, attributes)) and "" not in attributes):
+        checked = _as_checked(attributes) if stored.max_value_len is None else None
+        if checked is not None:
             with span._lock, stored._lock:
-                if (span._end_time is None and not stored._immutable and plain.keys().isdisjoint(attributes)
-                        and (stored.maxlen is None or len(plain) + len(attributes) <= stored.maxlen)):
-                    plain.update(attributes)
+                if (span._end_time is None and not stored._immutable and plain.keys().isdisjoint(checked)
+                        and (stored.maxlen is None or len(plain) + len(checked) <= stored.maxlen)):
+                    plain.update(checked)
                     return
     span.set_attributes(attributes)
+
+
+def _as_checked(attributes: Mapping[str, object]) -> Mapping[str, object] | None:
+    """The attributes as OpenTelemetry's checks would store them (with no length limit on values), when those checks
+    could only pass them through or make a list a tuple: string keys, none empty, whose values are str, int, float or
+    bool, or a list or tuple of those. None for anything else, which goes through the checks themselves."""
+    if not _STR.issuperset(map(type, attributes)) or "" in attributes:
+        return None
+    if _PLAIN.issuperset(map(type, attributes.values())):
+        return attributes
+    checked: dict[str, object] = {}
+    for key, value in attributes.items():
+        kind = type(value)
+        if kind in _PLAIN:
+            checked[key] = value
+        elif kind in _SEQUENCES and _PLAIN.issuperset(map(type, value)):
+            checked[key] = tuple(value)  # a partition list on a fetch or a produce: the tuple the checks make
+        else:
+            return None
+    return checked
 
 
 _current: Tracing | None = None

@@ -37,6 +37,9 @@ ATTRIBUTE_CASES = {
     "none": {"kafka.leader": None, "kafka.step": "RQ.fetch"},
     "bytes": {"kafka.key": b"abc"},
     "mixed": {"kafka.step": "X", "kafka.replicas": (1, 2), "kafka.missing": None, "kafka.n": 7},
+    "sequences": {"kafka.partitions": ["a-0"], "kafka.n": 1, "kafka.ratios": [0.5, 1.0], "kafka.flags": (True, False),
+                  "kafka.empty": []},
+    "sequence with none": {"kafka.leaders": [1, None], "kafka.step": "X"},
     "empty": {},
 }
 
@@ -107,6 +110,10 @@ def test_a_span_has_the_fields_the_sdk_s_own_span_has_with_the_same_values(traci
     assert not ours.instrumentation_scope.version and not theirs.instrumentation_scope.version
     for field in sorted(set(vars(theirs)) - differ - {"_attributes", "_events", "_links"}):
         assert getattr(ours, field) == getattr(theirs, field), field
+    # a span gets its list of events at its first event: until then an empty tuple stands for it
+    assert ours._events == () and len(theirs._events) == 0
+    ours.add_event("first")
+    theirs.add_event("first")
     for field in ("_attributes", "_events", "_links"):
         mine, sdk = getattr(ours, field), getattr(theirs, field)
         assert type(mine) is type(sdk) and len(mine) == len(sdk), field
@@ -121,13 +128,34 @@ def test_a_span_has_the_fields_the_sdk_s_own_span_has_with_the_same_values(traci
     assert ours._attributes._immutable and theirs._attributes._immutable
 
 
-@pytest.mark.parametrize("case", ["plain", "overlap", "checked", "ended"])
+def test_a_span_without_links_gets_its_list_at_its_first_link_and_none_once_ended(tracing: provider.Tracing) -> None:
+    ours = tracing.start_span("Kafka.main#shutdownHook")
+    theirs = tracing.tracer.start_span("Kafka.main#shutdownHook")
+    assert ours._links == () and ours.links == theirs.links == () and ours.dropped_links == theirs.dropped_links == 0
+    remote = SpanContext(0x1234, 0x5678, is_remote=True, trace_flags=TraceFlags(TraceFlags.SAMPLED))
+    for span_ in (ours, theirs):
+        span_.add_link(remote, {"kafka.why": "test"})
+    assert type(ours._links) is type(theirs._links) and ours._links._dq.maxlen == theirs._links._dq.maxlen
+    assert [(link.context, dict(link.attributes)) for link in ours.links] == [
+        (link.context, dict(link.attributes)) for link in theirs.links]
+    ended = tracing.start_span("Kafka.main#shutdownHook")
+    ended.end()
+    ended.add_event("late")
+    ended.add_link(remote)
+    assert ended.events == () and ended.links == ()
+    ours.end()
+    theirs.end()
+    assert _without_ids_and_times(ours) == _without_ids_and_times(theirs)
+
+
+@pytest.mark.parametrize("case", ["plain", "overlap", "checked", "sequences", "ended"])
 def test_set_span_attributes_stores_what_opentelemetry_s_set_attributes_stores(tracing: provider.Tracing,
                                                                                case: str) -> None:
     start = {"kafka.step": "S", "kafka.n": 1}
     later = {"plain": {"kafka.bytes": 10, "kafka.ok": True, "kafka.ratio": 0.5, "kafka.name": "x"},
              "overlap": {"kafka.bytes": 10, "kafka.step": "T"},  # an existing key moves to the end
              "checked": {"kafka.list": [1, 2], "kafka.none": None, "kafka.key": b"k"},
+             "sequences": {"kafka.partitions": ["t-0", "t-1"], "kafka.ids": (1, 2), "kafka.bytes": 10},
              "ended": {"kafka.bytes": 10}}[case]
     ours = tracing.start_span("Kafka.main#shutdownHook", attributes=dict(start))
     theirs = tracing.tracer.start_span("Kafka.main#shutdownHook", attributes=dict(start))
