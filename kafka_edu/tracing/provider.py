@@ -44,6 +44,7 @@ TRACING_ENV = "KAFKA_EDU_TRACING"  # "off": request-path spans are sampled away 
 # OpenTelemetry keeps 128 events per span by default and drops the rest silently; one state-machine batch of a
 # large failover carries thousands of state changes, and none may go missing.
 SPAN_EVENT_LIMIT = 1_000_000
+_sdk_log = logging.getLogger("opentelemetry.sdk.trace")  # where the SDK's span warns of a second end
 _SCOPE = InstrumentationScope("kafka_edu")  # the one tracer's scope: every span file groups spans under it
 _PLAIN = frozenset({str, int, float, bool})  # attribute values OpenTelemetry's checks store unchanged
 _STR = frozenset({str})
@@ -52,6 +53,7 @@ _UNSET_STATUS = inspect.signature(ReadableSpan.__init__).parameters["status"].de
 # the four flag values a span can get (sampled or not, random trace id or not), made once
 _span_context = functools.partial(tuple.__new__, SpanContext)  # SpanContext is a tuple of its fields and is_valid
 _FLAGS = tuple(TraceFlags(flags) for flags in range(4))
+_SAMPLED_OR_RANDOM = TraceFlags.SAMPLED | TraceFlags.RANDOM_TRACE_ID
 
 
 class _RecordedSpan(Span):
@@ -62,35 +64,46 @@ class _RecordedSpan(Span):
     without the two constructors' keyword handling (3.8 -> 3.0 us a span here).
     `tests/unit/test_tracing_start_span.py` holds the fields to the SDK's own span's."""
 
+    # The fields every span of ours starts with the same value in, read from the class until a span sets its own (an
+    # end time, a status, a first event): fewer stores a span.
+    _kind = SpanKind.INTERNAL
+    _instrumentation_info = None
+    _instrumentation_scope = _SCOPE
+    _start_time = None
+    _end_time = None
+    _status = _UNSET_STATUS
+    _trace_config = None
+    _record_end_metrics = None
+    # Most spans never get an event or a link: the SDK's bounded list for each (a deque and a lock) is made at the
+    # first one, and until then the span holds an empty tuple, which every reader of them takes as empty.
+    _events = ()
+
     def __init__(self, name: str, context: SpanContext, parent: SpanContext | None, sampler: Sampler,
                  resource: Resource, span_processor: object, links: Sequence[Link], limits: SpanLimits,
                  record_exception: bool, set_status_on_exception: bool) -> None:
         # ReadableSpan's fields
         self._name = name
         self._context = context
-        self._kind = SpanKind.INTERNAL
-        self._instrumentation_info = None
-        self._instrumentation_scope = _SCOPE
         self._parent = parent
-        self._start_time = None
-        self._end_time = None
         self._resource = resource
-        self._status = _UNSET_STATUS
         # Span's
         self._sampler = sampler
-        self._trace_config = None
         self._record_exception = record_exception
         self._set_status_on_exception = set_status_on_exception
         self._span_processor = span_processor
         self._limits = limits
         self._lock = threading.Lock()
-        self._attributes = BoundedAttributes(limits.max_span_attributes, None, immutable=False,
-                                             max_value_len=limits.max_span_attribute_length)
-        # Most spans never get an event or a link: the SDK's bounded list for each (a deque and a lock) is made at
-        # the first one, and until then the span holds an empty tuple, which every reader of them takes as empty.
-        self._events = ()
+        # what BoundedAttributes(max_span_attributes, None, immutable=False, max_value_len=...) makes, without its
+        # checks of limits that SpanLimits has checked already
+        attributes = object.__new__(BoundedAttributes)
+        attributes._dict = {}
+        attributes.maxlen = limits.max_span_attributes
+        attributes.dropped = 0
+        attributes.max_value_len = limits.max_span_attribute_length
+        attributes._lock = threading.Lock()
+        attributes._immutable = False
+        self._attributes = attributes
         self._links = self._new_links(links) if links else ()
-        self._record_end_metrics = None
 
     def _add_event(self, event: Event) -> None:
         if type(self._events) is tuple:
@@ -105,6 +118,19 @@ class _RecordedSpan(Span):
                 if type(self._links) is tuple:
                     self._links = BoundedList(self._limits.max_links)
         super()._add_link(link)
+
+    def end(self, end_time: int | None = None) -> None:
+        """The SDK's `Span.end`, for a span that records no end metrics and is its own readable span."""
+        with self._lock:
+            if self._start_time is None:
+                raise RuntimeError("Calling end() on a not started span.")
+            if self._end_time is not None:
+                _sdk_log.warning("Calling end() on an ended span.")
+                return
+            self._end_time = end_time if end_time is not None else time_ns()
+            self._attributes._immutable = True
+        self._span_processor._on_ending(self)
+        self._span_processor.on_end(self)
 
     def _readable_span(self) -> ReadableSpan:
         # The SDK hands its processors a ReadableSpan copy at the end, sharing this span's attributes, events and
@@ -205,31 +231,50 @@ class Tracing:
         nearly always are), OpenTelemetry's checks would pass them unchanged, so they are stored as they are; anything
         else goes through OpenTelemetry's own checks (`set_attributes`). The span is OpenTelemetry's own and it
         starts (reaching the span processors) only once it holds its attributes."""
-        tracer = self.tracer
         parent = get_current_span(context).get_span_context()
-        if parent.is_valid:
-            trace_id = parent.trace_id
-            random_trace_id = parent.trace_flags.random_trace_id
-        else:
-            parent = None
-            trace_id = tracer.id_generator.generate_trace_id()
-            random_trace_id = tracer.id_generator.is_trace_id_random()
-        links = links or ()
+        return self.start_span_under(name, parent if parent.is_valid else None, attributes, links, start_time,
+                                     record_exception, set_status_on_exception, context)
+
+    def start_span_under(self, name: str, parent: SpanContext | None, attributes: dict[str, object] | None,
+                         links: list[Link] | None, start_time: int | None, record_exception: bool,
+                         set_status_on_exception: bool, context: Context | None = None) -> trace.Span:
+        """`start_span` for a caller that knows the parent's SpanContext already (a valid one, or None for a new
+        trace), as a marker does: the parent is not looked up again through a Context made for it. `context`, when
+        the caller has one, is what the span processors and a sampler of another kind are handed."""
+        tracer = self.tracer
+        id_generator = tracer.id_generator
         sampler = tracer.sampler
         if type(sampler) is RequestPathSampler:  # ours: the same decision, without a SamplingResult per span
-            sampled = recording = sampler.sampled(parent, name)
-            given = sampler.stamped(attributes) if sampled else None
-            trace_state = None
+            if parent is not None:
+                # SpanContext is a tuple (trace_id, span_id, is_remote, trace_flags, ...): a child keeps its trace's
+                # id, its sampling decision and whether the id is random
+                trace_id = parent[0]
+                flags = _FLAGS[parent[3] & _SAMPLED_OR_RANDOM]
+            else:
+                trace_id = id_generator.generate_trace_id()
+                flags = _FLAGS[(TraceFlags.SAMPLED if sampler.sampled(None, name) else 0)
+                               | (TraceFlags.RANDOM_TRACE_ID if id_generator.is_trace_id_random() else 0)]
+            recording = flags & TraceFlags.SAMPLED
+            given = sampler.stamped(attributes) if recording else None
+            trace_state = DEFAULT_TRACE_STATE
         else:
-            sampling = sampler.should_sample(context, trace_id, name, SpanKind.INTERNAL, attributes, links)
-            sampled, recording = sampling.decision.is_sampled(), sampling.decision.is_recording()
+            if parent is not None:
+                trace_id = parent.trace_id
+                random_trace_id = parent.trace_flags.random_trace_id
+            else:
+                trace_id = id_generator.generate_trace_id()
+                random_trace_id = id_generator.is_trace_id_random()
+            if context is None and parent is not None:
+                context = trace.set_span_in_context(NonRecordingSpan(parent))
+            sampling = sampler.should_sample(context, trace_id, name, SpanKind.INTERNAL, attributes, links or ())
+            recording = sampling.decision.is_recording()
+            flags = _FLAGS[(TraceFlags.SAMPLED if sampling.decision.is_sampled() else 0)
+                           | (TraceFlags.RANDOM_TRACE_ID if random_trace_id else 0)]
             given = sampling.attributes
-            trace_state = sampling.trace_state
-        flags = _FLAGS[(TraceFlags.SAMPLED if sampled else 0) | (TraceFlags.RANDOM_TRACE_ID if random_trace_id else 0)]
+            trace_state = sampling.trace_state or DEFAULT_TRACE_STATE
         # what SpanContext(...) makes, without its check of the ids: a parent's valid trace id or a new one, and a
         # new span id, are valid by construction
-        span_context = _span_context((trace_id, tracer.id_generator.generate_span_id(), False, flags,
-                                      trace_state or DEFAULT_TRACE_STATE, True))
+        span_context = _span_context((trace_id, id_generator.generate_span_id(), False, flags, trace_state, True))
         if not recording:
             return NonRecordingSpan(span_context)
         # one processor (the span files, or memory in tests) is called directly, not through the provider's loop
@@ -239,7 +284,7 @@ class Tracing:
         if listed is not None and len(listed) == 1:
             processors = listed[0]
         span = object.__new__(_RecordedSpan)  # the SDK's Span.__new__ only turns away its own class, never ours
-        span.__init__(name, span_context, parent, sampler, tracer.resource, processors, links, self.span_limits,
+        span.__init__(name, span_context, parent, sampler, tracer.resource, processors, links or (), self.span_limits,
                       record_exception, set_status_on_exception)
         if given:
             stored = _as_checked(given) if len(given) <= self._attribute_room else None

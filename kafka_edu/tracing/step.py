@@ -144,8 +144,10 @@ class _Open:
         self.tracing = tracing
 
 
-def _begin(m: _Marker, code: CodeType, line: int, scope: Callable[[], Mapping[str, Any]]) -> _Open | None:
-    """Start the marker's span, or return None where nothing is to be traced."""
+def _begin(m: _Marker, code: CodeType, line: int, scope: Callable[[], Mapping[str, Any]],
+           base: dict[str, Any] | None = None) -> _Open | None:
+    """Start the marker's span, or return None where nothing is to be traced. `base`: the marker's `_base` at this
+    place, when the caller has it already (a decorated method's, made once)."""
     tracing = provider.current_tracing()
     if tracing is None:
         return None
@@ -153,21 +155,24 @@ def _begin(m: _Marker, code: CodeType, line: int, scope: Callable[[], Mapping[st
         return _Open(None, otel_context.attach(_UNSAMPLED_CONTEXT))
     if m.when is not None and not m.when(scope()):
         return None
-    context = None
     if m.parent is not None:  # a request-path step: its parent is the request's root, found from its scope
-        parent = m.parent(scope())
-        if parent is None:
+        parent_span = m.parent(scope())
+        if parent_span is None:
             return None
-        if not parent.get_span_context().trace_flags.sampled:  # an unsampled request: its steps trace nothing
-            return _Open(None, otel_context.attach(trace.set_span_in_context(parent)))
-        context = trace.set_span_in_context(parent)
+        parent: SpanContext | None = parent_span.get_span_context()
+        if not parent.trace_flags.sampled:  # an unsampled request: its steps trace nothing
+            return _Open(None, otel_context.attach(trace.set_span_in_context(parent_span)))
+        if not parent.is_valid:
+            parent = None  # NEW_TRACE: a trace of its own
     elif m.root:
-        context = _ROOT_CONTEXT
+        parent = None
     else:
-        current = trace.get_current_span().get_span_context()
-        if current.is_valid and not current.trace_flags.sampled:
+        parent = trace.get_current_span().get_span_context()
+        if not parent.is_valid:
+            parent = None
+        elif not parent.trace_flags.sampled:
             return None  # inside an unsampled request
-    attrs = dict(_base(m, code, line))
+    attrs = dict(base if base is not None else _base(m, code, line))
     attrs["thread.name"] = threading.current_thread().name
     if m.start is not None:
         attrs.update(_described(m.start, scope))
@@ -175,9 +180,8 @@ def _begin(m: _Marker, code: CodeType, line: int, scope: Callable[[], Mapping[st
     if breakpoints.ACTIVE and step_id:  # blocks before the span opens: the span shows the step's own time
         breakpoints.on_step(step_id, m.name)
     links = [Link(c) for c in _described(m.links, scope) or ()] if m.links is not None else None
-    span_ = tracing.start_span(m.name, context=context, attributes=attrs, links=links,
-                                      start_time=tracing.now_ns(), record_exception=False,
-                                      set_status_on_exception=False)
+    clock = tracing.clock  # None: the wall clock, read by the span itself
+    span_ = tracing.start_span_under(m.name, parent, attrs, links, clock() if clock is not None else None, False, False)
     return _Open(span_, otel_context.attach(trace.set_span_in_context(span_)), tracing)
 
 
@@ -186,21 +190,18 @@ def _finish(m: _Marker, opened: _Open, exc: BaseException | None, scope: Callabl
     if span_ is None:
         otel_context.detach(opened.token)
         return
-    now_ns = opened.tracing.now_ns if opened.tracing is not None else _wall_clock
+    clock = opened.tracing.clock if opened.tracing is not None else None  # None: the wall clock, read by the span
     if exc is not None:
         # Python exceptions here carry Kafka's class names (InconsistentBrokerIdException, ...).
-        span_.record_exception(exc, attributes={"exception.type": type(exc).__name__}, timestamp=now_ns())
+        span_.record_exception(exc, attributes={"exception.type": type(exc).__name__},
+                               timestamp=clock() if clock is not None else None)
         span_.set_status(Status(StatusCode.ERROR, f"{type(exc).__name__}: {exc}"))
     if m.end is not None:
         described = _described(m.end, scope)
         if described:
             provider.set_span_attributes(span_, described)
     otel_context.detach(opened.token)  # after the describers: they may name the span as the current one
-    span_.end(end_time=now_ns())
-
-
-def _wall_clock() -> None:
-    return None  # OpenTelemetry reads the wall clock itself
+    span_.end(end_time=clock() if clock is not None else None)
 
 
 def _described(describer: Callable[[Mapping[str, Any]], Any], scope: Callable[[], Mapping[str, Any]]) -> Any:
@@ -308,6 +309,7 @@ def _decorate(m: _Marker, func: F) -> F:
     # `process_completed_sends`), is asked many times a request and most times has nothing to show: its scope is
     # one small dict made at once, not arguments bound through closures.
     self_only = names == ("self",)
+    base = _base(m, code, line)  # this method's `code.*` and row attributes, the same for every call
 
     def scope_of(args: tuple, kwargs: dict, result: Any = None) -> Callable[[], Mapping[str, Any]]:
         if self_only and len(args) == 1 and not kwargs:
@@ -332,14 +334,14 @@ def _decorate(m: _Marker, func: F) -> F:
                 return func(*args, **kwargs)
             started = tracing.now_ns() or time.time_ns()
             result = func(*args, **kwargs)
-            _retro_span(tracing, m, code, line, started, scope_of(args, kwargs, result))
+            _retro_span(tracing, m, base, started, scope_of(args, kwargs, result))
             return result
         return retro_wrapper  # type: ignore[return-value]
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         scope = scope_of(args, kwargs)  # the arguments by name, bound once for every describer of this call
-        opened = _begin(m, code, line, scope)
+        opened = _begin(m, code, line, scope, base)
         if opened is None:
             return func(*args, **kwargs)
         try:
@@ -355,13 +357,13 @@ def _decorate(m: _Marker, func: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
-def _retro_span(tracing: provider.Tracing, m: _Marker, code: CodeType, line: int, started: int,
+def _retro_span(tracing: provider.Tracing, m: _Marker, base: dict[str, Any], started: int,
                 scope: Callable[[], Mapping[str, Any]]) -> None:
     """A span recorded after the call, only when its describer says the call did work (a poll that found data)."""
     described = _described(m.end, scope)
     if described is None:
         return
-    attrs = dict(_base(m, code, line))
+    attrs = dict(base)
     attrs["thread.name"] = threading.current_thread().name
     attrs.update(described)
     links = [Link(c) for c in _described(m.links, scope) or ()] if m.links is not None else None
