@@ -310,6 +310,10 @@ def _decorate(m: _Marker, func: F) -> F:
     # one small dict made at once, not arguments bound through closures.
     self_only = names == ("self",)
     base = _base(m, code, line)  # this method's `code.*` and row attributes, the same for every call
+    # Its `when`, if it has one, is asked first, before any scope is made: a turn with nothing to show costs a call.
+    # The answer is the one `_begin` would act on (not traced -> the method alone); a request root whose requests
+    # are sampled away goes the whole way, so that the steps under it learn it.
+    asks_first = self_only and m.when is not None
 
     def scope_of(args: tuple, kwargs: dict, result: Any = None) -> Callable[[], Mapping[str, Any]]:
         if self_only and len(args) == 1 and not kwargs:
@@ -340,6 +344,11 @@ def _decorate(m: _Marker, func: F) -> F:
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if asks_first and len(args) == 1 and not kwargs:
+            tracing = provider.current_tracing()
+            if (tracing is not None and (tracing.request_path_on or not m.request_root)
+                    and not m.when({"self": args[0]})):
+                return func(*args)
         scope = scope_of(args, kwargs)  # the arguments by name, bound once for every describer of this call
         opened = _begin(m, code, line, scope, base)
         if opened is None:

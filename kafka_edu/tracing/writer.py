@@ -168,10 +168,11 @@ class SpanFileWriter(SpanProcessor):
             return True
         if (root.end_time - root.start_time) / 1e6 >= self.policy.slow_ms:
             return True
-        for span in spans:
-            if span.status.status_code == StatusCode.ERROR or _has_exception(span):
+        for span in spans:  # the fields, not the properties (a copy of the events each): asked of every span
+            if span._status.status_code is StatusCode.ERROR or (span._events and _has_exception(span)):
                 return True
-        kind = str(root.attributes.get("kafka.api.name", root.name)) if root.attributes else root.name
+        attributes = root._attributes
+        kind = str(attributes.get("kafka.api.name", root.name)) if attributes else root.name
         return self._thinning.keep(kind, time.monotonic())
 
     def _remember(self, trace_id: int, keep: bool) -> None:
@@ -180,12 +181,14 @@ class SpanFileWriter(SpanProcessor):
             self._decided.popitem(last=False)
 
     def _enqueue(self, spans: list[ReadableSpan], request_path: bool) -> None:
-        for span in spans:
-            if len(self._ended) >= MAX_QUEUE_SIZE:
-                self.dropped += 1
-                continue
-            self._ended.append((span, request_path))
-        if len(self._ended) >= EXPORT_BATCH:
+        ended = self._ended
+        room = MAX_QUEUE_SIZE - len(ended)
+        if room < len(spans):
+            kept = max(room, 0)
+            self.dropped += len(spans) - kept
+            spans = spans[:kept]
+        ended.extend([(span, request_path) for span in spans])
+        if len(ended) >= EXPORT_BATCH:
             self._wakeup.set()
 
     # -- the writer thread --------------------------------------------------------------------------------------------

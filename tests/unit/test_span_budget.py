@@ -144,3 +144,21 @@ def test_a_restarted_process_takes_over_the_segments_its_killed_predecessor_left
     assert not set(left_behind) & set(segments)  # the predecessor's segments went first, and none was reused
     assert sum((tmp_path / n).stat().st_size for n in segments) <= 64 * 1024 + 16 * 1024
     assert json.loads((tmp_path / "broker-0.tracing.json").read_text())["budget_dropped_spans"] > 0
+
+
+def test_a_full_queue_drops_what_does_not_fit_and_counts_it(tmp_path, monkeypatch):
+    from kafka_edu.tracing import writer as writer_module
+    tracing = setup_tracing("broker-0", "run-1", run_dir=tmp_path)
+    writer = tracing.writer
+    writer.force_flush()
+    assert not writer._ended  # written: nothing else ends a span meanwhile
+    monkeypatch.setattr(writer_module, "MAX_QUEUE_SIZE", 3)
+    spans = [tracing.tracer.start_span("KafkaController.onBrokerStartup", context=_ROOT_CONTEXT) for _ in range(5)]
+    for s in spans:
+        s._end_time = s.start_time + 1  # ended, without handing them to the writer again
+    writer._enqueue(spans, False)
+    assert writer.dropped == 2
+    monkeypatch.undo()
+    tracing.shutdown()
+    written = [r.span_id for r in load_run(tmp_path) if r.name == "KafkaController.onBrokerStartup"]
+    assert written == [f"{s.context.span_id:016x}" for s in spans[:3]]

@@ -8,10 +8,12 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from opentelemetry import trace
 from opentelemetry.trace import StatusCode
 
 from kafka_edu.tracing import setup_tracing, step
-from kafka_edu.tracing.provider import Tracing
+from kafka_edu.tracing.provider import TRACING_ENV, Tracing
+from kafka_edu.tracing.requests import UNSAMPLED
 
 
 class _Selector:
@@ -46,6 +48,7 @@ class _Processor:
     @step("NW.processor.5")
     def process_completed_sends(self) -> int:
         self.turns += 1
+        self.current = trace.get_current_span()  # what the steps under this one would see as their parent
         if self.fail:
             raise RuntimeError("send callback failed")
         done = len(self.selector.sends)
@@ -116,3 +119,24 @@ def test_a_retro_poll_is_a_span_only_when_the_turn_completed_something(tracing: 
     assert (span.attributes["kafka.receives"], span.attributes["kafka.sends"],
             span.attributes["kafka.disconnected"]) == (1, 1, 0)
     assert processor.turns == 2
+
+
+def test_with_request_tracing_off_a_loop_root_still_tells_the_steps_under_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    # asked first, a `when` that says no skips everything; but with request-path tracing off a loop phase that is a
+    # request root runs under the unsampled parent whatever its `when` says, so that the steps it calls trace nothing
+    monkeypatch.setenv(TRACING_ENV, "off")
+    tracing = setup_tracing("broker-0", "run-1", mode="kraft")
+    try:
+        processor = _Processor()
+        assert processor.process_completed_sends() == 0
+        assert processor.current is UNSAMPLED
+        assert not trace.get_current_span().get_span_context().is_valid  # detached again after the turn
+        assert tracing.memory.get_finished_spans() == ()
+    finally:
+        tracing.shutdown()
+
+
+def test_a_when_that_says_no_leaves_the_current_span_as_it_was(tracing: Tracing) -> None:
+    processor = _Processor()
+    processor.process_completed_sends()
+    assert not processor.current.get_span_context().is_valid
