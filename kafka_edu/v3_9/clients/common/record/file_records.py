@@ -153,7 +153,7 @@ class FileRecords(AbstractRecords):
     """Bytes [start, end) of `file`; a slice is a fixed view, the whole file grows with appends."""
 
     def __init__(self, file: Path, channel: Any, start: int, end: int, is_slice: bool) -> None:
-        self._file = Path(file)
+        self._file = file if isinstance(file, Path) else Path(file)  # a slice shares its file's Path
         self._channel = channel
         self.start = start
         self.end = end

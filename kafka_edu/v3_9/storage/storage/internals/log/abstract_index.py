@@ -4,7 +4,6 @@ fixed-size entries, pre-allocated and memory-mapped, searched with a binary sear
 
 from __future__ import annotations
 
-import copy
 import enum
 import logging
 import mmap as _mmap
@@ -55,8 +54,10 @@ class MappedByteBuffer:
         return self._position
 
     def duplicate(self) -> MappedByteBuffer:
-        """A buffer over the same mapping with a position of its own."""
-        return copy.copy(self)
+        """A buffer over the same mapping with a position of its own (made directly: an index lookup makes one)."""
+        duplicate = object.__new__(MappedByteBuffer)
+        duplicate._map, duplicate._limit, duplicate._position = self._map, self._limit, self._position
+        return duplicate
 
     def get_int(self, index: int) -> int:
         return self._get(_INT, index)
