@@ -104,7 +104,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--top", type=int, default=30, help="functions to list (default 30)")
     parser.add_argument("--threads", action="store_true",
                         help="instead of sampling, list the CPU each of the broker's threads used in the phase "
-                             "(from /proc, named by py-spy dump), in microseconds a record")
+                             "(from /proc, named by py-spy dump), in microseconds a record, with the part spent "
+                             "in the kernel and the thread's context switches")
     args = parser.parse_args(argv)
 
     if args.tracing == "off":
