@@ -33,7 +33,7 @@ from typing import Any, TypeVar
 from opentelemetry import context as otel_context
 from opentelemetry import trace
 from opentelemetry.sdk.trace import ReadableSpan
-from opentelemetry.trace import Link, Span, SpanContext, Status, StatusCode
+from opentelemetry.trace import Link, Span, SpanContext, Status, StatusCode, TraceFlags
 from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 
 from kafka_edu.tracing import attributes, breakpoints, provider
@@ -160,7 +160,7 @@ def _begin(m: _Marker, code: CodeType, line: int, scope: Callable[[], Mapping[st
         if parent_span is None:
             return None
         parent: SpanContext | None = parent_span.get_span_context()
-        if not parent.trace_flags.sampled:  # an unsampled request: its steps trace nothing
+        if not parent.trace_flags & TraceFlags.SAMPLED:  # an unsampled request: its steps trace nothing
             return _Open(None, otel_context.attach(trace.set_span_in_context(parent_span)))
         if not parent.is_valid:
             parent = None  # NEW_TRACE: a trace of its own
@@ -170,7 +170,7 @@ def _begin(m: _Marker, code: CodeType, line: int, scope: Callable[[], Mapping[st
         parent = trace.get_current_span().get_span_context()
         if not parent.is_valid:
             parent = None
-        elif not parent.trace_flags.sampled:
+        elif not parent.trace_flags & TraceFlags.SAMPLED:
             return None  # inside an unsampled request
     attrs = dict(base if base is not None else _base(m, code, line))
     attrs["thread.name"] = threading.current_thread().name

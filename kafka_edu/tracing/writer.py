@@ -128,24 +128,27 @@ class SpanFileWriter(SpanProcessor):
 
     # -- the traced threads: append and go --------------------------------------------------------------------------
 
+    # A span's fields are read directly, not through its properties: these run for every span. Its context is a
+    # SpanContext, a tuple whose first two items are the trace id and the span id.
+
     def on_start(self, span: Span, parent_context: Any = None) -> None:
-        trace_id = span.context.trace_id
-        if span.parent is None and span.name in REQUEST_PATH_ROOTS:
+        trace_id, span_id = span._context[:2]
+        if span._parent is None and span._name in REQUEST_PATH_ROOTS:
             with self._lock:
                 self._pending[trace_id] = []
-                self._open[trace_id] = {span.context.span_id: span}
+                self._open[trace_id] = {span_id: span}
         elif (open_spans := self._open.get(trace_id)) is not None:
-            open_spans[span.context.span_id] = span
+            open_spans[span_id] = span
         else:
             self._started.append(span)
 
     def on_end(self, span: ReadableSpan) -> None:
-        trace_id = span.context.trace_id
+        trace_id, span_id = span._context[:2]
         with self._lock:
             pending = self._pending.get(trace_id)
             if pending is not None:
-                self._open[trace_id].pop(span.context.span_id, None)
-                if span.parent is not None:
+                self._open[trace_id].pop(span_id, None)
+                if span._parent is not None:
                     pending.append(span)
                     return
                 del self._pending[trace_id], self._open[trace_id]
