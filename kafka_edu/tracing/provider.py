@@ -50,8 +50,8 @@ _PLAIN = frozenset({str, int, float, bool})  # attribute values OpenTelemetry's 
 _STR = frozenset({str})
 _SEQUENCES = frozenset({list, tuple})  # what the checks store as a tuple of its (checked) items
 _UNSET_STATUS = inspect.signature(ReadableSpan.__init__).parameters["status"].default  # the SDK's shared one
-# the four flag values a span can get (sampled or not, random trace id or not), made once
 _span_context = functools.partial(tuple.__new__, SpanContext)  # SpanContext is a tuple of its fields and is_valid
+# the four flag values a span can get (sampled or not, random trace id or not), made once
 _FLAGS = tuple(TraceFlags(flags) for flags in range(4))
 _SAMPLED_OR_RANDOM = TraceFlags.SAMPLED | TraceFlags.RANDOM_TRACE_ID
 
@@ -61,7 +61,8 @@ class _RecordedSpan(Span):
 
     Made by `Tracing.start_span` only, which sets its fields itself: the fields SDK 1.45's `Span.__init__` sets,
     to the values that constructor gives them for an INTERNAL span of our scope with no attributes or events yet,
-    without the two constructors' keyword handling (3.8 -> 3.0 us a span here).
+    without the two constructors' keyword handling (3.8 -> 3.0 us a span here); those that every span starts with
+    the same value in are the class's.
     `tests/unit/test_tracing_start_span.py` holds the fields to the SDK's own span's."""
 
     # The fields every span of ours starts with the same value in, read from the class until a span sets its own (an
@@ -106,18 +107,19 @@ class _RecordedSpan(Span):
         self._links = self._new_links(links) if links else ()
 
     def _add_event(self, event: Event) -> None:
-        if type(self._events) is tuple:
-            with self._lock:
-                if type(self._events) is tuple:
-                    self._events = BoundedList(self._limits.max_events)
+        self._make_list("_events", self._limits.max_events)
         super()._add_event(event)
 
     def _add_link(self, link: Link) -> None:
-        if type(self._links) is tuple:
-            with self._lock:
-                if type(self._links) is tuple:
-                    self._links = BoundedList(self._limits.max_links)
+        self._make_list("_links", self._limits.max_links)
         super()._add_link(link)
+
+    def _make_list(self, field: str, maxlen: int | None) -> None:
+        """The SDK's bounded list for `field`, in place of the empty tuple it holds until its first item."""
+        if type(getattr(self, field)) is tuple:
+            with self._lock:
+                if type(getattr(self, field)) is tuple:
+                    setattr(self, field, BoundedList(maxlen))
 
     def end(self, end_time: int | None = None) -> None:
         """The SDK's `Span.end`, for a span that records no end metrics and is its own readable span."""
