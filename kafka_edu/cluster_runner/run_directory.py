@@ -3,10 +3,14 @@ manifest (shared/TRACING.md)."""
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import secrets
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -121,9 +125,23 @@ class RunDirectory:
         return json.loads(self.manifest_path.read_text())
 
     def write_manifest(self, manifest: dict[str, Any]) -> None:
-        temp = self.manifest_path.with_suffix(".tmp")
+        """Replace the manifest at once. The temporary file is the writer's own: two writers sharing one would
+        interleave their bytes in it, and the rename would publish the mix."""
+        temp = self.path / f".manifest.{os.getpid()}.{threading.get_ident()}.tmp"
         temp.write_text(json.dumps(manifest, indent=2) + "\n")
         os.replace(temp, self.manifest_path)
+
+    @contextmanager
+    def changing_manifest(self) -> Iterator[dict[str, Any]]:
+        """The manifest to change in place, written back when the block ends without an error. The runner, the TUI
+        and `kafka-edu cluster` commands change it from several threads and processes: an exclusive lock on
+        `manifest.lock`, held from the read to the write, keeps one writer from undoing another's change. Not
+        reentrant: a block must not start another."""
+        with open(self.path / "manifest.lock", "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # a lock of this open file: other threads' opens wait for it too
+            manifest = self.read_manifest()
+            yield manifest
+            self.write_manifest(manifest)
 
     # -- per-process exit records (a process cannot safely edit the manifest the runner owns) --------------------
 

@@ -129,15 +129,13 @@ class ClusterRunner:
         zookeeper = ZooKeeperServer(self.run.path / "zookeeper", port, host=place.get("address", LOOPBACK),
                                     log_file=self.run.path / "zookeeper.log")
         pid = zookeeper.start(new_session=True, wrapper=net.exec_prefix(place["netns"]) if place else None)
-        manifest = self.run.read_manifest()  # the pid first: a failed start is still stopped by `down`
-        manifest["zookeeper_connect"] = zookeeper.connect_string
-        manifest["processes"].append({"role": "zookeeper", "id": 0, "pid": pid, "port": port,
-                                      "log": str(zookeeper.log_file), "state": "starting", **place})
-        self.run.write_manifest(manifest)
+        with self.run.changing_manifest() as manifest:  # the pid first: a failed start is still stopped by `down`
+            manifest["zookeeper_connect"] = zookeeper.connect_string
+            manifest["processes"].append({"role": "zookeeper", "id": 0, "pid": pid, "port": port,
+                                          "log": str(zookeeper.log_file), "state": "starting", **place})
         zookeeper.wait_ready()
-        manifest = self.run.read_manifest()
-        manifest["processes"][-1]["state"] = "running"
-        self.run.write_manifest(manifest)
+        with self.run.changing_manifest() as manifest:
+            next(p for p in manifest["processes"] if p["role"] == "zookeeper")["state"] = "running"
 
     def add_broker(self, broker_id: int) -> None:
         port = free_port()
@@ -150,12 +148,12 @@ class ClusterRunner:
                  "log": str(self.run.path / f"broker-{broker_id}.log"), "state": "Starting", **place}
         if sasl_port is not None:
             entry["sasl_port"] = sasl_port
-        manifest["processes"].append(entry)
-        manifest["bootstrap_servers"] = bootstrap_servers(manifest["processes"])
-        if sasl_port is not None:
-            manifest["sasl_bootstrap_servers"] = ",".join(f"{p.get('address', LOOPBACK)}:{p['sasl_port']}"
-                                                          for p in manifest["processes"] if "sasl_port" in p)
-        self.run.write_manifest(manifest)
+        with self.run.changing_manifest() as manifest:
+            manifest["processes"].append(entry)
+            manifest["bootstrap_servers"] = bootstrap_servers(manifest["processes"])
+            if sasl_port is not None:
+                manifest["sasl_bootstrap_servers"] = ",".join(f"{p.get('address', LOOPBACK)}:{p['sasl_port']}"
+                                                              for p in manifest["processes"] if "sasl_port" in p)
         self.start(broker_id)
 
     def write_broker_config(self, broker_id: int, port: int, zookeeper_connect: str, overrides: list[str],
@@ -197,13 +195,8 @@ class ClusterRunner:
         bootstrap = ",".join(f"{hosts[node_id]}:{port}" for node_id, port in ports.items())
         directory_ids = {node_id: str(Uuid.random_uuid()) for node_id in ports} if dynamic else {}
         cluster_id = self.storage_tool("random-uuid").strip()
-        manifest = self.run.read_manifest()
-        manifest.update(cluster_id=cluster_id, bootstrap_controllers=bootstrap)
-        if dynamic:
-            manifest.update(controller_quorum_bootstrap_servers=bootstrap)
-        else:
-            manifest.update(controller_quorum_voters=voters)
-        configs = {node_id: self.write_controller_config(node_id, port, voters, manifest["overrides"],
+        overrides = self.run.read_manifest()["overrides"]
+        configs = {node_id: self.write_controller_config(node_id, port, voters, overrides,
                                                          broker_ports.get(node_id),
                                                          bootstrap_servers=bootstrap if dynamic else None,
                                                          host=hosts[node_id])
@@ -214,19 +207,24 @@ class ClusterRunner:
             self.format_storage(list(configs.values()), cluster_id, "--initial-controllers", initial)
         else:
             self.format_storage(list(configs.values()), cluster_id)
-        for node_id, port in ports.items():
-            config = configs[node_id]
-            log = self.run.path / f"controller-{node_id}.log"
-            entry = {"role": "controller", "id": node_id, "pid": None, "port": port, "config": str(config),
-                     "log": str(log), "state": "Starting", **places[node_id]}
-            if combined:
-                entry.update(combined=True, broker_port=broker_ports[node_id])
+        with self.run.changing_manifest() as manifest:
+            manifest.update(cluster_id=cluster_id, bootstrap_controllers=bootstrap)
             if dynamic:
-                entry["directory_id"] = directory_ids[node_id]
-            manifest["processes"].append(entry)
-        if combined:
-            manifest["bootstrap_servers"] = bootstrap_servers(manifest["processes"])
-        self.run.write_manifest(manifest)
+                manifest.update(controller_quorum_bootstrap_servers=bootstrap)
+            else:
+                manifest.update(controller_quorum_voters=voters)
+            for node_id, port in ports.items():
+                config = configs[node_id]
+                log = self.run.path / f"controller-{node_id}.log"
+                entry = {"role": "controller", "id": node_id, "pid": None, "port": port, "config": str(config),
+                         "log": str(log), "state": "Starting", **places[node_id]}
+                if combined:
+                    entry.update(combined=True, broker_port=broker_ports[node_id])
+                if dynamic:
+                    entry["directory_id"] = directory_ids[node_id]
+                manifest["processes"].append(entry)
+            if combined:
+                manifest["bootstrap_servers"] = bootstrap_servers(manifest["processes"])
         for node_id in ports:
             self.start(node_id)
         if wait:
@@ -284,7 +282,6 @@ class ClusterRunner:
     def add_kraft_brokers(self, node_ids: list[int], start: bool = True) -> None:
         """Broker-only nodes, set up as an operator would: each its own properties file naming the voters, its log
         and metadata dirs formatted with the controllers' cluster id, then the processes."""
-        manifest = self.run.read_manifest()
         ports = {node_id: free_port() for node_id in node_ids}
         places = {node_id: self.place("broker", node_id) for node_id in node_ids}
         manifest = self.run.read_manifest()
@@ -294,13 +291,13 @@ class ClusterRunner:
                                                            host=places[node_id].get("address", LOOPBACK))
                    for node_id, port in ports.items()}
         self.format_storage(list(configs.values()), manifest["cluster_id"])
-        for node_id, port in ports.items():
-            manifest["processes"].append({"role": "broker", "id": node_id, "pid": None, "port": port,
-                                          "config": str(configs[node_id]),
-                                          "log": str(self.run.path / f"broker-{node_id}.log"), "state": "Starting",
-                                          **places[node_id]})
-        manifest["bootstrap_servers"] = bootstrap_servers(manifest["processes"])
-        self.run.write_manifest(manifest)
+        with self.run.changing_manifest() as manifest:
+            for node_id, port in ports.items():
+                manifest["processes"].append({"role": "broker", "id": node_id, "pid": None, "port": port,
+                                              "config": str(configs[node_id]),
+                                              "log": str(self.run.path / f"broker-{node_id}.log"),
+                                              "state": "Starting", **places[node_id]})
+            manifest["bootstrap_servers"] = bootstrap_servers(manifest["processes"])
         if start:
             for node_id in node_ids:
                 self.start(node_id)
@@ -397,11 +394,10 @@ class ClusterRunner:
                                               bootstrap_servers=manifest["controller_quorum_bootstrap_servers"],
                                               host=host)
         self.format_storage([config], manifest["cluster_id"], "--no-initial-controllers")
-        manifest = self.run.read_manifest()
-        manifest["processes"].append({"role": "controller", "id": node_id, "pid": None, "port": port,
-                                      "config": str(config), "log": str(self.run.path / f"controller-{node_id}.log"),
-                                      "state": "Starting", "directory_id": str(_directory_id_of(config)), **place})
-        self.run.write_manifest(manifest)
+        with self.run.changing_manifest() as latest:
+            latest["processes"].append({"role": "controller", "id": node_id, "pid": None, "port": port,
+                                        "config": str(config), "log": str(self.run.path / f"controller-{node_id}.log"),
+                                        "state": "Starting", "directory_id": str(_directory_id_of(config)), **place})
         self.start(node_id)
         deadline = time.monotonic() + timeout_s
         while self.raft_state(node_id)[0] not in QUORUM_MEMBER:  # an observer following the leader
@@ -419,10 +415,9 @@ class ClusterRunner:
                     raise ClusterError(f"adding controller {node_id}: {e}") from e
                 self._check_alive(node_id)
                 time.sleep(0.2)
-        manifest = self.run.read_manifest()
-        manifest["bootstrap_controllers"] = ",".join(
-            [a for a in manifest["bootstrap_controllers"].split(",") if a] + [f"{host}:{port}"])
-        self.run.write_manifest(manifest)
+        with self.run.changing_manifest() as latest:
+            latest["bootstrap_controllers"] = ",".join(
+                [a for a in latest["bootstrap_controllers"].split(",") if a] + [f"{host}:{port}"])
         self.wait_for_quorum(max(1.0, deadline - time.monotonic()))
         return node_id
 
@@ -441,11 +436,11 @@ class ClusterRunner:
         except Exception as e:
             raise ClusterError(f"removing controller {node_id}: {e}") from e
         self.stop(node_id)
-        manifest = self.run.read_manifest()
-        manifest["bootstrap_controllers"] = ",".join(a for a in manifest["bootstrap_controllers"].split(",")
-                                                     if a and a != f"{entry.get('address', LOOPBACK)}:{entry['port']}")
-        self.entry(node_id, manifest)["removed"] = True
-        self.run.write_manifest(manifest)
+        with self.run.changing_manifest() as manifest:
+            manifest["bootstrap_controllers"] = ",".join(
+                a for a in manifest["bootstrap_controllers"].split(",")
+                if a and a != f"{entry.get('address', LOOPBACK)}:{entry['port']}")
+            self.entry(node_id, manifest)["removed"] = True
         self.wait_for_quorum(timeout_s)
 
     def _check_alive(self, node_id: int) -> None:
@@ -470,16 +465,14 @@ class ClusterRunner:
     def _record_fault(self, fault: str, node_id: int) -> None:
         """A fault leaves no span of its own (a kill -9 least of all): the manifest keeps when it was done, for the
         mining jobs' timelines."""
-        manifest = self.run.read_manifest()
-        entry = self.entry(node_id, manifest)
-        manifest.setdefault("faults", []).append({"fault": fault, "node": node_id, "role": entry["role"],
-                                                  "time_ns": time.time_ns()})
-        self.run.write_manifest(manifest)
+        with self.run.changing_manifest() as manifest:
+            entry = self.entry(node_id, manifest)
+            manifest.setdefault("faults", []).append({"fault": fault, "node": node_id, "role": entry["role"],
+                                                      "time_ns": time.time_ns()})
 
     def _update_entry(self, broker_id: int, **changes: Any) -> None:
-        manifest = self.run.read_manifest()
-        self.entry(broker_id, manifest).update(changes)
-        self.run.write_manifest(manifest)
+        with self.run.changing_manifest() as manifest:
+            self.entry(broker_id, manifest).update(changes)
 
     def start(self, broker_id: int, after_old_registration: bool = False) -> int:
         """Start the node's process. A ZooKeeper-mode broker started again right after a kill finds its old
@@ -631,24 +624,23 @@ class ClusterRunner:
         return self._tracer
 
     def create_bridge(self) -> None:
-        manifest = self.run.read_manifest()
-        network = manifest["network"]
-        network["bridge_created"] = True  # written before it is made: `down` removes it if it exists
-        self.run.write_manifest(manifest)
+        with self.run.changing_manifest() as manifest:
+            network = manifest["network"]
+            network["bridge_created"] = True  # written before it is made: `down` removes it if it exists
         net.create_bridge(network)
 
     def place(self, role: str, node_id: int) -> dict[str, Any]:
         """Where a process of the run lives: on a run with network namespaces, a namespace of its own with its
         address (made here, written to the manifest first), as `{"netns", "address"}` for its process entry; on
         other runs nothing (it listens on loopback)."""
-        manifest = self.run.read_manifest()
-        network = manifest.get("network")
-        if not network:
+        if not self.run.read_manifest().get("network"):
             return {}
-        node = net.plan_node(network, role, node_id)
-        if not node["created"]:
-            node["created"] = True
-            self.run.write_manifest(manifest)
+        with self.run.changing_manifest() as manifest:
+            network = manifest["network"]
+            node = net.plan_node(network, role, node_id)
+            create = not node["created"]
+            node["created"] = True  # written before it is made: `down` removes it if it exists
+        if create:
             with self.tracer.action("netns", {"kafka.node": net.node_name(role, node_id)}) as span:
                 net.create_node(network, node)
                 self.tracer.done(span, "NF.netns", {
@@ -676,47 +668,46 @@ class ClusterRunner:
         - `split`: every node of `side_a` cut both ways from every node of `side_b`;
         - `one-way`: packets from the nodes of `side_a` to those of `side_b` are dropped, the other way pass.
         A link already cut is refused (heal its cut first). Returns the cut."""
-        manifest = self.run.read_manifest()
-        network = self._network(manifest)
-        if kind not in ("isolate", "split", "one-way"):
-            raise ClusterError(f"unknown kind of cut {kind!r}: isolate, split or one-way")
-        if kind == "isolate" and len(side_a) != 1:
-            raise ClusterError("isolate cuts one node: name one")
-        if side_b is None:
-            if kind != "isolate":
-                raise ClusterError(f"a {kind} cut needs two sides")
-            side_b = [name for name in network["nodes"] if name not in side_a]
-        net.check_nodes(network, side_a + side_b, self.run.run_id)
-        if set(side_a) & set(side_b):
-            raise ClusterError(f"node {', '.join(sorted(set(side_a) & set(side_b)))} is on both sides of the cut")
-        if not side_a or not side_b:
-            raise ClusterError("a cut needs a node on each side")
-        links = net.links_between(side_a, side_b, both_ways=kind != "one-way")
-        existing = net.cut_links(network)
-        already = [f"{a}->{b} (cut {existing[(a, b)]})" for a, b in links if (a, b) in existing]
-        if already:
-            raise ClusterError(f"already cut: {', '.join(already)}; heal it first")
-        cut = {"id": network["next_cut"], "kind": kind, "from": side_a, "to": side_b,
-               "links": [list(link) for link in links], "at": now_iso(), "at_ns": time.time_ns()}
-        attributes = {"kafka.network.cut": cut["id"], "kafka.network.kind": kind,
-                      "kafka.network.from": side_a, "kafka.network.to": side_b,
-                      "kafka.network.links": [f"{a}->{b}" for a, b in links]}
-        with self.tracer.action("partition", attributes) as span:
-            network["cuts"].append(cut)
-            network["next_cut"] += 1
-            try:
-                net.apply_rules(network, set(side_a) | set(side_b))
-            except BaseException:
-                network["cuts"].remove(cut)  # what is in force is what the manifest says: back to no cut
-                net.apply_rules(network, set(side_a) | set(side_b))
-                raise
-            cut["at"], cut["at_ns"] = now_iso(), time.time_ns()
-            self.tracer.done(span, "NF.cut", attributes)
-            manifest.setdefault("faults", []).append({"at": cut["at"], "at_ns": cut["at_ns"], "kind": kind,
-                                                      "nodes": sorted(set(side_a) | set(side_b)), "from": side_a,
-                                                      "to": side_b, "cut": cut["id"], "until": None})
-            self.run.write_manifest(manifest)
-        return cut
+        with self.run.changing_manifest() as manifest:
+            network = self._network(manifest)
+            if kind not in ("isolate", "split", "one-way"):
+                raise ClusterError(f"unknown kind of cut {kind!r}: isolate, split or one-way")
+            if kind == "isolate" and len(side_a) != 1:
+                raise ClusterError("isolate cuts one node: name one")
+            if side_b is None:
+                if kind != "isolate":
+                    raise ClusterError(f"a {kind} cut needs two sides")
+                side_b = [name for name in network["nodes"] if name not in side_a]
+            net.check_nodes(network, side_a + side_b, self.run.run_id)
+            if set(side_a) & set(side_b):
+                raise ClusterError(f"node {', '.join(sorted(set(side_a) & set(side_b)))} is on both sides of the cut")
+            if not side_a or not side_b:
+                raise ClusterError("a cut needs a node on each side")
+            links = net.links_between(side_a, side_b, both_ways=kind != "one-way")
+            existing = net.cut_links(network)
+            already = [f"{a}->{b} (cut {existing[(a, b)]})" for a, b in links if (a, b) in existing]
+            if already:
+                raise ClusterError(f"already cut: {', '.join(already)}; heal it first")
+            cut = {"id": network["next_cut"], "kind": kind, "from": side_a, "to": side_b,
+                   "links": [list(link) for link in links], "at": now_iso(), "at_ns": time.time_ns()}
+            attributes = {"kafka.network.cut": cut["id"], "kafka.network.kind": kind,
+                          "kafka.network.from": side_a, "kafka.network.to": side_b,
+                          "kafka.network.links": [f"{a}->{b}" for a, b in links]}
+            with self.tracer.action("partition", attributes) as span:
+                network["cuts"].append(cut)
+                network["next_cut"] += 1
+                try:
+                    net.apply_rules(network, set(side_a) | set(side_b))
+                except BaseException:
+                    network["cuts"].remove(cut)  # what is in force is what the manifest says: back to no cut
+                    net.apply_rules(network, set(side_a) | set(side_b))
+                    raise
+                cut["at"], cut["at_ns"] = now_iso(), time.time_ns()
+                self.tracer.done(span, "NF.cut", attributes)
+                manifest.setdefault("faults", []).append({"at": cut["at"], "at_ns": cut["at_ns"], "kind": kind,
+                                                          "nodes": sorted(set(side_a) | set(side_b)), "from": side_a,
+                                                          "to": side_b, "cut": cut["id"], "until": None})
+            return cut
 
     def isolate(self, node: str, from_: str = "all") -> dict[str, Any]:
         """Cut one node off, both ways: from every other node (`all`), from ZooKeeper only (`zookeeper`), or from
@@ -742,29 +733,28 @@ class ClusterRunner:
     def heal(self, cut_ids: list[int] | None = None) -> list[dict[str, Any]]:
         """Remove the rules of the given cuts (default: every cut), and record it (NF.heal, the faults' `until`).
         Returns the cuts healed."""
-        manifest = self.run.read_manifest()
-        network = self._network(manifest)
-        if not network["cuts"]:
-            raise ClusterError(f"nothing is cut in run {self.run.run_id}")
-        in_force = {cut["id"]: cut for cut in network["cuts"]}
-        unknown = [str(i) for i in cut_ids or [] if i not in in_force]
-        if unknown:
-            raise ClusterError(f"no cut {', '.join(unknown)} in force in run {self.run.run_id} "
-                               f"(cuts in force: {', '.join(map(str, in_force))})")
-        healed = [in_force[i] for i in (cut_ids or list(in_force))]
-        links = [f"{a}->{b}" for cut in healed for a, b in cut["links"]]
-        attributes = {"kafka.network.cuts": [cut["id"] for cut in healed], "kafka.network.links": links}
-        with self.tracer.action("heal", attributes) as span:
-            network["cuts"] = [cut for cut in network["cuts"] if cut not in healed]
-            net.apply_rules(network, {name for cut in healed for name in cut["from"] + cut["to"]})
-            until = now_iso()
-            self.tracer.done(span, "NF.heal", attributes)
-            ids = {cut["id"] for cut in healed}
-            for fault in manifest.get("faults", []):
-                if fault.get("cut") in ids and fault.get("until") is None:
-                    fault["until"] = until
-            self.run.write_manifest(manifest)
-        return healed
+        with self.run.changing_manifest() as manifest:
+            network = self._network(manifest)
+            if not network["cuts"]:
+                raise ClusterError(f"nothing is cut in run {self.run.run_id}")
+            in_force = {cut["id"]: cut for cut in network["cuts"]}
+            unknown = [str(i) for i in cut_ids or [] if i not in in_force]
+            if unknown:
+                raise ClusterError(f"no cut {', '.join(unknown)} in force in run {self.run.run_id} "
+                                   f"(cuts in force: {', '.join(map(str, in_force))})")
+            healed = [in_force[i] for i in (cut_ids or list(in_force))]
+            links = [f"{a}->{b}" for cut in healed for a, b in cut["links"]]
+            attributes = {"kafka.network.cuts": [cut["id"] for cut in healed], "kafka.network.links": links}
+            with self.tracer.action("heal", attributes) as span:
+                network["cuts"] = [cut for cut in network["cuts"] if cut not in healed]
+                net.apply_rules(network, {name for cut in healed for name in cut["from"] + cut["to"]})
+                until = now_iso()
+                self.tracer.done(span, "NF.heal", attributes)
+                ids = {cut["id"] for cut in healed}
+                for fault in manifest.get("faults", []):
+                    if fault.get("cut") in ids and fault.get("until") is None:
+                        fault["until"] = until
+            return healed
 
     def remove_network(self, manifest: dict[str, Any]) -> list[str]:
         """Every namespace, veth and the bridge of the run that still exists (`down`, also after a crash)."""
@@ -807,6 +797,7 @@ class ClusterRunner:
             manifest = self.run.read_manifest()
         # Brokers before controllers, as KafkaRaftServer stops its broker before its controller: a broker's
         # controlled shutdown needs the quorum.
+        stopped: dict[tuple[str, int], str] = {}
         for role in NODE_ROLES:
             nodes = [p for p in manifest["processes"] if p["role"] == role and p["pid"]]
             for entry in nodes:  # all at once: each node's shutdown is independent
@@ -815,19 +806,21 @@ class ClusterRunner:
                 if not wait_exit(entry["pid"], 60):
                     signal_process(entry["pid"], signal.SIGKILL)
                     wait_exit(entry["pid"], 5)
-                entry["state"] = NOT_RUNNING
+                stopped[role, entry["id"]] = NOT_RUNNING
         for entry in manifest["processes"]:
             if entry["role"] == "zookeeper" and entry["pid"]:
                 stop_process(entry["pid"], 10)
-                entry["state"] = "stopped"
-        if manifest.get("network"):
-            self.remove_network(manifest)
-        manifest["stopped_at"] = now_iso()
-        exits = self.run.exit_records()
-        manifest["dropped_spans"] = {name: record["dropped_spans"] for name, record in exits.items()}
-        manifest["span_files"] = {name: record["span_files"] for name, record in exits.items()
-                                  if "span_files" in record}
-        self.run.write_manifest(manifest)
+                stopped["zookeeper", entry["id"]] = "stopped"
+        with self.run.changing_manifest() as manifest:
+            for entry in manifest["processes"]:
+                entry["state"] = stopped.get((entry["role"], entry["id"]), entry["state"])
+            if manifest.get("network"):
+                self.remove_network(manifest)
+            manifest["stopped_at"] = now_iso()
+            exits = self.run.exit_records()
+            manifest["dropped_spans"] = {name: record["dropped_spans"] for name, record in exits.items()}
+            manifest["span_files"] = {name: record["span_files"] for name, record in exits.items()
+                                      if "span_files" in record}
         if self._tracer is not None:
             self._tracer.close()
 
