@@ -27,6 +27,18 @@ def cluster(tmp_path: Path) -> Iterator[RaftCluster]:
         c.stop()
 
 
+@pytest.fixture
+def steady_cluster(tmp_path: Path) -> Iterator[RaftCluster]:
+    """Three voters that keep their leader through a busy machine's pauses: with the 600 ms fetch timeout above, a
+    follower starved of CPU for that long starts an election, and a test about one epoch's appends fails for it."""
+    c = RaftCluster(tmp_path, **{"controller.quorum.election.timeout.ms": 1000,
+                                 "controller.quorum.fetch.timeout.ms": 5000})
+    try:
+        yield c.start()
+    finally:
+        c.stop()
+
+
 def test_a_leader_cut_off_from_its_voters_resigns_after_one_and_a_half_fetch_timeouts(cluster: RaftCluster) -> None:
     leader = wait_until(cluster.stable_leader, 20, "a leader")
     epoch = leader.client.quorum.epoch()
@@ -96,8 +108,9 @@ def test_an_observer_follows_the_leader_without_voting(cluster: RaftCluster, tmp
         observer.kill()
 
 
-def test_prepared_appends_wait_for_schedule_and_only_a_leader_appends(cluster: RaftCluster) -> None:
+def test_prepared_appends_wait_for_schedule_and_only_a_leader_appends(steady_cluster: RaftCluster) -> None:
     from kafka_edu.v3_9.raft.raft.errors import NotLeaderException
+    cluster = steady_cluster
     leader = wait_until(cluster.stable_leader, 20, "a leader")
     epoch = leader.client.quorum.epoch()
     follower = next(n for n in cluster.nodes if n is not leader)
