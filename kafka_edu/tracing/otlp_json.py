@@ -141,15 +141,34 @@ def _prefix(key: str) -> str:
 
 
 def _attributes_json(attributes: Mapping[str, Any]) -> list[str]:
-    """Each pair as json.dumps writes `_key_value`'s dict of it: plain values written here, the rest by json."""
+    """Each pair as json.dumps writes `_key_value`'s dict of it: plain values and tuples of them written here, the
+    rest by json. A pair with a string value is kept whole once written: most of a span's strings (its origin, its
+    code, its thread) are the same in every span of its step."""
     out = []
     prefixes = _PREFIXES
-    for key, value in attributes.items():
+    pairs = _STRING_PAIRS
+    for item in attributes.items():
+        key, value = item
         kind = type(value)
         if kind is str:
-            out.append(f'{prefixes.get(key) or _prefix(key)}{{"stringValue":{_quote(value)}}}}}')
+            encoded = pairs.get(item)
+            if encoded is None:
+                encoded = f'{prefixes.get(key) or _prefix(key)}{{"stringValue":{_quote(value)}}}}}'
+                if len(pairs) >= _CACHE_LIMIT:
+                    pairs.clear()
+                pairs[item] = encoded
+            out.append(encoded)
         elif kind is int:
             out.append(f'{prefixes.get(key) or _prefix(key)}{{"intValue":"{value}"}}}}')
+        elif kind is tuple and _ARRAY_ITEMS.issuperset(map(type, value)):
+            # a fetch's or a produce's partitions: `_as_checked` stores a list of plain values as a tuple
+            items = [_plain_value(v) for v in value]
+            if None in items:  # a float json writes its own way (NaN, infinity)
+                out.append(_dumps(_key_value(key, value)))
+            elif items:
+                out.append(f'{prefixes.get(key) or _prefix(key)}{{"arrayValue":{{"values":[{",".join(items)}]}}}}}}')
+            else:
+                out.append(f'{prefixes.get(key) or _prefix(key)}{{"arrayValue":{{}}}}}}')
         elif kind is bool:
             out.append((prefixes.get(key) or _prefix(key)) + ('{"boolValue":true}}' if value else
                                                               '{"boolValue":false}}'))
@@ -158,6 +177,25 @@ def _attributes_json(attributes: Mapping[str, Any]) -> list[str]:
         else:
             out.append(_dumps(_key_value(key, value)))
     return out
+
+
+_ARRAY_ITEMS = frozenset({str, int, bool, float})
+_STRING_PAIRS: dict[tuple[str, str], str] = {}  # (key, value) -> the pair's text
+
+
+def _plain_value(value: Any) -> str | None:
+    """The AnyValue text of a str, int, bool or finite float, as json.dumps writes `_value`'s dict of it; None for a
+    float that is not finite."""
+    kind = type(value)
+    if kind is str:
+        return f'{{"stringValue":{_quote(value)}}}'
+    if kind is bool:
+        return '{"boolValue":true}' if value else '{"boolValue":false}'
+    if kind is int:
+        return f'{{"intValue":"{value}"}}'
+    if math.isfinite(value):
+        return f'{{"doubleValue":{float.__repr__(value)}}}'
+    return None
 
 
 def _string(value: str) -> str:

@@ -94,3 +94,29 @@ def test_plain_values_written_without_json_dumps_are_the_library_s_bytes(tmp_pat
     ours.export(spans)
     ours.shutdown()
     assert (tmp_path / "ours.jsonl").read_text() == (tmp_path / "library.jsonl").read_text()
+
+
+def test_tuples_and_repeated_strings_written_by_the_encoder_are_the_library_s_bytes(tmp_path) -> None:
+    # a list of plain values is stored as a tuple (a fetch's partitions) and written by the encoder itself; a string
+    # pair is written once and then reused from the cache, so the same attributes go out twice
+    from kafka_edu.tracing import provider
+
+    tracing = provider.node_tracing("otlp-json-test", "run", "kraft")
+    arrays = {"partitions": ["t-0", "t-1"], "ids": (1, -2, 2**70), "flags": [True, False], "floats": [0.5, -0.0],
+              "mixed": ["x", 1, True, 2.5], "empty": [], "with nan": [1.0, float("nan")], "odd": ['"q"', "ü\t𝄞"],
+              "origin": "core/src/main/scala/kafka/server/KafkaApis.scala", "step": "RQ.api.1"}
+    spans = []
+    for make in (tracing.start_span, tracing.tracer.start_span, tracing.start_span):
+        span = make("KafkaApis.handleFetchRequest", attributes=dict(arrays))
+        span.end()
+        spans.append(span)
+    assert spans[0].attributes["partitions"] == ("t-0", "t-1")
+    library = FileSpanExporter(tmp_path / "library.jsonl")
+    library.export(spans)
+    library.shutdown()
+    ours = SpanLineFile(tmp_path / "ours.jsonl")
+    ours.export(spans)
+    ours.export(spans)
+    ours.shutdown()
+    line = (tmp_path / "library.jsonl").read_text()
+    assert (tmp_path / "ours.jsonl").read_text() == line + line
