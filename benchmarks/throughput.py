@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.resources
+import json
 import os
 import shutil
 import signal
@@ -510,8 +511,9 @@ class RequestTimes:
 
 
 def request_times(target: Target) -> dict[tuple[str, str], RequestTimes]:
-    """Per (workload, API), over all repetitions: how many requests, and the sum of each request metric on their
-    RequestChannel.Request spans. A span belongs to the phase it starts in."""
+    """Per (workload, API), over all repetitions: how many request traces the span writer kept, the sum of each
+    request metric on their RequestChannel.Request spans, and the spans kept in the phase per kept request trace. A
+    span belongs to the phase it starts in."""
     assert target.run_dir is not None
     windows = sorted((p.start_ns, p.end_ns, p.label) for p in target.phases)
     table: dict[tuple[str, str], RequestTimes] = {}
@@ -640,30 +642,35 @@ def print_report(targets: list[Target], workloads: list[Workload], measurements:
 
     for t in targets:
         if t.traced and t.run_dir is not None and t.phases:
-            print_request_times(t, workloads, measurements)
+            print_request_times(t, workloads)
 
 
-def print_request_times(target: Target, workloads: list[Workload], measurements: list[Measurement]) -> None:
+def print_request_times(target: Target, workloads: list[Workload]) -> None:
+    """Request times from the kept traces. The span writer's sampling policy (printed under the table, from each
+    broker's `<instance>.tracing.json`) keeps only part of the traces of a busy kind, so the counts are of kept
+    traces, not of requests, and say nothing of records a request."""
     times = request_times(target)
-    breakdown = Table(title=f"{target.name}: request time by workload and API over all repetitions, from "
-                            "RequestChannel.Request spans (mean ms per request)", title_justify="left")
+    breakdown = Table(title=f"{target.name}: request time by workload and API over all repetitions, from the "
+                            "RequestChannel.Request spans kept (mean ms per kept request)", title_justify="left")
     breakdown.add_column("workload")
     breakdown.add_column("API")
-    breakdown.add_column("requests", justify="right")
-    breakdown.add_column("records/req", justify="right")
-    breakdown.add_column("spans/req", justify="right")
+    breakdown.add_column("traces kept", justify="right")
+    breakdown.add_column("spans/trace", justify="right")
     for metric in REQUEST_METRICS:
         breakdown.add_column(metric.replace("_", " "), justify="right")
     for w in workloads:
-        records = sum(m.records for m in measurements if m.target == target.name and m.workload == w)
         entries = sorted(((api, t) for (p, api), t in times.items() if p == w.label), key=lambda e: -e[1].count)
         for api, t in entries:
             if api not in ("Produce", "Fetch"):
                 continue
-            breakdown.add_row(w.label, api, f"{t.count:,}", f"{records / t.count if t.count else 0:,.0f}",
-                              f"{t.spans_per_request:.1f}",
+            breakdown.add_row(w.label, api, f"{t.count:,}", f"{t.spans_per_request:.1f}",
                               *(f"{t.sums[metric] / t.count:.2f}" for metric in REQUEST_METRICS))
     console.print(breakdown)
+    assert target.run_dir is not None
+    for path in sorted(target.run_dir.glob("broker-*.tracing.json")):
+        policy = json.loads(path.read_text())
+        console.print(f"  {policy.get('instance', path.name)}: {policy.get('policy', '?')}; "
+                      f"{policy.get('sampled_out_spans', 0):,} spans sampled out over the whole run")
 
 
 # -- the run ----------------------------------------------------------------------------------------------------------
