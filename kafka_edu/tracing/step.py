@@ -21,6 +21,7 @@ trace, and nothing more for a request whose trace is not sampled.
 from __future__ import annotations
 
 import functools
+import logging
 import os
 import sys
 import threading
@@ -32,6 +33,8 @@ from typing import Any, TypeVar
 
 from opentelemetry import context as otel_context
 from opentelemetry import trace
+from opentelemetry.context import Context
+from opentelemetry.context.contextvars_context import ContextVarsRuntimeContext
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.trace import Link, Span, SpanContext, Status, StatusCode, TraceFlags
 from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
@@ -48,6 +51,48 @@ _REPO_ROOT = Path(__file__).resolve().parents[2]
 _ROOT_CONTEXT = trace.set_span_in_context(trace.INVALID_SPAN)
 _UNSAMPLED_CONTEXT = trace.set_span_in_context(UNSAMPLED)
 _propagator = TraceContextTextMapPropagator()
+
+# OpenTelemetry's current context lives in a ContextVar (its default runtime context). A marker sets and resets it
+# once a span: straight on the ContextVar, as the API's attach, set_span_in_context and detach would, without the
+# eight calls they take between them. Another runtime context (OTEL_PYTHON_CONTEXT) is used through the API.
+_RUNTIME_CONTEXT = otel_context._RUNTIME_CONTEXT
+_CURRENT = _RUNTIME_CONTEXT._current_context if type(_RUNTIME_CONTEXT) is ContextVarsRuntimeContext else None
+_SPAN_KEY = trace.propagation._SPAN_KEY
+_context_log = logging.getLogger("opentelemetry.context")
+
+
+def _attach_span(span_: Span) -> object:
+    """`attach(set_span_in_context(span_))`: the current context with `span_` as its span, made current."""
+    if _CURRENT is None:
+        return otel_context.attach(trace.set_span_in_context(span_))
+    values = _CURRENT.get().copy()
+    values[_SPAN_KEY] = span_
+    return _CURRENT.set(Context(values))
+
+
+def _attach(context: Context) -> object:
+    return _CURRENT.set(context) if _CURRENT is not None else otel_context.attach(context)
+
+
+def _current_span() -> Span:
+    """`trace.get_current_span()`: the current context's span, or INVALID_SPAN."""
+    if _CURRENT is None:
+        return trace.get_current_span()
+    span_ = _CURRENT.get().get(_SPAN_KEY)
+    if span_ is None or (type(span_) is not provider._RecordedSpan and not isinstance(span_, Span)):
+        return trace.INVALID_SPAN
+    return span_
+
+
+def _detach(token: object) -> None:
+    """`detach(token)`: a token that cannot be reset is logged, as the API logs it, never raised."""
+    if _CURRENT is None:
+        otel_context.detach(token)
+        return
+    try:
+        _CURRENT.reset(token)
+    except Exception:
+        _context_log.exception("Failed to detach context")
 
 
 class UnknownSpanName(KeyError):
@@ -152,7 +197,7 @@ def _begin(m: _Marker, code: CodeType, line: int, scope: Callable[[], Mapping[st
     if tracing is None:
         return None
     if m.request_root and not tracing.request_path_on:  # sampled away: the steps below it must know, and skip too
-        return _Open(None, otel_context.attach(_UNSAMPLED_CONTEXT))
+        return _Open(None, _attach(_UNSAMPLED_CONTEXT))
     if m.when is not None and not m.when(scope()):
         return None
     if m.parent is not None:  # a request-path step: its parent is the request's root, found from its scope
@@ -161,13 +206,13 @@ def _begin(m: _Marker, code: CodeType, line: int, scope: Callable[[], Mapping[st
             return None
         parent: SpanContext | None = parent_span.get_span_context()
         if not parent.trace_flags & TraceFlags.SAMPLED:  # an unsampled request: its steps trace nothing
-            return _Open(None, otel_context.attach(trace.set_span_in_context(parent_span)))
+            return _Open(None, _attach_span(parent_span))
         if not parent.is_valid:
             parent = None  # NEW_TRACE: a trace of its own
     elif m.root:
         parent = None
     else:
-        parent = trace.get_current_span().get_span_context()
+        parent = _current_span().get_span_context()
         if not parent.is_valid:
             parent = None
         elif not parent.trace_flags & TraceFlags.SAMPLED:
@@ -182,13 +227,13 @@ def _begin(m: _Marker, code: CodeType, line: int, scope: Callable[[], Mapping[st
     links = [Link(c) for c in _described(m.links, scope) or ()] if m.links is not None else None
     clock = tracing.clock  # None: the wall clock, read by the span itself
     span_ = tracing.start_span_under(m.name, parent, attrs, links, clock() if clock is not None else None, False, False)
-    return _Open(span_, otel_context.attach(trace.set_span_in_context(span_)), tracing)
+    return _Open(span_, _attach_span(span_), tracing)
 
 
 def _finish(m: _Marker, opened: _Open, exc: BaseException | None, scope: Callable[[], Mapping[str, Any]]) -> None:
     span_ = opened.span
     if span_ is None:
-        otel_context.detach(opened.token)
+        _detach(opened.token)
         return
     clock = opened.tracing.clock if opened.tracing is not None else None  # None: the wall clock, read by the span
     if exc is not None:
@@ -200,7 +245,7 @@ def _finish(m: _Marker, opened: _Open, exc: BaseException | None, scope: Callabl
         described = _described(m.end, scope)
         if described:
             provider.set_span_attributes(span_, described)
-    otel_context.detach(opened.token)  # after the describers: they may name the span as the current one
+    _detach(opened.token)  # after the describers: they may name the span as the current one
     span_.end(end_time=clock() if clock is not None else None)
 
 
@@ -402,7 +447,7 @@ def event(name_or_step: str, owner: Any = _NO_OWNER, /, **values: Any) -> None:
                 finally:
                     _finish(marker, opened, None, lambda: scope)
             elif opened is not None:
-                otel_context.detach(opened.token)
+                _detach(opened.token)
         return
     _add_event(current, name_or_step, scope)
 
