@@ -111,6 +111,7 @@ def test_each_lesson_diagram_renders_in_a_browser(site, tmp_path):
     browser = _chromium()
     if browser is None:
         pytest.skip("no chromium on PATH (./run tests installs Debian's chromium)")
+    import numpy  # matplotlib's dependency: the pixel test below runs on arrays, not a Python loop per pixel
     from PIL import Image
     for lesson in RECORDED:
         shot = tmp_path / f"{lesson.name}.png"
@@ -119,12 +120,14 @@ def test_each_lesson_diagram_renders_in_a_browser(site, tmp_path):
                         f"--screenshot={shot}", "--window-size=1280,3200", page],
                        capture_output=True, timeout=120, check=True)
         image = Image.open(shot).convert("RGB")
-        pixels = image.load()
-        arrows = [(x, y) for y in range(0, image.height, 2) for x in range(0, image.width, 2)
-                  if any(all(abs(pixels[x, y][c] - colour[c]) < 30 for c in range(3)) for colour in DRAWN)]
-        assert len(arrows) > 300, f"{lesson.name}: the diagram's arrows did not render ({shot})"
-        xs, ys = [x for x, _ in arrows], [y for _, y in arrows]
-        box = (min(xs), min(ys), max(xs) + 1, max(ys) + 1)  # the diagram, give or take its lanes' heads
+        grid = numpy.asarray(image, dtype=numpy.int16)[::2, ::2]  # every second pixel of every second row
+        drawn_in = numpy.zeros(grid.shape[:2], dtype=bool)
+        for colour in DRAWN:  # within 30 of an arrow colour on each channel
+            drawn_in |= (numpy.abs(grid - numpy.array(colour, dtype=numpy.int16)) < 30).all(axis=2)
+        assert drawn_in.sum() > 300, f"{lesson.name}: the diagram's arrows did not render ({shot})"
+        ys, xs = numpy.nonzero(drawn_in)
+        # the diagram, give or take its lanes' heads
+        box = (int(xs.min()) * 2, int(ys.min()) * 2, int(xs.max()) * 2 + 1, int(ys.max()) * 2 + 1)
         assert box[2] - box[0] > 250 and box[3] - box[1] > 400, f"{lesson.name}: diagram region {box} ({shot})"
         grey = image.crop(box).convert("L").histogram()
         drawn = sum(grey[:235])  # pixels darker than the page's white
