@@ -57,3 +57,47 @@ def test_a_class_is_looked_at_once() -> None:
     assert _plan(FetchResponseV16) is _plan(FetchResponseV16)
     kinds = {name: kind for name, kind, _ in _plan(FetchResponseV16)}
     assert (kinds["throttle_time"], kinds["responses"], kinds["session_id"]) == ("millis", "entities", "plain")
+
+
+def _kio_message_classes() -> list[type]:
+    import dataclasses
+    import importlib
+    import pkgutil
+
+    import kio.schema
+    classes = []
+    for module_info in pkgutil.walk_packages(kio.schema.__path__, "kio.schema."):
+        if module_info.name.rsplit(".", 1)[-1] not in ("request", "response", "data"):
+            continue
+        module = importlib.import_module(module_info.name)
+        classes += [v for v in vars(module).values()
+                    if isinstance(v, type) and dataclasses.is_dataclass(v) and v.__module__ == module.__name__]
+    return classes
+
+
+def test_values_converts_only_the_fields_its_plan_marks_and_no_plain_field_holds_a_message_or_a_timedelta() -> None:
+    """`values` leaves a field its plan calls plain as it is: that is right only if no kio class types such a field
+    as a nested message, a tuple of them or a timedelta."""
+    import dataclasses
+    import typing
+
+    classes = _kio_message_classes()
+    assert len(classes) > 1500
+    for cls in classes:
+        hints = typing.get_type_hints(cls)
+        for name, kind, _ in _plan(cls):
+            if kind != "plain":
+                continue
+            hint = hints[name]
+            assert "timedelta" not in repr(hint), (cls, name)
+            assert not dataclasses.is_dataclass(hint), (cls, name)
+            assert not any(dataclasses.is_dataclass(arg) for arg in typing.get_args(hint)), (cls, name)
+
+
+def test_values_keeps_empty_and_missing_nested_values_as_they_are() -> None:
+    response = build(FetchResponseV16, **{**_fetch_values(), "node_endpoints": (), "throttle_time": 0})
+    plain = values(response)
+    assert plain["node_endpoints"] == ()
+    assert plain["throttle_time"] == 0
+    assert plain["responses"][0]["partitions"][0]["aborted_transactions"] is None
+    assert build(FetchResponseV16, **plain) == response

@@ -57,14 +57,15 @@ def values(entity: Any) -> dict[str, Any]:
     """The inverse of `build`: a kio object's fields as plain values (nested objects as dicts, timedeltas as
     milliseconds), ready to `build` the same message at another version."""
     out = {}
-    for name in _field_names(type(entity)):
+    for name, kind, _ in _plan(type(entity)):  # a plain field is kept as it is, without looking at its value
         value = getattr(entity, name)
-        kind = type(value)
-        if kind is tuple and value and _is_entity(type(value[0])):
-            value = [values(item) for item in value]
-        elif _is_entity(kind):
-            value = values(value)
-        elif kind is datetime.timedelta:
+        if kind is _ENTITIES:
+            if value and _is_entity(type(value[0])):  # an empty tuple stays one
+                value = [values(item) for item in value]
+        elif kind is _ENTITY:
+            if _is_entity(type(value)):
+                value = values(value)
+        elif kind is _MILLIS and type(value) is datetime.timedelta:
             value = value // _MILLISECOND
         out[name] = value
     return out
@@ -75,8 +76,3 @@ _MILLISECOND = datetime.timedelta(milliseconds=1)
 
 def _is_entity(cls: type[Any]) -> bool:
     return hasattr(cls, "__dataclass_fields__")  # what dataclasses.is_dataclass asks of a class
-
-
-@functools.cache
-def _field_names(cls: type[Any]) -> tuple[str, ...]:
-    return tuple(f.name for f in dataclasses.fields(cls))

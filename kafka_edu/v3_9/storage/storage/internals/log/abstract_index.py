@@ -65,6 +65,13 @@ class MappedByteBuffer:
     def get_long(self, index: int) -> int:
         return self._get(_LONG, index)
 
+    def get_fields(self, layout: struct.Struct, index: int) -> tuple[int, ...]:
+        """The values of `layout` at `index` in one read: an index entry's getInt/getLong calls, which a lookup makes
+        for every entry its binary search visits."""
+        if index < 0 or index + layout.size > self._limit:
+            raise IndexError(f"index {index} out of bounds for limit {self._limit}")
+        return layout.unpack_from(self._map, index)
+
     def put_int(self, value: int) -> None:
         self._put(_INT, value)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import os
+import struct
 
 from kafka_edu.v1_0_2.clients.common.errors import (
     IllegalArgumentException,
@@ -20,6 +21,7 @@ from kafka_edu.v3_9.storage.storage.internals.log.offset_position import OffsetP
 log = logging.getLogger("org.apache.kafka.storage.internals.log.OffsetIndex")
 
 ENTRY_SIZE = 8
+_ENTRY = struct.Struct(">ii")  # relative offset, physical position
 
 
 class OffsetIndex(AbstractIndex):
@@ -124,15 +126,12 @@ class OffsetIndex(AbstractIndex):
         return ENTRY_SIZE
 
     def parse_entry(self, buffer: MappedByteBuffer, n: int) -> OffsetPosition:
-        return OffsetPosition(self.base_offset() + self._relative_offset(buffer, n), self._physical(buffer, n))
+        relative_offset, physical = buffer.get_fields(_ENTRY, n * ENTRY_SIZE)  # relativeOffset and physical at once
+        return OffsetPosition(self._base_offset + relative_offset, physical)
 
     @staticmethod
     def _relative_offset(buffer: MappedByteBuffer, n: int) -> int:
         return buffer.get_int(n * ENTRY_SIZE)
-
-    @staticmethod
-    def _physical(buffer: MappedByteBuffer, n: int) -> int:
-        return buffer.get_int(n * ENTRY_SIZE + 4)
 
     def _truncate_to_entries(self, entries: int) -> None:
         with self.lock:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import os
+import struct
 
 from kafka_edu.v1_0_2.clients.common.errors import (
     IllegalArgumentException,
@@ -21,6 +22,7 @@ from kafka_edu.v3_9.storage.storage.internals.log.timestamp_offset import Timest
 log = logging.getLogger("org.apache.kafka.storage.internals.log.TimeIndex")
 
 ENTRY_SIZE = 12
+_ENTRY = struct.Struct(">qi")  # timestamp, relative offset
 
 
 class TimeIndex(AbstractIndex):
@@ -139,7 +141,8 @@ class TimeIndex(AbstractIndex):
         return ENTRY_SIZE
 
     def parse_entry(self, buffer: MappedByteBuffer, n: int) -> TimestampOffset:
-        return TimestampOffset(self._timestamp(buffer, n), self.base_offset() + self._relative_offset(buffer, n))
+        timestamp, relative_offset = buffer.get_fields(_ENTRY, n * ENTRY_SIZE)  # timestamp and relativeOffset at once
+        return TimestampOffset(timestamp, self._base_offset + relative_offset)
 
     @staticmethod
     def _timestamp(buffer: MappedByteBuffer, n: int) -> int:
