@@ -106,6 +106,9 @@ class _RecordedSpan(Span):
         self._attributes = attributes
         self._links = self._new_links(links) if links else ()
 
+    def get_span_context(self) -> SpanContext:
+        return self._context  # the SDK's returns it through typing.cast, a Python call asked several times a span
+
     def _add_event(self, event: Event) -> None:
         self._make_list("_events", self._limits.max_events)
         super()._add_event(event)

@@ -66,6 +66,9 @@ def test_a_child_keeps_its_parent_s_trace_and_flags_and_its_links(tracing: provi
     assert child.parent == root.get_span_context() == reference.parent
     assert child.get_span_context().trace_flags == reference.get_span_context().trace_flags
     assert [link.context for link in child.links] == [remote]
+    # the context a span answers with is the one the SDK's would: its own, the object the span holds
+    assert child.get_span_context() is child.context is child._context
+    assert type(child.get_span_context()) is type(reference.get_span_context()) is SpanContext
     for span in (reference, child, root):
         span.end()
 
