@@ -3,7 +3,10 @@ slice share with what they were made from, and what they keep to themselves."""
 
 from __future__ import annotations
 
+import struct
 from pathlib import Path
+
+import pytest
 
 from kafka_edu.v3_9.clients.common.record.file_records import FileRecords
 from kafka_edu.v3_9.storage.storage.internals.log.abstract_index import MappedByteBuffer
@@ -33,3 +36,18 @@ def test_a_slice_shares_its_file_s_path(tmp_path: Path) -> None:
         assert piece.file() is records.file() and piece.size_in_bytes() == 20
     finally:
         records.close()
+
+
+def test_an_entry_read_at_once_is_its_two_reads_and_is_bounded_by_the_limit(tmp_path: Path) -> None:
+    path = tmp_path / "00000000000000000000.index"
+    path.write_bytes(bytes(16))
+    with path.open("r+b") as f:
+        buffer = MappedByteBuffer(f.fileno(), 16, writable=True)
+        buffer.position(8)
+        buffer.put_int(-3)
+        buffer.put_int(4096)
+        entry = struct.Struct(">ii")
+        assert buffer.get_fields(entry, 8) == (buffer.get_int(8), buffer.get_int(12)) == (-3, 4096)
+        for outside in (-1, 9, 16):  # past the limit as getInt is: an entry that does not fit is not read
+            with pytest.raises(IndexError):
+                buffer.get_fields(entry, outside)
